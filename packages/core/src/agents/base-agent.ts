@@ -1,0 +1,216 @@
+import type { Content } from '../events/content.js';
+import { contentText } from '../events/content.js';
+import type { Event, EventInit } from '../events/event.js';
+import { createEvent } from '../events/event.js';
+import { AgentTreeError } from '../errors.js';
+import type { Schema } from '../utils/schema.js';
+import { firstResult, type OneOrMany } from '../runner/plugin-manager.js';
+import { assertValidAgentName } from './agent-names.js';
+import { CallbackContext } from './callback-context.js';
+import type { InvocationContext } from './invocation-context.js';
+import { inputToText } from './structured-input.js';
+
+/** An agent callback: returning content short-circuits (before) or appends a final event (after). */
+export type AgentCallback = (context: CallbackContext) => Content | undefined | void | Promise<Content | undefined | void>;
+
+/** Options every agent takes. */
+export interface BaseAgentOptions {
+  /** A JavaScript identifier, unique in the tree; not `user`. */
+  name: string;
+  /** What the agent does; other agents' models read it to decide on transfers and tool calls. */
+  description?: string;
+  /** Children. Each gets this agent as its `parentAgent`; an agent can have only one parent. */
+  subAgents?: readonly BaseAgent[];
+  /** Runs before the agent; returning content skips the agent and emits that content. */
+  beforeAgentCallback?: OneOrMany<AgentCallback>;
+  /** Runs after the agent; returning content appends it as the agent's final event. */
+  afterAgentCallback?: OneOrMany<AgentCallback>;
+}
+
+/**
+ * The base of every agent. Subclasses implement {@link runAsyncImpl}; {@link runAsync} adds the
+ * callbacks, plugins and event bookkeeping (invocation id, author, branch, path).
+ *
+ * @example
+ * class StopChecker extends BaseAgent {
+ *   async *runAsyncImpl(ctx: InvocationContext) {
+ *     yield createEvent({ actions: { escalate: ctx.session.state.status === 'completed' } });
+ *   }
+ * }
+ */
+export abstract class BaseAgent {
+  readonly name: string;
+  readonly description: string;
+  readonly subAgents: readonly BaseAgent[];
+  readonly beforeAgentCallback: OneOrMany<AgentCallback> | undefined;
+  readonly afterAgentCallback: OneOrMany<AgentCallback> | undefined;
+  /** Schema of the structured input (used by AgentTool and TeamAgent). */
+  readonly inputSchema?: Schema | undefined;
+  /** Schema of the structured output. */
+  readonly outputSchema?: Schema | undefined;
+  private parent: BaseAgent | undefined;
+
+  constructor(options: BaseAgentOptions) {
+    if (typeof options !== 'object' || options === null) {
+      throw new AgentTreeError(`${new.target.name} needs an options object such as { name: 'MyAgent' }; got ${String(options)}.`);
+    }
+    assertValidAgentName(options.name);
+    this.name = options.name;
+    this.description = options.description ?? '';
+    this.beforeAgentCallback = options.beforeAgentCallback;
+    this.afterAgentCallback = options.afterAgentCallback;
+    const subAgents = options.subAgents ?? [];
+    for (const child of subAgents) {
+      if (!(child instanceof BaseAgent)) {
+        throw new AgentTreeError(`Agent '${this.name}' got a sub-agent that is not an agent: ${describe(child)}. Pass agent instances.`);
+      }
+      if (child.parent) {
+        throw new AgentTreeError(
+          `Agent '${child.name}' already has parent '${child.parent.name}' and cannot also be a sub-agent of '${this.name}'. An agent has one parent; create a second instance for the other place.`,
+        );
+      }
+    }
+    assertUniqueNames(this, subAgents);
+    for (const child of subAgents) child.parent = this;
+    this.subAgents = Object.freeze([...subAgents]);
+  }
+
+  /** The agent this one is a sub-agent of. */
+  get parentAgent(): BaseAgent | undefined {
+    return this.parent;
+  }
+
+  /** The top of this agent's tree. */
+  get rootAgent(): BaseAgent {
+    return this.parent ? this.parent.rootAgent : this;
+  }
+
+  /** This agent or a descendant with the given name. */
+  findAgent(name: string): BaseAgent | undefined {
+    return this.name === name ? this : this.findSubAgent(name);
+  }
+
+  /** A descendant (not this agent) with the given name. */
+  findSubAgent(name: string): BaseAgent | undefined {
+    for (const child of this.subAgents) {
+      const found = child.findAgent(name);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /**
+   * True for agents whose children run on their own branches and whose branches stay visible to the
+   * agents that follow (fan-in). Internal.
+   * @internal
+   */
+  get fansIn(): boolean {
+    return false;
+  }
+
+  /** The user message that stands for a structured input given to this agent. */
+  inputMessage(input: Record<string, unknown>): Content {
+    return { role: 'user', parts: [{ text: inputToText(input) }] };
+  }
+
+  /** Runs the agent with callbacks and plugins, yielding its events. */
+  async *runAsync(parentContext: InvocationContext): AsyncGenerator<Event, void, undefined> {
+    const ctx = parentContext.forAgent(this);
+    try {
+      const before = await this.callBeforeAgent(ctx);
+      if (before) {
+        yield before.event;
+        if (before.skip) return;
+      }
+      for await (const event of this.runAsyncImpl(ctx)) {
+        this.stamp(event, ctx);
+        if (event.actions.escalate && event.author === this.name && ctx.loopScope) ctx.loopScope.escalated = true;
+        yield event;
+      }
+      const after = await this.callAfterAgent(ctx);
+      if (after) yield after;
+    } catch (error) {
+      recordFailingAgent(error, ctx.path);
+      throw error;
+    }
+  }
+
+  /** The agent's own behaviour. Yield events made with `createEvent`. */
+  protected abstract runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined>;
+
+  /** Makes an event authored by this agent in `ctx`. */
+  protected createEvent(ctx: InvocationContext, fields: EventInit = {}): Event {
+    const event = createEvent(fields);
+    this.stamp(event, ctx);
+    return event;
+  }
+
+  /** Hook for agents that store callback-supplied answers (LlmAgent's outputKey). */
+  protected onCallbackAnswer(event: Event, _ctx: InvocationContext): void {
+    event.output = contentText(event.content);
+  }
+
+  private stamp(event: Event, ctx: InvocationContext): void {
+    if (!event.invocationId) event.invocationId = ctx.invocationId;
+    if (!event.author) event.author = this.name;
+    if (!event.branch) event.branch = ctx.branch;
+    if (!event.path) event.path = ctx.path;
+  }
+
+  private async callBeforeAgent(ctx: InvocationContext): Promise<{ event: Event; skip: boolean } | undefined> {
+    const plugins = ctx.shared.plugins;
+    if (!this.beforeAgentCallback && !plugins.has('beforeAgent')) return undefined;
+    const cb = new CallbackContext(ctx);
+    const content = (await plugins.run('beforeAgent', { agent: this, context: cb })) ?? (await firstResult(this.beforeAgentCallback, cb));
+    if (!content && !cb.hasEffects()) return undefined;
+    const event = this.createEvent(ctx, content ? { content: { role: 'model', parts: content.parts } } : {});
+    cb.applyTo(event.actions);
+    if (content) this.onCallbackAnswer(event, ctx);
+    return { event, skip: content !== undefined };
+  }
+
+  private async callAfterAgent(ctx: InvocationContext): Promise<Event | undefined> {
+    const plugins = ctx.shared.plugins;
+    if (!this.afterAgentCallback && !plugins.has('afterAgent')) return undefined;
+    const cb = new CallbackContext(ctx);
+    const content = (await plugins.run('afterAgent', { agent: this, context: cb })) ?? (await firstResult(this.afterAgentCallback, cb));
+    if (!content && !cb.hasEffects()) return undefined;
+    const event = this.createEvent(ctx, content ? { content: { role: 'model', parts: content.parts } } : {});
+    cb.applyTo(event.actions);
+    if (content) this.onCallbackAnswer(event, ctx);
+    return event;
+  }
+}
+
+const failingAgents = new WeakMap<object, string>();
+
+/** Remembers the deepest agent an error passed through, so the runner can name it. */
+function recordFailingAgent(error: unknown, path: string): void {
+  if (typeof error === 'object' && error !== null && !failingAgents.has(error)) failingAgents.set(error, path);
+}
+
+/** The path of the agent where an error was first seen, if any. */
+export function failingAgentPath(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null ? failingAgents.get(error) : undefined;
+}
+
+function assertUniqueNames(parent: BaseAgent, children: readonly BaseAgent[]): void {
+  const seen = new Map<string, BaseAgent>([[parent.name, parent]]);
+  const visit = (agent: BaseAgent): void => {
+    const other = seen.get(agent.name);
+    if (other && other !== agent) {
+      throw new AgentTreeError(
+        `Agent name '${agent.name}' is used twice in the tree of '${parent.name}'. Names must be unique in one tree (transfers and history refer to agents by name); rename one of them.`,
+      );
+    }
+    seen.set(agent.name, agent);
+    for (const child of agent.subAgents) visit(child);
+  };
+  for (const child of children) visit(child);
+}
+
+function describe(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === 'object') return value.constructor?.name ?? 'object';
+  return `${typeof value} ${JSON.stringify(value)}`;
+}

@@ -1,0 +1,136 @@
+import type { Content } from '../events/content.js';
+import type { Event } from '../events/event.js';
+import type { BaseLlm } from '../models/base-llm.js';
+import type { ResolvedRunConfig } from '../runner/run-config.js';
+import type { PluginManager } from '../runner/plugin-manager.js';
+import type { Session, SessionService } from '../sessions/session.js';
+import type { BaseAgent } from './base-agent.js';
+
+/** Everything one invocation shares across the agent tree. Internal. */
+export interface InvocationShared {
+  readonly invocationId: string;
+  readonly runConfig: ResolvedRunConfig;
+  readonly plugins: PluginManager;
+  readonly rootAgent: BaseAgent;
+  readonly defaultModel: BaseLlm | string | undefined;
+  /** Names of ParallelAgents whose branches are visible to the agents after them (fan-in). */
+  readonly parallelAgentNames: Set<string>;
+  llmCalls: number;
+  transfers: number;
+  tokens: number;
+  endInvocation: boolean;
+}
+
+/**
+ * An isolated conversation inside the session: an AgentTool call or a TeamAgent skill.
+ * Agents inside see only its input and the events it produced, never the caller's history.
+ */
+export interface HistoryScope {
+  /** The synthetic user turn built from the call's input, followed by the events of the call. */
+  readonly events: Event[];
+}
+
+/** Tracks escalation for the nearest enclosing LoopAgent. */
+export interface LoopScope {
+  escalated: boolean;
+}
+
+interface ContextFields {
+  readonly shared: InvocationShared;
+  readonly agent: BaseAgent;
+  readonly branch: string;
+  readonly path: string;
+  readonly session: Session;
+  readonly sessionService: SessionService;
+  readonly userContent: Content | undefined;
+  readonly input: Record<string, unknown>;
+  readonly abortSignal: AbortSignal;
+  readonly historyScope: HistoryScope | undefined;
+  readonly loopScope: LoopScope | undefined;
+}
+
+/** Where an agent runs: its session, branch, input and the invocation it belongs to. */
+export class InvocationContext {
+  readonly agent: BaseAgent;
+  /** History-isolation path (see `Event.branch`). */
+  readonly branch: string;
+  /** Agent names from the root joined by `/`. */
+  readonly path: string;
+  /** The session; its `state` is current, with every delta appended so far. */
+  readonly session: Session;
+  readonly sessionService: SessionService;
+  /** The user message that started the invocation. */
+  readonly userContent: Content | undefined;
+  /** The structured input: the run's `input`, what a TeamAgent or AgentTool passed, or `{ request }`. */
+  readonly input: Record<string, unknown>;
+  readonly abortSignal: AbortSignal;
+  /** @internal */
+  readonly shared: InvocationShared;
+  /** @internal */
+  readonly historyScope: HistoryScope | undefined;
+  /** @internal */
+  readonly loopScope: LoopScope | undefined;
+
+  constructor(fields: ContextFields) {
+    this.shared = fields.shared;
+    this.agent = fields.agent;
+    this.branch = fields.branch;
+    this.path = fields.path;
+    this.session = fields.session;
+    this.sessionService = fields.sessionService;
+    this.userContent = fields.userContent;
+    this.input = fields.input;
+    this.abortSignal = fields.abortSignal;
+    this.historyScope = fields.historyScope;
+    this.loopScope = fields.loopScope;
+  }
+
+  get invocationId(): string {
+    return this.shared.invocationId;
+  }
+
+  get runConfig(): ResolvedRunConfig {
+    return this.shared.runConfig;
+  }
+
+  /** Set to true to end the whole invocation after the current event. */
+  get endInvocation(): boolean {
+    return this.shared.endInvocation;
+  }
+
+  set endInvocation(value: boolean) {
+    this.shared.endInvocation = value;
+  }
+
+  /** A copy with some fields changed. */
+  with(changes: Partial<Omit<ContextFields, 'shared'>>): InvocationContext {
+    return new InvocationContext({
+      shared: this.shared,
+      agent: changes.agent ?? this.agent,
+      branch: changes.branch ?? this.branch,
+      path: changes.path ?? this.path,
+      session: changes.session ?? this.session,
+      sessionService: changes.sessionService ?? this.sessionService,
+      userContent: 'userContent' in changes ? changes.userContent : this.userContent,
+      input: changes.input ?? this.input,
+      abortSignal: changes.abortSignal ?? this.abortSignal,
+      historyScope: 'historyScope' in changes ? changes.historyScope : this.historyScope,
+      loopScope: 'loopScope' in changes ? changes.loopScope : this.loopScope,
+    });
+  }
+
+  /** The context an agent runs in when called from this one. */
+  forAgent(agent: BaseAgent): InvocationContext {
+    return this.with({ agent, path: this.path ? `${this.path}/${agent.name}` : agent.name });
+  }
+
+  /** The branch a child of `parent` runs on when isolated (parallel branch, tool call, team skill). */
+  childBranch(parentName: string, childName: string): string {
+    return this.branch ? `${this.branch}.${parentName}.${childName}` : `${parentName}.${childName}`;
+  }
+
+  /** Throws the abort reason when the run was cancelled. */
+  throwIfAborted(): void {
+    if (this.abortSignal.aborted) throw this.abortSignal.reason;
+  }
+}

@@ -1,0 +1,336 @@
+import type { Content, FunctionCall, Part } from '../events/content.js';
+import { contentText } from '../events/content.js';
+import type { Event, Usage } from '../events/event.js';
+import { ConfigurationError, OutputValidationError, TransferLimitError, TroupeError } from '../errors.js';
+import { isBaseLlm, type BaseLlm } from '../models/base-llm.js';
+import type { FunctionDeclaration, GenerateContentConfig, LlmRequest, LlmResponse } from '../models/llm-request.js';
+import { resolveModel } from '../models/registry.js';
+import type { OneOrMany } from '../runner/plugin-manager.js';
+import type { BaseTool } from '../tools/base-tool.js';
+import { BaseTool as BaseToolClass } from '../tools/base-tool.js';
+import { toJsonSchema, validate, type Schema } from '../utils/schema.js';
+import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
+import { CallbackContext } from './callback-context.js';
+import type { InvocationContext } from './invocation-context.js';
+import { buildHistory, type IncludeContents } from './llm/history.js';
+import { fillTemplate } from './llm/instructions.js';
+import { callModel, type AfterModelCallback, type BeforeModelCallback } from './llm/model-call.js';
+import { executeFunctionCalls, type AfterToolCallback, type BeforeToolCallback } from './llm/tool-execution.js';
+import { createTransferTool, transferCapable, transferInstruction, transferTargets, TRANSFER_TOOL_NAME } from './llm/transfer.js';
+import { inputToText } from './structured-input.js';
+
+/** An instruction: a template string (`{key}` from state) or a function of the context. */
+export type Instruction = string | ((ctx: InvocationContext) => string | Promise<string>);
+
+/** Options of {@link LlmAgent} (ADK names). */
+export interface LlmAgentOptions extends BaseAgentOptions {
+  /** A model string (`'gemini-2.5-flash'`, `'openai/gpt-4o-mini'`) or instance. Inherited from the nearest ancestor LlmAgent when unset. */
+  model?: string | BaseLlm;
+  /** What the agent should do. `{key}` inserts `state[key]`, `{key?}` is optional, `{{`/`}}` are literal braces. */
+  instruction?: Instruction;
+  /** On the root agent: an instruction placed before every LlmAgent's own in the tree. */
+  globalInstruction?: Instruction;
+  tools?: readonly BaseTool[];
+  /** Stores the final answer (text, or the parsed object with `outputSchema`) in `state[outputKey]`. */
+  outputKey?: string;
+  /** The final answer must be JSON matching this schema; it becomes the agent's output. */
+  outputSchema?: Schema;
+  /** Schema of the structured input (AgentTool parameters, TeamAgent input). */
+  inputSchema?: Schema;
+  /** With a structured input, the field whose text is the user message. */
+  inputKey?: string;
+  /** `'none'`: the model sees only the current turn. @default 'default' */
+  includeContents?: IncludeContents;
+  /** @default false */
+  disallowTransferToParent?: boolean;
+  /** @default false */
+  disallowTransferToPeers?: boolean;
+  /** Temperature, maxOutputTokens and other generation settings. */
+  generateContentConfig?: GenerateContentConfig;
+  beforeModelCallback?: OneOrMany<BeforeModelCallback>;
+  afterModelCallback?: OneOrMany<AfterModelCallback>;
+  beforeToolCallback?: OneOrMany<BeforeToolCallback>;
+  afterToolCallback?: OneOrMany<AfterToolCallback>;
+}
+
+/**
+ * An agent driven by a model: it builds a request from its instruction and the visible history,
+ * runs the tools the model asks for (several at once), and repeats until the model answers,
+ * transfers to another agent, or a tool ends the turn.
+ *
+ * @example
+ * const capital = new LlmAgent({
+ *   name: 'AgentA',
+ *   model: 'gemini-2.5-flash',
+ *   instruction: 'Find the capital of France.',
+ *   outputKey: 'capital_city',
+ * });
+ */
+export class LlmAgent extends BaseAgent {
+  readonly model: string | BaseLlm | undefined;
+  readonly instruction: Instruction;
+  readonly globalInstruction: Instruction | undefined;
+  readonly tools: readonly BaseTool[];
+  readonly outputKey: string | undefined;
+  override readonly outputSchema: Schema | undefined;
+  override readonly inputSchema: Schema | undefined;
+  readonly inputKey: string | undefined;
+  readonly includeContents: IncludeContents;
+  readonly disallowTransferToParent: boolean;
+  readonly disallowTransferToPeers: boolean;
+  readonly generateContentConfig: GenerateContentConfig | undefined;
+  readonly beforeModelCallback: OneOrMany<BeforeModelCallback> | undefined;
+  readonly afterModelCallback: OneOrMany<AfterModelCallback> | undefined;
+  readonly beforeToolCallback: OneOrMany<BeforeToolCallback> | undefined;
+  readonly afterToolCallback: OneOrMany<AfterToolCallback> | undefined;
+  private resolvedModel: BaseLlm | undefined;
+
+  constructor(options: LlmAgentOptions) {
+    super(options);
+    const name = options.name;
+    if (options.model !== undefined && typeof options.model !== 'string' && !isBaseLlm(options.model)) {
+      throw new ConfigurationError(`Agent '${name}' has model ${describe(options.model)}; use a model string such as 'gemini-2.5-flash' or a BaseLlm instance.`);
+    }
+    if (options.includeContents !== undefined && options.includeContents !== 'default' && options.includeContents !== 'none') {
+      throw new ConfigurationError(`Agent '${name}' has includeContents ${JSON.stringify(options.includeContents)}; use 'default' or 'none'.`);
+    }
+    const tools = options.tools ?? [];
+    const toolNames = new Set<string>();
+    for (const tool of tools) {
+      if (!(tool instanceof BaseToolClass)) {
+        throw new ConfigurationError(`Agent '${name}' got a tool that is not a tool: ${describe(tool)}. Wrap functions in FunctionTool and agents in AgentTool.`);
+      }
+      if (toolNames.has(tool.name) || tool.name === TRANSFER_TOOL_NAME) {
+        throw new ConfigurationError(`Agent '${name}' has two tools named '${tool.name}'${tool.name === TRANSFER_TOOL_NAME ? ' (the name is reserved for transfers)' : ''}. Give each tool a unique name.`);
+      }
+      toolNames.add(tool.name);
+    }
+    this.model = options.model;
+    this.instruction = options.instruction ?? '';
+    this.globalInstruction = options.globalInstruction;
+    this.tools = Object.freeze([...tools]);
+    this.outputKey = options.outputKey;
+    this.outputSchema = options.outputSchema;
+    this.inputSchema = options.inputSchema;
+    this.inputKey = options.inputKey;
+    this.includeContents = options.includeContents ?? 'default';
+    this.disallowTransferToParent = options.disallowTransferToParent ?? false;
+    this.disallowTransferToPeers = options.disallowTransferToPeers ?? false;
+    this.generateContentConfig = options.generateContentConfig;
+    this.beforeModelCallback = options.beforeModelCallback;
+    this.afterModelCallback = options.afterModelCallback;
+    this.beforeToolCallback = options.beforeToolCallback;
+    this.afterToolCallback = options.afterToolCallback;
+    transferCapable.set(this, this);
+  }
+
+  /** The model this agent calls: its own, the nearest ancestor LlmAgent's, or the runner's default. */
+  canonicalModel(ctx?: InvocationContext): BaseLlm {
+    if (this.resolvedModel) return this.resolvedModel;
+    if (this.model !== undefined) {
+      this.resolvedModel = typeof this.model === 'string' ? resolveModel(this.model) : this.model;
+      return this.resolvedModel;
+    }
+    for (let agent = this.parentAgent; agent; agent = agent.parentAgent) {
+      if (agent instanceof LlmAgent && agent.model !== undefined) return agent.canonicalModel(ctx);
+    }
+    const fallback = ctx?.shared.defaultModel;
+    if (fallback !== undefined) return typeof fallback === 'string' ? resolveModel(fallback) : fallback;
+    throw new ConfigurationError(
+      `Agent '${this.name}' has no model. Set 'model' on it or on an ancestor LlmAgent, or give the Runner a defaultModel (the CLI's --model).`,
+    );
+  }
+
+  override inputMessage(input: Record<string, unknown>): Content {
+    return { role: 'user', parts: [{ text: inputToText(input, this.inputKey) }] };
+  }
+
+  protected override onCallbackAnswer(event: Event, ctx: InvocationContext): void {
+    super.onCallbackAnswer(event, ctx);
+    if (this.outputKey !== undefined) event.actions.stateDelta[this.outputKey] = event.output;
+  }
+
+  protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined> {
+    const model = this.canonicalModel(ctx);
+    const tools = new Map<string, BaseTool>();
+    for (const tool of this.tools) tools.set(tool.name, tool);
+    const targets = transferTargets(this, this);
+    if (targets.length > 0) tools.set(TRANSFER_TOOL_NAME, createTransferTool(this, targets));
+
+    let lastText: string | undefined;
+    let outputRetried = false;
+    let correction: Content[] = [];
+    for (;;) {
+      ctx.throwIfAborted();
+      const request = await this.buildRequest(ctx, model, tools, targets);
+      request.contents.push(...correction);
+      correction = [];
+      const cb = new CallbackContext(ctx);
+      const call = callModel(ctx, model, request, cb, this);
+      let step = await call.next();
+      while (!step.done) {
+        yield this.responseEvent(ctx, step.value, model, true);
+        step = await call.next();
+      }
+      const { response, fromModel } = step.value;
+      const event = this.responseEvent(ctx, response, model, false);
+      cb.applyTo(event.actions);
+      if (fromModel) event.usage = normalizeUsage(response.usage);
+      const text = contentText(event.content);
+      if (text) lastText = text;
+
+      const calls = functionCallsOf(event);
+      if (calls.length === 0) {
+        if (this.outputSchema) {
+          const parsed = await parseStructured(this.outputSchema, text);
+          if (!parsed.ok) {
+            if (outputRetried) {
+              throw new OutputValidationError(
+                `Agent '${this.name}' answered twice with output that does not match its outputSchema: ${parsed.message}. Last answer: ${text.slice(0, 300)}`,
+              );
+            }
+            outputRetried = true;
+            event.errorCode = 'OUTPUT_VALIDATION';
+            event.errorMessage = parsed.message;
+            yield event;
+            correction = [
+              {
+                role: 'user',
+                parts: [{ text: `Your answer did not match the required JSON schema (${parsed.message}). Reply again with only a JSON value that matches the schema.` }],
+              },
+            ];
+            continue;
+          }
+          this.setOutput(event, parsed.value);
+        } else {
+          this.setOutput(event, text || lastText || '');
+        }
+        yield event;
+        return;
+      }
+
+      yield event;
+      const execution = executeFunctionCalls(ctx, calls, tools, this);
+      let exec = await execution.next();
+      while (!exec.done) {
+        yield exec.value;
+        exec = await execution.next();
+      }
+      const responseEvent = this.createEvent(ctx, { content: { role: 'user', parts: exec.value.parts } });
+      for (const toolCtx of exec.value.contexts) toolCtx.applyTo(responseEvent.actions);
+      const actions = responseEvent.actions;
+      if (actions.skipSummarization && !actions.transferToAgent) {
+        this.setOutput(responseEvent, lastText ?? singleResult(exec.value.parts));
+      }
+      yield responseEvent;
+
+      if (actions.transferToAgent) {
+        yield* this.transfer(ctx, actions.transferToAgent);
+        return;
+      }
+      if (actions.skipSummarization || actions.escalate) return;
+    }
+  }
+
+  private setOutput(event: Event, output: unknown): void {
+    event.output = output;
+    if (this.outputKey !== undefined && output !== undefined) event.actions.stateDelta[this.outputKey] = output;
+  }
+
+  private async *transfer(ctx: InvocationContext, targetName: string): AsyncGenerator<Event, void, undefined> {
+    const target = this.rootAgent.findAgent(targetName);
+    if (!target) {
+      throw new TroupeError('TRANSFER_TARGET', `Agent '${this.name}' asked to transfer to '${targetName}', which is not in its agent tree. Transfer to one of: ${transferTargets(this, this).map((a) => a.name).join(', ') || '(none)'}.`);
+    }
+    const shared = ctx.shared;
+    const max = shared.runConfig.maxTransfers;
+    if (shared.transfers >= max) {
+      throw new TransferLimitError(
+        `Agent '${this.name}' tried to transfer to '${targetName}' after ${shared.transfers} transfers in this run, the limit set by runConfig.maxTransfers (${max}). Raise the limit or check the agents' instructions for transfers back and forth.`,
+      );
+    }
+    shared.transfers++;
+    yield* target.runAsync(ctx);
+  }
+
+  private responseEvent(ctx: InvocationContext, response: LlmResponse, model: BaseLlm, partial: boolean): Event {
+    const event = this.createEvent(ctx, { model: response.model ?? model.model });
+    if (response.content) event.content = { role: 'model', parts: response.content.parts };
+    if (partial) event.partial = true;
+    return event;
+  }
+
+  private async buildRequest(ctx: InvocationContext, model: BaseLlm, tools: ReadonlyMap<string, BaseTool>, targets: readonly BaseAgent[]): Promise<LlmRequest> {
+    const state = ctx.session.state;
+    const system: string[] = [];
+    const root = this.rootAgent;
+    if (root instanceof LlmAgent && root.globalInstruction) {
+      system.push(await this.renderInstruction(root.globalInstruction, ctx, state));
+    }
+    if (this.instruction) system.push(await this.renderInstruction(this.instruction, ctx, state));
+    if (targets.length > 0) system.push(transferInstruction(this, targets));
+
+    let contents = buildHistory(ctx, this.name, this.includeContents);
+    if (contents.length === 0) {
+      contents = [{ role: 'user', parts: [{ text: 'Handle the request as the system instruction says.' }] }];
+    }
+    const request: LlmRequest = { model: model.model, contents, config: { ...this.generateContentConfig } };
+    const systemInstruction = system.filter(Boolean).join('\n\n');
+    if (systemInstruction) request.config.systemInstruction = systemInstruction;
+    if (tools.size > 0) {
+      const declarations: FunctionDeclaration[] = [];
+      for (const tool of tools.values()) declarations.push(await tool.getDeclaration());
+      request.config.tools = declarations;
+    }
+    if (this.outputSchema) request.config.responseSchema = await toJsonSchema(this.outputSchema);
+    return request;
+  }
+
+  private async renderInstruction(instruction: Instruction, ctx: InvocationContext, state: Record<string, unknown>): Promise<string> {
+    if (typeof instruction === 'function') return instruction(ctx);
+    return fillTemplate(instruction, this.name, state);
+  }
+}
+
+/** ADK's name for {@link LlmAgent}. */
+export const Agent = LlmAgent;
+export type Agent = LlmAgent;
+
+function functionCallsOf(event: Event): FunctionCall[] {
+  const calls: FunctionCall[] = [];
+  for (const part of event.content?.parts ?? []) if ('functionCall' in part) calls.push(part.functionCall);
+  return calls;
+}
+
+function normalizeUsage(usage: Usage | undefined): Usage {
+  return usage ?? { inputTokens: 0, outputTokens: 0 };
+}
+
+function singleResult(parts: readonly Part[]): unknown {
+  const responses = parts.map((p) => ('functionResponse' in p ? p.functionResponse.response : undefined));
+  const only = responses.length === 1 ? responses[0] : undefined;
+  if (only && Object.keys(only).length === 1 && 'result' in only) return only.result;
+  return responses.length === 1 ? only : responses;
+}
+
+async function parseStructured(schema: Schema, text: string): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
+  const json = stripFences(text);
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch (error) {
+    return { ok: false, message: `the answer is not valid JSON (${(error as Error).message})` };
+  }
+  return validate(schema, value);
+}
+
+function stripFences(text: string): string {
+  const trimmed = text.trim();
+  const fenced = /^```(?:json)?\s*([\s\S]*?)\s*```$/.exec(trimmed);
+  return fenced ? fenced[1]! : trimmed;
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'object' && value !== null) return value.constructor?.name ?? 'object';
+  return `${typeof value} ${JSON.stringify(value)}`;
+}

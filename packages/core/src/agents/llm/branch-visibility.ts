@@ -1,0 +1,35 @@
+import type { BaseAgent } from '../base-agent.js';
+
+/**
+ * Whether an agent running on `agentBranch` sees an event of `eventBranch` in its history:
+ * the same branch, an ancestor, or a descendant created only by fan-in agents (ParallelAgent),
+ * so the agent after a ParallelAgent sees what its branches said. Never a sibling branch, never
+ * the inside of an AgentTool call or TeamAgent skill. Branches compare whole segments, so
+ * `P.agent_1` never sees `P.agent_10`.
+ */
+export function isBranchVisible(eventBranch: string, agentBranch: string, fanInAgents: ReadonlySet<string>): boolean {
+  if (eventBranch === agentBranch || eventBranch === '') return true;
+  if (agentBranch !== '' && agentBranch.length > eventBranch.length) {
+    return agentBranch.startsWith(eventBranch) && agentBranch.charCodeAt(eventBranch.length) === DOT;
+  }
+  let rest: string;
+  if (agentBranch === '') rest = eventBranch;
+  else if (eventBranch.startsWith(agentBranch) && eventBranch.charCodeAt(agentBranch.length) === DOT) rest = eventBranch.slice(agentBranch.length + 1);
+  else return false;
+  // The descendant part is a list of (creator, child) pairs; each creator must fan in.
+  const segments = rest.split('.');
+  if (segments.length % 2 !== 0) return false;
+  for (let i = 0; i < segments.length; i += 2) {
+    if (!fanInAgents.has(segments[i]!)) return false;
+  }
+  return true;
+}
+
+const DOT = 46;
+
+/** Adds the names of the fan-in agents (ParallelAgents) of a tree to `into`. */
+export function collectFanInAgents(agent: BaseAgent, into: Set<string>): Set<string> {
+  if (agent.fansIn) into.add(agent.name);
+  for (const child of agent.subAgents) collectFanInAgents(child, into);
+  return into;
+}

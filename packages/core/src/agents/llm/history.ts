@@ -1,0 +1,122 @@
+import type { Content, Part } from '../../events/content.js';
+import type { Event } from '../../events/event.js';
+import type { InvocationContext } from '../invocation-context.js';
+import { isBranchVisible } from './branch-visibility.js';
+
+/** What an LlmAgent sees of the conversation. */
+export type IncludeContents = 'default' | 'none';
+
+interface HistoryCache {
+  /** How many source events have been folded in. */
+  processed: number;
+  contents: Content[];
+  /** Whether each content is the agent's own turn (its model turns and its tool results). */
+  own: boolean[];
+  /** Own function calls still waiting for their response: id → index in `contents`. */
+  openCalls: Map<string, number>;
+}
+
+// History is built incrementally: each agent/branch keeps what it folded so far, keyed by the
+// event list it came from, so a model call costs O(new events), not O(all events).
+const caches = new WeakMap<Event[], Map<string, HistoryCache>>();
+
+/**
+ * The contents an LlmAgent sends to its model: the visible events in order; the user's messages as
+ * user turns; its own turns as model turns (with its calls and their results); other agents' text,
+ * tool calls and tool results rewritten as user-role context. The result always pairs every
+ * function call with its response.
+ */
+export function buildHistory(ctx: InvocationContext, agentName: string, includeContents: IncludeContents): Content[] {
+  const source = ctx.historyScope?.events ?? ctx.session.events;
+  let byAgent = caches.get(source);
+  if (!byAgent) {
+    byAgent = new Map();
+    caches.set(source, byAgent);
+  }
+  const key = `${agentName}\u0000${ctx.branch}`;
+  let cache = byAgent.get(key);
+  if (!cache) {
+    cache = { processed: 0, contents: [], own: [], openCalls: new Map() };
+    byAgent.set(key, cache);
+  }
+  const fanIn = ctx.shared.parallelAgentNames;
+  for (let i = cache.processed; i < source.length; i++) {
+    const event = source[i]!;
+    if (event.partial || !event.content || event.content.parts.length === 0) continue;
+    if (!isBranchVisible(event.branch, ctx.branch, fanIn)) continue;
+    fold(cache, event, agentName);
+  }
+  cache.processed = source.length;
+
+  let start = 0;
+  if (includeContents === 'none') {
+    start = cache.own.lastIndexOf(false);
+    if (start < 0) start = 0;
+  }
+  const contents = cache.contents.slice(start);
+  return cache.openCalls.size === 0 ? contents : withoutOpenCalls(contents, cache, start);
+}
+
+function fold(cache: HistoryCache, event: Event, agentName: string): void {
+  const content = event.content!;
+  if (event.author === 'user') {
+    cache.contents.push({ role: 'user', parts: content.parts });
+    cache.own.push(false);
+    return;
+  }
+  if (event.author === agentName) {
+    const parts: Part[] = [];
+    for (const part of content.parts) {
+      if ('text' in part && part.thought) continue;
+      if ('functionResponse' in part) {
+        // A response without its call (e.g. the call was never stored) would be invalid for providers.
+        if (!cache.openCalls.delete(part.functionResponse.id)) continue;
+      }
+      parts.push(part);
+    }
+    if (parts.length === 0) return;
+    const index = cache.contents.length;
+    for (const part of parts) if ('functionCall' in part) cache.openCalls.set(part.functionCall.id, index);
+    cache.contents.push({ role: content.role, parts });
+    cache.own.push(true);
+    return;
+  }
+  const parts = rewriteForeign(event.author, content.parts);
+  if (parts.length === 0) return;
+  cache.contents.push({ role: 'user', parts });
+  cache.own.push(false);
+}
+
+/** Another agent's turn as context text the model can read without confusing it for its own. */
+function rewriteForeign(author: string, source: Part[]): Part[] {
+  const parts: Part[] = [];
+  for (const part of source) {
+    if ('text' in part) {
+      if (!part.thought && part.text) parts.push({ text: `[${author}] said: ${part.text}` });
+    } else if ('functionCall' in part) {
+      parts.push({ text: `[${author}] called tool '${part.functionCall.name}' with parameters: ${JSON.stringify(part.functionCall.args ?? {})}` });
+    } else if ('functionResponse' in part) {
+      parts.push({ text: `[${author}] tool '${part.functionResponse.name}' returned: ${JSON.stringify(part.functionResponse.response ?? {})}` });
+    } else {
+      parts.push(part);
+    }
+  }
+  return parts;
+}
+
+/** Drops function calls that never got a response (a crashed or paused earlier turn). */
+function withoutOpenCalls(contents: Content[], cache: HistoryCache, start: number): Content[] {
+  const touched = new Set<number>();
+  for (const index of cache.openCalls.values()) if (index >= start) touched.add(index - start);
+  const out: Content[] = [];
+  for (let i = 0; i < contents.length; i++) {
+    const content = contents[i]!;
+    if (!touched.has(i)) {
+      out.push(content);
+      continue;
+    }
+    const parts = content.parts.filter((p) => !('functionCall' in p && cache.openCalls.has(p.functionCall.id)));
+    if (parts.length > 0) out.push({ role: content.role, parts });
+  }
+  return out;
+}

@@ -1,0 +1,95 @@
+import type { Content } from '../../events/content.js';
+import { ModelError, RunLimitError, TroupeError } from '../../errors.js';
+import type { BaseLlm } from '../../models/base-llm.js';
+import type { LlmRequest, LlmResponse } from '../../models/llm-request.js';
+import { firstResult, type OneOrMany } from '../../runner/plugin-manager.js';
+import type { CallbackContext } from '../callback-context.js';
+import type { InvocationContext } from '../invocation-context.js';
+
+type MaybeResponse = LlmResponse | undefined | void | Promise<LlmResponse | undefined | void>;
+
+/** Runs before a model call; returning a response skips the model. */
+export type BeforeModelCallback = (params: { context: CallbackContext; request: LlmRequest }) => MaybeResponse;
+/** Runs after a model call; returning a response replaces it. */
+export type AfterModelCallback = (params: { context: CallbackContext; response: LlmResponse }) => MaybeResponse;
+
+export interface ModelCallbacks {
+  beforeModelCallback: OneOrMany<BeforeModelCallback> | undefined;
+  afterModelCallback: OneOrMany<AfterModelCallback> | undefined;
+}
+
+/** The final response of a model call, and whether it came from a callback instead of the model. */
+export interface ModelCallResult {
+  response: LlmResponse;
+  fromModel: boolean;
+}
+
+/**
+ * Calls the model with plugins and callbacks around it, enforcing the run's call and token limits.
+ * Yields streamed chunks (partial responses) and returns the final response.
+ */
+export async function* callModel(
+  ctx: InvocationContext,
+  model: BaseLlm,
+  request: LlmRequest,
+  cb: CallbackContext,
+  callbacks: ModelCallbacks,
+): AsyncGenerator<LlmResponse, ModelCallResult, undefined> {
+  const plugins = ctx.shared.plugins;
+  const early = (await plugins.run('beforeModel', { context: cb, request })) ?? (await firstResult(callbacks.beforeModelCallback, { context: cb, request }));
+  if (early) return { response: early, fromModel: false };
+
+  const shared = ctx.shared;
+  const { maxLlmCalls, maxTokens } = shared.runConfig;
+  if (shared.llmCalls >= maxLlmCalls) {
+    throw new RunLimitError(
+      'maxLlmCalls',
+      `The run reached ${maxLlmCalls} model calls, the limit set by runConfig.maxLlmCalls, before agent '${ctx.agent.name}' could call its model. Raise the limit, or check for a loop that never ends.`,
+    );
+  }
+  if (maxTokens !== undefined && shared.tokens >= maxTokens) {
+    throw new RunLimitError('maxTokens', `The run used ${shared.tokens} tokens, reaching runConfig.maxTokens (${maxTokens}). Raise the limit to let agent '${ctx.agent.name}' go on.`);
+  }
+  shared.llmCalls++;
+
+  let response: LlmResponse | undefined;
+  try {
+    let streamedText = '';
+    let streamed = false;
+    for await (const chunk of model.generateContentAsync(request, shared.runConfig.streaming === 'sse', ctx.abortSignal)) {
+      if (chunk.partial) {
+        streamed = true;
+        streamedText += textOf(chunk.content);
+        yield chunk;
+        continue;
+      }
+      response = chunk;
+    }
+    // A stream that ended without a final aggregate: build it from the chunks.
+    response ??= streamed ? { content: { role: 'model', parts: [{ text: streamedText }] }, turnComplete: true } : { content: { role: 'model', parts: [] } };
+    if (response.errorCode) {
+      throw new ModelError(`Model '${model.model}' answered agent '${ctx.agent.name}' with error ${response.errorCode}: ${response.errorMessage ?? 'no message'}.`);
+    }
+  } catch (error) {
+    if (ctx.abortSignal.aborted) throw ctx.abortSignal.reason;
+    const recovered = await plugins.run('onModelError', { context: cb, request, error });
+    if (!recovered) throw asModelError(error, model, ctx.agent.name);
+    response = recovered;
+  }
+
+  const replaced = (await plugins.run('afterModel', { context: cb, response })) ?? (await firstResult(callbacks.afterModelCallback, { context: cb, response }));
+  return { response: replaced ?? response, fromModel: true };
+}
+
+function textOf(content: Content | undefined): string {
+  let text = '';
+  for (const part of content?.parts ?? []) if ('text' in part && !part.thought) text += part.text;
+  return text;
+}
+
+function asModelError(error: unknown, model: BaseLlm, agentName: string): Error {
+  if (error instanceof TroupeError) return error;
+  const status = typeof (error as { status?: unknown })?.status === 'number' ? (error as { status: number }).status : undefined;
+  const message = error instanceof Error ? error.message : String(error);
+  return new ModelError(`Model '${model.model}' failed for agent '${agentName}': ${message}`, { ...(status === undefined ? {} : { status }), cause: error });
+}

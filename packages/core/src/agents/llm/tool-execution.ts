@@ -1,0 +1,99 @@
+import type { FunctionCall, FunctionResponse, Part } from '../../events/content.js';
+import type { Event } from '../../events/event.js';
+import { InvalidStateKeyError, RunCancelledError, RunLimitError } from '../../errors.js';
+import { firstResult, type OneOrMany } from '../../runner/plugin-manager.js';
+import { toFunctionResponse, type BaseTool } from '../../tools/base-tool.js';
+import { ToolContext } from '../../tools/tool-context.js';
+import { EventChannel } from '../../utils/event-channel.js';
+import type { InvocationContext } from '../invocation-context.js';
+
+export type ToolResult = Record<string, unknown>;
+
+/** Runs before a tool; returning an object skips the tool and is used as its result. */
+export type BeforeToolCallback = (params: {
+  tool: BaseTool;
+  args: Record<string, unknown>;
+  context: ToolContext;
+}) => ToolResult | undefined | void | Promise<ToolResult | undefined | void>;
+
+/** Runs after a tool; returning an object replaces its result. */
+export type AfterToolCallback = (params: {
+  tool: BaseTool;
+  args: Record<string, unknown>;
+  context: ToolContext;
+  response: ToolResult;
+}) => ToolResult | undefined | void | Promise<ToolResult | undefined | void>;
+
+export interface ToolCallbacks {
+  beforeToolCallback: OneOrMany<BeforeToolCallback> | undefined;
+  afterToolCallback: OneOrMany<AfterToolCallback> | undefined;
+}
+
+/**
+ * Runs the function calls of one model turn concurrently and yields the events their tools emit
+ * (AgentTool), then returns the tool-results content with responses in call order, and the tool
+ * contexts (whose state writes and actions go on the response event).
+ */
+export async function* executeFunctionCalls(
+  ctx: InvocationContext,
+  calls: readonly FunctionCall[],
+  tools: ReadonlyMap<string, BaseTool>,
+  callbacks: ToolCallbacks,
+): AsyncGenerator<Event, { parts: Part[]; contexts: ToolContext[] }, undefined> {
+  const channel = new EventChannel();
+  const emit = (event: Event): Promise<void> => channel.push(event);
+  const contexts = calls.map((call) => new ToolContext(ctx, call.id, emit));
+  const responses: FunctionResponse[] = new Array(calls.length);
+  const done = Promise.all(
+    calls.map(async (call, i) => {
+      const response = await callTool(ctx, call, tools, callbacks, contexts[i]!);
+      responses[i] = { id: call.id, name: call.name, response };
+    }),
+  );
+  yield* channel.drain(done, () => new RunCancelledError('The tool calls were stopped because the run ended.'));
+  await done;
+  return { parts: responses.map((functionResponse) => ({ functionResponse })), contexts };
+}
+
+async function callTool(
+  ctx: InvocationContext,
+  call: FunctionCall,
+  tools: ReadonlyMap<string, BaseTool>,
+  callbacks: ToolCallbacks,
+  toolCtx: ToolContext,
+): Promise<ToolResult> {
+  const tool = tools.get(call.name);
+  if (!tool) {
+    const offered = [...tools.keys()];
+    return {
+      error: `Tool '${call.name}' is not available to agent '${ctx.agent.name}'. ${offered.length ? `Available tools: ${offered.join(', ')}.` : 'This agent has no tools.'} Call one of the available tools or answer directly.`,
+    };
+  }
+  const args = call.args ?? {};
+  const plugins = ctx.shared.plugins;
+  const skipped = (await plugins.run('beforeTool', { tool, args, context: toolCtx })) ?? (await firstResult(callbacks.beforeToolCallback, { tool, args, context: toolCtx }));
+  let response: ToolResult;
+  if (skipped !== undefined) {
+    response = toFunctionResponse(skipped);
+  } else {
+    try {
+      response = toFunctionResponse(await tool.runAsync(args, toolCtx));
+    } catch (error) {
+      if (isFatal(error, ctx)) throw error;
+      const recovered = await plugins.run('onToolError', { tool, args, context: toolCtx, error });
+      response = recovered !== undefined ? toFunctionResponse(recovered) : { error: errorMessage(error) };
+    }
+  }
+  const replaced = (await plugins.run('afterTool', { tool, args, context: toolCtx, response })) ?? (await firstResult(callbacks.afterToolCallback, { tool, args, context: toolCtx, response }));
+  return replaced !== undefined ? toFunctionResponse(replaced) : response;
+}
+
+/** Errors that end the run instead of going back to the model. */
+function isFatal(error: unknown, ctx: InvocationContext): boolean {
+  return ctx.abortSignal.aborted || error instanceof RunLimitError || error instanceof RunCancelledError || error instanceof InvalidStateKeyError;
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return typeof error === 'string' ? error : JSON.stringify(error);
+}

@@ -1,0 +1,94 @@
+import type { Event } from '../../events/event.js';
+import { FunctionTool } from '../../tools/function-tool.js';
+import type { BaseAgent } from '../base-agent.js';
+
+/** The name of the built-in tool an LlmAgent uses to hand the conversation to another agent. */
+export const TRANSFER_TOOL_NAME = 'transfer_to_agent';
+
+/** The transfer-related options of an LlmAgent. */
+export interface TransferPolicy {
+  readonly disallowTransferToParent: boolean;
+  readonly disallowTransferToPeers: boolean;
+}
+
+/** Marks agents that take part in LLM-driven transfer (LlmAgent); set by LlmAgent. */
+export const transferCapable = new WeakMap<BaseAgent, TransferPolicy>();
+
+/**
+ * Where `agent` may transfer to: its sub-agents; its parent unless disallowed; its peers unless
+ * disallowed. Parent and peers count only when the parent is itself an LlmAgent (a workflow
+ * parent decides the order, not the model).
+ */
+export function transferTargets(agent: BaseAgent, policy: TransferPolicy): BaseAgent[] {
+  const targets = [...agent.subAgents];
+  const parent = agent.parentAgent;
+  if (!parent || !transferCapable.has(parent)) return targets;
+  if (!policy.disallowTransferToParent) targets.push(parent);
+  if (!policy.disallowTransferToPeers) for (const peer of parent.subAgents) if (peer !== agent) targets.push(peer);
+  return targets;
+}
+
+/** The `transfer_to_agent` tool for a given set of targets. */
+export function createTransferTool(agent: BaseAgent, targets: readonly BaseAgent[]): FunctionTool<Record<string, unknown>> {
+  const names = targets.map((t) => t.name);
+  return new FunctionTool({
+    name: TRANSFER_TOOL_NAME,
+    description:
+      'Transfer the conversation to another agent that is better suited to answer it. ' +
+      targets.map((t) => `'${t.name}'${t.description ? `: ${t.description}` : ''}`).join('; '),
+    parameters: {
+      type: 'object',
+      properties: { agent_name: { type: 'string', enum: names, description: 'The name of the agent to transfer to.' } },
+      required: ['agent_name'],
+    },
+    execute: (args, ctx) => {
+      const name = args.agent_name;
+      if (typeof name !== 'string' || !names.includes(name)) {
+        throw new Error(
+          `Agent '${agent.name}' cannot transfer to ${JSON.stringify(name)}: it is not a known or allowed target. Allowed targets: ${names.join(', ')}.`,
+        );
+      }
+      ctx.actions.transferToAgent = name;
+      return { transferred_to: name };
+    },
+  });
+}
+
+/** The system-instruction paragraph that tells the model about its transfer targets. */
+export function transferInstruction(agent: BaseAgent, targets: readonly BaseAgent[]): string {
+  const lines = targets.map((t) => `- ${t.name}${t.description ? `: ${t.description}` : ''}`);
+  let text =
+    `You are agent '${agent.name}'. You can hand the conversation to one of these agents:\n${lines.join('\n')}\n` +
+    `If you are the best agent to answer, answer yourself. If another agent is better suited according to its description, ` +
+    `call the '${TRANSFER_TOOL_NAME}' function with its name, and write nothing else.`;
+  const parent = agent.parentAgent;
+  if (parent && targets.includes(parent)) {
+    text += `\nIf none of these agents fits and the request is outside your role, transfer back to your parent agent '${parent.name}'.`;
+  }
+  return text;
+}
+
+/**
+ * The agent that takes the next user turn (ADK's rule): walking the session backwards, the first
+ * agent that authored an event and can be transferred across the tree (it and every ancestor up
+ * to the root are LlmAgents, none with `disallowTransferToParent`); otherwise the root.
+ */
+export function findAgentToRun(root: BaseAgent, events: readonly Event[]): BaseAgent {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const author = events[i]!.author;
+    if (author === 'user') continue;
+    if (author === root.name) return root;
+    const agent = root.findSubAgent(author);
+    if (agent && isTransferableAcrossTree(agent)) return agent;
+  }
+  return root;
+}
+
+function isTransferableAcrossTree(agent: BaseAgent): boolean {
+  for (let current: BaseAgent | undefined = agent; current; current = current.parentAgent) {
+    const policy = transferCapable.get(current);
+    if (!policy) return false;
+    if (current.parentAgent && policy.disallowTransferToParent) return false;
+  }
+  return true;
+}

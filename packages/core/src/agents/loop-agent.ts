@@ -1,0 +1,59 @@
+import type { Event } from '../events/event.js';
+import { ConfigurationError } from '../errors.js';
+import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
+import type { InvocationContext, LoopScope } from './invocation-context.js';
+
+/** Options of {@link LoopAgent}. */
+export interface LoopAgentOptions extends BaseAgentOptions {
+  /** Iterations before the loop stops by itself. Unset: until a child escalates (or a run limit). */
+  maxIterations?: number;
+}
+
+/** Why a loop stopped, recorded as `agentState.stopReason` on its final event. */
+export type LoopStopReason = 'escalated' | 'maxIterations';
+
+/**
+ * Runs its sub-agents in order, again and again, until `maxIterations` or until a descendant
+ * escalates (`actions.escalate`, e.g. the `exitLoop` tool). Escalation stops this loop only,
+ * right after the escalating event; an enclosing workflow carries on. The final event records
+ * `agentState: { stopReason }` and carries the last child output.
+ *
+ * @example
+ * const refine = new LoopAgent({ name: 'CodeRefinementLoop', maxIterations: 5, subAgents: [refiner, checker, stopChecker] });
+ */
+export class LoopAgent extends BaseAgent {
+  readonly maxIterations: number | undefined;
+
+  constructor(options: LoopAgentOptions) {
+    super(options);
+    const max = options.maxIterations;
+    if (max !== undefined && (!Number.isInteger(max) || max < 1)) {
+      throw new ConfigurationError(`LoopAgent '${options.name}' has maxIterations ${JSON.stringify(max)}; use a whole number of at least 1, or leave it unset to loop until a child escalates.`);
+    }
+    this.maxIterations = max;
+  }
+
+  protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined> {
+    const scope: LoopScope = { escalated: false };
+    const loopCtx = ctx.with({ loopScope: scope });
+    const children = this.subAgents;
+    let output: unknown;
+    let iteration = 0;
+    while (!scope.escalated && (this.maxIterations === undefined || iteration < this.maxIterations)) {
+      for (let i = 0; i < children.length && !scope.escalated; i++) {
+        for await (const event of children[i]!.runAsync(loopCtx)) {
+          if (event.output !== undefined) output = event.output;
+          yield event;
+          if (scope.escalated) break;
+        }
+        if (!scope.escalated) yield this.createEvent(ctx, { actions: { agentState: { iteration, next: i + 1 } } });
+      }
+      iteration++;
+      if (children.length === 0) break;
+    }
+    const stopReason: LoopStopReason = scope.escalated ? 'escalated' : 'maxIterations';
+    const final = this.createEvent(ctx, { actions: { agentState: { stopReason, iterations: iteration }, endOfAgent: true } });
+    if (output !== undefined) final.output = output;
+    yield final;
+  }
+}

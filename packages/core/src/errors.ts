@@ -1,0 +1,137 @@
+/**
+ * Every error Troupe throws on purpose is a {@link TroupeError}: it has a stable `code`
+ * a program can switch on, and a message that says what happened, the offending value and the fix.
+ */
+export class TroupeError extends Error {
+  /** A stable, machine-readable code such as `AGENT_TREE` or `SESSION_BUSY`. */
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** The agent tree is malformed: bad or duplicate names, or an agent given a second parent. */
+export class AgentTreeError extends TroupeError {
+  constructor(message: string) {
+    super('AGENT_TREE', message);
+  }
+}
+
+/** An instruction template names a state key that is not set. */
+export class TemplateError extends TroupeError {
+  constructor(
+    message: string,
+    readonly agentName: string,
+    readonly key: string,
+  ) {
+    super('TEMPLATE', message);
+  }
+}
+
+/** A router chose no agent or model, or one that does not exist. */
+export class RoutingError extends TroupeError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('ROUTING', message, options);
+  }
+}
+
+/** A team's reviewer did not approve within its iteration limit. */
+export class ReflectionError extends TroupeError {
+  constructor(message: string) {
+    super('REFLECTION', message);
+  }
+}
+
+/** A value did not match the schema it was declared with (agent output or input, tool arguments). */
+export class OutputValidationError extends TroupeError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('OUTPUT_VALIDATION', message, options);
+  }
+}
+
+/** Bad options given to a constructor or a call. */
+export class ConfigurationError extends TroupeError {
+  constructor(message: string) {
+    super('CONFIGURATION', message);
+  }
+}
+
+/** Which run limit was hit; also the `stopReason` of a run that ended with status `'limit'`. */
+export type RunLimit = 'maxLlmCalls' | 'maxTransfers' | 'maxTokens' | 'timeout';
+
+/** A run hit one of its {@link RunConfig} limits. The session stays valid. */
+export class RunLimitError extends TroupeError {
+  constructor(
+    readonly limit: RunLimit,
+    message: string,
+  ) {
+    super('RUN_LIMIT', message);
+  }
+}
+
+/** More agent transfers happened in one run than `runConfig.maxTransfers` allows. */
+export class TransferLimitError extends RunLimitError {
+  constructor(message: string) {
+    super('maxTransfers', message);
+  }
+}
+
+/** A second invocation was started on a session that is already running one. */
+export class SessionBusyError extends TroupeError {
+  constructor(message: string) {
+    super('SESSION_BUSY', message);
+  }
+}
+
+/** An event was appended with a session object older than the stored one. */
+export class StaleSessionError extends TroupeError {
+  constructor(message: string) {
+    super('STALE_SESSION', message);
+  }
+}
+
+/** A session was asked for that does not exist. */
+export class SessionNotFoundError extends TroupeError {
+  constructor(message: string) {
+    super('SESSION_NOT_FOUND', message);
+  }
+}
+
+/** A new message was sent to a session that still has unanswered interrupts. */
+export class PendingInterruptError extends TroupeError {
+  constructor(
+    message: string,
+    readonly interruptIds: readonly string[],
+  ) {
+    super('PENDING_INTERRUPT', message);
+  }
+}
+
+/** A model call failed. `status` is the provider's HTTP status when there was one. */
+export class ModelError extends TroupeError {
+  readonly status: number | undefined;
+  readonly provider: string | undefined;
+
+  constructor(message: string, options?: { status?: number; provider?: string; cause?: unknown }) {
+    super('MODEL', message, options);
+    this.status = options?.status;
+    this.provider = options?.provider;
+  }
+}
+
+/** The run was cancelled through its abort signal. */
+export class RunCancelledError extends TroupeError {
+  constructor(message = 'The run was cancelled through its abort signal.', options?: { cause?: unknown }) {
+    super('CANCELLED', message, options);
+  }
+}
+
+/** A state key that could pollute object prototypes, or another unusable key, was written. */
+export class InvalidStateKeyError extends TroupeError {
+  constructor(message: string) {
+    super('INVALID_STATE_KEY', message);
+  }
+}

@@ -1,0 +1,59 @@
+/** A piece of a message, in the Gemini content shape. */
+export type Part = TextPart | FunctionCallPart | FunctionResponsePart | InlineDataPart;
+
+export interface TextPart {
+  text: string;
+  /** True for a model's reasoning ("thought") text, which never counts as its answer. */
+  thought?: boolean;
+}
+
+export interface FunctionCall {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+export interface FunctionCallPart {
+  functionCall: FunctionCall;
+}
+
+export interface FunctionResponse {
+  id: string;
+  name: string;
+  response: Record<string, unknown>;
+}
+
+export interface FunctionResponsePart {
+  functionResponse: FunctionResponse;
+}
+
+export interface InlineDataPart {
+  /** `data` is base64. */
+  inlineData: { mimeType: string; data: string };
+}
+
+/** A message: who said it and its parts. */
+export interface Content {
+  role: 'user' | 'model';
+  parts: Part[];
+}
+
+/** Builds a user message from a string (or passes a Content through). */
+export function userContent(message: string | Content): Content {
+  return typeof message === 'string' ? { role: 'user', parts: [{ text: message }] } : message;
+}
+
+/** Builds a model message with one text part. */
+export function modelText(text: string): Content {
+  return { role: 'model', parts: [{ text }] };
+}
+
+/** The non-thought text of a content, parts joined without separators. */
+export function contentText(content: Content | undefined): string {
+  if (!content) return '';
+  let text = '';
+  for (const part of content.parts) {
+    if ('text' in part && !part.thought) text += part.text;
+  }
+  return text;
+}

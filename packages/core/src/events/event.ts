@@ -1,0 +1,129 @@
+import type { Content, FunctionCall, FunctionResponse } from './content.js';
+import { contentText } from './content.js';
+import { newId } from '../utils/ids.js';
+
+/** Token counts of one model call, or totals. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens?: number;
+  thoughtTokens?: number;
+}
+
+/** What a router chose, recorded on the event that starts the chosen agent. */
+export interface RouteAction {
+  key: string;
+  reason?: string;
+}
+
+/** Side effects an event carries. State only changes through `stateDelta`. */
+export interface EventActions {
+  stateDelta: Record<string, unknown>;
+  artifactDelta: Record<string, number>;
+  transferToAgent?: string;
+  escalate?: boolean;
+  skipSummarization?: boolean;
+  endOfAgent?: boolean;
+  /** Opaque progress of the authoring agent, written by workflow agents so a run can be resumed. */
+  agentState?: Record<string, unknown>;
+  route?: RouteAction;
+}
+
+/** The event that pauses a run for a human (see interrupt & resume). */
+export interface InterruptInfo {
+  id: string;
+  kind: 'confirmation' | 'input';
+  agentPath: string;
+  toolCallId: string;
+  toolName: string;
+  args: Record<string, unknown>;
+  hint?: string;
+  message?: string;
+  payload?: unknown;
+  responseSchema?: Record<string, unknown>;
+}
+
+/** One thing that happened in a session. Plain and JSON-serialisable. */
+export interface Event {
+  id: string;
+  invocationId: string;
+  /** Milliseconds since the epoch. */
+  timestamp: number;
+  /** `'user'` or the name of the agent that produced the event. */
+  author: string;
+  /** History-isolation path, segments joined by `.`; `''` at the top. */
+  branch: string;
+  /** Provenance: agent names from the root joined by `/`. */
+  path: string;
+  content?: Content;
+  /** True for streaming chunks, which are yielded but never persisted. */
+  partial?: boolean;
+  /** The structured output of the agent that ends with this event. */
+  output?: unknown;
+  actions: EventActions;
+  usage?: Usage;
+  /** Which model answered. */
+  model?: string;
+  errorCode?: string;
+  errorMessage?: string;
+  interrupt?: InterruptInfo;
+}
+
+/** The fields of an event one may give to {@link createEvent}. */
+export type EventInit = Partial<Omit<Event, 'actions'>> & { actions?: Partial<EventActions> };
+
+/** Builds an event: fills `id`, `timestamp` and empty `actions`; the agent fills author, branch and path. */
+export function createEvent(fields: EventInit = {}): Event {
+  const actions = fields.actions;
+  const event: Event = {
+    ...fields,
+    id: fields.id ?? newId(),
+    invocationId: fields.invocationId ?? '',
+    timestamp: fields.timestamp ?? Date.now(),
+    author: fields.author ?? '',
+    branch: fields.branch ?? '',
+    path: fields.path ?? '',
+    actions: {
+      ...actions,
+      stateDelta: actions?.stateDelta ?? {},
+      artifactDelta: actions?.artifactDelta ?? {},
+    },
+  };
+  return event;
+}
+
+/** The function calls an event asks for. */
+export function getFunctionCalls(event: Event): FunctionCall[] {
+  const calls: FunctionCall[] = [];
+  for (const part of event.content?.parts ?? []) {
+    if ('functionCall' in part) calls.push(part.functionCall);
+  }
+  return calls;
+}
+
+/** The function responses an event carries. */
+export function getFunctionResponses(event: Event): FunctionResponse[] {
+  const responses: FunctionResponse[] = [];
+  for (const part of event.content?.parts ?? []) {
+    if ('functionResponse' in part) responses.push(part.functionResponse);
+  }
+  return responses;
+}
+
+/** The event's non-thought text. */
+export function textOf(event: Event): string {
+  return contentText(event.content);
+}
+
+/**
+ * True when the event is an agent's final answer for the turn: not a partial chunk, and not a
+ * tool call or tool result still waiting for the model (unless the tool skipped summarisation).
+ */
+export function isFinalResponse(event: Event): boolean {
+  if (event.partial) return false;
+  if (event.actions.skipSummarization || event.interrupt) return true;
+  for (const part of event.content?.parts ?? []) {
+    if ('functionCall' in part || 'functionResponse' in part) return false;
+  }
+  return true;
+}

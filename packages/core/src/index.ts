@@ -1,0 +1,48 @@
+/**
+ * Troupe core: agents, the runner, events, sessions, tools and the model interface.
+ * @packageDocumentation
+ */
+export * from './errors.js';
+export { type Content, type Part, type TextPart, type FunctionCall, type FunctionCallPart, type FunctionResponse, type FunctionResponsePart, type InlineDataPart, userContent, modelText, contentText } from './events/content.js';
+export {
+  type Event,
+  type EventActions,
+  type EventInit,
+  type InterruptInfo,
+  type RouteAction,
+  type Usage,
+  createEvent,
+  getFunctionCalls,
+  getFunctionResponses,
+  isFinalResponse,
+  textOf,
+} from './events/event.js';
+export type { Session, SessionService, CreateSessionParams, GetSessionParams, SessionKey } from './sessions/session.js';
+export { InMemorySessionService } from './sessions/in-memory-session-service.js';
+export { State } from './sessions/state.js';
+export { APP_PREFIX, USER_PREFIX, TEMP_PREFIX } from './sessions/state-keys.js';
+export { BaseAgent, type BaseAgentOptions, type AgentCallback } from './agents/base-agent.js';
+export { InvocationContext } from './agents/invocation-context.js';
+export { CallbackContext, type MutableActions } from './agents/callback-context.js';
+export { FunctionAgent, type FunctionAgentOptions } from './agents/function-agent.js';
+export { LlmAgent, Agent, type LlmAgentOptions, type Instruction } from './agents/llm-agent.js';
+export type { IncludeContents } from './agents/llm/history.js';
+export type { BeforeModelCallback, AfterModelCallback } from './agents/llm/model-call.js';
+export type { BeforeToolCallback, AfterToolCallback } from './agents/llm/tool-execution.js';
+export { SequentialAgent, type SequentialAgentOptions } from './agents/sequential-agent.js';
+export { ParallelAgent, type ParallelAgentOptions } from './agents/parallel-agent.js';
+export { LoopAgent, type LoopAgentOptions, type LoopStopReason } from './agents/loop-agent.js';
+export { BaseTool, type BaseToolOptions } from './tools/base-tool.js';
+export { ToolContext } from './tools/tool-context.js';
+export { FunctionTool, ToolArgumentsError, type FunctionToolOptions } from './tools/function-tool.js';
+export { AgentTool, type AgentToolOptions } from './tools/agent-tool.js';
+export { exitLoop } from './tools/exit-loop.js';
+export { BaseLlm, isBaseLlm } from './models/base-llm.js';
+export type { LlmRequest, LlmResponse, LlmRequestConfig, FunctionDeclaration, GenerateContentConfig } from './models/llm-request.js';
+export { registerModel, resolveModel, type ModelFactory } from './models/registry.js';
+export { OfflineModel } from './models/offline-model.js';
+export { Runner, InMemoryRunner, type RunnerOptions, type RunParams } from './runner/runner.js';
+export type { RunConfig } from './runner/run-config.js';
+export type { RunResult, RunStatus, UsageTotals } from './runner/run-result.js';
+export { BasePlugin } from './runner/base-plugin.js';
+export type { Schema, JsonSchema, Infer } from './utils/schema.js';

@@ -1,0 +1,45 @@
+import { ConfigurationError } from '../errors.js';
+
+/** Per-run settings and limits. */
+export interface RunConfig {
+  /** `'sse'` streams partial text events as the model produces them. @default 'none' */
+  streaming?: 'none' | 'sse';
+  /** Model calls allowed in one run, across the whole tree. @default 500 */
+  maxLlmCalls?: number;
+  /** Agent transfers allowed in one run. @default 10 */
+  maxTransfers?: number;
+  /** Input + output tokens allowed in one run. */
+  maxTokens?: number;
+  /** Wall-clock limit of the run in milliseconds. */
+  timeoutMs?: number;
+  /** Start every user turn at the root agent instead of the agent that spoke last. */
+  restartFromRoot?: boolean;
+  /** Start a new run even though the session has unanswered interrupts (they are abandoned). */
+  abandonInterrupts?: boolean;
+}
+
+export type ResolvedRunConfig = Required<Pick<RunConfig, 'streaming' | 'maxLlmCalls' | 'maxTransfers' | 'restartFromRoot' | 'abandonInterrupts'>> &
+  Pick<RunConfig, 'maxTokens' | 'timeoutMs'>;
+
+/** Applies defaults once and rejects bad limits with the option, the value and the fix. */
+export function resolveRunConfig(config: RunConfig = {}): ResolvedRunConfig {
+  const resolved: ResolvedRunConfig = {
+    streaming: config.streaming ?? 'none',
+    maxLlmCalls: config.maxLlmCalls ?? 500,
+    maxTransfers: config.maxTransfers ?? 10,
+    restartFromRoot: config.restartFromRoot ?? false,
+    abandonInterrupts: config.abandonInterrupts ?? false,
+  };
+  if (resolved.streaming !== 'none' && resolved.streaming !== 'sse') {
+    throw new ConfigurationError(`runConfig.streaming is ${JSON.stringify(config.streaming)}; use 'none' or 'sse'.`);
+  }
+  for (const key of ['maxLlmCalls', 'maxTransfers', 'maxTokens', 'timeoutMs'] as const) {
+    const value = config[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || !(value >= 0) || !Number.isFinite(value)) {
+      throw new ConfigurationError(`runConfig.${key} is ${JSON.stringify(value)}; it must be a non-negative finite number.`);
+    }
+    if (key === 'maxTokens' || key === 'timeoutMs') resolved[key] = value;
+  }
+  return resolved;
+}

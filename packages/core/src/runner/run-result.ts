@@ -1,0 +1,54 @@
+import type { Event, InterruptInfo, Usage } from '../events/event.js';
+import type { RunLimit } from '../errors.js';
+
+/** How a run ended. */
+export type RunStatus = 'completed' | 'interrupted' | 'failed' | 'cancelled' | 'limit';
+
+/** Token totals of a run, overall and per agent. */
+export interface UsageTotals {
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
+  thoughtTokens: number;
+  byAgent: Record<string, { inputTokens: number; outputTokens: number; cachedTokens: number; thoughtTokens: number }>;
+}
+
+/** What `runner.run` resolves with. */
+export interface RunResult {
+  status: RunStatus;
+  /** The events the run produced and stored (partial chunks excluded), in order. */
+  events: Event[];
+  /** The output of the agent that answered (see "Output" in the docs). */
+  output: unknown;
+  /** The session state after the run (without `temp:` keys). */
+  state: Record<string, unknown>;
+  usage: UsageTotals;
+  /** Interrupts still waiting for an answer. */
+  interrupts: InterruptInfo[];
+  error?: Error;
+  /** Which limit ended a run with status `'limit'`. */
+  stopReason?: RunLimit;
+}
+
+/** Adds one model-call event's usage to the totals. */
+export function addUsage(totals: UsageTotals, author: string, usage: Usage): void {
+  const cached = usage.cachedTokens ?? 0;
+  const thought = usage.thoughtTokens ?? 0;
+  totals.inputTokens += usage.inputTokens;
+  totals.outputTokens += usage.outputTokens;
+  totals.cachedTokens += cached;
+  totals.thoughtTokens += thought;
+  let agent = totals.byAgent[author];
+  if (!agent) {
+    agent = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, thoughtTokens: 0 };
+    totals.byAgent[author] = agent;
+  }
+  agent.inputTokens += usage.inputTokens;
+  agent.outputTokens += usage.outputTokens;
+  agent.cachedTokens += cached;
+  agent.thoughtTokens += thought;
+}
+
+export function emptyUsage(): UsageTotals {
+  return { inputTokens: 0, outputTokens: 0, cachedTokens: 0, thoughtTokens: 0, byAgent: {} };
+}

@@ -1,0 +1,156 @@
+import type { Event } from '../events/event.js';
+import { SessionNotFoundError, StaleSessionError, ConfigurationError } from '../errors.js';
+import { newId } from '../utils/ids.js';
+import type { CreateSessionParams, GetSessionParams, Session, SessionKey, SessionService } from './session.js';
+import { APP_PREFIX, TEMP_PREFIX, USER_PREFIX, assertValidDelta, hasTempKeys, withoutTempKeys } from './state-keys.js';
+
+interface StoredSession {
+  id: string;
+  appName: string;
+  userId: string;
+  /** Session-scoped keys only; `app:`/`user:` keys live in their own maps. */
+  state: Record<string, unknown>;
+  events: Event[];
+  eventIds: Set<string>;
+  lastUpdateTime: number;
+  version: number;
+}
+
+/**
+ * Sessions kept in process memory: the default for tests and quick starts.
+ * Returned sessions are copies; the store is changed only through {@link appendEvent}.
+ */
+export class InMemorySessionService implements SessionService {
+  private readonly sessions = new Map<string, StoredSession>();
+  private readonly appState = new Map<string, Record<string, unknown>>();
+  private readonly userState = new Map<string, Record<string, unknown>>();
+
+  async createSession(params: CreateSessionParams): Promise<Session> {
+    const sessionId = params.sessionId ?? newId();
+    const key = sessionKey(params.appName, params.userId, sessionId);
+    if (this.sessions.has(key)) {
+      throw new ConfigurationError(
+        `Session '${sessionId}' already exists for app '${params.appName}' and user '${params.userId}'. Omit sessionId to get a new one, or use getSession.`,
+      );
+    }
+    const stored: StoredSession = {
+      id: sessionId,
+      appName: params.appName,
+      userId: params.userId,
+      state: {},
+      events: [],
+      eventIds: new Set(),
+      lastUpdateTime: Date.now(),
+      version: 0,
+    };
+    if (params.state) {
+      assertValidDelta(params.state);
+      this.applyDelta(stored, params.state);
+    }
+    this.sessions.set(key, stored);
+    return this.toSession(stored, stored.events.slice());
+  }
+
+  async getSession(params: GetSessionParams): Promise<Session | undefined> {
+    const stored = this.sessions.get(sessionKey(params.appName, params.userId, params.sessionId));
+    if (!stored) return undefined;
+    let events = stored.events;
+    if (params.afterTimestamp !== undefined) {
+      const after = params.afterTimestamp;
+      events = events.filter((e) => e.timestamp >= after);
+    }
+    if (params.numRecentEvents !== undefined) {
+      events = params.numRecentEvents <= 0 ? [] : events.slice(-params.numRecentEvents);
+    }
+    return this.toSession(stored, events === stored.events ? events.slice() : events);
+  }
+
+  async listSessions(params: { appName: string; userId: string }): Promise<{ sessions: Session[] }> {
+    const sessions: Session[] = [];
+    for (const stored of this.sessions.values()) {
+      if (stored.appName === params.appName && stored.userId === params.userId) {
+        sessions.push(this.toSession(stored, []));
+      }
+    }
+    return { sessions };
+  }
+
+  async deleteSession(params: SessionKey): Promise<void> {
+    this.sessions.delete(sessionKey(params.appName, params.userId, params.sessionId));
+  }
+
+  async appendEvent({ session, event }: { session: Session; event: Event }): Promise<Event> {
+    if (event.partial) return event;
+    const stored = this.sessions.get(sessionKey(session.appName, session.userId, session.id));
+    if (!stored) {
+      throw new SessionNotFoundError(
+        `Cannot append to session '${session.id}' (app '${session.appName}', user '${session.userId}'): it does not exist. Create it with createSession first.`,
+      );
+    }
+    if (stored.eventIds.has(event.id)) {
+      return stored.events.find((e) => e.id === event.id) ?? event;
+    }
+    if (session.version !== stored.version) {
+      throw new StaleSessionError(
+        `Session '${session.id}' was changed by someone else: this copy is at version ${session.version}, the store at ${stored.version}. Reload it with getSession and retry.`,
+      );
+    }
+    const delta = event.actions.stateDelta;
+    assertValidDelta(delta);
+    // temp: keys apply to the live session of this invocation but are never stored.
+    const persisted = hasTempKeys(delta) ? { ...event, actions: { ...event.actions, stateDelta: withoutTempKeys(delta) } } : event;
+    this.applyDelta(stored, persisted.actions.stateDelta);
+    stored.events.push(persisted);
+    stored.eventIds.add(persisted.id);
+    stored.version += 1;
+    stored.lastUpdateTime = Math.max(event.timestamp, stored.lastUpdateTime);
+
+    for (const key in delta) session.state[key] = delta[key];
+    if (session.events !== stored.events) session.events.push(persisted);
+    session.version = stored.version;
+    session.lastUpdateTime = stored.lastUpdateTime;
+    return persisted;
+  }
+
+  private applyDelta(stored: StoredSession, delta: Record<string, unknown>): void {
+    for (const key in delta) {
+      const value = delta[key];
+      if (key.startsWith(APP_PREFIX)) {
+        setScoped(this.appState, stored.appName, key, value);
+      } else if (key.startsWith(USER_PREFIX)) {
+        setScoped(this.userState, `${stored.appName}\u0000${stored.userId}`, key, value);
+      } else if (!key.startsWith(TEMP_PREFIX)) {
+        stored.state[key] = value;
+      }
+    }
+  }
+
+  private toSession(stored: StoredSession, events: Event[]): Session {
+    return {
+      id: stored.id,
+      appName: stored.appName,
+      userId: stored.userId,
+      state: {
+        ...stored.state,
+        ...this.appState.get(stored.appName),
+        ...this.userState.get(`${stored.appName}\u0000${stored.userId}`),
+      },
+      events,
+      lastUpdateTime: stored.lastUpdateTime,
+      version: stored.version,
+    };
+  }
+}
+
+function sessionKey(appName: string, userId: string, sessionId: string): string {
+  return `${appName}\u0000${userId}\u0000${sessionId}`;
+}
+
+function setScoped(map: Map<string, Record<string, unknown>>, scope: string, key: string, value: unknown): void {
+  let state = map.get(scope);
+  if (!state) {
+    state = {};
+    map.set(scope, state);
+  }
+  state[key] = value;
+}

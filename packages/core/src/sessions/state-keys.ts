@@ -1,0 +1,45 @@
+import { InvalidStateKeyError } from '../errors.js';
+
+/** Shared by all sessions of an app. */
+export const APP_PREFIX = 'app:';
+/** Shared by all sessions of a user in an app. */
+export const USER_PREFIX = 'user:';
+/** Lives for one invocation only; never persisted. */
+export const TEMP_PREFIX = 'temp:';
+
+const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Throws for keys that could pollute prototypes or are empty. */
+export function assertValidStateKey(key: string): void {
+  if (typeof key !== 'string' || key.length === 0) {
+    throw new InvalidStateKeyError(`State key ${JSON.stringify(key)} is not a non-empty string. Use a name such as 'topic' or 'user:name'.`);
+  }
+  const bare = key.slice(key.indexOf(':') + 1);
+  if (FORBIDDEN.has(key) || FORBIDDEN.has(bare)) {
+    throw new InvalidStateKeyError(
+      `State key '${key}' is not allowed: '__proto__', 'constructor' and 'prototype' could pollute object prototypes. Choose another key name.`,
+    );
+  }
+}
+
+/** Checks every key of a delta. */
+export function assertValidDelta(delta: Record<string, unknown>): void {
+  for (const key in delta) assertValidStateKey(key);
+}
+
+export function isTempKey(key: string): boolean {
+  return key.startsWith(TEMP_PREFIX);
+}
+
+/** True when the delta has any `temp:` key (so it must be stripped before persisting). */
+export function hasTempKeys(delta: Record<string, unknown>): boolean {
+  for (const key in delta) if (key.startsWith(TEMP_PREFIX)) return true;
+  return false;
+}
+
+/** The delta without `temp:` keys. */
+export function withoutTempKeys(delta: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key in delta) if (!key.startsWith(TEMP_PREFIX)) out[key] = delta[key];
+  return out;
+}

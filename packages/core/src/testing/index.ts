@@ -1,0 +1,2 @@
+/** Helpers for testing agents without a real model. */
+export { ScriptedModel, type ScriptedReply } from './scripted-model.js';

@@ -1,0 +1,54 @@
+import { ConfigurationError } from '../errors.js';
+import type { FunctionDeclaration } from '../models/llm-request.js';
+import type { ToolContext } from './tool-context.js';
+
+/** Options every tool takes. */
+export interface BaseToolOptions {
+  /** The name the model calls; letters, digits, `_`, `.` or `-`, at most 64 characters. */
+  name: string;
+  /** What the tool does and when to use it; the model reads this. */
+  description: string;
+  /** Marks a tool that starts work finishing outside the call (informational). @default false */
+  isLongRunning?: boolean;
+}
+
+const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
+
+/** Something an LlmAgent's model can call. */
+export abstract class BaseTool {
+  readonly name: string;
+  readonly description: string;
+  readonly isLongRunning: boolean;
+
+  constructor(options: BaseToolOptions) {
+    if (typeof options?.name !== 'string' || !TOOL_NAME.test(options.name)) {
+      throw new ConfigurationError(
+        `Tool name ${JSON.stringify(options?.name)} is not valid. Use letters, digits, '_', '.' or '-', starting with a letter or '_', at most 64 characters (e.g. 'get_weather').`,
+      );
+    }
+    this.name = options.name;
+    this.description = options.description ?? '';
+    this.isLongRunning = options.isLongRunning ?? false;
+  }
+
+  /** The declaration sent to the model. */
+  abstract getDeclaration(): Promise<FunctionDeclaration>;
+
+  /**
+   * Runs the tool. The result becomes the function response: a plain object as is, any other
+   * value as `{ result: value }`. A thrown error goes back to the model as `{ error: message }`.
+   */
+  abstract runAsync(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
+}
+
+/** The function response for a tool's return value. */
+export function toFunctionResponse(value: unknown): Record<string, unknown> {
+  if (isPlainObject(value)) return value;
+  return { result: value === undefined ? null : value };
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}

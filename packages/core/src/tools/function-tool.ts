@@ -1,0 +1,72 @@
+import { ConfigurationError, TroupeError } from '../errors.js';
+import type { FunctionDeclaration } from '../models/llm-request.js';
+import { toJsonSchema, validate, type Infer, type Schema } from '../utils/schema.js';
+import { BaseTool, type BaseToolOptions } from './base-tool.js';
+import type { ToolContext } from './tool-context.js';
+
+/** The model called a tool with arguments that do not match its parameters. */
+export class ToolArgumentsError extends TroupeError {
+  constructor(message: string) {
+    super('TOOL_ARGUMENTS', message);
+  }
+}
+
+/** Options of {@link FunctionTool}. */
+export interface FunctionToolOptions<P extends Schema | undefined> extends BaseToolOptions {
+  /** The arguments, as a zod object schema or a JSON Schema object. Validated before `execute`. */
+  parameters?: P;
+  /** The tool's work. The return value becomes the function response. */
+  execute(args: P extends Schema ? Infer<P> : Record<string, unknown>, ctx: ToolContext): unknown;
+}
+
+const NO_PARAMETERS = { type: 'object', properties: {} } as const;
+
+/**
+ * A tool made from a function. Arguments are validated against `parameters` first; invalid ones
+ * go back to the model as an error response and `execute` is not called.
+ *
+ * @example
+ * const add = new FunctionTool({
+ *   name: 'add',
+ *   description: 'Adds two numbers.',
+ *   parameters: z.object({ a: z.number(), b: z.number() }),
+ *   execute: ({ a, b }) => a + b,
+ * });
+ */
+export class FunctionTool<P extends Schema | undefined = undefined> extends BaseTool {
+  readonly parameters: Schema | undefined;
+  private readonly execute: FunctionToolOptions<P>['execute'];
+  private declaration: Promise<FunctionDeclaration> | undefined;
+
+  constructor(options: FunctionToolOptions<P>) {
+    super(options);
+    if (typeof options.execute !== 'function') {
+      throw new ConfigurationError(`FunctionTool '${options.name}' needs an execute(args, ctx) function; got ${typeof options.execute}.`);
+    }
+    this.parameters = options.parameters;
+    this.execute = options.execute.bind(options);
+  }
+
+  getDeclaration(): Promise<FunctionDeclaration> {
+    this.declaration ??= (async () => ({
+      name: this.name,
+      description: this.description,
+      parameters: this.parameters ? await toJsonSchema(this.parameters) : { ...NO_PARAMETERS },
+    }))();
+    return this.declaration;
+  }
+
+  async runAsync(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
+    let checkedArgs: unknown = args;
+    if (this.parameters) {
+      const checked = await validate(this.parameters, args);
+      if (!checked.ok) {
+        throw new ToolArgumentsError(
+          `Invalid arguments for tool '${this.name}': ${checked.message}. Call it again with arguments that match its parameters.`,
+        );
+      }
+      checkedArgs = checked.value;
+    }
+    return this.execute(checkedArgs as never, ctx);
+  }
+}

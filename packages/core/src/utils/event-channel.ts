@@ -1,0 +1,77 @@
+import type { Event } from '../events/event.js';
+
+interface Pending {
+  event: Event;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Funnels events from concurrent producers (parallel branches, concurrent tool calls) into one
+ * stream, with backpressure: a producer's `push` resolves only after the consumer has yielded the
+ * event and been resumed, i.e. after the runner appended it. So no producer runs ahead of the
+ * session it reads.
+ */
+export class EventChannel {
+  private readonly queue: Pending[] = [];
+  private wake: (() => void) | undefined;
+  private closed = false;
+  private failure: { error: unknown } | undefined;
+
+  /** Queues an event; resolves once the consumer has taken it downstream. */
+  push(event: Event): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure.error);
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ event, resolve, reject });
+      this.notify();
+    });
+  }
+
+  /**
+   * Yields queued events until `done` settles and the queue is empty. If the consumer stops early
+   * (return or throw), every waiting producer is rejected with `stopReason`.
+   */
+  async *drain(done: Promise<unknown>, stopReason: () => unknown): AsyncGenerator<Event, void, undefined> {
+    done.then(
+      () => this.close(),
+      () => this.close(),
+    );
+    let completed = false;
+    try {
+      for (;;) {
+        const next = this.queue.shift();
+        if (next) {
+          yield next.event;
+          next.resolve();
+          continue;
+        }
+        if (this.closed) break;
+        await new Promise<void>((resolve) => {
+          this.wake = resolve;
+        });
+      }
+      completed = true;
+    } finally {
+      if (!completed) this.fail(stopReason());
+    }
+  }
+
+  /** Rejects waiting and future pushes. */
+  fail(error: unknown): void {
+    this.failure ??= { error };
+    for (const pending of this.queue.splice(0)) pending.reject(error);
+  }
+
+  private close(): void {
+    this.closed = true;
+    this.notify();
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    if (wake) {
+      this.wake = undefined;
+      wake();
+    }
+  }
+}

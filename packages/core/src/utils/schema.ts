@@ -1,0 +1,84 @@
+import type { ZodType } from 'zod';
+import { ConfigurationError } from '../errors.js';
+
+/** A JSON Schema object. */
+export type JsonSchema = Record<string, unknown>;
+
+/** A zod schema (v4, or anything with the same `safeParse`) or a JSON Schema object. */
+export type Schema = ZodType | JsonSchema;
+
+/** The value type a schema describes: inferred for zod, `Record<string, unknown>` for JSON Schema. */
+export type Infer<S> = S extends ZodType<infer T> ? T : Record<string, unknown>;
+
+/** The outcome of validating a value. */
+export type Validation = { ok: true; value: unknown } | { ok: false; message: string };
+
+export function isZodSchema(schema: unknown): schema is ZodType {
+  return typeof schema === 'object' && schema !== null && typeof (schema as ZodType).safeParse === 'function';
+}
+
+/** Checks a value against a zod or JSON Schema. Resolves to a message naming each failing field. */
+export async function validate(schema: Schema, value: unknown): Promise<Validation> {
+  if (isZodSchema(schema)) {
+    const result = schema.safeParse(value);
+    if (result.success) return { ok: true, value: result.data };
+    const message = result.error.issues
+      .map((issue) => `${issue.path.length ? issue.path.join('.') : '(root)'}: ${issue.message}`)
+      .join('; ');
+    return { ok: false, message };
+  }
+  const check = await compileJsonSchema(schema);
+  if (check(value)) return { ok: true, value };
+  const message = (check.errors ?? [])
+    .map((error) => `${error.instancePath ? error.instancePath.slice(1).replaceAll('/', '.') : '(root)'}: ${error.message ?? 'is invalid'}`)
+    .join('; ');
+  return { ok: false, message };
+}
+
+/** The JSON Schema form of a schema, for tool declarations and response formats. */
+export async function toJsonSchema(schema: Schema): Promise<JsonSchema> {
+  if (!isZodSchema(schema)) return schema;
+  const cached = jsonSchemaCache.get(schema);
+  if (cached) return cached;
+  const { z } = await import('zod');
+  let json: JsonSchema;
+  try {
+    json = z.toJSONSchema(schema, { unrepresentable: 'any' });
+  } catch (error) {
+    throw new ConfigurationError(
+      `This zod schema cannot be turned into JSON Schema for the model (${(error as Error).message}). Use zod v4 types that JSON Schema can express, or pass a JSON Schema object.`,
+    );
+  }
+  delete json.$schema;
+  jsonSchemaCache.set(schema, json);
+  return json;
+}
+
+const jsonSchemaCache = new WeakMap<object, JsonSchema>();
+
+interface CompiledCheck {
+  (value: unknown): boolean;
+  errors?: { instancePath: string; message?: string }[] | null;
+}
+
+const compiled = new WeakMap<object, CompiledCheck>();
+let ajvPromise: Promise<{ compile(schema: object): CompiledCheck }> | undefined;
+
+// ajv is loaded on first use so that importing @troupe/core stays cheap.
+async function compileJsonSchema(schema: JsonSchema): Promise<CompiledCheck> {
+  const hit = compiled.get(schema);
+  if (hit) return hit;
+  ajvPromise ??= import('ajv').then((mod) => {
+    const Ajv = (mod.default as unknown as { default?: unknown }).default ?? mod.default;
+    return new (Ajv as new (options: object) => { compile(schema: object): CompiledCheck })({ allErrors: true, strict: false });
+  });
+  const ajv = await ajvPromise;
+  let check: CompiledCheck;
+  try {
+    check = ajv.compile(schema);
+  } catch (error) {
+    throw new ConfigurationError(`Invalid JSON Schema ${JSON.stringify(schema).slice(0, 200)}: ${(error as Error).message}. Fix the schema.`);
+  }
+  compiled.set(schema, check);
+  return check;
+}
