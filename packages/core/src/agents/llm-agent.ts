@@ -16,7 +16,7 @@ import { buildHistory, type IncludeContents } from './llm/history.js';
 import { fillTemplate } from './llm/instructions.js';
 import { callModel, type AfterModelCallback, type BeforeModelCallback } from './llm/model-call.js';
 import { executeFunctionCalls, type AfterToolCallback, type BeforeToolCallback } from './llm/tool-execution.js';
-import { createTransferTool, transferCapable, transferInstruction, transferTargets, TRANSFER_TOOL_NAME } from './llm/transfer.js';
+import { TransferTool, transferCapable, transferInstruction, transferTargets, TRANSFER_TOOL_NAME } from './llm/transfer.js';
 import { inputToText } from './structured-input.js';
 
 /** An instruction: a template string (`{key}` from state) or a function of the context. */
@@ -155,7 +155,7 @@ export class LlmAgent extends BaseAgent {
     const tools = new Map<string, BaseTool>();
     for (const tool of this.tools) tools.set(tool.name, tool);
     const targets = transferTargets(this, this);
-    if (targets.length > 0) tools.set(TRANSFER_TOOL_NAME, createTransferTool(this, targets));
+    if (targets.length > 0) tools.set(TRANSFER_TOOL_NAME, new TransferTool(this, targets));
 
     let lastText: string | undefined;
     let outputRetried = false;

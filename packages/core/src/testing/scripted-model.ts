@@ -119,7 +119,7 @@ export class ScriptedModel extends BaseLlm {
 
 function estimateTokens(request: LlmRequest): number {
   let chars = request.config.systemInstruction?.length ?? 0;
-  for (const content of request.contents) for (const part of content.parts) chars += 'text' in part ? part.text.length : 16;
+  for (const content of request.contents) for (const part of content.parts) chars += 'text' in part ? part.text.length : JSON.stringify(part).length;
   return Math.ceil(chars / 4);
 }
 

@@ -30,7 +30,7 @@ export async function validate(schema: Schema, value: unknown): Promise<Validati
   const check = await compileJsonSchema(schema);
   if (check(value)) return { ok: true, value };
   const message = (check.errors ?? [])
-    .map((error) => `${error.instancePath ? error.instancePath.slice(1).replaceAll('/', '.') : '(root)'}: ${error.message ?? 'is invalid'}`)
+    .map((error) => `${error.instancePath ? error.instancePath.slice(1).replaceAll('/', '.') : '(root)'}: ${describeAjvError(error)}`)
     .join('; ');
   return { ok: false, message };
 }
@@ -56,9 +56,27 @@ export async function toJsonSchema(schema: Schema): Promise<JsonSchema> {
 
 const jsonSchemaCache = new WeakMap<object, JsonSchema>();
 
+interface AjvError {
+  instancePath: string;
+  keyword?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
 interface CompiledCheck {
   (value: unknown): boolean;
-  errors?: { instancePath: string; message?: string }[] | null;
+  errors?: AjvError[] | null;
+}
+
+function describeAjvError(error: AjvError): string {
+  const message = error.message ?? 'is invalid';
+  if (error.keyword === 'enum' && Array.isArray(error.params?.allowedValues)) {
+    return `${message} (${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')})`;
+  }
+  if (error.keyword === 'additionalProperties' && error.params?.additionalProperty) {
+    return `${message} ('${String(error.params.additionalProperty)}')`;
+  }
+  return message;
 }
 
 const compiled = new WeakMap<object, CompiledCheck>();

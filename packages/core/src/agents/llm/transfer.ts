@@ -1,5 +1,8 @@
 import type { Event } from '../../events/event.js';
-import { FunctionTool } from '../../tools/function-tool.js';
+import { TroupeError } from '../../errors.js';
+import type { FunctionDeclaration } from '../../models/llm-request.js';
+import { BaseTool } from '../../tools/base-tool.js';
+import type { ToolContext } from '../../tools/tool-context.js';
 import type { BaseAgent } from '../base-agent.js';
 
 /** The name of the built-in tool an LlmAgent uses to hand the conversation to another agent. */
@@ -28,30 +31,46 @@ export function transferTargets(agent: BaseAgent, policy: TransferPolicy): BaseA
   return targets;
 }
 
-/** The `transfer_to_agent` tool for a given set of targets. */
-export function createTransferTool(agent: BaseAgent, targets: readonly BaseAgent[]): FunctionTool<Record<string, unknown>> {
-  const names = targets.map((t) => t.name);
-  return new FunctionTool({
-    name: TRANSFER_TOOL_NAME,
-    description:
-      'Transfer the conversation to another agent that is better suited to answer it. ' +
-      targets.map((t) => `'${t.name}'${t.description ? `: ${t.description}` : ''}`).join('; '),
-    parameters: {
-      type: 'object',
-      properties: { agent_name: { type: 'string', enum: names, description: 'The name of the agent to transfer to.' } },
-      required: ['agent_name'],
-    },
-    execute: (args, ctx) => {
-      const name = args.agent_name;
-      if (typeof name !== 'string' || !names.includes(name)) {
-        throw new Error(
-          `Agent '${agent.name}' cannot transfer to ${JSON.stringify(name)}: it is not a known or allowed target. Allowed targets: ${names.join(', ')}.`,
-        );
-      }
-      ctx.actions.transferToAgent = name;
-      return { transferred_to: name };
-    },
-  });
+/** The `transfer_to_agent` tool for one agent's targets: the model names the agent to hand over to. */
+export class TransferTool extends BaseTool {
+  private readonly names: string[];
+
+  constructor(
+    private readonly agent: BaseAgent,
+    private readonly targets: readonly BaseAgent[],
+  ) {
+    super({
+      name: TRANSFER_TOOL_NAME,
+      description:
+        'Transfer the conversation to another agent that is better suited to answer it. ' +
+        targets.map((t) => `'${t.name}'${t.description ? `: ${t.description}` : ''}`).join('; '),
+    });
+    this.names = targets.map((t) => t.name);
+  }
+
+  async getDeclaration(): Promise<FunctionDeclaration> {
+    return {
+      name: this.name,
+      description: this.description,
+      parameters: {
+        type: 'object',
+        properties: { agent_name: { type: 'string', enum: this.names, description: 'The name of the agent to transfer to.' } },
+        required: ['agent_name'],
+      },
+    };
+  }
+
+  async runAsync(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
+    const name = args.agent_name;
+    if (typeof name !== 'string' || !this.names.includes(name)) {
+      throw new TroupeError(
+        'TRANSFER_TARGET',
+        `Agent '${this.agent.name}' cannot transfer to ${JSON.stringify(name)}: it is not a known or allowed target. Allowed targets: ${this.names.join(', ')}.`,
+      );
+    }
+    ctx.actions.transferToAgent = name;
+    return { transferred_to: name };
+  }
 }
 
 /** The system-instruction paragraph that tells the model about its transfer targets. */
