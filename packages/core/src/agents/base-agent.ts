@@ -117,16 +117,23 @@ export abstract class BaseAgent {
   async *runAsync(parentContext: InvocationContext): AsyncGenerator<Event, void, undefined> {
     const ctx = parentContext.forAgent(this);
     try {
-      const before = await this.callBeforeAgent(ctx);
-      if (before) {
-        yield before.event;
-        if (before.skip) return;
+      // A resumed agent already passed its before-callbacks when it first started.
+      if (ctx.resumeFrom === undefined) {
+        const before = await this.callBeforeAgent(ctx);
+        if (before) {
+          yield before.event;
+          if (before.skip) return;
+        }
       }
+      let paused = false;
       for await (const event of this.runAsyncImpl(ctx)) {
         this.stamp(event, ctx);
         if (event.actions.escalate && event.author === this.name && ctx.loopScope) ctx.loopScope.escalated = true;
+        if (event.interrupt) paused = true;
         yield event;
       }
+      // A paused agent has not finished: its after-callbacks run when it does, after resume.
+      if (paused) return;
       const after = await this.callAfterAgent(ctx);
       if (after) yield after;
     } catch (error) {

@@ -19,6 +19,8 @@ export interface InvocationShared {
   transfers: number;
   tokens: number;
   endInvocation: boolean;
+  /** Answers given to interrupts of this invocation (by interrupt id), for tools that asked. */
+  readonly answers: ReadonlyMap<string, unknown>;
 }
 
 /**
@@ -47,6 +49,7 @@ interface ContextFields {
   readonly abortSignal: AbortSignal;
   readonly historyScope: HistoryScope | undefined;
   readonly loopScope: LoopScope | undefined;
+  readonly resumeFrom: number | undefined;
 }
 
 /** Where an agent runs: its session, branch, input and the invocation it belongs to. */
@@ -70,6 +73,12 @@ export class InvocationContext {
   readonly historyScope: HistoryScope | undefined;
   /** @internal */
   readonly loopScope: LoopScope | undefined;
+  /**
+   * Set when this agent is being resumed: the index in `session.events` from which its earlier
+   * progress in this invocation is read. Undefined for a fresh run. Internal.
+   * @internal
+   */
+  readonly resumeFrom: number | undefined;
 
   constructor(fields: ContextFields) {
     this.shared = fields.shared;
@@ -83,6 +92,7 @@ export class InvocationContext {
     this.abortSignal = fields.abortSignal;
     this.historyScope = fields.historyScope;
     this.loopScope = fields.loopScope;
+    this.resumeFrom = fields.resumeFrom;
   }
 
   get invocationId(): string {
@@ -116,6 +126,7 @@ export class InvocationContext {
       abortSignal: changes.abortSignal ?? this.abortSignal,
       historyScope: 'historyScope' in changes ? changes.historyScope : this.historyScope,
       loopScope: 'loopScope' in changes ? changes.loopScope : this.loopScope,
+      resumeFrom: 'resumeFrom' in changes ? changes.resumeFrom : this.resumeFrom,
     });
   }
 
@@ -127,6 +138,11 @@ export class InvocationContext {
   /** The branch a child of `parent` runs on when isolated (parallel branch, tool call, team skill). */
   childBranch(parentName: string, childName: string): string {
     return this.branch ? `${this.branch}.${parentName}.${childName}` : `${parentName}.${childName}`;
+  }
+
+  /** This context for running a child from scratch (not resuming it). */
+  fresh(): InvocationContext {
+    return this.resumeFrom === undefined ? this : this.with({ resumeFrom: undefined });
   }
 
   /** Throws the abort reason when the run was cancelled. */

@@ -1,6 +1,6 @@
 import type { Content, FunctionCall, Part } from '../events/content.js';
 import { contentText } from '../events/content.js';
-import type { Event, Usage } from '../events/event.js';
+import type { Event, EventActions, Usage } from '../events/event.js';
 import { ConfigurationError, OutputValidationError, TransferLimitError, TroupeError } from '../errors.js';
 import { isBaseLlm, type BaseLlm } from '../models/base-llm.js';
 import type { FunctionDeclaration, GenerateContentConfig, LlmRequest, LlmResponse } from '../models/llm-request.js';
@@ -17,7 +17,13 @@ import { fillTemplate } from './llm/instructions.js';
 import { callModel, type AfterModelCallback, type BeforeModelCallback } from './llm/model-call.js';
 import { executeFunctionCalls, type AfterToolCallback, type BeforeToolCallback } from './llm/tool-execution.js';
 import { TransferTool, transferCapable, transferInstruction, transferTargets, TRANSFER_TOOL_NAME } from './llm/transfer.js';
+import { findLlmResumePoint } from './llm/resume-point.js';
 import { inputToText } from './structured-input.js';
+
+interface TurnState {
+  /** The agent's most recent text in this run (for outputKey when the turn ends without text). */
+  lastText: string | undefined;
+}
 
 /** An instruction: a template string (`{key}` from state) or a function of the context. */
 export type Instruction = string | ((ctx: InvocationContext) => string | Promise<string>);
@@ -157,79 +163,125 @@ export class LlmAgent extends BaseAgent {
     const targets = transferTargets(this, this);
     if (targets.length > 0) tools.set(TRANSFER_TOOL_NAME, new TransferTool(this, targets));
 
-    let lastText: string | undefined;
+    const turn: TurnState = { lastText: undefined };
+    let pending: { calls: FunctionCall[]; from: number } | undefined;
+    if (ctx.resumeFrom !== undefined) {
+      const point = findLlmResumePoint(ctx, this.name);
+      switch (point.kind) {
+        case 'done':
+          return;
+        case 'transferred':
+          yield* this.transfer(ctx.with({ resumeFrom: point.from }), point.target);
+          return;
+        case 'pendingCalls':
+          pending = { calls: point.calls, from: point.from };
+          turn.lastText = point.lastText;
+          break;
+        case 'continue':
+          turn.lastText = point.lastText;
+          break;
+        case 'fresh':
+          break;
+      }
+    }
+    const freshCtx = ctx.fresh();
     let outputRetried = false;
     let correction: Content[] = [];
     for (;;) {
-      ctx.throwIfAborted();
-      const request = await this.buildRequest(ctx, model, tools, targets);
-      request.contents.push(...correction);
-      correction = [];
-      const cb = new CallbackContext(ctx);
-      const call = callModel(ctx, model, request, cb, this);
-      let step = await call.next();
-      while (!step.done) {
-        yield this.responseEvent(ctx, step.value, model, true);
-        step = await call.next();
-      }
-      const { response, fromModel } = step.value;
-      const event = this.responseEvent(ctx, response, model, false);
-      cb.applyTo(event.actions);
-      if (fromModel) event.usage = normalizeUsage(response.usage);
-      const text = contentText(event.content);
-      if (text) lastText = text;
+      let calls: FunctionCall[];
+      let resumeFrom: number | undefined;
+      if (pending) {
+        ({ calls, from: resumeFrom } = pending);
+        pending = undefined;
+      } else {
+        ctx.throwIfAborted();
+        const request = await this.buildRequest(freshCtx, model, tools, targets);
+        request.contents.push(...correction);
+        correction = [];
+        const cb = new CallbackContext(freshCtx);
+        const call = callModel(freshCtx, model, request, cb, this);
+        let step = await call.next();
+        while (!step.done) {
+          yield this.responseEvent(ctx, step.value, model, true);
+          step = await call.next();
+        }
+        const { response, fromModel } = step.value;
+        const event = this.responseEvent(ctx, response, model, false);
+        cb.applyTo(event.actions);
+        if (fromModel) event.usage = normalizeUsage(response.usage);
+        const text = contentText(event.content);
+        if (text) turn.lastText = text;
 
-      const calls = functionCallsOf(event);
-      if (calls.length === 0) {
-        if (this.outputSchema) {
-          const parsed = await parseStructured(this.outputSchema, text);
-          if (!parsed.ok) {
-            if (outputRetried) {
-              throw new OutputValidationError(
-                `Agent '${this.name}' answered twice with output that does not match its outputSchema: ${parsed.message}. Last answer: ${text.slice(0, 300)}`,
-              );
+        calls = functionCallsOf(event);
+        if (calls.length === 0) {
+          if (this.outputSchema) {
+            const parsed = await parseStructured(this.outputSchema, text);
+            if (!parsed.ok) {
+              if (outputRetried) {
+                throw new OutputValidationError(
+                  `Agent '${this.name}' answered twice with output that does not match its outputSchema: ${parsed.message}. Last answer: ${text.slice(0, 300)}`,
+                );
+              }
+              outputRetried = true;
+              event.errorCode = 'OUTPUT_VALIDATION';
+              event.errorMessage = parsed.message;
+              yield event;
+              correction = [
+                {
+                  role: 'user',
+                  parts: [{ text: `Your answer did not match the required JSON schema (${parsed.message}). Reply again with only a JSON value that matches the schema.` }],
+                },
+              ];
+              continue;
             }
-            outputRetried = true;
-            event.errorCode = 'OUTPUT_VALIDATION';
-            event.errorMessage = parsed.message;
-            yield event;
-            correction = [
-              {
-                role: 'user',
-                parts: [{ text: `Your answer did not match the required JSON schema (${parsed.message}). Reply again with only a JSON value that matches the schema.` }],
-              },
-            ];
-            continue;
+            this.setOutput(event, parsed.value);
+          } else {
+            this.setOutput(event, text || turn.lastText || '');
           }
-          this.setOutput(event, parsed.value);
-        } else {
-          this.setOutput(event, text || lastText || '');
+          yield event;
+          return;
         }
         yield event;
-        return;
       }
+      const next = yield* this.runFunctionCalls(ctx, freshCtx, calls, tools, turn, resumeFrom);
+      if (next === 'stop') return;
+    }
+  }
 
-      yield event;
-      const execution = executeFunctionCalls(ctx, calls, tools, this);
-      let exec = await execution.next();
-      while (!exec.done) {
-        yield exec.value;
-        exec = await execution.next();
-      }
-      const responseEvent = this.createEvent(ctx, { content: { role: 'user', parts: exec.value.parts } });
-      for (const toolCtx of exec.value.contexts) toolCtx.applyTo(responseEvent.actions);
-      const actions = responseEvent.actions;
-      if (actions.skipSummarization && !actions.transferToAgent) {
-        this.setOutput(responseEvent, lastText ?? singleResult(exec.value.parts));
+  /** Runs one turn's calls, yields their results (and pauses), and says whether the agent's turn goes on. */
+  private async *runFunctionCalls(
+    ctx: InvocationContext,
+    freshCtx: InvocationContext,
+    calls: FunctionCall[],
+    tools: ReadonlyMap<string, BaseTool>,
+    turn: TurnState,
+    resumeFrom: number | undefined,
+  ): AsyncGenerator<Event, 'continue' | 'stop', undefined> {
+    const execution = executeFunctionCalls(freshCtx, calls, tools, this, resumeFrom);
+    let exec = await execution.next();
+    while (!exec.done) {
+      yield exec.value;
+      exec = await execution.next();
+    }
+    const result = exec.value;
+    let actions: EventActions | undefined;
+    if (result.parts.length > 0) {
+      const responseEvent = this.createEvent(ctx, { content: { role: 'user', parts: result.parts } });
+      for (const toolCtx of result.contexts) toolCtx.applyTo(responseEvent.actions);
+      actions = responseEvent.actions;
+      if (result.paused) delete actions.transferToAgent;
+      if (actions.skipSummarization && !actions.transferToAgent && !result.paused) {
+        this.setOutput(responseEvent, turn.lastText ?? singleResult(result.parts));
       }
       yield responseEvent;
-
-      if (actions.transferToAgent) {
-        yield* this.transfer(ctx, actions.transferToAgent);
-        return;
-      }
-      if (actions.skipSummarization || actions.escalate) return;
     }
+    for (const interrupt of result.interrupts) yield this.createEvent(ctx, { interrupt });
+    if (result.paused || !actions) return 'stop';
+    if (actions.transferToAgent) {
+      yield* this.transfer(freshCtx, actions.transferToAgent);
+      return 'stop';
+    }
+    return actions.skipSummarization || actions.escalate ? 'stop' : 'continue';
   }
 
   private setOutput(event: Event, output: unknown): void {

@@ -2,6 +2,7 @@ import type { Event } from '../events/event.js';
 import { ConfigurationError } from '../errors.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import type { InvocationContext, LoopScope } from './invocation-context.js';
+import { isPause, lastCheckpoint, lastOutputOnBranch } from './replay.js';
 
 /** Options of {@link LoopAgent}. */
 export interface LoopAgentOptions extends BaseAgentOptions {
@@ -35,19 +36,41 @@ export class LoopAgent extends BaseAgent {
 
   protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined> {
     const scope: LoopScope = { escalated: false };
-    const loopCtx = ctx.with({ loopScope: scope });
+    const loopCtx = ctx.fresh().with({ loopScope: scope });
     const children = this.subAgents;
     let output: unknown;
     let iteration = 0;
+    let start = 0;
+    let resumeCtx: InvocationContext | undefined;
+    if (ctx.resumeFrom !== undefined) {
+      const checkpoint = lastCheckpoint(ctx, this.name);
+      if (checkpoint?.state.stopReason !== undefined) return; // it had already finished
+      if (checkpoint) {
+        iteration = Number(checkpoint.state.iteration ?? 0);
+        start = Number(checkpoint.state.next ?? 0);
+        if (start >= children.length) {
+          iteration++;
+          start = 0;
+        }
+      }
+      output = lastOutputOnBranch(ctx, ctx.branch);
+      resumeCtx = loopCtx.with({ resumeFrom: checkpoint ? checkpoint.index + 1 : ctx.resumeFrom });
+    }
     while (!scope.escalated && (this.maxIterations === undefined || iteration < this.maxIterations)) {
-      for (let i = 0; i < children.length && !scope.escalated; i++) {
-        for await (const event of children[i]!.runAsync(loopCtx)) {
+      for (let i = start; i < children.length && !scope.escalated; i++) {
+        let paused = false;
+        const childCtx = resumeCtx && i === start ? resumeCtx : loopCtx;
+        resumeCtx = undefined;
+        for await (const event of children[i]!.runAsync(childCtx)) {
           if (event.output !== undefined) output = event.output;
           yield event;
+          if (isPause(event)) paused = true;
           if (scope.escalated) break;
         }
+        if (paused) return;
         if (!scope.escalated) yield this.createEvent(ctx, { actions: { agentState: { iteration, next: i + 1 } } });
       }
+      start = 0;
       iteration++;
       if (children.length === 0) break;
     }

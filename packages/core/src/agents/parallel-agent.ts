@@ -4,6 +4,7 @@ import { EventChannel } from '../utils/event-channel.js';
 import { linkedAbortController } from '../utils/abort.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import type { InvocationContext } from './invocation-context.js';
+import { checkpoints, isPause, lastOutputOnBranch } from './replay.js';
 
 /** Options of {@link ParallelAgent}. */
 export interface ParallelAgentOptions extends BaseAgentOptions {
@@ -38,17 +39,36 @@ export class ParallelAgent extends BaseAgent {
 
   protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined> {
     const children = this.subAgents;
+    const done = new Set<string>();
+    const outputs = new Map<string, unknown>();
+    if (ctx.resumeFrom !== undefined) {
+      // Branches that finished before the pause are not run again.
+      for (const state of checkpoints(ctx, this.name)) {
+        if (Array.isArray(state.completed)) return; // the whole fan-out had finished
+        if (typeof state.completed === 'string') done.add(state.completed);
+      }
+      for (const name of done) outputs.set(name, lastOutputOnBranch(ctx, ctx.childBranch(this.name, name)));
+    }
+    const pending = children.filter((child) => !done.has(child.name));
+    let paused = false;
     const controller = linkedAbortController(ctx.abortSignal);
     const channel = new EventChannel();
-    const outputs = new Map<string, unknown>();
     let failure: { error: unknown } | undefined;
 
     const runChild = async (child: BaseAgent): Promise<void> => {
+      // On resume, unfinished branches pick up where they stopped (their events are on their own branch).
       const childCtx = ctx.with({ branch: ctx.childBranch(this.name, child.name), abortSignal: controller.signal });
       try {
+        let branchPaused = false;
         for await (const event of child.runAsync(childCtx)) {
           if (event.output !== undefined && !event.partial) outputs.set(child.name, event.output);
+          if (isPause(event)) branchPaused = true;
           await channel.push(event);
+        }
+        // A paused branch has not finished; it resumes later and the others are not re-run.
+        if (branchPaused) {
+          paused = true;
+          return;
         }
         await channel.push(this.createEvent(ctx, { actions: { agentState: { completed: child.name } } }));
       } catch (error) {
@@ -59,22 +79,23 @@ export class ParallelAgent extends BaseAgent {
       }
     };
 
-    const done = runWithConcurrency(children, this.maxConcurrency ?? children.length, runChild, () => failure !== undefined || controller.signal.aborted);
+    const running = runWithConcurrency(pending, this.maxConcurrency ?? pending.length, runChild, () => failure !== undefined || controller.signal.aborted);
     let finished = false;
     try {
-      yield* channel.drain(done, () => {
+      yield* channel.drain(running, () => {
         controller.abort(new RunCancelledError(`ParallelAgent '${this.name}' was stopped.`));
         return controller.signal.reason;
       });
-      await done;
+      await running;
       finished = true;
     } finally {
       controller.dispose();
       // Leave no branch running behind us, even when the consumer stopped early.
-      if (!finished) await done.catch(() => undefined);
+      if (!finished) await running.catch(() => undefined);
     }
     if (failure) throw failure.error;
     ctx.throwIfAborted();
+    if (paused) return;
     const output: Record<string, unknown> = {};
     for (const child of children) if (outputs.has(child.name)) output[child.name] = outputs.get(child.name);
     yield this.createEvent(ctx, { output, actions: { agentState: { completed: children.map((c) => c.name) }, endOfAgent: true } });

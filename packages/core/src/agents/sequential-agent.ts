@@ -1,6 +1,7 @@
 import type { Event } from '../events/event.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import type { InvocationContext } from './invocation-context.js';
+import { isPause, lastCheckpoint } from './replay.js';
 
 /** Options of {@link SequentialAgent}. */
 export type SequentialAgentOptions = BaseAgentOptions;
@@ -21,12 +22,23 @@ export class SequentialAgent extends BaseAgent {
 
   protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined> {
     const children = this.subAgents;
-    for (let i = 0; i < children.length; i++) {
-      for await (const event of children[i]!.runAsync(ctx)) {
+    let start = 0;
+    let resumeCtx: InvocationContext | undefined;
+    if (ctx.resumeFrom !== undefined) {
+      const checkpoint = lastCheckpoint(ctx, this.name);
+      if (checkpoint) start = Number(checkpoint.state.next ?? 0);
+      resumeCtx = ctx.with({ resumeFrom: checkpoint ? checkpoint.index + 1 : ctx.resumeFrom });
+    }
+    const freshCtx = ctx.fresh();
+    for (let i = start; i < children.length; i++) {
+      let paused = false;
+      for await (const event of children[i]!.runAsync(i === start && resumeCtx ? resumeCtx : freshCtx)) {
         yield event;
+        if (isPause(event)) paused = true;
         // An escalation ends the steps of the nearest enclosing loop's iteration, this one included.
         if (ctx.loopScope?.escalated) return;
       }
+      if (paused) return;
       yield this.createEvent(ctx, {
         actions: { agentState: { next: i + 1 }, ...(i + 1 === children.length ? { endOfAgent: true } : {}) },
       });

@@ -1,23 +1,22 @@
 import type { BaseAgent } from '../agents/base-agent.js';
-import { failingAgentPath } from '../agents/base-agent.js';
-import { InvocationContext, type InvocationShared } from '../agents/invocation-context.js';
 import { collectFanInAgents } from '../agents/llm/branch-visibility.js';
 import { findAgentToRun } from '../agents/llm/transfer.js';
 import { inputFromContent } from '../agents/structured-input.js';
 import { userContent as toUserContent, type Content } from '../events/content.js';
 import { createEvent, type Event } from '../events/event.js';
-import { ConfigurationError, RunCancelledError, RunLimitError, SessionNotFoundError, TroupeError, OutputValidationError } from '../errors.js';
+import { ConfigurationError, OutputValidationError, PendingInterruptError, SessionNotFoundError } from '../errors.js';
+import { answersOf, checkResponses, openInterrupts } from '../interrupts/open-interrupts.js';
 import type { BaseLlm } from '../models/base-llm.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import type { Session, SessionService } from '../sessions/session.js';
-import { assertValidDelta, TEMP_PREFIX } from '../sessions/state-keys.js';
-import { linkedAbortController } from '../utils/abort.js';
+import { assertValidDelta } from '../sessions/state-keys.js';
 import { newId } from '../utils/ids.js';
 import { validate } from '../utils/schema.js';
 import type { BasePlugin } from './base-plugin.js';
+import { runInvocation, type InvocationSetup } from './invocation.js';
 import { PluginManager } from './plugin-manager.js';
 import { resolveRunConfig, type RunConfig } from './run-config.js';
-import { addUsage, emptyUsage, type RunResult, type RunStatus } from './run-result.js';
+import type { RunResult } from './run-result.js';
 import { acquireSession } from './session-lock.js';
 
 /** Options of {@link Runner}. */
@@ -47,10 +46,22 @@ export interface RunParams {
   abortSignal?: AbortSignal;
 }
 
+/** What continuing a paused (or crashed) invocation needs. */
+export interface ResumeParams {
+  userId: string;
+  sessionId: string;
+  /** The invocation to continue. @default the session's latest invocation with open interrupts */
+  invocationId?: string;
+  /** Answers by interrupt id: `true`/`false`/`{ confirmed, payload? }` for confirmations, the value for input requests. */
+  responses?: Record<string, unknown>;
+  runConfig?: RunConfig;
+  abortSignal?: AbortSignal;
+}
+
 /**
  * Runs an agent tree against sessions: appends the user's message, runs the agent that should
  * answer, appends every event before yielding it, and enforces limits, cancellation and the
- * one-invocation-per-session rule.
+ * one-invocation-per-session rule. Paused runs continue with {@link resume}.
  *
  * @example
  * const runner = new Runner({ appName: 'travel', agent: coordinator, sessionService: new InMemorySessionService() });
@@ -92,127 +103,99 @@ export class Runner {
    * final event with `errorCode`/`errorMessage` (stored too) and then throws.
    */
   async *runAsync(params: RunParams): AsyncGenerator<Event, void, undefined> {
-    yield* this.invoke(params, { result: undefined });
+    yield* runInvocation(await this.prepareRun(params), {});
   }
 
   /** Runs one user turn to the end. Resolves with the outcome; rejects only for misuse (unknown session, bad arguments). */
   async run(params: RunParams): Promise<RunResult> {
-    const sink: { result: RunResult | undefined } = { result: undefined };
-    try {
-      for await (const _ of this.invoke(params, sink)) {
-        // The events are collected into the result by invoke.
-      }
-    } catch (error) {
-      if (!sink.result) throw error;
-    }
-    return sink.result!;
+    return collect(await this.prepareRun(params));
   }
 
-  private async *invoke(params: RunParams, sink: { result: RunResult | undefined }): AsyncGenerator<Event, void, undefined> {
-    const { userId, sessionId } = params ?? ({} as RunParams);
-    if (typeof userId !== 'string' || !userId) throw new ConfigurationError(`run needs a userId string; got ${JSON.stringify(userId)}.`);
-    if (typeof sessionId !== 'string' || !sessionId) throw new ConfigurationError(`run needs a sessionId string; got ${JSON.stringify(sessionId)}. Create one with runner.sessionService.createSession.`);
+  /**
+   * Continues a paused invocation with answers to its interrupts, or an invocation whose process
+   * died (`invocationId`, no responses), without repeating finished steps. Yields the new events.
+   */
+  async *resumeAsync(params: ResumeParams): AsyncGenerator<Event, void, undefined> {
+    yield* runInvocation(await this.prepareResume(params), {});
+  }
+
+  /** {@link resumeAsync} to the end. */
+  async resume(params: ResumeParams): Promise<RunResult> {
+    return collect(await this.prepareResume(params));
+  }
+
+  private async prepareRun(params: RunParams): Promise<InvocationSetup> {
+    const { userId, sessionId } = checkIds(params);
     if (params.newMessage === undefined && params.input === undefined) {
       throw new ConfigurationError(`run needs a newMessage (string or Content) or an input object for session '${sessionId}'.`);
     }
     if (params.stateDelta) assertValidDelta(params.stateDelta);
     const runConfig = resolveRunConfig(params.runConfig);
     const session = await this.loadSession(userId, sessionId);
+    const pending = openInterrupts(session.events);
+    if (pending.length > 0 && !runConfig.abandonInterrupts) {
+      throw new PendingInterruptError(
+        `Session '${sessionId}' has ${pending.length} unanswered interrupt(s) (${pending.map((i) => i.id).join(', ')}). Answer them with runner.resume({ responses }), or pass runConfig.abandonInterrupts to start a new turn anyway.`,
+        pending.map((i) => i.id),
+      );
+    }
+    const agent = runConfig.restartFromRoot ? this.agent : findAgentToRun(this.agent, session.events);
+    const input = await this.structuredInput(agent, params);
+    const content = params.newMessage !== undefined ? toUserContent(params.newMessage) : agent.inputMessage(input);
+    const invocationId = `e-${newId()}`;
+    const agentState: Record<string, unknown> = {};
+    // What a resume in another process needs to restart this invocation the same way.
+    if (agent !== this.agent) agentState.startAgent = agent.name;
+    if (params.input !== undefined) agentState.input = input;
+    const opening = createEvent({
+      invocationId,
+      author: 'user',
+      content,
+      actions: { stateDelta: { ...params.stateDelta }, ...(Object.keys(agentState).length ? { agentState } : {}) },
+    });
     const release = acquireSession(this.sessionService, this.appName, userId, sessionId);
+    return { ...this.common(session, runConfig, params.abortSignal, release), invocationId, agent, userContent: content, input, opening, resumeFrom: undefined, answers: new Map() };
+  }
 
-    const controller = linkedAbortController(params.abortSignal);
-    const timer = runConfig.timeoutMs === undefined ? undefined : setTimeout(() => {
-      controller.abort(new RunLimitError('timeout', `The run took longer than runConfig.timeoutMs (${runConfig.timeoutMs} ms) and was stopped. Raise the limit or make the agents faster.`));
-    }, runConfig.timeoutMs);
-    const shared: InvocationShared = {
-      invocationId: `e-${newId()}`,
-      runConfig,
+  private async prepareResume(params: ResumeParams): Promise<InvocationSetup> {
+    const { userId, sessionId } = checkIds(params);
+    const runConfig = resolveRunConfig(params.runConfig);
+    const session = await this.loadSession(userId, sessionId);
+    const events = session.events;
+    const invocationId = params.invocationId ?? (openInterrupts(events).length > 0 ? events[events.length - 1]!.invocationId : undefined);
+    if (!invocationId) {
+      throw new ConfigurationError(`Session '${sessionId}' has no open interrupts to answer. To continue a run that stopped (e.g. its process died), pass its invocationId.`);
+    }
+    const start = events.findIndex((e) => e.invocationId === invocationId && e.author === 'user' && e.content !== undefined);
+    if (start < 0) throw new ConfigurationError(`Invocation '${invocationId}' is not in session '${sessionId}'. Use an invocationId from that session's events.`);
+    if (events.slice(start + 1).some((e) => e.invocationId !== invocationId)) {
+      throw new ConfigurationError(`Invocation '${invocationId}' of session '${sessionId}' was followed by newer turns and can no longer be resumed.`);
+    }
+    const earlier = answersOf(events, invocationId);
+    const checked = await checkResponses(openInterrupts(events, invocationId), earlier, params.responses ?? {});
+    const answers = new Map([...earlier, ...Object.entries(checked)]);
+    const userEvent = events[start]!;
+    const recorded = userEvent.actions.agentState ?? {};
+    const agent = typeof recorded.startAgent === 'string' ? this.agent.findAgent(recorded.startAgent) : this.agent;
+    if (!agent) throw new ConfigurationError(`Invocation '${invocationId}' started at agent '${String(recorded.startAgent)}', which is no longer in the tree of '${this.agent.name}'.`);
+    const input = (recorded.input as Record<string, unknown> | undefined) ?? inputFromContent(userEvent.content);
+    const opening = Object.keys(checked).length ? createEvent({ invocationId, author: 'user', actions: { agentState: { resume: { responses: checked } } } }) : undefined;
+    const release = acquireSession(this.sessionService, this.appName, userId, sessionId);
+    return { ...this.common(session, runConfig, params.abortSignal, release), invocationId, agent, userContent: userEvent.content, input, opening, resumeFrom: start + 1, answers };
+  }
+
+  private common(session: Session, runConfig: ReturnType<typeof resolveRunConfig>, abortSignal: AbortSignal | undefined, release: () => void) {
+    return {
+      session,
+      sessionService: this.sessionService,
       plugins: this.pluginManager,
       rootAgent: this.agent,
       defaultModel: this.defaultModel,
-      parallelAgentNames: new Set(this.fanInAgents),
-      llmCalls: 0,
-      transfers: 0,
-      tokens: 0,
-      endInvocation: false,
+      fanInAgents: this.fanInAgents,
+      runConfig,
+      abortSignal,
+      release,
     };
-    const events: Event[] = [];
-    const usage = emptyUsage();
-    let output: unknown;
-    let status: RunStatus = 'completed';
-    let failure: Error | undefined;
-    let ctx: InvocationContext | undefined;
-    let finished = false;
-    try {
-      const agent = runConfig.restartFromRoot ? this.agent : findAgentToRun(this.agent, session.events);
-      const input = await this.structuredInput(agent, params);
-      const content = params.newMessage !== undefined ? toUserContent(params.newMessage) : agent.inputMessage(input);
-      ctx = new InvocationContext({
-        shared,
-        agent,
-        branch: '',
-        path: treePath(agent.parentAgent),
-        session,
-        sessionService: this.sessionService,
-        userContent: content,
-        input,
-        abortSignal: controller.signal,
-        historyScope: undefined,
-        loopScope: undefined,
-      });
-      const userEvent = createEvent({ invocationId: shared.invocationId, author: 'user', content, actions: { stateDelta: { ...params.stateDelta } } });
-      await this.sessionService.appendEvent({ session, event: userEvent });
-      await this.pluginManager.run('beforeRun', { context: ctx });
-
-      for await (let event of agent.runAsync(ctx)) {
-        if (this.pluginManager.has('onEvent')) event = (await this.pluginManager.run('onEvent', { context: ctx, event })) ?? event;
-        if (event.partial) {
-          yield event;
-          continue;
-        }
-        const stored = await this.sessionService.appendEvent({ session, event });
-        events.push(stored);
-        if (stored.usage) {
-          addUsage(usage, stored.author, stored.usage);
-          shared.tokens += stored.usage.inputTokens + stored.usage.outputTokens;
-        }
-        if (stored.output !== undefined) output = stored.output;
-        yield stored;
-        if (shared.endInvocation) break;
-      }
-      finished = true;
-    } catch (caught) {
-      const error = this.classify(caught, params.abortSignal);
-      status = error instanceof RunLimitError ? 'limit' : error instanceof RunCancelledError ? 'cancelled' : 'failed';
-      failure = error;
-      const errorEvent = createEvent({
-        invocationId: shared.invocationId,
-        author: authorOf(failingAgentPath(caught)) ?? this.agent.name,
-        path: failingAgentPath(caught) ?? this.agent.name,
-        errorCode: error instanceof TroupeError ? error.code : 'ERROR',
-        errorMessage: error.message,
-      });
-      try {
-        events.push(await this.sessionService.appendEvent({ session, event: errorEvent }));
-      } catch {
-        // The store refused the error record (e.g. it went away); the run's error below still reports the failure.
-      }
-      yield errorEvent;
-      throw error;
-    } finally {
-      if (timer) clearTimeout(timer);
-      if (!controller.signal.aborted) controller.abort(new RunCancelledError('The run ended.'));
-      controller.dispose();
-      for (const key of Object.keys(session.state)) if (key.startsWith(TEMP_PREFIX)) delete session.state[key];
-      release();
-      // A consumer that stopped iterating early abandoned the run.
-      if (!finished && !failure) status = 'cancelled';
-      const result: RunResult = { status, events, output, state: { ...session.state }, usage, interrupts: [] };
-      if (failure) result.error = failure;
-      if (failure instanceof RunLimitError) result.stopReason = failure.limit;
-      sink.result = result;
-      if (ctx) await this.pluginManager.run('afterRun', { context: ctx, result });
-    }
   }
 
   private async loadSession(userId: string, sessionId: string): Promise<Session> {
@@ -234,13 +217,6 @@ export class Runner {
     if (!checked.ok) throw new OutputValidationError(`The input for agent '${agent.name}' does not match its inputSchema: ${checked.message}.`);
     return checked.value as Record<string, unknown>;
   }
-
-  private classify(error: unknown, userSignal: AbortSignal | undefined): Error {
-    if (error instanceof RunLimitError || error instanceof RunCancelledError) return error;
-    if (userSignal?.aborted) return new RunCancelledError(undefined, { cause: error });
-    if (error instanceof Error) return error;
-    return new TroupeError('ERROR', `The run failed with a non-Error value: ${String(error)}`, { cause: error });
-  }
 }
 
 /** A runner with an in-memory session store, for tests and quick experiments. */
@@ -250,14 +226,24 @@ export class InMemoryRunner extends Runner {
   }
 }
 
-function treePath(agent: BaseAgent | undefined): string {
-  const names: string[] = [];
-  for (let a = agent; a; a = a.parentAgent) names.push(a.name);
-  return names.reverse().join('/');
+function checkIds(params: { userId: string; sessionId: string }): { userId: string; sessionId: string } {
+  const { userId, sessionId } = params ?? ({} as { userId: string; sessionId: string });
+  if (typeof userId !== 'string' || !userId) throw new ConfigurationError(`A run needs a userId string; got ${JSON.stringify(userId)}.`);
+  if (typeof sessionId !== 'string' || !sessionId) {
+    throw new ConfigurationError(`A run needs a sessionId string; got ${JSON.stringify(sessionId)}. Create one with runner.sessionService.createSession.`);
+  }
+  return { userId, sessionId };
 }
 
-function authorOf(path: string | undefined): string | undefined {
-  if (!path) return undefined;
-  const slash = path.lastIndexOf('/');
-  return slash < 0 ? path : path.slice(slash + 1);
+/** Runs an invocation to the end; failures inside the tree become the result's status. */
+async function collect(setup: InvocationSetup): Promise<RunResult> {
+  const sink: { result?: RunResult } = {};
+  try {
+    for await (const _ of runInvocation(setup, sink)) {
+      // runInvocation collects the events into the result.
+    }
+  } catch (error) {
+    if (!sink.result) throw error;
+  }
+  return sink.result!;
 }

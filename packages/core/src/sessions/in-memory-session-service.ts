@@ -1,5 +1,6 @@
 import type { Event } from '../events/event.js';
 import { SessionNotFoundError, StaleSessionError, ConfigurationError } from '../errors.js';
+import { cloneData } from '../utils/clone.js';
 import { newId } from '../utils/ids.js';
 import type { CreateSessionParams, GetSessionParams, Session, SessionKey, SessionService } from './session.js';
 import { APP_PREFIX, TEMP_PREFIX, USER_PREFIX, assertValidDelta, hasTempKeys, withoutTempKeys } from './state-keys.js';
@@ -17,8 +18,9 @@ interface StoredSession {
 }
 
 /**
- * Sessions kept in process memory: the default for tests and quick starts.
- * Returned sessions are copies; the store is changed only through {@link appendEvent}.
+ * Sessions kept in process memory: the default for tests and quick starts. It behaves like a
+ * persistent store: it keeps its own copy of what is appended and hands out copies, so changing a
+ * returned session or an appended event never changes what is stored.
  */
 export class InMemorySessionService implements SessionService {
   private readonly sessions = new Map<string, StoredSession>();
@@ -45,7 +47,7 @@ export class InMemorySessionService implements SessionService {
     };
     if (params.state) {
       assertValidDelta(params.state);
-      this.applyDelta(stored, params.state);
+      this.applyDelta(stored, cloneData(params.state));
     }
     this.sessions.set(key, stored);
     return this.toSession(stored, stored.events.slice());
@@ -62,7 +64,7 @@ export class InMemorySessionService implements SessionService {
     if (params.numRecentEvents !== undefined) {
       events = params.numRecentEvents <= 0 ? [] : events.slice(-params.numRecentEvents);
     }
-    return this.toSession(stored, events === stored.events ? events.slice() : events);
+    return this.toSession(stored, cloneData(events));
   }
 
   async listSessions(params: { appName: string; userId: string }): Promise<{ sessions: Session[] }> {
@@ -88,7 +90,8 @@ export class InMemorySessionService implements SessionService {
       );
     }
     if (stored.eventIds.has(event.id)) {
-      return stored.events.find((e) => e.id === event.id) ?? event;
+      const existing = stored.events.find((e) => e.id === event.id);
+      return existing ? cloneData(existing) : event;
     }
     if (session.version !== stored.version) {
       throw new StaleSessionError(
@@ -99,14 +102,15 @@ export class InMemorySessionService implements SessionService {
     assertValidDelta(delta);
     // temp: keys apply to the live session of this invocation but are never stored.
     const persisted = hasTempKeys(delta) ? { ...event, actions: { ...event.actions, stateDelta: withoutTempKeys(delta) } } : event;
-    this.applyDelta(stored, persisted.actions.stateDelta);
-    stored.events.push(persisted);
-    stored.eventIds.add(persisted.id);
+    const copy = cloneData(persisted);
+    this.applyDelta(stored, copy.actions.stateDelta);
+    stored.events.push(copy);
+    stored.eventIds.add(copy.id);
     stored.version += 1;
     stored.lastUpdateTime = Math.max(event.timestamp, stored.lastUpdateTime);
 
     for (const key in delta) session.state[key] = delta[key];
-    if (session.events !== stored.events) session.events.push(persisted);
+    session.events.push(persisted);
     session.version = stored.version;
     session.lastUpdateTime = stored.lastUpdateTime;
     return persisted;
@@ -130,11 +134,11 @@ export class InMemorySessionService implements SessionService {
       id: stored.id,
       appName: stored.appName,
       userId: stored.userId,
-      state: {
+      state: cloneData({
         ...stored.state,
         ...this.appState.get(stored.appName),
         ...this.userState.get(`${stored.appName}\u0000${stored.userId}`),
-      },
+      }),
       events,
       lastUpdateTime: stored.lastUpdateTime,
       version: stored.version,

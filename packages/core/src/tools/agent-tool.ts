@@ -1,6 +1,7 @@
 import type { BaseAgent } from '../agents/base-agent.js';
 import type { HistoryScope } from '../agents/invocation-context.js';
-import { createEvent, textOf } from '../events/event.js';
+import { createEvent, textOf, type Event } from '../events/event.js';
+import { ToolPaused } from '../interrupts/signals.js';
 import { OutputValidationError } from '../errors.js';
 import type { FunctionDeclaration } from '../models/llm-request.js';
 import { TEMP_PREFIX } from '../sessions/state-keys.js';
@@ -72,17 +73,28 @@ export class AgentTool extends BaseTool {
     const userContent = this.agent.inputMessage(input);
     // The call's own conversation: its input as the user turn, then what the agent says.
     const scope: HistoryScope = { events: [createEvent({ invocationId: caller.invocationId, author: 'user', branch, content: userContent })] };
+    if (toolCtx.resumeFrom !== undefined) scope.events.push(...eventsOfCall(caller.session.events, toolCtx.resumeFrom, caller.invocationId, branch));
     collectFanInAgents(this.agent, caller.shared.parallelAgentNames);
-    const ctx = caller.with({ branch, input, userContent, historyScope: scope, loopScope: undefined, abortSignal: toolCtx.abortSignal });
+    const ctx = caller.with({
+      branch,
+      input,
+      userContent,
+      historyScope: scope,
+      loopScope: undefined,
+      abortSignal: toolCtx.abortSignal,
+      resumeFrom: toolCtx.resumeFrom,
+    });
 
     const state = caller.session.state;
     const tempBefore = snapshotTemp(state);
     let output: unknown;
     let lastText: string | undefined;
+    let paused = false;
     try {
       for await (const event of this.agent.runAsync(ctx)) {
         await toolCtx.emitEvent(event);
         if (event.partial) continue;
+        if (event.interrupt) paused = true;
         scope.events.push(event);
         if (event.output !== undefined) output = event.output;
         const text = textOf(event);
@@ -91,8 +103,20 @@ export class AgentTool extends BaseTool {
     } finally {
       restoreTemp(state, tempBefore);
     }
+    // The agent is waiting for a human; the call stays open and resumes with the run.
+    if (paused) throw new ToolPaused();
     return output !== undefined ? output : (lastText ?? null);
   }
+}
+
+/** The stored events of an earlier, paused part of this call (its branch and below). */
+function eventsOfCall(events: readonly Event[], from: number, invocationId: string, branch: string): Event[] {
+  const out: Event[] = [];
+  for (let i = from; i < events.length; i++) {
+    const e = events[i]!;
+    if (e.invocationId === invocationId && (e.branch === branch || e.branch.startsWith(`${branch}.`))) out.push(e);
+  }
+  return out;
 }
 
 function snapshotTemp(state: Record<string, unknown>): Map<string, unknown> {

@@ -15,6 +15,12 @@ export class ToolArgumentsError extends TroupeError {
 export interface FunctionToolOptions<P extends Schema | undefined> extends BaseToolOptions {
   /** The arguments, as a zod object schema or a JSON Schema object. Validated before `execute`. */
   parameters?: P;
+  /**
+   * Ask a human before running: `true`, or a function of the arguments deciding per call. The run
+   * pauses with a confirmation interrupt; the tool runs only after approval.
+   * @default false
+   */
+  requireConfirmation?: boolean | ((args: P extends Schema ? Infer<P> : Record<string, unknown>, ctx: ToolContext) => boolean | Promise<boolean>);
   /** The tool's work. The return value becomes the function response. */
   execute(args: P extends Schema ? Infer<P> : Record<string, unknown>, ctx: ToolContext): unknown;
 }
@@ -35,6 +41,7 @@ const NO_PARAMETERS = { type: 'object', properties: {} } as const;
  */
 export class FunctionTool<P extends Schema | undefined = undefined> extends BaseTool {
   readonly parameters: Schema | undefined;
+  private readonly requireConfirmation: FunctionToolOptions<P>['requireConfirmation'];
   private readonly execute: FunctionToolOptions<P>['execute'];
   private declaration: Promise<FunctionDeclaration> | undefined;
 
@@ -44,6 +51,7 @@ export class FunctionTool<P extends Schema | undefined = undefined> extends Base
       throw new ConfigurationError(`FunctionTool '${options.name}' needs an execute(args, ctx) function; got ${typeof options.execute}.`);
     }
     this.parameters = options.parameters;
+    this.requireConfirmation = typeof options.requireConfirmation === 'function' ? options.requireConfirmation.bind(options) : options.requireConfirmation;
     this.execute = options.execute.bind(options);
   }
 
@@ -66,6 +74,10 @@ export class FunctionTool<P extends Schema | undefined = undefined> extends Base
         );
       }
       checkedArgs = checked.value;
+    }
+    const confirm = this.requireConfirmation;
+    if (confirm === true || (typeof confirm === 'function' && (await confirm(checkedArgs as never, ctx)))) {
+      await ctx.requestConfirmation({ hint: `Allow tool '${this.name}' to run with ${JSON.stringify(args)}?` });
     }
     return this.execute(checkedArgs as never, ctx);
   }

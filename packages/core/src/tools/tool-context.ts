@@ -1,18 +1,33 @@
 import { CallbackContext } from '../agents/callback-context.js';
 import type { InvocationContext } from '../agents/invocation-context.js';
 import type { Event } from '../events/event.js';
+import { ToolInterrupt, ToolRejected } from '../interrupts/signals.js';
+
+/** The answer to a confirmation request. */
+export interface ToolConfirmation {
+  confirmed: boolean;
+  payload?: unknown;
+}
 
 /**
  * What a tool receives besides its arguments: state (writes are recorded on the function
- * response event), actions (escalate, transferToAgent, skipSummarization), the call id and the
- * run's abort signal.
+ * response event), actions (escalate, transferToAgent, skipSummarization), the call id, the
+ * run's abort signal, and the means to pause for a human.
  */
 export class ToolContext extends CallbackContext {
+  private requests = 0;
+
   constructor(
     invocationContext: InvocationContext,
     /** The id of the function call being answered. */
     readonly functionCallId: string,
     private readonly emit: (event: Event) => Promise<void>,
+    /**
+     * When this call is being resumed: the index in the session's events where the paused call's
+     * own events start. Internal.
+     * @internal
+     */
+    readonly resumeFrom?: number,
   ) {
     super(invocationContext);
   }
@@ -24,4 +39,45 @@ export class ToolContext extends CallbackContext {
   emitEvent(event: Event): Promise<void> {
     return this.emit(event);
   }
+
+  /**
+   * Asks a human to approve what the tool is about to do. The first time, the run pauses here
+   * (status `'interrupted'`); after `runner.resume` with an approval the tool runs again from the
+   * start and this call returns the approval. A rejection ends the call without running the tool
+   * further, and the model is told it was rejected. Call it before any side effect.
+   */
+  async requestConfirmation(options: { hint?: string; payload?: unknown } = {}): Promise<ToolConfirmation> {
+    const id = this.nextInterruptId();
+    const answers = this.invocationContext.shared.answers;
+    if (answers.has(id)) {
+      const answer = answers.get(id) as ToolConfirmation;
+      if (!answer.confirmed) throw new ToolRejected(id, answer.payload);
+      return answer;
+    }
+    throw new ToolInterrupt({ id, kind: 'confirmation', ...defined({ hint: options.hint, payload: options.payload }) });
+  }
+
+  /**
+   * Asks a human for a value. The first time, the run pauses here; after `runner.resume` with the
+   * value (validated against `responseSchema`) the tool runs again and this call returns it.
+   */
+  async requestInput<T = unknown>(options: { message: string; payload?: unknown; responseSchema?: Record<string, unknown> }): Promise<T> {
+    const id = this.nextInterruptId();
+    const answers = this.invocationContext.shared.answers;
+    if (answers.has(id)) return answers.get(id) as T;
+    throw new ToolInterrupt({ id, kind: 'input', message: options.message, ...defined({ payload: options.payload, responseSchema: options.responseSchema }) });
+  }
+
+  // Stable: the same request of the same call gets the same id when the call runs again on resume.
+  private nextInterruptId(): string {
+    const n = this.requests++;
+    const base = `${this.invocationContext.path}:${this.functionCallId}`;
+    return n === 0 ? base : `${base}:${n + 1}`;
+  }
+}
+
+function defined<T extends Record<string, unknown>>(fields: T): Partial<T> {
+  const out: Partial<T> = {};
+  for (const key in fields) if (fields[key] !== undefined) out[key] = fields[key];
+  return out;
 }

@@ -1,6 +1,7 @@
 import type { FunctionCall, FunctionResponse, Part } from '../../events/content.js';
-import type { Event } from '../../events/event.js';
+import type { Event, InterruptInfo } from '../../events/event.js';
 import { InvalidStateKeyError, RunCancelledError, RunLimitError } from '../../errors.js';
+import { ToolInterrupt, ToolPaused, ToolRejected } from '../../interrupts/signals.js';
 import { firstResult, type OneOrMany } from '../../runner/plugin-manager.js';
 import { toFunctionResponse, type BaseTool } from '../../tools/base-tool.js';
 import { ToolContext } from '../../tools/tool-context.js';
@@ -29,30 +30,55 @@ export interface ToolCallbacks {
   afterToolCallback: OneOrMany<AfterToolCallback> | undefined;
 }
 
+/** What running one model turn's function calls produced. */
+export interface ToolTurn {
+  /** Responses of the calls that finished, in call order. */
+  parts: Part[];
+  /** Tool contexts of the finished calls, whose state writes and actions go on the response event. */
+  contexts: ToolContext[];
+  /** New requests for a human, one per paused call that asked. */
+  interrupts: InterruptInfo[];
+  /** True when some call is waiting for a human (here or inside an AgentTool). */
+  paused: boolean;
+}
+
+type CallOutcome = { response: ToolResult } | { interrupt: InterruptInfo } | { paused: true };
+
 /**
  * Runs the function calls of one model turn concurrently and yields the events their tools emit
- * (AgentTool), then returns the tool-results content with responses in call order, and the tool
- * contexts (whose state writes and actions go on the response event).
+ * (AgentTool), then returns the finished responses in call order and any pauses.
  */
 export async function* executeFunctionCalls(
   ctx: InvocationContext,
   calls: readonly FunctionCall[],
   tools: ReadonlyMap<string, BaseTool>,
   callbacks: ToolCallbacks,
-): AsyncGenerator<Event, { parts: Part[]; contexts: ToolContext[] }, undefined> {
+  resumeFrom?: number,
+): AsyncGenerator<Event, ToolTurn, undefined> {
   const channel = new EventChannel();
   const emit = (event: Event): Promise<void> => channel.push(event);
-  const contexts = calls.map((call) => new ToolContext(ctx, call.id, emit));
-  const responses: FunctionResponse[] = new Array(calls.length);
+  const contexts = calls.map((call) => new ToolContext(ctx, call.id, emit, resumeFrom));
+  const outcomes: CallOutcome[] = new Array(calls.length);
   const done = Promise.all(
     calls.map(async (call, i) => {
-      const response = await callTool(ctx, call, tools, callbacks, contexts[i]!);
-      responses[i] = { id: call.id, name: call.name, response };
+      outcomes[i] = await callTool(ctx, call, tools, callbacks, contexts[i]!);
     }),
   );
   yield* channel.drain(done, () => new RunCancelledError('The tool calls were stopped because the run ended.'));
   await done;
-  return { parts: responses.map((functionResponse) => ({ functionResponse })), contexts };
+  const turn: ToolTurn = { parts: [], contexts: [], interrupts: [], paused: false };
+  outcomes.forEach((outcome, i) => {
+    const call = calls[i]!;
+    if ('response' in outcome) {
+      const functionResponse: FunctionResponse = { id: call.id, name: call.name, response: outcome.response };
+      turn.parts.push({ functionResponse });
+      turn.contexts.push(contexts[i]!);
+    } else {
+      turn.paused = true;
+      if ('interrupt' in outcome) turn.interrupts.push(outcome.interrupt);
+    }
+  });
+  return turn;
 }
 
 async function callTool(
@@ -61,12 +87,14 @@ async function callTool(
   tools: ReadonlyMap<string, BaseTool>,
   callbacks: ToolCallbacks,
   toolCtx: ToolContext,
-): Promise<ToolResult> {
+): Promise<CallOutcome> {
   const tool = tools.get(call.name);
   if (!tool) {
     const offered = [...tools.keys()];
     return {
-      error: `Tool '${call.name}' is not available to agent '${ctx.agent.name}'. ${offered.length ? `Available tools: ${offered.join(', ')}.` : 'This agent has no tools.'} Call one of the available tools or answer directly.`,
+      response: {
+        error: `Tool '${call.name}' is not available to agent '${ctx.agent.name}'. ${offered.length ? `Available tools: ${offered.join(', ')}.` : 'This agent has no tools.'} Call one of the available tools or answer directly.`,
+      },
     };
   }
   const args = call.args ?? {};
@@ -79,13 +107,21 @@ async function callTool(
     try {
       response = toFunctionResponse(await tool.runAsync(args, toolCtx));
     } catch (error) {
-      if (isFatal(error, ctx)) throw error;
-      const recovered = await plugins.run('onToolError', { tool, args, context: toolCtx, error });
-      response = recovered !== undefined ? toFunctionResponse(recovered) : { error: errorMessage(error) };
+      if (error instanceof ToolInterrupt) {
+        return { interrupt: { ...error.request, agentPath: ctx.path, toolCallId: call.id, toolName: call.name, args } };
+      }
+      if (error instanceof ToolPaused) return { paused: true };
+      if (error instanceof ToolRejected) {
+        response = { error: `The user rejected this call of tool '${call.name}'; it did not run.`, ...(error.payload === undefined ? {} : { payload: error.payload }) };
+      } else {
+        if (isFatal(error, ctx)) throw error;
+        const recovered = await plugins.run('onToolError', { tool, args, context: toolCtx, error });
+        response = recovered !== undefined ? toFunctionResponse(recovered) : { error: errorMessage(error) };
+      }
     }
   }
   const replaced = (await plugins.run('afterTool', { tool, args, context: toolCtx, response })) ?? (await firstResult(callbacks.afterToolCallback, { tool, args, context: toolCtx, response }));
-  return replaced !== undefined ? toFunctionResponse(replaced) : response;
+  return { response: replaced !== undefined ? toFunctionResponse(replaced) : response };
 }
 
 /** Errors that end the run instead of going back to the model. */
