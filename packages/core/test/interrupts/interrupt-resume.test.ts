@@ -4,7 +4,6 @@ import {
   AgentTool,
   FunctionAgent,
   FunctionTool,
-  InMemoryRunner,
   InMemorySessionService,
   LlmAgent,
   LoopAgent,

@@ -50,7 +50,7 @@ describe('Runner', () => {
   it('rejects misuse: unknown session, missing message', async () => {
     const runner = new InMemoryRunner({ agent: new LlmAgent({ name: 'A', model: new ScriptedModel([]) }) });
     await expect(runner.run({ userId: 'u', sessionId: 'nope', newMessage: 'x' })).rejects.toBeInstanceOf(SessionNotFoundError);
-    await expect(runner.run({ userId: 'u', sessionId: 'nope' } as never)).rejects.toThrow(/newMessage .* or an input/);
+    await expect(runner.run({ userId: 'u', sessionId: 'nope' })).rejects.toThrow(/newMessage .* or an input/);
     const auto = new InMemoryRunner({ agent: new LlmAgent({ name: 'A', model: new ScriptedModel(['made']) }), autoCreateSession: true });
     expect((await auto.run({ userId: 'u', sessionId: 'fresh', newMessage: 'x' })).output).toBe('made');
   });

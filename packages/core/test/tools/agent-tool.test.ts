@@ -44,8 +44,8 @@ describe('AgentTool', () => {
     const probe = new FunctionAgent({
       name: 'Probe',
       description: 'Looks at the session.',
-      run: (_input, ctx) => {
-        seen.push({ sessionId: ctx.session.id, userId: ctx.session.userId, topic: ctx.state.get('topic'), user: ctx.state.get('user:name') });
+      run: (input, ctx) => {
+        seen.push({ input, sessionId: ctx.session.id, userId: ctx.session.userId, topic: ctx.state.get('topic'), user: ctx.state.get('user:name') });
         return { ok: true };
       },
     });
@@ -61,12 +61,26 @@ describe('AgentTool', () => {
     const result = await runner.run({ userId: 'u', sessionId, newMessage: 'Write about tides.' });
 
     expect(result.status).toBe('completed');
-    expect(seen).toEqual([{ sessionId, userId: 'u', topic: 'tides', user: 'Alice' }]);
+    expect(seen).toEqual([{ input: { request: 'look' }, sessionId, userId: 'u', topic: 'tides', user: 'Alice' }]);
     expect(childModel.requests[0]!.config.systemInstruction).toContain('Research tides for Alice.');
     const stored = await runner.sessionService.getSession({ appName: runner.appName, userId: 'u', sessionId });
     expect(stored!.events.some((e) => e.author === 'Researcher' && textOf(e) === 'Tides are caused by the moon.')).toBe(true);
     // The child is not added to the caller's tree.
     expect(researcher.parentAgent).toBeUndefined();
+  });
+
+  it('the child reads state the caller wrote earlier in the same run', async () => {
+    const draft = new FunctionTool({ name: 'save_draft', description: 'saves a draft', execute: (_args, ctx) => { ctx.state.set('draft', 'v1 of the essay'); return 'saved'; } });
+    const reviewerModel = new ScriptedModel(['Looks good.']);
+    const reviewer = new LlmAgent({ name: 'Reviewer', model: reviewerModel, instruction: 'Review this draft: {draft}' });
+    const parentModel = new ScriptedModel([
+      { functionCalls: [{ name: 'save_draft' }] },
+      { functionCalls: [{ name: 'Reviewer', args: { request: 'review it' } }] },
+      'Reviewed.',
+    ]);
+    const result = await runOnce(new LlmAgent({ name: 'Author', model: parentModel, tools: [draft, new AgentTool({ agent: reviewer })] }), 'go');
+    expect(result.status).toBe('completed');
+    expect(reviewerModel.requests[0]!.config.systemInstruction).toContain('Review this draft: v1 of the essay');
   });
 
   it('takes { request } by default: the declaration says so and the child sees only that request, not the conversation', async () => {
@@ -224,6 +238,9 @@ describe('AgentTool', () => {
     expect(callResult.actions.stateDelta).not.toHaveProperty('temp:scratch');
     expect(callResult.actions.stateDelta).not.toHaveProperty('temp:shared');
     expect(JSON.stringify(result.state)).not.toContain('temp:');
+    const stored = await result.runner.sessionService.getSession({ appName: result.runner.appName, userId: 'u', sessionId: result.sessionId });
+    expect(JSON.stringify(stored!.state)).not.toContain('temp:');
+    expect(JSON.stringify(stored!.events.map((e) => e.actions.stateDelta))).not.toContain('temp:');
   });
 
   it("streams the child's events between the call and its result, on branch <caller branch>.<caller>.<agent>, with the path through the caller", async () => {
@@ -296,6 +313,25 @@ describe('AgentTool', () => {
     expect(lastResponses(writerModel.requests[1]!)).toEqual([{ id: 'call_1_1', name: 'Researcher', response: { result: 'Child result.' } }]);
     // Other agents see the caller's call and result rewritten as context, not the inside of the call.
     expect(texts(editorModel.requests[0]!.contents).some((t) => t.startsWith("[Writer] called tool 'Researcher'"))).toBe(true);
+  });
+
+  it('wrapping a ParallelAgent: the result maps child names to outputs; the children run on branches under the call and stay hidden from the caller', async () => {
+    const a = new LlmAgent({ name: 'A', model: new ScriptedModel(['A-INNER-ANSWER']) });
+    const b = new FunctionAgent({ name: 'B', run: () => ({ b: 2 }) });
+    const gather = new ParallelAgent({ name: 'Gather', description: 'Gathers in parallel.', subAgents: [a, b] });
+    const parentModel = new ScriptedModel([{ functionCalls: [{ name: 'Gather', args: { request: 'collect' } }] }, 'Gathered.']);
+    const result = await runOnce(new LlmAgent({ name: 'Writer', model: parentModel, tools: [new AgentTool({ agent: gather })] }), 'go');
+
+    expect(result.status).toBe('completed');
+    expect(lastResponses(parentModel.requests[1]!)[0]!.response).toEqual({ A: 'A-INNER-ANSWER', B: { b: 2 } });
+    const inner = result.events.filter((e) => e.author === 'A' || e.author === 'B');
+    expect(inner.map((e) => [e.author, e.branch, e.path]).sort()).toEqual([
+      ['A', 'Writer.Gather.Gather.A', 'Writer/Gather/A'],
+      ['B', 'Writer.Gather.Gather.B', 'Writer/Gather/B'],
+    ]);
+    const seen = JSON.stringify(parentModel.requests[1]!.contents);
+    expect(seen).not.toContain('[A] said');
+    expect(seen.match(/A-INNER-ANSWER/g)).toHaveLength(1);
   });
 
   it("calling it twice in one run works; the second call does not see the first call's conversation", async () => {
@@ -433,6 +469,22 @@ describe('AgentTool', () => {
     ]);
     const childToolResult = result.events.find((e) => e.author === 'Child' && getFunctionResponses(e).length > 0)!;
     expect(getFunctionResponses(childToolResult)[0]!.response).toEqual({ result: 'data', checked: true });
+  });
+
+  it('a plugin recovering from a model error inside the child gives the caller the recovered answer', async () => {
+    class Fallback extends BasePlugin {
+      constructor() {
+        super('fallback');
+      }
+      override onModelError({ context }: { context: { agentName: string } }) {
+        return context.agentName === 'Child' ? { content: { role: 'model' as const, parts: [{ text: 'recovered child answer' }] } } : undefined;
+      }
+    }
+    const child = new LlmAgent({ name: 'Child', model: new ScriptedModel([{ error: 'child model down', status: 503 }]) });
+    const parentModel = new ScriptedModel([{ functionCalls: [{ name: 'Child', args: { request: 'go' } }] }, 'parent answer']);
+    const result = await runOnce(new LlmAgent({ name: 'Parent', model: parentModel, tools: [new AgentTool({ agent: child })] }), 'go', { plugins: [new Fallback()] });
+    expect(result.status).toBe('completed');
+    expect(lastResponses(parentModel.requests[1]!)[0]!.response).toEqual({ result: 'recovered child answer' });
   });
 
   it('the abort signal reaches the child: the run ends cancelled and the child stops', async () => {
