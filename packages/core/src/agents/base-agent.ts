@@ -39,6 +39,15 @@ export interface BaseAgentOptions {
  * }
  */
 export abstract class BaseAgent {
+  /**
+   * `agent instanceof BaseAgent` holds for agents made by any copy of @troupe/core (e.g. an app's
+   * own install next to the CLI's); subclasses keep the ordinary prototype check.
+   */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== BaseAgent) return Function.prototype[Symbol.hasInstance].call(this, value) as boolean;
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[AGENT_BRAND] === true;
+  }
+
   readonly name: string;
   readonly description: string;
   readonly subAgents: readonly BaseAgent[];
@@ -188,6 +197,9 @@ export abstract class BaseAgent {
     return event;
   }
 }
+
+const AGENT_BRAND = Symbol.for('troupe.agent');
+Object.defineProperty(BaseAgent.prototype, AGENT_BRAND, { value: true });
 
 const failingAgents = new WeakMap<object, string>();
 

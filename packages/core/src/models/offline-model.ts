@@ -23,7 +23,7 @@ export class OfflineModel extends BaseLlm {
   }
 }
 
-const FOREIGN = /^\[[^\]]+\] (said|called tool|tool) /;
+const FOREIGN = /^\[[^\]]+\] (said:|called tool|tool) /;
 const STOP_WORDS = new Set(['the', 'and', 'for', 'with', 'that', 'this', 'from', 'you', 'your', 'are', 'can', 'please', 'about', 'into', 'what', 'tool', 'agent', 'handles', 'provides']);
 
 function decide(request: LlmRequest): Content {

@@ -41,7 +41,7 @@ export interface InvocationSetup {
  * appended before it is yielded (so the agent only continues once its event is stored), limits
  * and cancellation end the run with a stored error event, and the outcome lands in `sink`.
  */
-export async function* runInvocation(setup: InvocationSetup, sink: { result?: RunResult }): AsyncGenerator<Event, void, undefined> {
+export async function* runInvocation(setup: InvocationSetup, sink: { result?: RunResult }): AsyncGenerator<Event, RunResult, undefined> {
   const { session, sessionService, plugins, runConfig } = setup;
   const controller = linkedAbortController(setup.abortSignal);
   const timer =
@@ -110,7 +110,7 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
     status = error instanceof RunLimitError ? 'limit' : error instanceof RunCancelledError ? 'cancelled' : 'failed';
     failure = error;
     const path = failingAgentPath(caught);
-    const errorEvent = createEvent({
+    let errorEvent = createEvent({
       invocationId: setup.invocationId,
       author: path ? path.slice(path.lastIndexOf('/') + 1) : setup.agent.name,
       path: path ?? setup.agent.name,
@@ -118,9 +118,10 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
       errorMessage: error.message,
     });
     try {
+      if (plugins.has('onEvent')) errorEvent = (await plugins.run('onEvent', { context: ctx, event: errorEvent })) ?? errorEvent;
       events.push(await sessionService.appendEvent({ session, event: errorEvent }));
     } catch {
-      // The store refused the error record (e.g. it went away); the error thrown below still reports the failure.
+      // The store (or a plugin) refused the error record; the error thrown below still reports the failure.
     }
     yield errorEvent;
     throw error;
@@ -139,6 +140,7 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
     sink.result = result;
     await plugins.run('afterRun', { context: ctx, result });
   }
+  return sink.result;
 }
 
 function classify(error: unknown, userSignal: AbortSignal | undefined): Error {

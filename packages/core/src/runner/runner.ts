@@ -7,6 +7,7 @@ import { createEvent, type Event } from '../events/event.js';
 import { ConfigurationError, OutputValidationError, PendingInterruptError, SessionNotFoundError } from '../errors.js';
 import { answersOf, checkResponses, openInterrupts } from '../interrupts/open-interrupts.js';
 import type { BaseLlm } from '../models/base-llm.js';
+import { resolveModel } from '../models/registry.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import type { Session, SessionService } from '../sessions/session.js';
 import { assertValidDelta } from '../sessions/state-keys.js';
@@ -74,7 +75,7 @@ export class Runner {
   readonly sessionService: SessionService;
   readonly plugins: readonly BasePlugin[];
   private readonly pluginManager: PluginManager;
-  private readonly defaultModel: BaseLlm | string | undefined;
+  private defaultModel: BaseLlm | string | undefined;
   private readonly autoCreateSession: boolean;
   private readonly fanInAgents: Set<string>;
 
@@ -99,11 +100,12 @@ export class Runner {
   }
 
   /**
-   * Runs one user turn and yields its events as they happen. A failure inside the tree yields a
-   * final event with `errorCode`/`errorMessage` (stored too) and then throws.
+   * Runs one user turn and yields its events as they happen; the generator's return value is the
+   * {@link RunResult}. A failure inside the tree yields a final event with `errorCode`/`errorMessage`
+   * (stored too) and then throws.
    */
-  async *runAsync(params: RunParams): AsyncGenerator<Event, void, undefined> {
-    yield* runInvocation(await this.prepareRun(params), {});
+  async *runAsync(params: RunParams): AsyncGenerator<Event, RunResult, undefined> {
+    return yield* runInvocation(await this.prepareRun(params), {});
   }
 
   /** Runs one user turn to the end. Resolves with the outcome; rejects only for misuse (unknown session, bad arguments). */
@@ -115,8 +117,8 @@ export class Runner {
    * Continues a paused invocation with answers to its interrupts, or an invocation whose process
    * died (`invocationId`, no responses), without repeating finished steps. Yields the new events.
    */
-  async *resumeAsync(params: ResumeParams): AsyncGenerator<Event, void, undefined> {
-    yield* runInvocation(await this.prepareResume(params), {});
+  async *resumeAsync(params: ResumeParams): AsyncGenerator<Event, RunResult, undefined> {
+    return yield* runInvocation(await this.prepareResume(params), {});
   }
 
   /** {@link resumeAsync} to the end. */
@@ -185,6 +187,8 @@ export class Runner {
   }
 
   private common(session: Session, runConfig: ReturnType<typeof resolveRunConfig>, abortSignal: AbortSignal | undefined, release: () => void) {
+    // Resolved on first use (not in the constructor) so providers may register after the runner is made.
+    if (typeof this.defaultModel === 'string') this.defaultModel = resolveModel(this.defaultModel);
     return {
       session,
       sessionService: this.sessionService,

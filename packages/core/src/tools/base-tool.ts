@@ -16,6 +16,12 @@ const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 
 /** Something an LlmAgent's model can call. */
 export abstract class BaseTool {
+  /** `tool instanceof BaseTool` holds for tools made by any copy of @troupe/core. */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== BaseTool) return Function.prototype[Symbol.hasInstance].call(this, value) as boolean;
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[TOOL_BRAND] === true;
+  }
+
   readonly name: string;
   readonly description: string;
   readonly isLongRunning: boolean;
@@ -40,6 +46,9 @@ export abstract class BaseTool {
    */
   abstract runAsync(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
 }
+
+const TOOL_BRAND = Symbol.for('troupe.tool');
+Object.defineProperty(BaseTool.prototype, TOOL_BRAND, { value: true });
 
 /** The function response for a tool's return value. */
 export function toFunctionResponse(value: unknown): Record<string, unknown> {

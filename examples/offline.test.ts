@@ -1,0 +1,73 @@
+/**
+ * The README's commands, run the way `npx troupe run examples/<name> --input "..."` runs them
+ * without a model configured: with the built-in deterministic `offline` model (not an LLM). Each
+ * must run to the end, and where the example is about routing or tools, the offline model must
+ * take the route the README promises.
+ */
+import { describe, expect, it } from 'vitest';
+import { InMemoryRunner, getFunctionCalls, getFunctionResponses, type BaseAgent, type RunResult } from '@troupe/core';
+import * as artist from './artist/agent.js';
+import * as cityInfo from './city-info/agent.js';
+import * as coordinator from './coordinator/agent.js';
+import * as fanOut from './fan-out/agent.js';
+import * as generatorCritic from './generator-critic/agent.js';
+import * as iterativeRefinement from './iterative-refinement/agent.js';
+import * as pipeline from './pipeline/agent.js';
+import * as researchReport from './research-report/agent.js';
+
+async function runOffline(agent: BaseAgent, input: string): Promise<RunResult> {
+  const runner = new InMemoryRunner({ agent, defaultModel: 'offline' });
+  const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
+  return runner.run({ userId: 'u', sessionId: session.id, newMessage: input });
+}
+
+const calls = (result: RunResult): string[] => result.events.flatMap((e) => getFunctionCalls(e).map((c) => `${e.path} -> ${c.name}`));
+
+describe('examples with the offline model', () => {
+  it('coordinator: a booking goes to Booker, a question to Info', async () => {
+    const booking = await runOffline(coordinator.rootAgent, 'Book a flight to Paris');
+    expect(booking.status).toBe('completed');
+    expect(booking.events.at(-1)!.path).toBe('Coordinator/Booker');
+    const question = await runOffline(coordinator.rootAgent, 'Give me general information about the Louvre');
+    expect(question.events.at(-1)!.path).toBe('Coordinator/Info');
+  });
+
+  it.each([
+    ['pipeline', pipeline.rootAgent, 'Sum these numbers: 4, 8, 15, 16, 23, 42', ['validation_status', 'result']],
+    ['city-info', cityInfo.rootAgent, 'France', ['capital_city']],
+    ['fan-out', fanOut.rootAgent, 'Plan a weekend in Lisbon', ['api1_data', 'api2_data']],
+    ['fan-out (InfoGatherer)', fanOut.infoGatherer, 'What is happening in Lisbon today?', ['weather', 'news']],
+    ['generator-critic', generatorCritic.rootAgent, 'The Moon', ['draft_text', 'review_status']],
+    ['iterative-refinement', iterativeRefinement.rootAgent, 'A function that reverses a string', ['current_code', 'quality_status']],
+  ] as const)('%s runs to the end and fills its state keys', async (_name, agent, input, keys) => {
+    const result = await runOffline(agent, input);
+    expect(result.status).toBe('completed');
+    for (const key of keys) expect(result.state[key]).toEqual(expect.any(String));
+  });
+
+  it('research-report: the request goes down through ResearchAssistant and WebSearch to search_web', async () => {
+    const result = await runOffline(researchReport.rootAgent, 'Research the James Webb telescope and write a report');
+    expect(result.status).toBe('completed');
+    expect(calls(result)).toEqual([
+      'ReportWriter -> ResearchAssistant',
+      'ReportWriter/ResearchAssistant -> WebSearch',
+      'ReportWriter/ResearchAssistant/WebSearch -> search_web',
+    ]);
+    const search = result.events.flatMap(getFunctionResponses).find((r) => r.name === 'search_web')!;
+    expect(JSON.stringify(search.response.results)).toContain('James Webb Space Telescope');
+  });
+
+  it('iterative-refinement (StatusPoller): polls until completed, then reports', async () => {
+    const result = await runOffline(iterativeRefinement.pollThenReport, 'Check the status of my processing job');
+    expect(result.status).toBe('completed');
+    expect(result.state).toMatchObject({ status: 'completed', polls: iterativeRefinement.JOB_DONE_AFTER_CHECKS });
+    expect(result.events.at(-2)!.author).toBe('ReportStatus');
+  });
+
+  it('artist: Artist calls ImageGen and the image prompt is kept in state', async () => {
+    const result = await runOffline(artist.rootAgent, 'Paint an image of a cat wearing a hat');
+    expect(result.status).toBe('completed');
+    expect(calls(result)).toEqual(['Artist -> ImageGen']);
+    expect(result.state.last_image_prompt).toEqual(expect.any(String));
+  });
+});

@@ -1,0 +1,65 @@
+import { readFile } from 'node:fs/promises';
+import { runCommand } from './commands/run.js';
+import { AgentLoadError, CliUsageError } from './errors.js';
+import { ExitCode } from './exit-codes.js';
+import type { CliIo } from './io.js';
+import { MAIN_USAGE, RUN_USAGE } from './usage.js';
+
+/**
+ * Runs the `troupe` command with `argv` (without `node` and the script) and returns the exit code.
+ * Everything it prints goes through `io`; errors are reported on `io.stderr`, never thrown.
+ *
+ * @example
+ * process.exitCode = await runCli(process.argv.slice(2), processIo());
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  try {
+    return await dispatch(argv, io);
+  } catch (error) {
+    return reportError(error, io);
+  }
+}
+
+async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case undefined:
+      io.stderr.write(MAIN_USAGE);
+      return ExitCode.usage;
+    case 'run':
+      return runCommand(rest, io);
+    case 'help':
+    case '--help':
+    case '-h':
+      io.stdout.write(rest[0] === 'run' ? RUN_USAGE : MAIN_USAGE);
+      return ExitCode.ok;
+    case '--version':
+    case '-v':
+      io.stdout.write(`${await version()}\n`);
+      return ExitCode.ok;
+    default:
+      if (command.startsWith('-')) throw new CliUsageError(`Unknown option '${command}'. Put the command first, e.g. 'troupe run ${command} ...', or run 'troupe --help'.`);
+      throw new CliUsageError(`Unknown command '${command}'. The commands are: run. Run 'troupe --help' for usage.`);
+  }
+}
+
+function reportError(error: unknown, io: CliIo): number {
+  if (error instanceof CliUsageError) {
+    io.stderr.write(`troupe: ${error.message}\n`);
+    return ExitCode.usage;
+  }
+  if (error instanceof AgentLoadError) {
+    io.stderr.write(`troupe: ${error.message}\n`);
+    if (error.failure !== 'import-failed') return ExitCode.usage;
+    // The agent module's own error: its stack points at the user's code.
+    if (error.cause instanceof Error && error.cause.stack) io.stderr.write(`${error.cause.stack}\n`);
+    return ExitCode.failed;
+  }
+  io.stderr.write(`troupe: ${error instanceof Error ? error.message : String(error)}\n`);
+  return ExitCode.failed;
+}
+
+async function version(): Promise<string> {
+  const manifest = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+  return String(manifest.version);
+}

@@ -1,0 +1,76 @@
+import { parseArgs } from 'node:util';
+import { CliUsageError } from '../errors.js';
+
+/** The options of `troupe run`, parsed and checked. */
+export interface RunOptions {
+  /** The agent file or directory. Empty when `help` is set. */
+  target: string;
+  /** `--model`: the default model string for LlmAgents that set none. */
+  model: string | undefined;
+  /** `--input`: run this one message and exit. Without it the command chats. */
+  input: string | undefined;
+  /** `--json`: one JSON line per stored event on stdout. */
+  json: boolean;
+  /** `--session`: the session id to continue or create. */
+  sessionId: string | undefined;
+  /** `--user`: the user id. @default 'user' */
+  userId: string;
+  /** `--help`: print the usage and do nothing else. */
+  help: boolean;
+}
+
+const OPTIONS = {
+  model: { type: 'string' },
+  input: { type: 'string' },
+  json: { type: 'boolean' },
+  session: { type: 'string' },
+  user: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** Parses the arguments after `troupe run`. Throws {@link CliUsageError} naming the bad value and the fix. */
+export function parseRunOptions(args: readonly string[]): RunOptions {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new CliUsageError(`${parseErrorMessage(error)} Run 'troupe run --help' for the options.`);
+  }
+  const { values, positionals } = parsed;
+  const help = values.help ?? false;
+  if (help) return { target: '', model: undefined, input: undefined, json: false, sessionId: undefined, userId: 'user', help };
+  if (positionals.length === 0) {
+    throw new CliUsageError(`'troupe run' needs an agent file or directory, e.g. 'troupe run agents/weather' or 'troupe run agent.ts'.`);
+  }
+  if (positionals.length > 1) {
+    throw new CliUsageError(
+      `'troupe run' takes one agent file or directory; got ${positionals.map((p) => `'${p}'`).join(', ')}. Quote a message that has spaces: --input "your message".`,
+    );
+  }
+  for (const name of ['model', 'input', 'session', 'user'] as const) {
+    const value = values[name];
+    if (value !== undefined && value.trim() === '') throw new CliUsageError(`--${name} is empty; give it a value or leave it out.`);
+  }
+  return {
+    target: positionals[0]!,
+    model: values.model,
+    input: values.input,
+    json: values.json ?? false,
+    sessionId: values.session,
+    userId: values.user ?? 'user',
+    help,
+  };
+}
+
+/** Rewords node's parseArgs errors, which name the option but not this command. */
+function parseErrorMessage(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const option = /'([^']+)'/.exec(message)?.[1] ?? message;
+    const known = Object.keys(OPTIONS).map((name) => `--${name}`).join(', ');
+    return `Unknown option '${option}' for 'troupe run' (it takes ${known}).`;
+  }
+  const oneLine = message.replace(/\s*\n\s*/g, ' ').trim();
+  return oneLine.endsWith('.') ? oneLine : `${oneLine}.`;
+}

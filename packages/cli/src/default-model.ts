@@ -1,0 +1,55 @@
+import { AgentTool, type BaseAgent, type BaseLlm, LlmAgent, resolveModel } from '@troupe/core';
+import { CliUsageError } from './errors.js';
+
+/** The model string used when `--model` is not given. */
+export const OFFLINE_MODEL = 'offline';
+
+/** The default model for LlmAgents that name none. */
+export interface DefaultModelChoice {
+  /** The resolved model, passed to the Runner as `defaultModel`. */
+  model: BaseLlm;
+  /** True when no model was chosen and the offline demo model stands in. */
+  offline: boolean;
+}
+
+/**
+ * Resolves `--model` through core's model registry, or falls back to the offline demo model.
+ * Resolving up front turns a mistyped model string into a usage error before the chat starts.
+ * Call it after loading the agent module, which may register providers.
+ */
+export function chooseDefaultModel(modelFlag: string | undefined): DefaultModelChoice {
+  if (modelFlag === undefined) return { model: resolveModel(OFFLINE_MODEL), offline: true };
+  try {
+    return { model: resolveModel(modelFlag), offline: modelFlag === OFFLINE_MODEL };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new CliUsageError(`--model ${JSON.stringify(modelFlag)} cannot be used: ${reason}`);
+  }
+}
+
+/**
+ * The names of the LlmAgents that would use the runner's default model: they set no model and no
+ * ancestor LlmAgent sets one. Agents wrapped in an AgentTool count too (they inherit nothing).
+ */
+export function agentsUsingDefaultModel(root: BaseAgent): string[] {
+  const names: string[] = [];
+  const seen = new Set<BaseAgent>();
+  const visit = (agent: BaseAgent, inherited: boolean): void => {
+    if (seen.has(agent)) return;
+    seen.add(agent);
+    let hasModel = inherited;
+    if (agent instanceof LlmAgent) {
+      hasModel ||= agent.model !== undefined;
+      if (!hasModel) names.push(agent.name);
+      for (const tool of agent.tools) if (tool instanceof AgentTool) visit(tool.agent, false);
+    }
+    for (const child of agent.subAgents) visit(child, hasModel);
+  };
+  visit(root, false);
+  return names;
+}
+
+/** The line the CLI prints when the offline model answers for `agentNames`. */
+export function offlineModelNotice(agentNames: readonly string[]): string {
+  return `Note: ${agentNames.join(', ')} will answer with the offline demo model, which is not an LLM (it echoes and picks tools by keyword). Choose a real model with --model, e.g. --model openai/gpt-4o-mini.`;
+}

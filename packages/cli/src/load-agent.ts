@@ -1,0 +1,138 @@
+import { stat } from 'node:fs/promises';
+import { basename, dirname, extname, join, relative, resolve } from 'node:path';
+import { BaseAgent } from '@troupe/core';
+import { AgentLoadError } from './errors.js';
+import { importModule, JAVASCRIPT_EXTENSIONS, TYPESCRIPT_EXTENSIONS } from './import-module.js';
+
+/** The file names looked for, in order, when the agent path is a directory. */
+export const AGENT_FILE_NAMES: readonly string[] = ['agent.ts', 'agent.mts', 'agent.js', 'agent.mjs'];
+
+/** An agent loaded from a module file. */
+export interface LoadedAgent {
+  /** The root of the agent tree. */
+  agent: BaseAgent;
+  /** The absolute path of the module file. */
+  file: string;
+  /** The export the agent came from. */
+  exportName: 'rootAgent' | 'default';
+  /** The app name for sessions: the folder name for `agent.*` files and directories, else the file stem. */
+  appName: string;
+}
+
+/** Options of {@link loadAgentModule}. */
+export interface LoadAgentOptions {
+  /** Relative paths resolve against this directory. @default process.cwd() */
+  cwd?: string;
+}
+
+/**
+ * Loads the root agent of a module: the `rootAgent` named export, else the default export. The
+ * path may be a `.ts`/`.mts`/`.cts` file (compiled by tsx), a `.js`/`.mjs`/`.cjs` file, or a
+ * directory holding one of {@link AGENT_FILE_NAMES}. Throws {@link AgentLoadError} naming the file
+ * and the fix when nothing is there or the module exports no agent.
+ *
+ * @example
+ * const { agent, appName } = await loadAgentModule('agents/weather');
+ */
+export async function loadAgentModule(path: string, options: LoadAgentOptions = {}): Promise<LoadedAgent> {
+  const cwd = options.cwd ?? process.cwd();
+  const file = await resolveAgentFile(path, cwd);
+  let namespace: Record<string, unknown>;
+  try {
+    namespace = await importModule(file);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new AgentLoadError('import-failed', `Loading agent module '${display(file, cwd)}' failed: ${reason}`, { cause: error });
+  }
+  const { agent, exportName } = pickAgent(namespace, display(file, cwd));
+  return { agent, file, exportName, appName: appNameFor(file) };
+}
+
+/**
+ * Turns the path given on the command line into the module file to import: the file itself, or
+ * the first of {@link AGENT_FILE_NAMES} in a directory.
+ */
+export async function resolveAgentFile(path: string, cwd: string = process.cwd()): Promise<string> {
+  const absolute = resolve(cwd, path);
+  const kind = await kindOf(absolute);
+  if (kind === 'missing') {
+    throw new AgentLoadError('not-found', `No agent file or directory at '${path}' (looked for ${absolute}). Check the path, or pass a directory that contains ${AGENT_FILE_NAMES[0]}.`);
+  }
+  if (kind === 'directory') {
+    for (const name of AGENT_FILE_NAMES) {
+      const candidate = join(absolute, name);
+      if ((await kindOf(candidate)) === 'file') return candidate;
+    }
+    throw new AgentLoadError(
+      'not-found',
+      `Directory '${path}' has no agent module: looked for ${AGENT_FILE_NAMES.join(', ')}. Create one that exports 'rootAgent', or pass the agent file itself.`,
+    );
+  }
+  const extension = extname(absolute);
+  if (!TYPESCRIPT_EXTENSIONS.has(extension) && !JAVASCRIPT_EXTENSIONS.has(extension)) {
+    const supported = [...TYPESCRIPT_EXTENSIONS, ...JAVASCRIPT_EXTENSIONS].join(', ');
+    throw new AgentLoadError('unsupported-file', `'${path}' is not a module file (${extension || 'no extension'}). Pass a ${supported} file that exports 'rootAgent', or its directory.`);
+  }
+  return absolute;
+}
+
+/** The app name sessions are stored under: the folder of an `agent.*` file, otherwise the file stem. */
+export function appNameFor(file: string): string {
+  const stem = basename(file, extname(file));
+  return stem === 'agent' ? basename(dirname(file)) || stem : stem;
+}
+
+function pickAgent(namespace: Record<string, unknown>, file: string): { agent: BaseAgent; exportName: 'rootAgent' | 'default' } {
+  const exportName = namespace.rootAgent !== undefined ? 'rootAgent' : namespace.default !== undefined ? 'default' : undefined;
+  if (exportName === undefined) {
+    throw new AgentLoadError(
+      'bad-export',
+      `'${file}' exports no agent: it needs a 'rootAgent' export or a default export, and it exports ${listExports(namespace)}. Add e.g. \`export const rootAgent = new LlmAgent({ name: 'Assistant', instruction: '...' })\`.`,
+    );
+  }
+  const value = namespace[exportName];
+  if (value instanceof BaseAgent) return { agent: value, exportName };
+  const shown = exportName === 'rootAgent' ? `export 'rootAgent'` : 'the default export';
+  if (looksLikeAgent(value)) {
+    throw new AgentLoadError(
+      'bad-export',
+      `${shown} of '${file}' is an agent from another copy of @troupe/core than the one troupe runs with. Make the project and the CLI use one copy (install @troupe/cli in the project and run its troupe).`,
+    );
+  }
+  const hint = typeof value === 'function' ? ' To run a plain function, wrap it: new FunctionAgent({ name, run }).' : '';
+  throw new AgentLoadError('bad-export', `${shown} of '${file}' is ${describe(value)}, not an agent (a BaseAgent such as LlmAgent or SequentialAgent).${hint}`);
+}
+
+function looksLikeAgent(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && typeof (value as { name?: unknown }).name === 'string' && typeof (value as { runAsync?: unknown }).runAsync === 'function';
+}
+
+function listExports(namespace: Record<string, unknown>): string {
+  const names = Object.keys(namespace);
+  if (names.length === 0) return 'nothing';
+  return names.map((name) => `'${name}' (${describe(namespace[name])})`).join(', ');
+}
+
+function describe(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === 'function') return value.name ? `a function '${value.name}'` : 'a function';
+  if (typeof value !== 'object') return `a ${typeof value}`;
+  const constructorName = (value as { constructor?: { name?: unknown } }).constructor?.name;
+  return typeof constructorName === 'string' && constructorName !== 'Object' ? `a ${constructorName}` : 'an object';
+}
+
+async function kindOf(path: string): Promise<'file' | 'directory' | 'missing'> {
+  try {
+    const stats = await stat(path);
+    return stats.isDirectory() ? 'directory' : 'file';
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return 'missing';
+    throw error;
+  }
+}
+
+function display(file: string, cwd: string): string {
+  const rel = relative(cwd, file);
+  return rel && !rel.startsWith('..') ? rel : file;
+}

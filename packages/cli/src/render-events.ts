@@ -1,0 +1,179 @@
+import { type Event, getFunctionCalls, getFunctionResponses, textOf } from '@troupe/core';
+
+/** The name of core's transfer tool; its call and result are shown as one "transferred" line. */
+const TRANSFER_TOOL = 'transfer_to_agent';
+
+/**
+ * Where the transcript stands between two events. Treat it as opaque: start from
+ * {@link initialRenderState} and pass back the state each call returns.
+ */
+export interface RenderState {
+  /** The agent whose name was printed last. */
+  readonly speaker: string | undefined;
+  /** `none`: at the start of a line; `prefix`: after a name or an indent; `text`: after text. */
+  readonly cursor: 'none' | 'prefix' | 'text';
+  /** Text of the speaker streamed in partial events that no final event has confirmed yet. */
+  readonly streamed: string;
+}
+
+/** What rendering one event produced. */
+export interface RenderOutput {
+  /** Transcript text for stdout, possibly without a final newline while text is streaming. */
+  text: string;
+  /** A line for stderr when the event reports an error. */
+  error: string | undefined;
+  state: RenderState;
+}
+
+/** Limits of the transcript. */
+export interface RenderOptions {
+  /** Tool call arguments (JSON) longer than this are cut. @default 200 */
+  maxArgsLength?: number;
+  /** Tool results (JSON) longer than this are cut. @default 120 */
+  maxResultLength?: number;
+}
+
+/** The state before the first event of a turn. */
+export const initialRenderState: RenderState = Object.freeze({ speaker: undefined, cursor: 'none', streamed: '' });
+
+/**
+ * Renders one event as terminal transcript text: the speaking agent's name when it changes
+ * (`Weather: ...`, later lines indented under it), streamed text as it arrives, tool calls
+ * (`→ name {args}`), short tool results (`← name: {...}`), transfers (`⇢ transferred to X`) and
+ * interrupts. Errors come back separately, for stderr. A pure function: no output, no clock.
+ *
+ * @example
+ * let state = initialRenderState;
+ * for await (const event of runner.runAsync(params)) {
+ *   const out = renderEvent(event, state);
+ *   process.stdout.write(out.text);
+ *   if (out.error) process.stderr.write(out.error + '\n');
+ *   state = out.state;
+ * }
+ * process.stdout.write(finishRender(state).text);
+ */
+export function renderEvent(event: Event, state: RenderState, options: RenderOptions = {}): RenderOutput {
+  const maxArgs = options.maxArgsLength ?? 200;
+  const maxResult = options.maxResultLength ?? 120;
+  const w = new TranscriptWriter(state);
+  const author = event.author || 'agent';
+  if (author === 'user') return { text: '', error: undefined, state };
+
+  const text = textOf(event);
+  if (event.partial) {
+    if (text) w.stream(author, text);
+    return w.output(undefined);
+  }
+  if (text) w.finalText(author, text);
+  for (const call of getFunctionCalls(event)) {
+    if (call.name === TRANSFER_TOOL) continue;
+    w.line(author, `→ ${call.name} ${cut(JSON.stringify(call.args ?? {}), maxArgs)}`);
+  }
+  for (const response of getFunctionResponses(event)) {
+    const failedTransfer = response.name === TRANSFER_TOOL && 'error' in response.response;
+    if (response.name === TRANSFER_TOOL && !failedTransfer) continue;
+    w.line(author, `← ${response.name}: ${cut(JSON.stringify(response.response), maxResult)}`);
+  }
+  if (event.actions.transferToAgent) w.line(author, `⇢ transferred to ${event.actions.transferToAgent}`);
+  if (event.interrupt) {
+    const { kind, toolName, hint, message } = event.interrupt;
+    const detail = hint ?? message;
+    w.line(author, `⏸ ${toolName} waits for ${kind === 'confirmation' ? 'confirmation' : 'input'}${detail ? `: ${detail}` : ''}`);
+  }
+  let error: string | undefined;
+  if (event.errorCode !== undefined || event.errorMessage !== undefined) {
+    w.endLine();
+    error = `✖ ${author}: ${event.errorMessage ?? 'failed'}${event.errorCode ? ` (${event.errorCode})` : ''}`;
+  }
+  return w.output(error);
+}
+
+/** Ends the transcript of a turn: closes a line left open by streamed text. */
+export function finishRender(state: RenderState): { text: string; state: RenderState } {
+  const w = new TranscriptWriter(state);
+  w.endLine();
+  const { text } = w.output(undefined);
+  return { text, state: { ...initialRenderState, speaker: state.speaker } };
+}
+
+/** Builds the text for one event from a state; local to this module, never writes anywhere. */
+class TranscriptWriter {
+  private text = '';
+  private speaker: string | undefined;
+  private cursor: RenderState['cursor'];
+  private streamed: string;
+
+  constructor(state: RenderState) {
+    this.speaker = state.speaker;
+    this.cursor = state.cursor;
+    this.streamed = state.streamed;
+  }
+
+  /** A whole line of content for `author`. */
+  line(author: string, content: string): void {
+    this.confirmStreamed();
+    this.begin(author);
+    this.write(content);
+    this.text += '\n';
+    this.cursor = 'none';
+  }
+
+  /** A chunk of streamed text, continued on the current line. */
+  stream(author: string, chunk: string): void {
+    if (this.speaker !== author || this.cursor === 'none') this.begin(author);
+    this.write(chunk);
+    this.cursor = chunk.endsWith('\n') ? 'none' : 'text';
+    this.streamed += chunk;
+  }
+
+  /** The complete text of a response, which repeats what was streamed when streaming is on. */
+  finalText(author: string, text: string): void {
+    if (this.speaker === author && this.streamed !== '' && this.streamed.trim() === text.trim()) {
+      this.confirmStreamed();
+      return;
+    }
+    this.line(author, text.replace(/\n+$/, ''));
+  }
+
+  endLine(): void {
+    if (this.cursor !== 'none') this.text += '\n';
+    this.cursor = 'none';
+    this.streamed = '';
+  }
+
+  output(error: string | undefined): RenderOutput {
+    return { text: this.text, error, state: { speaker: this.speaker, cursor: this.cursor, streamed: this.streamed } };
+  }
+
+  private confirmStreamed(): void {
+    if (this.streamed !== '') this.endLine();
+  }
+
+  /** Positions the cursor for new content of `author`: its name when the speaker changes, else an indent. */
+  private begin(author: string): void {
+    if (this.speaker !== author) {
+      if (this.cursor !== 'none') this.text += '\n';
+      this.text += `${author}: `;
+      this.speaker = author;
+      this.streamed = '';
+    } else if (this.cursor === 'text') {
+      this.text += `\n${this.indent()}`;
+    } else if (this.cursor === 'none') {
+      this.text += this.indent();
+    }
+    this.cursor = 'prefix';
+  }
+
+  /** Writes content, indenting the lines after its first under the speaker's name. */
+  private write(content: string): void {
+    this.text += content.replace(/\n(?=.)/g, `\n${this.indent()}`);
+  }
+
+  private indent(): string {
+    return ' '.repeat((this.speaker?.length ?? 0) + 2);
+  }
+}
+
+function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
