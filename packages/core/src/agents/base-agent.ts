@@ -44,7 +44,7 @@ export abstract class BaseAgent {
    * own install next to the CLI's); subclasses keep the ordinary prototype check.
    */
   static [Symbol.hasInstance](value: unknown): boolean {
-    if (this !== BaseAgent) return Function.prototype[Symbol.hasInstance].call(this, value) as boolean;
+    if (this !== BaseAgent) return Function.prototype[Symbol.hasInstance].call(this, value);
     return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[AGENT_BRAND] === true;
   }
 

@@ -18,7 +18,7 @@ const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 export abstract class BaseTool {
   /** `tool instanceof BaseTool` holds for tools made by any copy of @troupe/core. */
   static [Symbol.hasInstance](value: unknown): boolean {
-    if (this !== BaseTool) return Function.prototype[Symbol.hasInstance].call(this, value) as boolean;
+    if (this !== BaseTool) return Function.prototype[Symbol.hasInstance].call(this, value);
     return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[TOOL_BRAND] === true;
   }
 
