@@ -32,6 +32,9 @@ export type { BeforeToolCallback, AfterToolCallback } from './agents/llm/tool-ex
 export { SequentialAgent, type SequentialAgentOptions } from './agents/sequential-agent.js';
 export { ParallelAgent, type ParallelAgentOptions } from './agents/parallel-agent.js';
 export { LoopAgent, type LoopAgentOptions, type LoopStopReason } from './agents/loop-agent.js';
+export { RoutedAgent, type RoutedAgentOptions, type AgentRouter } from './agents/routed-agent.js';
+export { RoutedLlm, type RoutedLlmOptions, type LlmRouter } from './models/routed-llm.js';
+export type { RoutingErrorContext } from './utils/routing.js';
 export { BaseTool, type BaseToolOptions } from './tools/base-tool.js';
 export { ToolContext } from './tools/tool-context.js';
 export { FunctionTool, ToolArgumentsError, type FunctionToolOptions } from './tools/function-tool.js';

@@ -5,6 +5,7 @@ import { ConfigurationError, OutputValidationError, TransferLimitError, TroupeEr
 import { isBaseLlm, type BaseLlm } from '../models/base-llm.js';
 import type { FunctionDeclaration, GenerateContentConfig, LlmRequest, LlmResponse } from '../models/llm-request.js';
 import { resolveModel } from '../models/registry.js';
+import { fallbackChain } from '../models/routed-llm.js';
 import type { OneOrMany } from '../runner/plugin-manager.js';
 import type { BaseTool } from '../tools/base-tool.js';
 import { BaseTool as BaseToolClass } from '../tools/base-tool.js';
@@ -32,6 +33,11 @@ export type Instruction = string | ((ctx: InvocationContext) => string | Promise
 export interface LlmAgentOptions extends BaseAgentOptions {
   /** A model string (`'gemini-2.5-flash'`, `'openai/gpt-4o-mini'`) or instance. Inherited from the nearest ancestor LlmAgent when unset. */
   model?: string | BaseLlm;
+  /**
+   * Models to fall back to, in order, when the model fails before its first streamed chunk. The
+   * primary is tried first on every request; the event records which model answered.
+   */
+  fallbackModels?: readonly (string | BaseLlm)[];
   /** What the agent should do. `{key}` inserts `state[key]`, `{key?}` is optional, `{{`/`}}` are literal braces. */
   instruction?: Instruction;
   /** On the root agent: an instruction placed before every LlmAgent's own in the tree. */
@@ -74,6 +80,7 @@ export interface LlmAgentOptions extends BaseAgentOptions {
  */
 export class LlmAgent extends BaseAgent {
   readonly model: string | BaseLlm | undefined;
+  readonly fallbackModels: readonly (string | BaseLlm)[];
   readonly instruction: Instruction;
   readonly globalInstruction: Instruction | undefined;
   readonly tools: readonly BaseTool[];
@@ -111,7 +118,13 @@ export class LlmAgent extends BaseAgent {
       }
       toolNames.add(tool.name);
     }
+    for (const fallback of options.fallbackModels ?? []) {
+      if (typeof fallback !== 'string' && !isBaseLlm(fallback)) {
+        throw new ConfigurationError(`Agent '${name}' has a fallback model ${describe(fallback)}; use model strings or BaseLlm instances.`);
+      }
+    }
     this.model = options.model;
+    this.fallbackModels = Object.freeze([...(options.fallbackModels ?? [])]);
     this.instruction = options.instruction ?? '';
     this.globalInstruction = options.globalInstruction;
     this.tools = Object.freeze([...tools]);
@@ -134,7 +147,9 @@ export class LlmAgent extends BaseAgent {
   canonicalModel(ctx?: InvocationContext): BaseLlm {
     if (this.resolvedModel) return this.resolvedModel;
     if (this.model !== undefined) {
-      this.resolvedModel = typeof this.model === 'string' ? resolveModel(this.model) : this.model;
+      const primary = typeof this.model === 'string' ? resolveModel(this.model) : this.model;
+      this.resolvedModel =
+        this.fallbackModels.length === 0 ? primary : fallbackChain([primary, ...this.fallbackModels.map((m) => (typeof m === 'string' ? resolveModel(m) : m))]);
       return this.resolvedModel;
     }
     for (let agent = this.parentAgent; agent; agent = agent.parentAgent) {
