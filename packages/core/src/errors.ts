@@ -52,6 +52,13 @@ export class OutputValidationError extends TroupeError {
   }
 }
 
+/** An input that does not match a declared input schema (team, agent or tool input). */
+export class InputValidationError extends TroupeError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('INPUT_VALIDATION', message, options);
+  }
+}
+
 /** Bad options given to a constructor or a call. */
 export class ConfigurationError extends TroupeError {
   constructor(message: string) {

@@ -32,6 +32,7 @@ export type { BeforeToolCallback, AfterToolCallback } from './agents/llm/tool-ex
 export { SequentialAgent, type SequentialAgentOptions } from './agents/sequential-agent.js';
 export { ParallelAgent, type ParallelAgentOptions } from './agents/parallel-agent.js';
 export { LoopAgent, type LoopAgentOptions, type LoopStopReason } from './agents/loop-agent.js';
+export { TeamAgent, type TeamAgentOptions, type ReflectionOptions } from './agents/team/team-agent.js';
 export { RoutedAgent, type RoutedAgentOptions, type AgentRouter } from './agents/routed-agent.js';
 export { RoutedLlm, type RoutedLlmOptions, type LlmRouter } from './models/routed-llm.js';
 export type { RoutingErrorContext } from './utils/routing.js';
@@ -49,3 +50,4 @@ export type { RunConfig } from './runner/run-config.js';
 export type { RunResult, RunStatus, UsageTotals } from './runner/run-result.js';
 export { BasePlugin } from './runner/base-plugin.js';
 export type { Schema, JsonSchema, Infer } from './utils/schema.js';
+export { withRetry, type RetryOptions } from './models/retry.js';

@@ -1,5 +1,5 @@
 import type { Event } from '../events/event.js';
-import { OutputValidationError } from '../errors.js';
+import { InputValidationError, OutputValidationError } from '../errors.js';
 import { validate, type Infer, type Schema } from '../utils/schema.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import { CallbackContext } from './callback-context.js';
@@ -48,7 +48,7 @@ export class FunctionAgent<I extends Schema | undefined = undefined, O = unknown
     let input: unknown = ctx.input;
     if (this.inputSchema) {
       const checked = await validate(this.inputSchema, input);
-      if (!checked.ok) throw new OutputValidationError(`Agent '${this.name}' got an input that does not match its inputSchema: ${checked.message}. Pass an input with these fields.`);
+      if (!checked.ok) throw new InputValidationError(`Agent '${this.name}' got an input that does not match its inputSchema: ${checked.message}. Pass an input with these fields.`);
       input = checked.value;
     }
     const cb = new CallbackContext(ctx);

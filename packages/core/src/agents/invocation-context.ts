@@ -30,6 +30,8 @@ export interface InvocationShared {
 export interface HistoryScope {
   /** The synthetic user turn built from the call's input, followed by the events of the call. */
   readonly events: Event[];
+  /** Values `{key}` in an instruction resolves from before state (a TeamAgent skill's input). */
+  readonly templateInput?: Record<string, unknown>;
 }
 
 /** Tracks escalation for the nearest enclosing LoopAgent. */

@@ -355,7 +355,8 @@ export class LlmAgent extends BaseAgent {
 
   private async renderInstruction(instruction: Instruction, ctx: InvocationContext, state: Record<string, unknown>): Promise<string> {
     if (typeof instruction === 'function') return instruction(ctx);
-    return fillTemplate(instruction, this.name, state);
+    const input = ctx.historyScope?.templateInput;
+    return input ? fillTemplate(instruction, this.name, input, state) : fillTemplate(instruction, this.name, state);
   }
 }
 

@@ -1,7 +1,6 @@
 import type { Event } from '../events/event.js';
-import { ConfigurationError, RunCancelledError } from '../errors.js';
-import { EventChannel } from '../utils/event-channel.js';
-import { linkedAbortController } from '../utils/abort.js';
+import { ConfigurationError } from '../errors.js';
+import { runConcurrently } from '../utils/run-concurrently.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import type { InvocationContext } from './invocation-context.js';
 import { checkpoints, isPause, lastOutputOnBranch } from './replay.js';
@@ -50,65 +49,28 @@ export class ParallelAgent extends BaseAgent {
       for (const name of done) outputs.set(name, lastOutputOnBranch(ctx, ctx.childBranch(this.name, name)));
     }
     const pending = children.filter((child) => !done.has(child.name));
-    let paused = false;
-    const controller = linkedAbortController(ctx.abortSignal);
-    const channel = new EventChannel();
-    let failure: { error: unknown } | undefined;
-
-    const runChild = async (child: BaseAgent): Promise<void> => {
-      // On resume, unfinished branches pick up where they stopped (their events are on their own branch).
-      const childCtx = ctx.with({ branch: ctx.childBranch(this.name, child.name), abortSignal: controller.signal });
-      try {
-        let branchPaused = false;
-        for await (const event of child.runAsync(childCtx)) {
-          if (event.output !== undefined && !event.partial) outputs.set(child.name, event.output);
-          if (isPause(event)) branchPaused = true;
-          await channel.push(event);
-        }
-        // A paused branch has not finished; it resumes later and the others are not re-run.
-        if (branchPaused) {
-          paused = true;
-          return;
-        }
-        await channel.push(this.createEvent(ctx, { actions: { agentState: { completed: child.name } } }));
-      } catch (error) {
-        if (!failure) {
-          failure = { error };
-          controller.abort(new RunCancelledError(`Cancelled because sibling branch '${child.name}' of ParallelAgent '${this.name}' failed.`, { cause: error }));
-        }
-      }
-    };
-
-    const running = runWithConcurrency(pending, this.maxConcurrency ?? pending.length, runChild, () => failure !== undefined || controller.signal.aborted);
-    let finished = false;
-    try {
-      yield* channel.drain(running, () => {
-        controller.abort(new RunCancelledError(`ParallelAgent '${this.name}' was stopped.`));
-        return controller.signal.reason;
-      });
-      await running;
-      finished = true;
-    } finally {
-      controller.dispose();
-      // Leave no branch running behind us, even when the consumer stopped early.
-      if (!finished) await running.catch(() => undefined);
-    }
-    if (failure) throw failure.error;
+    const paused = yield* runConcurrently(pending.length, this.maxConcurrency ?? pending.length, ctx.abortSignal, `ParallelAgent '${this.name}'`, (i, signal) =>
+      this.runBranch(ctx, pending[i]!, signal, outputs),
+    );
     ctx.throwIfAborted();
-    if (paused) return;
+    // A paused branch has not finished; it resumes later and the others are not re-run.
+    if (paused.includes(true)) return;
     const output: Record<string, unknown> = {};
     for (const child of children) if (outputs.has(child.name)) output[child.name] = outputs.get(child.name);
     yield this.createEvent(ctx, { output, actions: { agentState: { completed: children.map((c) => c.name) }, endOfAgent: true } });
   }
-}
 
-/** Runs `task` over `items` with at most `limit` at once; stops starting new ones once `stop()` says so. */
-async function runWithConcurrency<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>, stop: () => boolean): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length && !stop()) await task(items[next++]!);
-  };
-  const workers: Promise<void>[] = [];
-  for (let i = 0; i < Math.min(limit, items.length); i++) workers.push(worker());
-  await Promise.all(workers);
+  /** Runs one child on its own branch; returns true when it paused for a human. */
+  private async *runBranch(ctx: InvocationContext, child: BaseAgent, signal: AbortSignal, outputs: Map<string, unknown>): AsyncGenerator<Event, boolean, undefined> {
+    // On resume, unfinished branches pick up where they stopped (their events are on their own branch).
+    const childCtx = ctx.with({ branch: ctx.childBranch(this.name, child.name), abortSignal: signal });
+    let paused = false;
+    for await (const event of child.runAsync(childCtx)) {
+      if (event.output !== undefined && !event.partial) outputs.set(child.name, event.output);
+      if (isPause(event)) paused = true;
+      yield event;
+    }
+    if (!paused) yield this.createEvent(ctx, { actions: { agentState: { completed: child.name } } });
+    return paused;
+  }
 }

@@ -12,7 +12,7 @@ export function lastCheckpoint(ctx: InvocationContext, agentName: string): { ind
   const events = ctx.session.events;
   for (let i = events.length - 1; i >= (ctx.resumeFrom ?? events.length); i--) {
     const e = events[i]!;
-    if (e.author === agentName && e.path === ctx.path && e.invocationId === ctx.invocationId && e.actions.agentState) {
+    if (e.author === agentName && e.path === ctx.path && e.branch === ctx.branch && e.invocationId === ctx.invocationId && e.actions.agentState) {
       return { index: i, state: e.actions.agentState };
     }
   }
@@ -25,7 +25,7 @@ export function checkpoints(ctx: InvocationContext, agentName: string): Record<s
   const out: Record<string, unknown>[] = [];
   for (let i = ctx.resumeFrom ?? events.length; i < events.length; i++) {
     const e = events[i]!;
-    if (e.author === agentName && e.path === ctx.path && e.invocationId === ctx.invocationId && e.actions.agentState) out.push(e.actions.agentState);
+    if (e.author === agentName && e.path === ctx.path && e.branch === ctx.branch && e.invocationId === ctx.invocationId && e.actions.agentState) out.push(e.actions.agentState);
   }
   return out;
 }

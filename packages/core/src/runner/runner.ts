@@ -4,7 +4,7 @@ import { findAgentToRun } from '../agents/llm/transfer.js';
 import { inputFromContent } from '../agents/structured-input.js';
 import { userContent as toUserContent, type Content } from '../events/content.js';
 import { createEvent, type Event } from '../events/event.js';
-import { ConfigurationError, OutputValidationError, PendingInterruptError, SessionNotFoundError } from '../errors.js';
+import { ConfigurationError, InputValidationError, PendingInterruptError, SessionNotFoundError } from '../errors.js';
 import { answersOf, checkResponses, openInterrupts } from '../interrupts/open-interrupts.js';
 import type { BaseLlm } from '../models/base-llm.js';
 import { resolveModel } from '../models/registry.js';
@@ -218,7 +218,7 @@ export class Runner {
     }
     if (!agent.inputSchema) return params.input;
     const checked = await validate(agent.inputSchema, params.input);
-    if (!checked.ok) throw new OutputValidationError(`The input for agent '${agent.name}' does not match its inputSchema: ${checked.message}.`);
+    if (!checked.ok) throw new InputValidationError(`The input for agent '${agent.name}' does not match its inputSchema: ${checked.message}. Pass an input with these fields.`);
     return checked.value as Record<string, unknown>;
   }
 }

@@ -2,7 +2,7 @@ import type { BaseAgent } from '../agents/base-agent.js';
 import type { HistoryScope } from '../agents/invocation-context.js';
 import { createEvent, textOf, type Event } from '../events/event.js';
 import { ToolPaused } from '../interrupts/signals.js';
-import { OutputValidationError } from '../errors.js';
+import { InputValidationError } from '../errors.js';
 import type { FunctionDeclaration } from '../models/llm-request.js';
 import { TEMP_PREFIX } from '../sessions/state-keys.js';
 import { toJsonSchema, validate } from '../utils/schema.js';
@@ -60,7 +60,7 @@ export class AgentTool extends BaseTool {
     if (this.agent.inputSchema) {
       const checked = await validate(this.agent.inputSchema, args);
       if (!checked.ok) {
-        throw new OutputValidationError(`Invalid arguments for agent tool '${this.name}': ${checked.message}. Call it again with arguments matching its input schema.`);
+        throw new InputValidationError(`Invalid arguments for agent tool '${this.name}': ${checked.message}. Call it again with arguments matching its input schema.`);
       }
       input = checked.value as Record<string, unknown>;
     } else if (typeof args.request !== 'string') {

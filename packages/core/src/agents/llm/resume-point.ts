@@ -26,7 +26,7 @@ export function findLlmResumePoint(ctx: InvocationContext, agentName: string): L
   let seen = false;
   for (let i = ctx.resumeFrom ?? events.length; i < events.length; i++) {
     const e = events[i]!;
-    if (e.author !== agentName || e.path !== ctx.path || e.invocationId !== ctx.invocationId || !e.content) continue;
+    if (e.author !== agentName || e.path !== ctx.path || e.branch !== ctx.branch || e.invocationId !== ctx.invocationId || !e.content) continue;
     seen = true;
     const parts = e.content.parts;
     if (e.content.role === 'model') {
