@@ -83,7 +83,7 @@ describe('iterative-refinement example (StatusPoller in a pipeline)', () => {
     expect(report.map((e) => [e.path, textOf(e)])).toEqual([['PollThenReport/ReportStatus', 'Your job completed after 3 checks.']]);
     expect(result.events.indexOf(report[0]!)).toBeGreaterThan(result.events.indexOf(loopEnd(result.events, 'StatusPoller')));
     expect(model.requests.at(-1)!.config.systemInstruction).toBe("The job ended with status 'completed' after 3 checks. Tell the user in one sentence.");
-    expect(result.events.at(-1)).toMatchObject({ author: 'PollThenReport', actions: { endOfAgent: true } });
+    expect(result.events.at(-1)).toMatchObject({ author: 'ReportStatus', path: 'PollThenReport/ReportStatus' });
     expect(result.output).toBe('Your job completed after 3 checks.');
     model.assertDone();
   });

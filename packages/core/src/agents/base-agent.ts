@@ -117,6 +117,16 @@ export abstract class BaseAgent {
     return false;
   }
 
+  /**
+   * True when the agent can tell from its own events whether it finished, so a resumed run can
+   * re-enter it safely (it does nothing if it was done). Parents record progress after agents that
+   * cannot (custom agents), and only then. Internal.
+   * @internal
+   */
+  get resumable(): boolean {
+    return false;
+  }
+
   /** The user message that stands for a structured input given to this agent. */
   inputMessage(input: Record<string, unknown>): Content {
     return { role: 'user', parts: [{ text: inputToText(input) }] };

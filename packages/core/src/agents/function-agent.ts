@@ -4,6 +4,7 @@ import { validate, type Infer, type Schema } from '../utils/schema.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import { CallbackContext } from './callback-context.js';
 import type { InvocationContext } from './invocation-context.js';
+import { hasOwnEvent } from './replay.js';
 
 /** Options of {@link FunctionAgent}. */
 export interface FunctionAgentOptions<I extends Schema | undefined, O> extends Omit<BaseAgentOptions, 'subAgents'> {
@@ -44,7 +45,13 @@ export class FunctionAgent<I extends Schema | undefined = undefined, O = unknown
     this.fn = options.run.bind(options);
   }
 
+  override get resumable(): boolean {
+    return true;
+  }
+
   protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined> {
+    // Resumed after its one event was stored: it already ran.
+    if (ctx.resumeFrom !== undefined && hasOwnEvent(ctx, this.name)) return;
     let input: unknown = ctx.input;
     if (this.inputSchema) {
       const checked = await validate(this.inputSchema, input);

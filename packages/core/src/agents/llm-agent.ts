@@ -171,6 +171,10 @@ export class LlmAgent extends BaseAgent {
     if (this.outputKey !== undefined) event.actions.stateDelta[this.outputKey] = event.output;
   }
 
+  override get resumable(): boolean {
+    return true;
+  }
+
   protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined> {
     const model = this.canonicalModel(ctx);
     const tools = new Map<string, BaseTool>();

@@ -2,7 +2,7 @@ import type { Event } from '../events/event.js';
 import { ConfigurationError } from '../errors.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import type { InvocationContext, LoopScope } from './invocation-context.js';
-import { isPause, lastCheckpoint, lastOutputOnBranch } from './replay.js';
+import { isPause, lastCheckpoint, lastOutputOnBranch, resumePosition } from './replay.js';
 
 /** Options of {@link LoopAgent}. */
 export interface LoopAgentOptions extends BaseAgentOptions {
@@ -34,6 +34,10 @@ export class LoopAgent extends BaseAgent {
     this.maxIterations = max;
   }
 
+  override get resumable(): boolean {
+    return true;
+  }
+
   protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined> {
     const scope: LoopScope = { escalated: false };
     const loopCtx = ctx.fresh().with({ loopScope: scope });
@@ -45,30 +49,38 @@ export class LoopAgent extends BaseAgent {
     if (ctx.resumeFrom !== undefined) {
       const checkpoint = lastCheckpoint(ctx, this.name);
       if (checkpoint?.state.stopReason !== undefined) return; // it had already finished
+      let from = ctx.resumeFrom;
       if (checkpoint) {
         iteration = Number(checkpoint.state.iteration ?? 0);
         start = Number(checkpoint.state.next ?? 0);
+        from = checkpoint.index + 1;
         if (start >= children.length) {
           iteration++;
           start = 0;
         }
       }
+      const position = resumePosition(ctx, this.name, children, from);
+      if (position) start = position.child;
       output = lastOutputOnBranch(ctx, ctx.branch);
-      resumeCtx = loopCtx.with({ resumeFrom: checkpoint ? checkpoint.index + 1 : ctx.resumeFrom });
+      resumeCtx = loopCtx.with({ resumeFrom: from });
     }
     while (!scope.escalated && (this.maxIterations === undefined || iteration < this.maxIterations)) {
       for (let i = start; i < children.length && !scope.escalated; i++) {
+        const child = children[i]!;
         let paused = false;
         const childCtx = resumeCtx && i === start ? resumeCtx : loopCtx;
         resumeCtx = undefined;
-        for await (const event of children[i]!.runAsync(childCtx)) {
+        for await (const event of child.runAsync(childCtx)) {
           if (event.output !== undefined) output = event.output;
           yield event;
           if (isPause(event)) paused = true;
           if (scope.escalated) break;
         }
         if (paused) return;
-        if (!scope.escalated) yield this.createEvent(ctx, { actions: { agentState: { iteration, next: i + 1 } } });
+        // Progress: the end of each iteration, and after custom agents (built-in ones show it themselves).
+        if (!scope.escalated && (i === children.length - 1 || !child.resumable)) {
+          yield this.createEvent(ctx, { actions: { agentState: { iteration, next: i + 1 } } });
+        }
       }
       start = 0;
       iteration++;

@@ -36,6 +36,10 @@ export class ParallelAgent extends BaseAgent {
     return true;
   }
 
+  override get resumable(): boolean {
+    return true;
+  }
+
   protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined> {
     const children = this.subAgents;
     const done = new Set<string>();
@@ -56,7 +60,11 @@ export class ParallelAgent extends BaseAgent {
     // A paused branch has not finished; it resumes later and the others are not re-run.
     if (paused.includes(true)) return;
     const output: Record<string, unknown> = {};
-    for (const child of children) if (outputs.has(child.name)) output[child.name] = outputs.get(child.name);
+    for (const child of children) {
+      // A branch that had finished before a resume re-enters without events; read its output back.
+      const value = outputs.has(child.name) ? outputs.get(child.name) : ctx.resumeFrom !== undefined ? lastOutputOnBranch(ctx, ctx.childBranch(this.name, child.name)) : undefined;
+      if (value !== undefined) output[child.name] = value;
+    }
     yield this.createEvent(ctx, { output, actions: { agentState: { completed: children.map((c) => c.name) }, endOfAgent: true } });
   }
 
@@ -70,7 +78,8 @@ export class ParallelAgent extends BaseAgent {
       if (isPause(event)) paused = true;
       yield event;
     }
-    if (!paused) yield this.createEvent(ctx, { actions: { agentState: { completed: child.name } } });
+    // Built-in agents show in their own events that they finished; after others, record it.
+    if (!paused && !child.resumable) yield this.createEvent(ctx, { actions: { agentState: { completed: child.name } } });
     return paused;
   }
 }

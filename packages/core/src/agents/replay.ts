@@ -1,4 +1,5 @@
 import type { Event } from '../events/event.js';
+import type { BaseAgent } from './base-agent.js';
 import type { InvocationContext } from './invocation-context.js';
 
 /**
@@ -14,6 +15,41 @@ export function lastCheckpoint(ctx: InvocationContext, agentName: string): { ind
     const e = events[i]!;
     if (e.author === agentName && e.path === ctx.path && e.branch === ctx.branch && e.invocationId === ctx.invocationId && e.actions.agentState) {
       return { index: i, state: e.actions.agentState };
+    }
+  }
+  return undefined;
+}
+
+/** True when the agent stored an event of its own in this run. */
+export function hasOwnEvent(ctx: InvocationContext, agentName: string): boolean {
+  const events = ctx.session.events;
+  for (let i = ctx.resumeFrom ?? events.length; i < events.length; i++) {
+    const e = events[i]!;
+    // The runner's record of a failure names the failing agent but is not the agent's own work.
+    if (e.author === agentName && e.path === ctx.path && e.branch === ctx.branch && e.invocationId === ctx.invocationId && e.errorCode === undefined) return true;
+  }
+  return false;
+}
+
+/**
+ * Where a sequence of children stood: after the agent's last progress record (`agentState.next`),
+ * or at the child that produced the latest event below it (that child resumes itself, and does
+ * nothing if it had finished). Events before `from` are not considered.
+ */
+export function resumePosition(ctx: InvocationContext, agentName: string, children: readonly BaseAgent[], from: number): { child: number; from: number } | undefined {
+  const events = ctx.session.events;
+  const prefix = `${ctx.path}/`;
+  for (let i = events.length - 1; i >= from; i--) {
+    const e = events[i]!;
+    if (e.invocationId !== ctx.invocationId) continue;
+    if (e.author === agentName && e.path === ctx.path && e.branch === ctx.branch && typeof e.actions.agentState?.next === 'number') {
+      return { child: e.actions.agentState.next, from: i + 1 };
+    }
+    if (e.path.startsWith(prefix)) {
+      const slash = e.path.indexOf('/', prefix.length);
+      const name = e.path.slice(prefix.length, slash < 0 ? undefined : slash);
+      const child = children.findIndex((c) => c.name === name);
+      if (child >= 0) return { child, from };
     }
   }
   return undefined;

@@ -48,6 +48,10 @@ export class RoutedAgent extends BaseAgent {
     this.router = options.router;
   }
 
+  override get resumable(): boolean {
+    return Object.values(this.agents).every((agent) => agent.resumable);
+  }
+
   protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined> {
     if (ctx.resumeFrom !== undefined) {
       // Resume with the agent that was chosen, without asking the router again.

@@ -74,21 +74,37 @@ export type EventInit = Partial<Omit<Event, 'actions'>> & { actions?: Partial<Ev
 
 /** Builds an event: fills `id`, `timestamp` and empty `actions`; the agent fills author, branch and path. */
 export function createEvent(fields: EventInit = {}): Event {
-  const actions = fields.actions;
+  const init = fields.actions;
+  // Every event gets the same property order so the engine keeps one fast shape for all of them.
+  const actions: EventActions = {
+    stateDelta: init?.stateDelta ?? {},
+    artifactDelta: init?.artifactDelta ?? {},
+  };
+  if (init) {
+    if (init.transferToAgent !== undefined) actions.transferToAgent = init.transferToAgent;
+    if (init.escalate !== undefined) actions.escalate = init.escalate;
+    if (init.skipSummarization !== undefined) actions.skipSummarization = init.skipSummarization;
+    if (init.endOfAgent !== undefined) actions.endOfAgent = init.endOfAgent;
+    if (init.agentState !== undefined) actions.agentState = init.agentState;
+    if (init.route !== undefined) actions.route = init.route;
+  }
   const event: Event = {
-    ...fields,
     id: fields.id ?? newId(),
     invocationId: fields.invocationId ?? '',
     timestamp: fields.timestamp ?? Date.now(),
     author: fields.author ?? '',
     branch: fields.branch ?? '',
     path: fields.path ?? '',
-    actions: {
-      ...actions,
-      stateDelta: actions?.stateDelta ?? {},
-      artifactDelta: actions?.artifactDelta ?? {},
-    },
+    actions,
   };
+  if (fields.content !== undefined) event.content = fields.content;
+  if (fields.partial !== undefined) event.partial = fields.partial;
+  if (fields.output !== undefined) event.output = fields.output;
+  if (fields.usage !== undefined) event.usage = fields.usage;
+  if (fields.model !== undefined) event.model = fields.model;
+  if (fields.errorCode !== undefined) event.errorCode = fields.errorCode;
+  if (fields.errorMessage !== undefined) event.errorMessage = fields.errorMessage;
+  if (fields.interrupt !== undefined) event.interrupt = fields.interrupt;
   return event;
 }
 

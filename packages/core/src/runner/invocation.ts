@@ -127,7 +127,8 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
     throw error;
   } finally {
     if (timer) clearTimeout(timer);
-    if (!controller.signal.aborted) controller.abort(new RunCancelledError('The run ended.'));
+    // After a normal end nothing is running; otherwise stop whatever still is.
+    if (!finished && !controller.signal.aborted) controller.abort(RUN_ENDED);
     controller.dispose();
     for (const key of Object.keys(session.state)) if (key.startsWith(TEMP_PREFIX)) delete session.state[key];
     setup.release();
@@ -142,6 +143,9 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
   }
   return sink.result;
 }
+
+// One shared reason (an Error captures a stack when made): it only reaches work still running after the run ended.
+const RUN_ENDED = new RunCancelledError('The run ended.');
 
 function classify(error: unknown, userSignal: AbortSignal | undefined): Error {
   if (error instanceof RunLimitError || error instanceof RunCancelledError) return error;

@@ -144,7 +144,7 @@ export class Runner {
     const agent = runConfig.restartFromRoot ? this.agent : findAgentToRun(this.agent, session.events);
     const input = await this.structuredInput(agent, params);
     const content = params.newMessage !== undefined ? toUserContent(params.newMessage) : agent.inputMessage(input);
-    const invocationId = `e-${newId()}`;
+    const invocationId = flat(`e-${newId()}`);
     const agentState: Record<string, unknown> = {};
     // What a resume in another process needs to restart this invocation the same way.
     if (agent !== this.agent) agentState.startAgent = agent.name;
@@ -228,6 +228,11 @@ export class InMemoryRunner extends Runner {
   constructor(options: { agent: BaseAgent; appName?: string; plugins?: readonly BasePlugin[]; defaultModel?: BaseLlm | string; autoCreateSession?: boolean }) {
     super({ ...options, appName: options.appName ?? 'InMemoryRunner', sessionService: new InMemorySessionService() });
   }
+}
+
+function flat(text: string): string {
+  text.charCodeAt(0);
+  return text;
 }
 
 function checkIds(params: { userId: string; sessionId: string }): { userId: string; sessionId: string } {

@@ -1,6 +1,7 @@
 import type { Event } from '../events/event.js';
 import { SessionNotFoundError, StaleSessionError, ConfigurationError } from '../errors.js';
 import { cloneData } from '../utils/clone.js';
+import { copyEvent } from './event-copy.js';
 import { newId } from '../utils/ids.js';
 import type { CreateSessionParams, GetSessionParams, Session, SessionKey, SessionService } from './session.js';
 import { APP_PREFIX, TEMP_PREFIX, USER_PREFIX, assertValidDelta, hasTempKeys, withoutTempKeys } from './state-keys.js';
@@ -64,7 +65,7 @@ export class InMemorySessionService implements SessionService {
     if (params.numRecentEvents !== undefined) {
       events = params.numRecentEvents <= 0 ? [] : events.slice(-params.numRecentEvents);
     }
-    return this.toSession(stored, cloneData(events));
+    return this.toSession(stored, events.map((e) => copyEvent(e)));
   }
 
   async listSessions(params: { appName: string; userId: string }): Promise<{ sessions: Session[] }> {
@@ -91,7 +92,7 @@ export class InMemorySessionService implements SessionService {
     }
     if (stored.eventIds.has(event.id)) {
       const existing = stored.events.find((e) => e.id === event.id);
-      return existing ? cloneData(existing) : event;
+      return existing ? copyEvent(existing) : event;
     }
     if (session.version !== stored.version) {
       throw new StaleSessionError(
@@ -102,7 +103,7 @@ export class InMemorySessionService implements SessionService {
     assertValidDelta(delta);
     // temp: keys apply to the live session of this invocation but are never stored.
     const persisted = hasTempKeys(delta) ? { ...event, actions: { ...event.actions, stateDelta: withoutTempKeys(delta) } } : event;
-    const copy = cloneData(persisted);
+    const copy = copyEvent(persisted, true);
     this.applyDelta(stored, copy.actions.stateDelta);
     stored.events.push(copy);
     stored.eventIds.add(copy.id);

@@ -81,11 +81,19 @@ function fold(cache: HistoryCache, event: Event, agentName: string): void {
     cache.own.push(true);
     return;
   }
-  const parts = rewriteForeign(event.author, content.parts);
-  if (parts.length === 0) return;
-  cache.contents.push({ role: 'user', parts });
+  let foreign = foreignViews.get(event);
+  if (foreign === undefined) {
+    const parts = rewriteForeign(event.author, content.parts);
+    foreign = parts.length === 0 ? null : { role: 'user', parts };
+    foreignViews.set(event, foreign);
+  }
+  if (foreign === null) return;
+  cache.contents.push(foreign);
   cache.own.push(false);
 }
+
+// Every agent but the author sees an event the same way, so the rewrite is made once per event.
+const foreignViews = new WeakMap<Event, Content | null>();
 
 /** Another agent's turn as context text the model can read without confusing it for its own. */
 function rewriteForeign(author: string, source: Part[]): Part[] {

@@ -117,6 +117,10 @@ export class TeamAgent extends BaseAgent {
     };
   }
 
+  override get resumable(): boolean {
+    return true;
+  }
+
   protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined> {
     const progress = readProgress(ctx, this.name);
     if (progress.finished) return;
