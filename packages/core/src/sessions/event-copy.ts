@@ -1,7 +1,7 @@
 import type { Event, EventActions } from '../events/event.js';
 import { cloneData } from '../utils/clone.js';
 
-const EMPTY: Record<string, never> = Object.freeze({}) as Record<string, never>;
+const EMPTY: Record<string, never> = Object.freeze({});
 
 /**
  * A deep copy of an event with the same property order for every event (one fast shape). With
