@@ -97,6 +97,7 @@ export class LlmAgent extends BaseAgent {
   readonly beforeToolCallback: OneOrMany<BeforeToolCallback> | undefined;
   readonly afterToolCallback: OneOrMany<AfterToolCallback> | undefined;
   private resolvedModel: BaseLlm | undefined;
+  private cachedToolbox: { parent: BaseAgent | undefined; tools: ReadonlyMap<string, BaseTool>; targets: readonly BaseAgent[] } | undefined;
 
   constructor(options: LlmAgentOptions) {
     super(options);
@@ -177,10 +178,7 @@ export class LlmAgent extends BaseAgent {
 
   protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined> {
     const model = this.canonicalModel(ctx);
-    const tools = new Map<string, BaseTool>();
-    for (const tool of this.tools) tools.set(tool.name, tool);
-    const targets = transferTargets(this, this);
-    if (targets.length > 0) tools.set(TRANSFER_TOOL_NAME, new TransferTool(this, targets));
+    const { tools, targets } = this.toolbox();
 
     const turn: TurnState = { lastText: undefined };
     let pending: { calls: FunctionCall[]; from: number } | undefined;
@@ -301,6 +299,18 @@ export class LlmAgent extends BaseAgent {
       return 'stop';
     }
     return actions.skipSummarization || actions.escalate ? 'stop' : 'continue';
+  }
+
+  /** The tools offered to the model, with the transfer tool; rebuilt only when the tree around the agent changes. */
+  private toolbox(): { tools: ReadonlyMap<string, BaseTool>; targets: readonly BaseAgent[] } {
+    const parent = this.parentAgent;
+    if (this.cachedToolbox && this.cachedToolbox.parent === parent) return this.cachedToolbox;
+    const tools = new Map<string, BaseTool>();
+    for (const tool of this.tools) tools.set(tool.name, tool);
+    const targets = transferTargets(this, this);
+    if (targets.length > 0) tools.set(TRANSFER_TOOL_NAME, new TransferTool(this, targets));
+    this.cachedToolbox = { parent, tools, targets };
+    return this.cachedToolbox;
   }
 
   private setOutput(event: Event, output: unknown): void {

@@ -21,8 +21,11 @@ export interface RunConfig {
 export type ResolvedRunConfig = Required<Pick<RunConfig, 'streaming' | 'maxLlmCalls' | 'maxTransfers' | 'restartFromRoot' | 'abandonInterrupts'>> &
   Pick<RunConfig, 'maxTokens' | 'timeoutMs'>;
 
+const DEFAULTS: ResolvedRunConfig = Object.freeze({ streaming: 'none', maxLlmCalls: 500, maxTransfers: 10, restartFromRoot: false, abandonInterrupts: false });
+
 /** Applies defaults once and rejects bad limits with the option, the value and the fix. */
-export function resolveRunConfig(config: RunConfig = {}): ResolvedRunConfig {
+export function resolveRunConfig(config?: RunConfig): ResolvedRunConfig {
+  if (config === undefined) return DEFAULTS;
   const resolved: ResolvedRunConfig = {
     streaming: config.streaming ?? 'none',
     maxLlmCalls: config.maxLlmCalls ?? 500,

@@ -48,8 +48,10 @@ export class TransferTool extends BaseTool {
     this.names = targets.map((t) => t.name);
   }
 
+  private declaration: FunctionDeclaration | undefined;
+
   async getDeclaration(): Promise<FunctionDeclaration> {
-    return {
+    return (this.declaration ??= {
       name: this.name,
       description: this.description,
       parameters: {
@@ -57,7 +59,7 @@ export class TransferTool extends BaseTool {
         properties: { agent_name: { type: 'string', enum: this.names, description: 'The name of the agent to transfer to.' } },
         required: ['agent_name'],
       },
-    };
+    });
   }
 
   async runAsync(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
