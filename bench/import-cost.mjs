@@ -2,7 +2,9 @@
 // Each sample runs in its own process (so module caches are cold); the median of several is printed.
 // Usage: node bench/import-cost.mjs [samples]   (needs `npm run build` first)
 import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import console from 'node:console';
+import process from 'node:process';
+import { URL, fileURLToPath } from 'node:url';
 
 const samples = Number(process.argv[2] ?? 9);
 const entry = fileURLToPath(new URL('../packages/core/dist/index.js', import.meta.url));

@@ -1,0 +1,80 @@
+// Aggregation and printing for run.mjs: medians over rounds, Troupe/floor ratios, target checks.
+import { median, round } from './stats.mjs';
+
+export const TARGETS = Object.freeze({
+  throughputRatio: 3, // floor runs/s ÷ Troupe runs/s, every scenario
+  loopRatio: 1.2, // per-iteration cost at 400 iterations ÷ at 50
+  sessionKb: 1.5, // heap per idle in-memory session with one completed run
+  importMs: 100,
+  importMb: 10,
+});
+
+const MEDIAN_FIELDS = ['seconds', 'runs_per_sec', 'p50_us', 'p99_us', 'heap_mb', 'heap_kb_per_session', 'per_session_p50_us', 'per_session_p99_us', 'sessions_per_sec'];
+
+/** One documented JSON line from the rounds of one (framework, scenario): medians of every number. */
+export function aggregate(rounds) {
+  const first = rounds[0];
+  const line = { framework: first.framework, scenario: first.scenario, runs: first.runs };
+  for (const field of MEDIAN_FIELDS) {
+    if (first[field] === undefined) continue;
+    line[field] = round(median(rounds.map((r) => r[field])), field === 'seconds' || field === 'heap_kb_per_session' ? 4 : 2);
+  }
+  const calls = [...new Set(rounds.map((r) => r.llm_calls_per_run))];
+  line.llm_calls_per_run = calls.length === 1 ? calls[0] : calls;
+  // Keep the documented field order: runs, seconds, runs_per_sec, p50_us, p99_us, heap_mb, llm_calls_per_run, notes.
+  const ordered = {
+    framework: line.framework,
+    scenario: line.scenario,
+    runs: line.runs,
+    seconds: line.seconds,
+    runs_per_sec: line.runs_per_sec,
+    p50_us: line.p50_us,
+    p99_us: line.p99_us,
+    heap_mb: line.heap_mb,
+    llm_calls_per_run: line.llm_calls_per_run,
+    notes: `${first.notes}; median of ${rounds.length} round(s), each a fresh process alternating with the other framework`,
+  };
+  for (const field of MEDIAN_FIELDS) if (!(field in ordered) && line[field] !== undefined) ordered[field] = line[field];
+  return ordered;
+}
+
+/** Per-round ratios (the two runs of a round are adjacent in time), then their median. */
+export function ratios(troupeRounds, floorRounds) {
+  const n = Math.min(troupeRounds.length, floorRounds.length);
+  const throughput = [];
+  const p50 = [];
+  for (let i = 0; i < n; i++) {
+    throughput.push(floorRounds[i].runs_per_sec / troupeRounds[i].runs_per_sec);
+    p50.push(troupeRounds[i].p50_us / floorRounds[i].p50_us);
+  }
+  return {
+    throughput_ratio: round(median(throughput), 2),
+    throughput_ratio_range: [round(Math.min(...throughput), 2), round(Math.max(...throughput), 2)],
+    p50_ratio: round(median(p50), 2),
+  };
+}
+
+const pad = (value, width) => String(value).padStart(width);
+const fmt = (x) => (x >= 100 ? String(Math.round(x)) : String(round(x, 1)));
+
+/** The ratio table as text lines. */
+export function ratioTable(rows) {
+  const header = ['scenario', 'troupe runs/s', 'floor runs/s', 'floor/troupe', '(min..max)', 'troupe p50 µs', 'floor p50 µs', 'p50 ratio', `≤${TARGETS.throughputRatio}×`];
+  const widths = [12, 14, 13, 13, 15, 14, 13, 10, 5];
+  const lines = [header.map((h, i) => pad(h, widths[i])).join(' '), widths.map((w) => '-'.repeat(w)).join(' ')];
+  for (const r of rows) {
+    const cells = [
+      r.scenario,
+      fmt(r.troupe.runs_per_sec),
+      fmt(r.floor.runs_per_sec),
+      `${r.ratio.throughput_ratio}×`,
+      `${r.ratio.throughput_ratio_range[0]}..${r.ratio.throughput_ratio_range[1]}`,
+      fmt(r.troupe.p50_us),
+      fmt(r.floor.p50_us),
+      `${r.ratio.p50_ratio}×`,
+      r.ratio.throughput_ratio <= TARGETS.throughputRatio ? 'yes' : 'NO',
+    ];
+    lines.push(cells.map((c, i) => pad(c, widths[i])).join(' '));
+  }
+  return lines;
+}
