@@ -1,33 +1,33 @@
-import type { Content, FunctionCall, Part } from '../events/content.js';
+import type { Content, FunctionCall } from '../events/content.js';
 import { contentText } from '../events/content.js';
 import type { Event, EventActions, Usage } from '../events/event.js';
 import { ConfigurationError, OutputValidationError, TransferLimitError, TroupeError } from '../errors.js';
 import { isBaseLlm, type BaseLlm } from '../models/base-llm.js';
-import type { FunctionDeclaration, GenerateContentConfig, LlmRequest, LlmResponse } from '../models/llm-request.js';
+import type { GenerateContentConfig, LlmResponse } from '../models/llm-request.js';
 import { resolveModel } from '../models/registry.js';
 import { fallbackChain } from '../models/routed-llm.js';
 import type { OneOrMany } from '../runner/plugin-manager.js';
-import type { BaseTool } from '../tools/base-tool.js';
-import { BaseTool as BaseToolClass } from '../tools/base-tool.js';
-import { toJsonSchema, validate, type Schema } from '../utils/schema.js';
+import { BaseTool } from '../tools/base-tool.js';
+import type { Schema } from '../utils/schema.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import { CallbackContext } from './callback-context.js';
 import type { InvocationContext } from './invocation-context.js';
-import { buildHistory, type IncludeContents } from './llm/history.js';
-import { fillTemplate } from './llm/instructions.js';
+import { parseStructured, toolTurnOutput } from './llm/final-output.js';
+import type { IncludeContents } from './llm/history.js';
 import { callModel, type AfterModelCallback, type BeforeModelCallback } from './llm/model-call.js';
-import { executeFunctionCalls, type AfterToolCallback, type BeforeToolCallback } from './llm/tool-execution.js';
-import { TransferTool, transferCapable, transferInstruction, transferTargets, TRANSFER_TOOL_NAME } from './llm/transfer.js';
+import { buildRequest, type Instruction } from './llm/request-builder.js';
 import { findLlmResumePoint } from './llm/resume-point.js';
+import { executeFunctionCalls, type AfterToolCallback, type BeforeToolCallback } from './llm/tool-execution.js';
+import { TransferTool, transferCapable, transferTargets, TRANSFER_TOOL_NAME } from './llm/transfer.js';
 import { inputToText } from './structured-input.js';
+
+export type { Instruction } from './llm/request-builder.js';
 
 interface TurnState {
   /** The agent's most recent text in this run (for outputKey when the turn ends without text). */
   lastText: string | undefined;
 }
 
-/** An instruction: a template string (`{key}` from state) or a function of the context. */
-export type Instruction = string | ((ctx: InvocationContext) => string | Promise<string>);
 
 /** Options of {@link LlmAgent} (ADK names). */
 export interface LlmAgentOptions extends BaseAgentOptions {
@@ -111,7 +111,7 @@ export class LlmAgent extends BaseAgent {
     const tools = options.tools ?? [];
     const toolNames = new Set<string>();
     for (const tool of tools) {
-      if (!(tool instanceof BaseToolClass)) {
+      if (!(tool instanceof BaseTool)) {
         throw new ConfigurationError(`Agent '${name}' got a tool that is not a tool: ${describe(tool)}. Wrap functions in FunctionTool and agents in AgentTool.`);
       }
       if (toolNames.has(tool.name) || tool.name === TRANSFER_TOOL_NAME) {
@@ -212,7 +212,9 @@ export class LlmAgent extends BaseAgent {
         pending = undefined;
       } else {
         ctx.throwIfAborted();
-        const request = await this.buildRequest(freshCtx, model, tools, targets);
+        const root = this.rootAgent;
+        const globalInstruction = root instanceof LlmAgent ? root.globalInstruction : undefined;
+        const request = await buildRequest(freshCtx, { agent: this, globalInstruction, instruction: this.instruction, includeContents: this.includeContents, generateContentConfig: this.generateContentConfig, outputSchema: this.outputSchema }, model, tools, targets);
         request.contents.push(...correction);
         correction = [];
         const cb = new CallbackContext(freshCtx);
@@ -288,7 +290,7 @@ export class LlmAgent extends BaseAgent {
       actions = responseEvent.actions;
       if (result.paused) delete actions.transferToAgent;
       if (actions.skipSummarization && !actions.transferToAgent && !result.paused) {
-        this.setOutput(responseEvent, turn.lastText ?? singleResult(result.parts));
+        this.setOutput(responseEvent, turn.lastText ?? toolTurnOutput(result.parts));
       }
       yield responseEvent;
     }
@@ -340,38 +342,6 @@ export class LlmAgent extends BaseAgent {
     if (partial) event.partial = true;
     return event;
   }
-
-  private async buildRequest(ctx: InvocationContext, model: BaseLlm, tools: ReadonlyMap<string, BaseTool>, targets: readonly BaseAgent[]): Promise<LlmRequest> {
-    const state = ctx.session.state;
-    const system: string[] = [];
-    const root = this.rootAgent;
-    if (root instanceof LlmAgent && root.globalInstruction) {
-      system.push(await this.renderInstruction(root.globalInstruction, ctx, state));
-    }
-    if (this.instruction) system.push(await this.renderInstruction(this.instruction, ctx, state));
-    if (targets.length > 0) system.push(transferInstruction(this, targets));
-
-    let contents = buildHistory(ctx, this.name, this.includeContents);
-    if (contents.length === 0) {
-      contents = [{ role: 'user', parts: [{ text: 'Handle the request as the system instruction says.' }] }];
-    }
-    const request: LlmRequest = { model: model.model, contents, config: { ...this.generateContentConfig } };
-    const systemInstruction = system.filter(Boolean).join('\n\n');
-    if (systemInstruction) request.config.systemInstruction = systemInstruction;
-    if (tools.size > 0) {
-      const declarations: FunctionDeclaration[] = [];
-      for (const tool of tools.values()) declarations.push(await tool.getDeclaration());
-      request.config.tools = declarations;
-    }
-    if (this.outputSchema) request.config.responseSchema = await toJsonSchema(this.outputSchema);
-    return request;
-  }
-
-  private async renderInstruction(instruction: Instruction, ctx: InvocationContext, state: Record<string, unknown>): Promise<string> {
-    if (typeof instruction === 'function') return instruction(ctx);
-    const input = ctx.historyScope?.templateInput;
-    return input ? fillTemplate(instruction, this.name, input, state) : fillTemplate(instruction, this.name, state);
-  }
 }
 
 /** ADK's name for {@link LlmAgent}. */
@@ -388,29 +358,8 @@ function normalizeUsage(usage: Usage | undefined): Usage {
   return usage ?? { inputTokens: 0, outputTokens: 0 };
 }
 
-function singleResult(parts: readonly Part[]): unknown {
-  const responses = parts.map((p) => ('functionResponse' in p ? p.functionResponse.response : undefined));
-  const only = responses.length === 1 ? responses[0] : undefined;
-  if (only && Object.keys(only).length === 1 && 'result' in only) return only.result;
-  return responses.length === 1 ? only : responses;
-}
 
-async function parseStructured(schema: Schema, text: string): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
-  const json = stripFences(text);
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch (error) {
-    return { ok: false, message: `the answer is not valid JSON (${(error as Error).message})` };
-  }
-  return validate(schema, value);
-}
 
-function stripFences(text: string): string {
-  const trimmed = text.trim();
-  const fenced = /^```(?:json)?\s*([\s\S]*?)\s*```$/.exec(trimmed);
-  return fenced ? fenced[1]! : trimmed;
-}
 
 function describe(value: unknown): string {
   if (typeof value === 'object' && value !== null) return value.constructor?.name ?? 'object';

@@ -1,0 +1,63 @@
+import type { BaseLlm } from '../../models/base-llm.js';
+import type { FunctionDeclaration, GenerateContentConfig, LlmRequest } from '../../models/llm-request.js';
+import type { BaseTool } from '../../tools/base-tool.js';
+import { toJsonSchema, type Schema } from '../../utils/schema.js';
+import type { BaseAgent } from '../base-agent.js';
+import type { InvocationContext } from '../invocation-context.js';
+import { buildHistory, type IncludeContents } from './history.js';
+import { fillTemplate } from './instructions.js';
+import { transferInstruction } from './transfer.js';
+
+/** An instruction: a template string (`{key}` from state) or a function of the context. */
+export type Instruction = string | ((ctx: InvocationContext) => string | Promise<string>);
+
+/** What an LlmAgent contributes to its model requests. */
+export interface RequestSource {
+  readonly agent: BaseAgent;
+  readonly globalInstruction: Instruction | undefined;
+  readonly instruction: Instruction;
+  readonly includeContents: IncludeContents;
+  readonly generateContentConfig: GenerateContentConfig | undefined;
+  readonly outputSchema: Schema | undefined;
+}
+
+/**
+ * One model request: the system instruction (global, own, transfer targets), the visible history,
+ * the tool declarations and the response schema.
+ */
+export async function buildRequest(
+  ctx: InvocationContext,
+  source: RequestSource,
+  model: BaseLlm,
+  tools: ReadonlyMap<string, BaseTool>,
+  targets: readonly BaseAgent[],
+): Promise<LlmRequest> {
+  const name = source.agent.name;
+  const system: string[] = [];
+  if (source.globalInstruction) system.push(await render(source.globalInstruction, ctx, name));
+  if (source.instruction) system.push(await render(source.instruction, ctx, name));
+  if (targets.length > 0) system.push(transferInstruction(source.agent, targets));
+
+  let contents = buildHistory(ctx, name, source.includeContents);
+  if (contents.length === 0) {
+    contents = [{ role: 'user', parts: [{ text: 'Handle the request as the system instruction says.' }] }];
+  }
+  const request: LlmRequest = { model: model.model, contents, config: { ...source.generateContentConfig } };
+  const systemInstruction = system.filter(Boolean).join('\n\n');
+  if (systemInstruction) request.config.systemInstruction = systemInstruction;
+  if (tools.size > 0) {
+    const declarations: FunctionDeclaration[] = [];
+    for (const tool of tools.values()) declarations.push(await tool.getDeclaration());
+    request.config.tools = declarations;
+  }
+  if (source.outputSchema) request.config.responseSchema = await toJsonSchema(source.outputSchema);
+  return request;
+}
+
+/** Function instructions are called as they are; templates resolve from a skill's input first, then state. */
+async function render(instruction: Instruction, ctx: InvocationContext, agentName: string): Promise<string> {
+  if (typeof instruction === 'function') return instruction(ctx);
+  const input = ctx.historyScope?.templateInput;
+  const state = ctx.session.state;
+  return input ? fillTemplate(instruction, agentName, input, state) : fillTemplate(instruction, agentName, state);
+}
