@@ -107,6 +107,22 @@ export class SessionNotFoundError extends TroupeError {
   }
 }
 
+/**
+ * A session store was written by a newer release: its schema version, or the format of a stored
+ * value, is one this code does not know. Nothing is changed; upgrade the package.
+ */
+export class SchemaVersionError extends TroupeError {
+  constructor(
+    message: string,
+    /** The version found in the store. */
+    readonly found: number,
+    /** The newest version this code knows. */
+    readonly supported: number,
+  ) {
+    super('SCHEMA_VERSION', message);
+  }
+}
+
 /** A new message was sent to a session that still has unanswered interrupts. */
 export class PendingInterruptError extends TroupeError {
   constructor(

@@ -110,7 +110,11 @@ export class InMemorySessionService implements SessionService {
     stored.version += 1;
     stored.lastUpdateTime = Math.max(event.timestamp, stored.lastUpdateTime);
 
-    for (const key in delta) session.state[key] = delta[key];
+    for (const key in delta) {
+      // As in every store, writing undefined removes the key.
+      if (delta[key] === undefined) delete session.state[key];
+      else session.state[key] = delta[key];
+    }
     session.events.push(persisted);
     session.version = stored.version;
     session.lastUpdateTime = stored.lastUpdateTime;
@@ -125,7 +129,8 @@ export class InMemorySessionService implements SessionService {
       } else if (key.startsWith(USER_PREFIX)) {
         setScoped(this.userState, `${stored.appName}\u0000${stored.userId}`, key, value);
       } else if (!key.startsWith(TEMP_PREFIX)) {
-        stored.state[key] = value;
+        if (value === undefined) delete stored.state[key];
+        else stored.state[key] = value;
       }
     }
   }
@@ -157,5 +162,6 @@ function setScoped(map: Map<string, Record<string, unknown>>, scope: string, key
     state = {};
     map.set(scope, state);
   }
-  state[key] = value;
+  if (value === undefined) delete state[key];
+  else state[key] = value;
 }

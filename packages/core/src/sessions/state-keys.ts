@@ -37,8 +37,9 @@ export function hasTempKeys(delta: Record<string, unknown>): boolean {
   return false;
 }
 
-/** The delta without `temp:` keys. */
+/** The delta without `temp:` keys (the same object when it has none). */
 export function withoutTempKeys(delta: Record<string, unknown>): Record<string, unknown> {
+  if (!hasTempKeys(delta)) return delta;
   const out: Record<string, unknown> = {};
   for (const key in delta) if (!key.startsWith(TEMP_PREFIX)) out[key] = delta[key];
   return out;

@@ -1,0 +1,11 @@
+/**
+ * Building blocks for session stores (`@troupe/core/stores`): what every `SessionService` must do
+ * the same way — validate keys, drop `temp:` keys, split a delta by scope, serialise values and
+ * report a newer schema — so the SQLite, PostgreSQL and in-memory stores behave alike.
+ * @packageDocumentation
+ */
+export { assertValidDelta, withoutTempKeys } from '../sessions/state-keys.js';
+export { splitDelta, type ScopedDelta, type ScopeChanges } from './scoped-delta.js';
+export { encodeJson, checkValueFormat } from './value-codec.js';
+export { SchemaVersionError } from '../errors.js';
+export { copyEvent } from '../sessions/event-copy.js';

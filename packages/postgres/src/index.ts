@@ -1,0 +1,8 @@
+/**
+ * Troupe sessions stored in PostgreSQL.
+ * @packageDocumentation
+ */
+export { PostgresSessionService, type PostgresSessionServiceOptions } from './postgres-session-service.js';
+export { SchemaVersionError } from '@troupe/core';
+export { SCHEMA_VERSION } from './schema.js';
+export { VALUE_FORMAT } from './codec.js';

@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import { quoteIdentifier } from './schema.js';
+
+/** One statement: sent by name, so each pooled connection parses and plans it once. */
+export interface Query {
+  name: string;
+  text: string;
+}
+
+/** The scoped state of a session's app and user, as `[key, format, value]` triples. */
+export type ScopedRows = [key: string, format: number, value: unknown][];
+
+/** A `sessions` row with its app's and user's scoped state. */
+export interface SessionRow {
+  pk: string;
+  id: string;
+  state_format: number;
+  state: Record<string, unknown>;
+  version: number;
+  last_update_time: number;
+  app: ScopedRows;
+  usr: ScopedRows;
+}
+
+export interface SessionHeadRow {
+  pk: string;
+  version: number;
+  last_update_time: number;
+}
+
+export interface ValueRow {
+  format: number;
+  data: unknown;
+}
+
+/** Every statement the service runs against `schema`. */
+export type Queries = ReturnType<typeof buildQueries>;
+
+export function buildQueries(schema: string) {
+  const s = quoteIdentifier(schema);
+  // Statement names are per connection; the schema's hash keeps two services sharing a pool apart.
+  const prefix = `troupe_${createHash('sha256').update(schema).digest('hex').slice(0, 10)}_`;
+  const query = (name: string, text: string): Query => ({ name: prefix + name, text });
+  const scopedColumns = `
+    (SELECT COALESCE(jsonb_agg(jsonb_build_array(key, format, value)), '[]'::jsonb) FROM ${s}.app_state WHERE app_name = $1) AS app,
+    (SELECT COALESCE(jsonb_agg(jsonb_build_array(key, format, value)), '[]'::jsonb) FROM ${s}.user_state WHERE app_name = $1 AND user_id = $2) AS usr`;
+  const sessionColumns = 'pk, id, state_format, state, version, last_update_time';
+  return {
+    selectSession: query('select_session', `SELECT ${sessionColumns}, ${scopedColumns} FROM ${s}.sessions WHERE app_name = $1 AND user_id = $2 AND id = $3`),
+    listSessions: query('list_sessions', `SELECT ${sessionColumns}, ${scopedColumns} FROM ${s}.sessions WHERE app_name = $1 AND user_id = $2 ORDER BY pk`),
+    // Only events up to the version read with the session, so events and state always match.
+    selectEventsNewestFirst: query(
+      'select_events',
+      `SELECT format, data FROM ${s}.events WHERE session_pk = $1 AND seq <= $2 AND timestamp >= $3 ORDER BY seq DESC LIMIT $4`,
+    ),
+    insertSession: query(
+      'insert_session',
+      `INSERT INTO ${s}.sessions (app_name, user_id, id, state_format, state, version, last_update_time)
+       VALUES ($1, $2, $3, $4, $5::jsonb, 0, $6) ON CONFLICT (app_name, user_id, id) DO NOTHING RETURNING pk`,
+    ),
+    selectScoped: query('select_scoped', `SELECT ${scopedColumns}`),
+    deleteSession: query('delete_session', `DELETE FROM ${s}.sessions WHERE app_name = $1 AND user_id = $2 AND id = $3`),
+    lockSession: query(
+      'lock_session',
+      `SELECT pk, version, last_update_time FROM ${s}.sessions WHERE app_name = $1 AND user_id = $2 AND id = $3 FOR UPDATE`,
+    ),
+    selectEventById: query('select_event_by_id', `SELECT format, data FROM ${s}.events WHERE session_pk = $1 AND id = $2`),
+    // $1 app, $2 user, $3 format, $4/$5 app keys to set/remove, $6/$7 user keys to set/remove.
+    writeScoped: query(
+      'write_scoped',
+      `WITH app_set AS (
+         INSERT INTO ${s}.app_state (app_name, key, format, value) SELECT $1, key, $3, value FROM jsonb_each($4::jsonb)
+         ON CONFLICT (app_name, key) DO UPDATE SET format = EXCLUDED.format, value = EXCLUDED.value),
+       app_remove AS (DELETE FROM ${s}.app_state WHERE app_name = $1 AND key = ANY($5::text[])),
+       user_set AS (
+         INSERT INTO ${s}.user_state (app_name, user_id, key, format, value) SELECT $1, $2, key, $3, value FROM jsonb_each($6::jsonb)
+         ON CONFLICT (app_name, user_id, key) DO UPDATE SET format = EXCLUDED.format, value = EXCLUDED.value),
+       user_remove AS (DELETE FROM ${s}.user_state WHERE app_name = $1 AND user_id = $2 AND key = ANY($7::text[]))
+       SELECT 1`,
+    ),
+    // $1 session pk, $2 new version (the event's seq), $3 event id, $4 timestamp, $5 format, $6 event,
+    // $7 last update time, $8 whether session keys change, $9/$10 session keys to set/remove, $11 expected version.
+    writeEvent: query(
+      'write_event',
+      `WITH inserted AS (
+         INSERT INTO ${s}.events (session_pk, seq, id, timestamp, format, data) VALUES ($1, $2, $3, $4, $5, $6::jsonb))
+       UPDATE ${s}.sessions SET version = $2, last_update_time = $7,
+         state = CASE WHEN $8::boolean THEN (state || $9::jsonb) - $10::text[] ELSE state END,
+         state_format = $5
+       WHERE pk = $1 AND version = $11`,
+    ),
+  };
+}

@@ -1,0 +1,107 @@
+import type pg from 'pg';
+import { ConfigurationError } from '@troupe/core';
+import { SchemaVersionError } from '@troupe/core';
+
+/** One forward step of the schema. Steps run in order, each once, inside one transaction. */
+export interface Migration {
+  /** The schema version after this step: 1, 2, 3, ... with no gaps. */
+  version: number;
+  description: string;
+  /** The step's SQL, given the quoted schema name. */
+  sql: (schema: string) => string;
+}
+
+/**
+ * Every schema change, oldest first. Never edit a released step: append a new one. Values carry
+ * their own `format` column (see `codec.ts`), so the encoding of values can evolve without a step.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'sessions, events, app: and user: state',
+    sql: (s) => `
+      CREATE TABLE ${s}.sessions (
+        pk BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        app_name TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        state_format SMALLINT NOT NULL,
+        state JSONB NOT NULL,
+        version INTEGER NOT NULL,
+        last_update_time DOUBLE PRECISION NOT NULL,
+        UNIQUE (app_name, user_id, id)
+      );
+      CREATE TABLE ${s}.events (
+        session_pk BIGINT NOT NULL REFERENCES ${s}.sessions (pk) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        id TEXT NOT NULL,
+        timestamp DOUBLE PRECISION NOT NULL,
+        format SMALLINT NOT NULL,
+        data JSONB NOT NULL,
+        PRIMARY KEY (session_pk, seq),
+        UNIQUE (session_pk, id)
+      );
+      CREATE TABLE ${s}.app_state (
+        app_name TEXT NOT NULL,
+        key TEXT NOT NULL,
+        format SMALLINT NOT NULL,
+        value JSONB NOT NULL,
+        PRIMARY KEY (app_name, key)
+      );
+      CREATE TABLE ${s}.user_state (
+        app_name TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        format SMALLINT NOT NULL,
+        value JSONB NOT NULL,
+        PRIMARY KEY (app_name, user_id, key)
+      );
+    `,
+  },
+];
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Brings `schema` to the newest version this code knows. Run it inside a transaction: it takes an
+ * advisory lock keyed by the schema name, so services starting together migrate once. A schema with a newer
+ * version is left untouched and fails with {@link SchemaVersionError}.
+ *
+ * @returns the versions applied now (empty when the schema was current).
+ */
+export async function migrate(client: pg.ClientBase, schema: string, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+  const latest = migrations.length;
+  migrations.forEach((m, i) => {
+    if (m.version !== i + 1) throw new ConfigurationError(`Migration ${i + 1} is numbered ${m.version}; number the steps 1, 2, 3, ... without gaps.`);
+  });
+  const s = quoteIdentifier(schema);
+  await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`troupe-session-schema:${schema}`]);
+  // CREATE SCHEMA needs the CREATE privilege even when the schema exists, so look first.
+  const existing = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+  if (existing.rowCount === 0) await client.query(`CREATE SCHEMA ${s}`);
+  await client.query(
+    `CREATE TABLE IF NOT EXISTS ${s}.schema_version (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
+  );
+  const { rows } = await client.query<{ version: number }>(`SELECT COALESCE(MAX(version), 0) AS version FROM ${s}.schema_version`);
+  const current = rows[0]?.version ?? 0;
+  if (current > latest) {
+    throw new SchemaVersionError(
+      `The PostgreSQL session store in schema '${schema}' has schema version ${current}, but this @troupe/postgres knows versions up to ${latest}. It was written by a newer release: upgrade @troupe/postgres, or use another schema.`,
+      current,
+      latest,
+    );
+  }
+  const applied: number[] = [];
+  for (const step of migrations.slice(current)) {
+    await client.query(step.sql(s));
+    await client.query(`INSERT INTO ${s}.schema_version (version, description) VALUES ($1, $2)`, [step.version, step.description]);
+    applied.push(step.version);
+  }
+  return applied;
+}
+
+/** A schema name as an SQL identifier; the name was checked to hold only letters, digits and `_`. */
+export function quoteIdentifier(name: string): string {
+  return `"${name}"`;
+}

@@ -1,0 +1,28 @@
+import { afterAll, beforeAll } from 'vitest';
+import { sessionServiceContract } from '../../../test/contracts/session-service.contract.js';
+import { PostgresSessionService } from '../src/index.js';
+import { PG_URL, describePostgres, dropSchema, requirePostgres, uniqueSchema } from './pg-test-env.js';
+
+describePostgres('PostgresSessionService on a real server', () => {
+  // One schema for the whole file: the contract makes fresh app names per test, so tests never meet.
+  const schema = uniqueSchema('contract');
+  beforeAll(requirePostgres);
+  afterAll(async () => {
+    if (PG_URL !== '') await dropSchema(schema);
+  });
+
+  sessionServiceContract(
+    'PostgresSessionService',
+    async () => {
+      const service = new PostgresSessionService({ connectionString: PG_URL, schema });
+      return { service, close: () => service.close() };
+    },
+    {
+      // A second service with its own pool over the same database and schema.
+      openSecond: async () => {
+        const service = new PostgresSessionService({ connectionString: PG_URL, schema });
+        return { service, close: () => service.close() };
+      },
+    },
+  );
+});

@@ -1,0 +1,123 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { StaleSessionError, createEvent, textOf } from '@troupe/core';
+import { SqliteSessionService } from '../src/index.js';
+import { useTempDb } from './helpers.js';
+
+const tempDb = useTempDb();
+const worker = fileURLToPath(new URL('./fixtures/append-worker.mjs', import.meta.url));
+const builtEntry = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+const key = { appName: 'app', userId: 'alice' };
+
+interface Child {
+  /** Resolves with the child's last stdout line, parsed; rejects when it exits non-zero. */
+  result: Promise<Record<string, unknown>>;
+  /** Resolves when the child printed `line`. */
+  printed: (line: string) => Promise<void>;
+  send: (text: string) => void;
+}
+
+function startChild(args: string[]): Child {
+  if (!existsSync(builtEntry)) throw new Error(`The child process imports the built package, and ${builtEntry} is missing. Run npm run build first.`);
+  const child = spawn(process.execPath, [worker, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  const waiters: { line: string; resolve: () => void }[] = [];
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+    for (const w of waiters.splice(0)) {
+      if (out.split('\n').includes(w.line)) w.resolve();
+      else waiters.push(w);
+    }
+  });
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const result = new Promise<Record<string, unknown>>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`child exited with ${code}: ${err}`));
+      const lines = out.trim().split('\n');
+      resolve(JSON.parse(lines.at(-1)!) as Record<string, unknown>);
+    });
+  });
+  return {
+    result,
+    printed: (line) => new Promise((resolve) => (out.split('\n').includes(line) ? resolve() : waiters.push({ line, resolve }))),
+    send: (text) => child.stdin.write(text),
+  };
+}
+
+describe('two processes on one SQLite file', () => {
+  it('a copy read before another process appended is stale: the stale writer gets StaleSessionError and stores nothing', async () => {
+    const path = tempDb();
+    const service = new SqliteSessionService({ path });
+    const created = await service.createSession(key);
+    const mine = (await service.getSession({ ...key, sessionId: created.id }))!;
+
+    expect(await startChild([path, key.appName, key.userId, created.id, 'once']).result).toEqual({ version: 1 });
+
+    await expect(service.appendEvent({ session: mine, event: createEvent({ author: 'parent', content: { role: 'model', parts: [{ text: 'from parent' }] } }) })).rejects.toBeInstanceOf(
+      StaleSessionError,
+    );
+    const got = (await service.getSession({ ...key, sessionId: created.id }))!;
+    expect(got.events.map(textOf)).toEqual(['from child']);
+    expect(got.state).toEqual({ who: 'child' });
+    expect(got.version).toBe(1);
+    await service.close();
+  });
+
+  it('the other process is the stale writer when this one appended after it read', async () => {
+    const path = tempDb();
+    const service = new SqliteSessionService({ path });
+    const created = await service.createSession(key);
+    const child = startChild([path, key.appName, key.userId, created.id, 'stale']);
+    await child.printed('ready');
+
+    await service.appendEvent({ session: created, event: createEvent({ author: 'parent', content: { role: 'model', parts: [{ text: 'from parent' }] }, actions: { stateDelta: { who: 'parent' } } }) });
+    child.send('go\n');
+    const result = await child.result;
+    expect(result.error).toBe('StaleSessionError');
+    expect(result.message).toMatch(/version 0, the store at 1/);
+
+    const got = (await service.getSession({ ...key, sessionId: created.id }))!;
+    expect(got.events.map(textOf)).toEqual(['from parent']);
+    expect(got.state).toEqual({ who: 'parent' });
+    await service.close();
+  });
+
+  it('two processes incrementing one counter concurrently lose no update and interleave nothing', async () => {
+    const path = tempDb();
+    const service = new SqliteSessionService({ path });
+    const created = await service.createSession({ ...key, state: { count: 0 } });
+    const perProcess = 150;
+    const child = startChild([path, key.appName, key.userId, created.id, 'count', String(perProcess)]);
+    await child.printed('ready');
+    child.send('go\n');
+
+    for (let done = 0; done < perProcess; ) {
+      const session = (await service.getSession({ ...key, sessionId: created.id }))!;
+      const count = session.state.count as number;
+      try {
+        await service.appendEvent({ session, event: createEvent({ author: 'parent', actions: { stateDelta: { count: count + 1 } } }) });
+        done++;
+      } catch (error) {
+        if (!(error instanceof StaleSessionError)) throw error;
+      }
+      // Let the child's output and exit be handled while we loop.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const childResult = await child.result;
+
+    const got = (await service.getSession({ ...key, sessionId: created.id }))!;
+    expect(got.state.count).toBe(2 * perProcess);
+    expect(got.version).toBe(2 * perProcess);
+    expect(got.events).toHaveLength(2 * perProcess);
+    // Each stored event increments the one before it: no write was based on a stale read.
+    expect(got.events.map((e) => e.actions.stateDelta.count)).toEqual(Array.from({ length: 2 * perProcess }, (_, i) => i + 1));
+    expect(got.events.filter((e) => e.author === 'child')).toHaveLength(perProcess);
+    // How often each side retried depends on scheduling (typically a few dozen times); what matters is the count above.
+    expect(childResult.retries).toEqual(expect.any(Number));
+    await service.close();
+  });
+});
