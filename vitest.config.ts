@@ -7,8 +7,13 @@ export default defineConfig({
   resolve: {
     alias: [
       // Tests run against the TypeScript sources; the published packages point at dist/.
+      { find: /^@troupe\/core\/stores$/, replacement: src('./packages/core/src/stores/index.ts') },
       { find: /^@troupe\/core\/testing$/, replacement: src('./packages/core/src/testing/index.ts') },
       { find: /^@troupe\/core$/, replacement: src('./packages/core/src/index.ts') },
+      { find: /^@troupe\/models\/(openai|gemini|anthropic|ai-sdk)$/, replacement: src('./packages/models/src/$1/index.ts') },
+      { find: /^@troupe\/models$/, replacement: src('./packages/models/src/index.ts') },
+      { find: /^@troupe\/server$/, replacement: src('./packages/server/src/index.ts') },
+      { find: /^@troupe\/sqlite$/, replacement: src('./packages/sqlite/src/index.ts') },
     ],
   },
   test: {

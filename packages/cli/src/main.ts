@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// Registers the model providers (openai/…, gemini-…, anthropic/…, ollama/…) for --model and agent files.
+import '@troupe/models';
 import { runCli } from './cli.js';
 import { processIo } from './io.js';
 

@@ -1,0 +1,142 @@
+import { ConfigurationError, type LlmRequest, type LlmResponse } from '@troupe/core';
+import type Anthropic from '@anthropic-ai/sdk';
+import type { Message, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
+import type { Stream } from '@anthropic-ai/sdk/streaming';
+import { requireApiKey } from '../shared/env.js';
+import { messageOf, providerError, throwIfAborted, type ProviderIdentity } from '../shared/errors.js';
+import { checkModelName, ProviderLlm, type ProviderLlmOptions } from '../shared/provider-llm.js';
+import { loadSdk } from '../shared/sdk.js';
+import { isRecord } from '../shared/tool-arguments.js';
+import { toMessagesRequest } from './request.js';
+import { fromMessage, MessageStreamAccumulator } from './response.js';
+
+/** Options of {@link anthropic} and {@link AnthropicLlm}. */
+export interface AnthropicOptions extends ProviderLlmOptions {
+  /** @default process.env.ANTHROPIC_API_KEY */
+  apiKey?: string;
+  /** Another endpoint (a proxy, a test server). @default 'https://api.anthropic.com' */
+  baseURL?: string;
+  /** Headers sent with every request (e.g. `anthropic-beta`). */
+  headers?: Record<string, string>;
+  /** Time limit of one HTTP request. @default 600000 (the SDK's) */
+  timeoutMs?: number;
+  /**
+   * `max_tokens` when the request sets no `maxOutputTokens` (the Messages API requires one).
+   * @default 4096
+   */
+  maxTokens?: number;
+  /**
+   * `'native'` sends `config.responseSchema` as `output_config.format` (JSON schema, structured
+   * outputs); `'instruction'` writes it into the system prompt, for models without structured outputs.
+   * @default 'native'
+   */
+  structuredOutput?: 'native' | 'instruction';
+  /** Fields added to every request body, e.g. `{ thinking: { type: 'enabled', budget_tokens: 2048 } }`; `config.providerOptions.anthropic` wins over them. */
+  body?: Record<string, unknown>;
+}
+
+const IDENTITY: ProviderIdentity = { provider: 'anthropic', label: 'Anthropic', keyHint: 'ANTHROPIC_API_KEY or the apiKey option' };
+
+/**
+ * A Claude model through the Anthropic Messages API. Needs the `@anthropic-ai/sdk` package (an
+ * optional peer dependency, loaded on first use).
+ *
+ * @example
+ * const model = new AnthropicLlm('claude-sonnet-4-5', { apiKey: process.env.ANTHROPIC_API_KEY });
+ */
+export class AnthropicLlm extends ProviderLlm {
+  private readonly options: AnthropicOptions;
+  private client: Promise<Anthropic> | undefined;
+
+  constructor(model: string, options: AnthropicOptions = {}) {
+    super(checkModelName(model, 'anthropic', 'claude-sonnet-4-5'), options.retry);
+    if (options.maxTokens !== undefined && (!Number.isInteger(options.maxTokens) || options.maxTokens < 1)) {
+      throw new ConfigurationError(`anthropic() option maxTokens is ${String(options.maxTokens)}; use a whole number of tokens, at least 1.`);
+    }
+    if (options.structuredOutput !== undefined && options.structuredOutput !== 'native' && options.structuredOutput !== 'instruction') {
+      throw new ConfigurationError(`anthropic() option structuredOutput is ${JSON.stringify(options.structuredOutput)}; use 'native' or 'instruction'.`);
+    }
+    if (options.body !== undefined && !isRecord(options.body)) {
+      throw new ConfigurationError(`anthropic() option body must be an object of request fields; got ${JSON.stringify(options.body)}.`);
+    }
+    this.options = options;
+  }
+
+  private getClient(): Promise<Anthropic> {
+    this.client ??= this.createClient().catch((error: unknown) => {
+      this.client = undefined;
+      throw error;
+    });
+    return this.client;
+  }
+
+  private async createClient(): Promise<Anthropic> {
+    const { options } = this;
+    const apiKey = requireApiKey(options.apiKey, ['ANTHROPIC_API_KEY'], 'Anthropic', 'anthropic');
+    const { default: AnthropicClient } = await loadSdk('@anthropic-ai/sdk', 'Anthropic', () => import('@anthropic-ai/sdk'));
+    return new AnthropicClient({
+      apiKey,
+      maxRetries: 0,
+      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+      ...(options.headers === undefined ? {} : { defaultHeaders: options.headers }),
+      ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+    });
+  }
+
+  protected async *generateOnce(request: LlmRequest, stream: boolean, abortSignal: AbortSignal | undefined): AsyncGenerator<LlmResponse> {
+    const client = await this.getClient();
+    const body = toMessagesRequest(request, this.model, {
+      maxTokens: this.options.maxTokens ?? 4096,
+      structuredOutput: this.options.structuredOutput ?? 'native',
+      body: this.options.body,
+    });
+    if (!stream) {
+      let message: Message;
+      try {
+        message = await client.messages.create({ ...body, stream: false }, { signal: abortSignal });
+      } catch (error) {
+        throw failure(this.model, error, abortSignal, 'request');
+      }
+      yield fromMessage(message);
+      return;
+    }
+    let events: Stream<RawMessageStreamEvent>;
+    try {
+      events = await client.messages.create({ ...body, stream: true }, { signal: abortSignal });
+    } catch (error) {
+      throw failure(this.model, error, abortSignal, 'request');
+    }
+    const accumulator = new MessageStreamAccumulator();
+    const iterator = events[Symbol.asyncIterator]();
+    for (;;) {
+      let next: IteratorResult<RawMessageStreamEvent>;
+      try {
+        next = await iterator.next();
+      } catch (error) {
+        throw failure(this.model, error, abortSignal, 'stream');
+      }
+      if (next.done) break;
+      yield* accumulator.add(next.value);
+    }
+    if (!accumulator.finished) {
+      throw providerError(IDENTITY, this.model, { message: 'the stream ended before message_stop', retryable: true }, undefined, 'stream');
+    }
+    yield accumulator.final();
+  }
+}
+
+function failure(model: string, error: unknown, abortSignal: AbortSignal | undefined, phase: 'request' | 'stream'): unknown {
+  throwIfAborted(abortSignal);
+  if (error instanceof ConfigurationError) return error;
+  const { status, error: body } = error as { status?: unknown; error?: unknown };
+  // The body is { type: 'error', error: { type, message } }; a stream's error event has the same shape.
+  const inner = isRecord(body) && isRecord(body.error) ? body.error : undefined;
+  const message = typeof inner?.message === 'string' ? inner.message : messageOf(error);
+  const overloaded = inner?.type === 'overloaded_error' || inner?.type === 'api_error' ? true : undefined;
+  return providerError(IDENTITY, model, { status: typeof status === 'number' ? status : undefined, message, retryable: overloaded }, error, phase);
+}
+
+/** A Claude model, e.g. `anthropic('claude-sonnet-4-5')`. The key comes from `ANTHROPIC_API_KEY` unless given. */
+export function anthropic(model: string, options: AnthropicOptions = {}): AnthropicLlm {
+  return new AnthropicLlm(model, options);
+}

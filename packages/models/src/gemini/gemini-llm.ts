@@ -1,0 +1,225 @@
+import { ConfigurationError, type LlmRequest, type LlmResponse } from '@troupe/core';
+import type { GenerateContentResponse, GoogleGenAI } from '@google/genai';
+import { fromEnv, requireApiKey } from '../shared/env.js';
+import { messageOf, providerError, throwIfAborted, type ProviderIdentity } from '../shared/errors.js';
+import { checkModelName, ProviderLlm, type ProviderLlmOptions } from '../shared/provider-llm.js';
+import { loadSdk } from '../shared/sdk.js';
+import { isRecord } from '../shared/tool-arguments.js';
+import { toGeminiRequest, type GeminiStructuredOutput } from './request.js';
+import { GeminiAccumulator } from './response.js';
+
+/** Options of {@link gemini} and {@link GeminiLlm}. */
+export interface GeminiOptions extends ProviderLlmOptions {
+  /** @default process.env.GEMINI_API_KEY, else process.env.GOOGLE_API_KEY */
+  apiKey?: string;
+  /** Use Vertex AI (Google Cloud credentials) instead of the Gemini API. @default process.env.GOOGLE_GENAI_USE_VERTEXAI === 'true' */
+  vertexai?: boolean;
+  /** The Google Cloud project, for Vertex AI. @default process.env.GOOGLE_CLOUD_PROJECT */
+  project?: string;
+  /** The Google Cloud region, for Vertex AI. @default process.env.GOOGLE_CLOUD_LOCATION, else 'global' */
+  location?: string;
+  /** Another endpoint (a proxy, a test server). */
+  baseURL?: string;
+  /** @default the SDK's ('v1beta' for the Gemini API) */
+  apiVersion?: string;
+  /** Headers sent with every request. */
+  headers?: Record<string, string>;
+  /** Time limit of one HTTP request. */
+  timeoutMs?: number;
+  /**
+   * How `config.responseSchema` is requested: `'native'` as `responseJsonSchema` with
+   * `responseMimeType: 'application/json'`; `'instruction'` in the system instruction; `'auto'`
+   * natively except when tools are offered to a Gemini 1.x/2.x model, which refuses the two together.
+   * @default 'auto'
+   */
+  structuredOutput?: GeminiStructuredOutput;
+  /** GenerateContentConfig fields for every request, e.g. `{ thinkingConfig: { includeThoughts: true } }`. */
+  config?: Record<string, unknown>;
+}
+
+const KEY_VARIABLES = ['GEMINI_API_KEY', 'GOOGLE_API_KEY'] as const;
+
+/**
+ * A Gemini model through `@google/genai` (the Gemini API, or Vertex AI with `vertexai: true`).
+ * Needs the `@google/genai` package (an optional peer dependency, loaded on first use).
+ *
+ * @example
+ * const model = new GeminiLlm('gemini-2.5-flash', { apiKey: process.env.GEMINI_API_KEY });
+ */
+export class GeminiLlm extends ProviderLlm {
+  private readonly options: GeminiOptions;
+  private readonly vertexai: boolean;
+  private client: Promise<GoogleGenAI> | undefined;
+
+  constructor(model: string, options: GeminiOptions = {}) {
+    super(checkModelName(model, 'gemini', 'gemini-2.5-flash').replace(/^models\//, ''), options.retry);
+    const mode = options.structuredOutput;
+    if (mode !== undefined && mode !== 'auto' && mode !== 'native' && mode !== 'instruction') {
+      throw new ConfigurationError(`gemini() option structuredOutput is ${JSON.stringify(mode)}; use 'auto', 'native' or 'instruction'.`);
+    }
+    if (options.config !== undefined && !isRecord(options.config)) {
+      throw new ConfigurationError(`gemini() option config must be an object of GenerateContentConfig fields; got ${JSON.stringify(options.config)}.`);
+    }
+    this.options = options;
+    this.vertexai = options.vertexai ?? fromEnv('GOOGLE_GENAI_USE_VERTEXAI')?.toLowerCase() === 'true';
+  }
+
+  private get identity(): ProviderIdentity {
+    return {
+      provider: 'gemini',
+      label: this.vertexai ? 'Gemini (Vertex AI)' : 'Gemini',
+      keyHint: this.vertexai ? 'your Google Cloud credentials and project' : 'GEMINI_API_KEY or GOOGLE_API_KEY, or the apiKey option',
+    };
+  }
+
+  private getClient(): Promise<GoogleGenAI> {
+    this.client ??= this.createClient().catch((error: unknown) => {
+      this.client = undefined;
+      throw error;
+    });
+    return this.client;
+  }
+
+  private async createClient(): Promise<GoogleGenAI> {
+    const { options } = this;
+    const httpOptions = {
+      ...(options.baseURL === undefined ? {} : { baseUrl: options.baseURL }),
+      ...(options.apiVersion === undefined ? {} : { apiVersion: options.apiVersion }),
+      ...(options.headers === undefined ? {} : { headers: options.headers }),
+      ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+    };
+    let auth: { apiKey: string } | { vertexai: true; apiKey: string } | { vertexai: true; project: string; location: string };
+    if (this.vertexai) {
+      const project = options.project ?? fromEnv('GOOGLE_CLOUD_PROJECT');
+      const location = options.location ?? fromEnv('GOOGLE_CLOUD_LOCATION') ?? 'global';
+      if (project !== undefined) {
+        auth = { vertexai: true, project, location };
+      } else if (options.apiKey !== undefined) {
+        // Vertex AI express mode: an API key instead of a project and credentials.
+        auth = { vertexai: true, apiKey: options.apiKey };
+      } else {
+        throw new ConfigurationError(`Gemini on Vertex AI needs a Google Cloud project: set GOOGLE_CLOUD_PROJECT or pass { project } to gemini('${this.model}').`);
+      }
+    } else {
+      auth = { apiKey: requireApiKey(options.apiKey, KEY_VARIABLES, 'Gemini', 'gemini') };
+    }
+    const { GoogleGenAI: Client } = await loadSdk('@google/genai', 'Gemini', () => import('@google/genai'));
+    return new Client({ ...auth, httpOptions });
+  }
+
+  protected async *generateOnce(request: LlmRequest, stream: boolean, abortSignal: AbortSignal | undefined): AsyncGenerator<LlmResponse> {
+    const client = await this.getClient();
+    const { contents, config } = toGeminiRequest(request, this.model, { structuredOutput: this.options.structuredOutput ?? 'auto', config: this.options.config });
+    // The SDK's errors carry no headers; this keeps the failed response's, for Retry-After.
+    const failed: { headers?: Headers } = {};
+    const fetchKeepingHeaders: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (!response.ok) failed.headers = response.headers;
+      return response;
+    };
+    const params = { model: this.model, contents, config: { ...config, automaticContinuation: false, httpOptions: { fetch: fetchKeepingHeaders }, ...(abortSignal ? { abortSignal } : {}) } };
+    const accumulator = new GeminiAccumulator();
+    if (!stream) {
+      let response: GenerateContentResponse;
+      try {
+        response = await client.models.generateContent(params);
+      } catch (error) {
+        throw this.failure(error, abortSignal, failed.headers, 'request');
+      }
+      accumulator.add(response);
+      this.checkCall(accumulator);
+      yield accumulator.final();
+      return;
+    }
+    let chunks: AsyncGenerator<GenerateContentResponse>;
+    try {
+      chunks = await client.models.generateContentStream(params);
+    } catch (error) {
+      throw this.failure(error, abortSignal, failed.headers, 'request');
+    }
+    let received = false;
+    for (;;) {
+      let next: IteratorResult<GenerateContentResponse>;
+      try {
+        next = await chunks.next();
+      } catch (error) {
+        throw this.failure(error, abortSignal, failed.headers, received ? 'stream' : 'request');
+      }
+      if (next.done) break;
+      received = true;
+      yield* accumulator.add(next.value);
+    }
+    if (!accumulator.finished) {
+      throw providerError(this.identity, this.model, { message: 'the stream ended before the model finished its turn (no finishReason)', retryable: true }, undefined, 'stream');
+    }
+    this.checkCall(accumulator);
+    yield accumulator.final();
+  }
+
+  /** A turn that ended in MALFORMED_FUNCTION_CALL is a failed attempt: a new sample usually forms the call. */
+  private checkCall(accumulator: GeminiAccumulator): void {
+    if (!accumulator.malformedCall) return;
+    throw providerError(
+      this.identity,
+      this.model,
+      { message: 'the model could not form a valid function call (finishReason MALFORMED_FUNCTION_CALL)', retryable: true },
+      undefined,
+      'response',
+    );
+  }
+
+  private failure(error: unknown, abortSignal: AbortSignal | undefined, headers: Headers | undefined, phase: 'request' | 'stream'): unknown {
+    throwIfAborted(abortSignal);
+    if (error instanceof ConfigurationError) return error;
+    const status = (error as { status?: unknown }).status;
+    const body = parseErrorBody(error);
+    const retryAfterMs = retryAfterHeader(headers) ?? body.retryDelayMs;
+    return providerError(
+      this.identity,
+      this.model,
+      { status: typeof status === 'number' ? status : undefined, message: body.message ?? messageOf(error), retryAfterMs },
+      error,
+      phase,
+    );
+  }
+}
+
+/** The SDK puts the JSON error body in the message: `{"error":{"code","message","status","details"}}`. */
+function parseErrorBody(error: unknown): { message?: string; retryDelayMs?: number } {
+  const text = error instanceof Error ? error.message : '';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return {};
+  }
+  const inner = isRecord(parsed) && isRecord(parsed.error) ? parsed.error : undefined;
+  if (!inner) return {};
+  const result: { message?: string; retryDelayMs?: number } = {};
+  if (typeof inner.message === 'string') result.message = inner.message;
+  for (const detail of Array.isArray(inner.details) ? inner.details : []) {
+    // google.rpc.RetryInfo: { retryDelay: "1.5s" }
+    if (isRecord(detail) && typeof detail.retryDelay === 'string') {
+      const seconds = Number.parseFloat(detail.retryDelay);
+      if (Number.isFinite(seconds)) result.retryDelayMs = seconds * 1000;
+    }
+  }
+  return result;
+}
+
+function retryAfterHeader(headers: Headers | undefined): number | undefined {
+  const value = headers?.get('retry-after');
+  if (value === undefined || value === null || value.trim() === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/**
+ * A Gemini model, e.g. `gemini('gemini-2.5-flash')`. The key comes from `GEMINI_API_KEY` (or
+ * `GOOGLE_API_KEY`) unless given; `vertexai: true` uses Google Cloud credentials instead.
+ */
+export function gemini(model: string, options: GeminiOptions = {}): GeminiLlm {
+  return new GeminiLlm(model, options);
+}

@@ -1,0 +1,220 @@
+import { ConfigurationError, type LlmRequest, type LlmResponse } from '@troupe/core';
+import type OpenAI from 'openai';
+import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
+import type { Stream } from 'openai/streaming';
+import { fromEnv, requireApiKey } from '../shared/env.js';
+import { messageOf, providerError, throwIfAborted, type ProviderIdentity } from '../shared/errors.js';
+import { checkModelName, ProviderLlm, type ProviderLlmOptions } from '../shared/provider-llm.js';
+import { loadSdk } from '../shared/sdk.js';
+import { isRecord } from '../shared/tool-arguments.js';
+import { toChatRequest, type ChatRequestSettings } from './request.js';
+import { ChatStreamAccumulator, fromChatCompletion } from './response.js';
+
+/** Options of {@link openai} and {@link OpenAiLlm}. */
+export interface OpenAiOptions extends ProviderLlmOptions {
+  /** @default process.env.OPENAI_API_KEY */
+  apiKey?: string;
+  /** Any OpenAI-compatible server (vLLM, LM Studio, llama.cpp, Together, ...). @default 'https://api.openai.com/v1' */
+  baseURL?: string;
+  /** @default process.env.OPENAI_ORG_ID */
+  organization?: string;
+  /** @default process.env.OPENAI_PROJECT_ID */
+  project?: string;
+  /** Headers sent with every request. */
+  headers?: Record<string, string>;
+  /** Time limit of one HTTP request. @default 600000 (the SDK's) */
+  timeoutMs?: number;
+  /**
+   * `'native'` sends `config.responseSchema` as a `json_schema` response format (strict when the
+   * schema allows it); `'instruction'` writes the schema into the system instruction, for servers
+   * without JSON-schema output.
+   * @default 'native'
+   */
+  structuredOutput?: 'native' | 'instruction';
+  /**
+   * The request field for `maxOutputTokens`. OpenAI's reasoning models accept only
+   * `max_completion_tokens`; older compatible servers know only `max_tokens`.
+   * @default 'max_completion_tokens' for openai(), 'max_tokens' for ollama() and openaiCompatible()
+   */
+  maxTokensField?: 'max_completion_tokens' | 'max_tokens';
+  /** Fields added to every request body, e.g. `{ reasoning_effort: 'low' }`; `config.providerOptions.openai` wins over them. */
+  body?: Record<string, unknown>;
+}
+
+/** Who the server is; set by the factory functions. */
+export interface OpenAiFlavor {
+  provider: string;
+  label: string;
+  /** Environment variables holding the key, in order. */
+  keyVariables: readonly string[];
+  /** Whether a call without a key is an error (local servers need none). */
+  keyRequired: boolean;
+  factory: string;
+}
+
+const OPENAI: OpenAiFlavor = { provider: 'openai', label: 'OpenAI', keyVariables: ['OPENAI_API_KEY'], keyRequired: true, factory: 'openai' };
+
+/**
+ * A model served through the OpenAI Chat Completions API: OpenAI itself or any compatible server.
+ * Needs the `openai` package (an optional peer dependency, loaded on first use).
+ *
+ * @example
+ * const model = new OpenAiLlm('gpt-4o-mini', { apiKey: process.env.OPENAI_API_KEY });
+ */
+export class OpenAiLlm extends ProviderLlm {
+  private readonly options: OpenAiOptions;
+  private readonly flavor: OpenAiFlavor;
+  private readonly settings: ChatRequestSettings;
+  private client: Promise<OpenAI> | undefined;
+
+  constructor(model: string, options: OpenAiOptions = {}, flavor: OpenAiFlavor = OPENAI) {
+    super(checkModelName(model, flavor.factory, 'gpt-4o-mini'), options.retry);
+    if (options.structuredOutput !== undefined && options.structuredOutput !== 'native' && options.structuredOutput !== 'instruction') {
+      throw new ConfigurationError(`${flavor.factory}() option structuredOutput is ${JSON.stringify(options.structuredOutput)}; use 'native' or 'instruction'.`);
+    }
+    if (options.body !== undefined && !isRecord(options.body)) {
+      throw new ConfigurationError(`${flavor.factory}() option body must be an object of request fields; got ${JSON.stringify(options.body)}.`);
+    }
+    this.options = options;
+    this.flavor = flavor;
+    this.settings = {
+      provider: flavor.provider,
+      maxTokensField: options.maxTokensField ?? (flavor.provider === 'openai' ? 'max_completion_tokens' : 'max_tokens'),
+      structuredOutput: options.structuredOutput ?? 'native',
+      body: options.body,
+    };
+  }
+
+  private get identity(): ProviderIdentity {
+    const keyHint = this.flavor.keyRequired ? `${this.flavor.keyVariables.join(' or ')} or the apiKey option` : undefined;
+    return { provider: this.flavor.provider, label: this.flavor.label, keyHint };
+  }
+
+  private getClient(): Promise<OpenAI> {
+    this.client ??= this.createClient().catch((error: unknown) => {
+      this.client = undefined;
+      throw error;
+    });
+    return this.client;
+  }
+
+  private async createClient(): Promise<OpenAI> {
+    const { flavor, options } = this;
+    const apiKey = flavor.keyRequired
+      ? requireApiKey(options.apiKey, flavor.keyVariables, flavor.label, flavor.factory)
+      : (options.apiKey ?? fromEnv(...flavor.keyVariables) ?? 'not-needed');
+    const { default: OpenAIClient } = await loadSdk('openai', flavor.label, () => import('openai'));
+    return new OpenAIClient({
+      apiKey,
+      maxRetries: 0,
+      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+      ...(options.organization === undefined ? {} : { organization: options.organization }),
+      ...(options.project === undefined ? {} : { project: options.project }),
+      ...(options.headers === undefined ? {} : { defaultHeaders: options.headers }),
+      ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+    });
+  }
+
+  protected async *generateOnce(request: LlmRequest, stream: boolean, abortSignal: AbortSignal | undefined): AsyncGenerator<LlmResponse> {
+    const client = await this.getClient();
+    const body = toChatRequest(request, this.model, this.settings);
+    if (!stream) {
+      let completion: ChatCompletion;
+      try {
+        completion = await client.chat.completions.create({ ...body, stream: false }, { signal: abortSignal });
+      } catch (error) {
+        throw this.failure(error, abortSignal, 'request');
+      }
+      yield fromChatCompletion(completion);
+      return;
+    }
+    let chunks: Stream<ChatCompletionChunk>;
+    try {
+      chunks = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal: abortSignal });
+    } catch (error) {
+      throw this.failure(error, abortSignal, 'request');
+    }
+    const accumulator = new ChatStreamAccumulator();
+    const iterator = chunks[Symbol.asyncIterator]();
+    for (;;) {
+      let next: IteratorResult<ChatCompletionChunk>;
+      try {
+        next = await iterator.next();
+      } catch (error) {
+        throw this.failure(error, abortSignal, 'stream');
+      }
+      if (next.done) break;
+      yield* accumulator.add(next.value);
+    }
+    if (!accumulator.finished) {
+      throw providerError(this.identity, this.model, { message: 'the stream ended before the model finished its turn (no finish_reason)', retryable: true }, undefined, 'stream');
+    }
+    yield accumulator.final();
+  }
+
+  private failure(error: unknown, abortSignal: AbortSignal | undefined, phase: 'request' | 'stream'): unknown {
+    throwIfAborted(abortSignal);
+    if (error instanceof ConfigurationError) return error;
+    const { status, error: body } = error as { status?: unknown; error?: unknown };
+    const bodyMessage = isRecord(body) && typeof body.message === 'string' ? body.message : undefined;
+    return providerError(this.identity, this.model, { status: typeof status === 'number' ? status : undefined, message: bodyMessage ?? messageOf(error) }, error, phase);
+  }
+}
+
+/**
+ * An OpenAI model through the Chat Completions API, e.g. `openai('gpt-4o-mini')`. The key comes
+ * from `OPENAI_API_KEY` unless given; `baseURL` points it at any OpenAI-compatible server.
+ */
+export function openai(model: string, options: OpenAiOptions = {}): OpenAiLlm {
+  return new OpenAiLlm(model, options);
+}
+
+/** Options of {@link ollama}. */
+export interface OllamaOptions extends Omit<OpenAiOptions, 'baseURL'> {
+  /** The Ollama server. @default process.env.OLLAMA_HOST, else 'http://127.0.0.1:11434' */
+  host?: string;
+}
+
+/**
+ * A model served by a local Ollama through its OpenAI-compatible endpoint (`<host>/v1`), e.g.
+ * `ollama('llama3.2')`. No key is needed.
+ */
+export function ollama(model: string, options: OllamaOptions = {}): OpenAiLlm {
+  const { host, ...rest } = options;
+  const flavor: OpenAiFlavor = { provider: 'ollama', label: 'Ollama', keyVariables: ['OLLAMA_API_KEY'], keyRequired: false, factory: 'ollama' };
+  return new OpenAiLlm(model, { ...rest, baseURL: ollamaBaseUrl(host ?? fromEnv('OLLAMA_HOST')) }, flavor);
+}
+
+/** `OLLAMA_HOST` may be `host`, `host:port` or a URL; the OpenAI-compatible API is under `/v1`. */
+export function ollamaBaseUrl(host: string | undefined): string {
+  let url = (host ?? 'http://127.0.0.1:11434').trim();
+  if (!/^https?:\/\//i.test(url)) url = `http://${/:\d+$/.test(url) ? url : `${url}:11434`}`;
+  url = url.replace(/\/+$/, '');
+  return url.endsWith('/v1') ? url : `${url}/v1`;
+}
+
+/** Options of {@link openaiCompatible}. */
+export interface OpenAiCompatibleOptions extends OpenAiOptions {
+  /** @default process.env.OPENAI_COMPATIBLE_BASE_URL */
+  baseURL?: string;
+  /** The server's name in error messages and `ModelError.provider`. @default 'openai-compatible' */
+  name?: string;
+}
+
+/**
+ * A model on any OpenAI-compatible server (vLLM, LM Studio, llama.cpp, LiteLLM, Together, ...).
+ * The base URL comes from `OPENAI_COMPATIBLE_BASE_URL` unless given; the key, if the server
+ * wants one, from `OPENAI_COMPATIBLE_API_KEY`.
+ */
+export function openaiCompatible(model: string, options: OpenAiCompatibleOptions = {}): OpenAiLlm {
+  const { name, ...rest } = options;
+  const baseURL = rest.baseURL ?? fromEnv('OPENAI_COMPATIBLE_BASE_URL');
+  if (baseURL === undefined) {
+    throw new ConfigurationError(
+      `openaiCompatible('${model}') needs the server's URL: pass { baseURL: 'http://host:port/v1' } or set the OPENAI_COMPATIBLE_BASE_URL environment variable.`,
+    );
+  }
+  const label = name ?? 'openai-compatible';
+  const flavor: OpenAiFlavor = { provider: label, label: `OpenAI-compatible server '${label}'`, keyVariables: ['OPENAI_COMPATIBLE_API_KEY'], keyRequired: false, factory: 'openaiCompatible' };
+  return new OpenAiLlm(model, { ...rest, baseURL }, flavor);
+}
