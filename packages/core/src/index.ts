@@ -51,3 +51,4 @@ export type { RunResult, RunStatus, UsageTotals } from './runner/run-result.js';
 export { BasePlugin } from './runner/base-plugin.js';
 export type { Schema, JsonSchema, Infer } from './utils/schema.js';
 export { withRetry, type RetryOptions } from './models/retry.js';
+export { loadAgent, AgentDefinitionError, type LoadAgentOptions } from './definitions/load-agent.js';

@@ -32,7 +32,7 @@ export class AgentDefinitionError extends TroupeError {
   readonly key: string | undefined;
 
   constructor(location: DefinitionLocation, problem: string, options?: { cause?: unknown }) {
-    super('AGENT_DEFINITION', `${whereText(location)}: ${problem}`, options);
+    super('AGENT_DEFINITION', `${whereText(location)}: ${withKey(location.key, problem)}`, options);
     this.file = location.file;
     this.line = location.line;
     this.key = location.key;
@@ -43,6 +43,11 @@ export class AgentDefinitionError extends TroupeError {
 export function whereText(location: DefinitionLocation): string {
   const shown = displayPath(location.file);
   return location.line === undefined ? shown : `${shown}:${location.line}`;
+}
+
+/** Puts the key path in front of a problem that does not already name it. */
+function withKey(key: string | undefined, problem: string): string {
+  return key === undefined || problem.includes(`'${key}'`) ? problem : `${key}: ${problem}`;
 }
 
 /** A path as shown in messages: relative to the working directory when inside it. */

@@ -1,8 +1,9 @@
+import type * as Yaml from 'yaml';
 import type { Document, LineCounter } from 'yaml';
 import { AgentDefinitionError } from './definition-error.js';
 
 /** The `yaml` package, loaded on first use so that importing @troupe/core stays cheap. */
-export type YamlModule = typeof import('yaml');
+export type YamlModule = typeof Yaml;
 
 /** A parsed value with the file and line it came from. */
 export type SourceNode = MapNode | SeqNode | ScalarNode;

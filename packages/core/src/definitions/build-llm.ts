@@ -1,0 +1,80 @@
+import { LlmAgent } from '../agents/llm-agent.js';
+import type { GenerateContentConfig } from '../models/llm-request.js';
+import type { AgentPlan, Compiler, Scope } from './agent-plan.js';
+import { commonOptions, readAgentList, readSchema, type DefinitionCommon } from './build-common.js';
+import { compileTools } from './build-tools.js';
+import { AgentDefinitionError } from './definition-error.js';
+import { describeNode, toPlain } from './parse-document.js';
+import type { MapReader } from './read-values.js';
+
+/**
+ * Reads a `type: llm` definition (the default type). An LlmAgent that names no model gets the
+ * loader's default model unless an ancestor LlmAgent of the same tree has one to inherit.
+ */
+export async function compileLlm(compiler: Compiler, r: MapReader, scope: Scope, common: DefinitionCommon): Promise<AgentPlan> {
+  const { ctx } = compiler;
+  const modelName = r.word('model', 'gemini-2.5-flash');
+  const model = modelName !== undefined ? ctx.model(modelName, r.at('model')) : scope.inheritsModel ? undefined : ctx.defaultModel(common.at);
+  const fallbackModels = (r.list('fallbackModels', '[openai/gpt-4o-mini]') ?? []).map((item) => {
+    if (item.node.kind !== 'scalar' || typeof item.node.value !== 'string' || item.node.value === '') {
+      throw new AgentDefinitionError(item.at, `a fallback model must be a model name such as 'openai/gpt-4o-mini'; got ${describeNode(item.node)}.`);
+    }
+    return ctx.model(item.node.value, item.at);
+  });
+  const settings = {
+    instruction: r.string('instruction', 'Answer the user.'),
+    globalInstruction: r.string('globalInstruction', 'Be concise.'),
+    outputKey: r.word('outputKey', 'answer'),
+    inputKey: r.word('inputKey', 'request'),
+    includeContents: r.oneOf('includeContents', ['default', 'none'] as const),
+    disallowTransferToParent: r.boolean('disallowTransferToParent'),
+    disallowTransferToPeers: r.boolean('disallowTransferToPeers'),
+    generateContentConfig: readGenerateContentConfig(r),
+    inputSchema: await readSchema(compiler, r, 'inputSchema'),
+    outputSchema: await readSchema(compiler, r, 'outputSchema'),
+  };
+  const childScope: Scope = { ...scope, inheritsModel: scope.inheritsModel || model !== undefined };
+  const subAgents = await readAgentList(compiler, r, 'subAgents', childScope);
+  const tools = await compileTools(compiler, r.list('tools', '[./get-weather.js, exit_loop]') ?? [], scope);
+  return {
+    at: common.at,
+    name: common.name,
+    children: subAgents,
+    toolAgents: tools.flatMap((tool) => (tool.agent ? [tool.agent] : [])),
+    create: (build) =>
+      new LlmAgent({
+        ...commonOptions(common),
+        ...settings,
+        model,
+        fallbackModels,
+        subAgents: subAgents.map(build),
+        tools: tools.map((tool) => tool.create(build)),
+      }),
+  };
+}
+
+const GENERATION_NUMBERS = { temperature: 0.2, topP: 0.9 } as const;
+const GENERATION_INTEGERS = { topK: [1, 40], maxOutputTokens: [1, 1024], seed: [0, 42] } as const;
+
+/** `generate_content_config`: the known settings are checked and camelCased; others pass through as written. */
+function readGenerateContentConfig(r: MapReader): GenerateContentConfig | undefined {
+  const g = r.map('generateContentConfig', '{ temperature: 0.2, max_output_tokens: 1024 }');
+  if (!g) return undefined;
+  const config: GenerateContentConfig = {};
+  for (const key of g.keys()) {
+    if (Object.hasOwn(GENERATION_NUMBERS, key)) config[key] = g.number(key, GENERATION_NUMBERS[key as keyof typeof GENERATION_NUMBERS]);
+    else if (Object.hasOwn(GENERATION_INTEGERS, key)) {
+      const [min, example] = GENERATION_INTEGERS[key as keyof typeof GENERATION_INTEGERS];
+      config[key] = g.integer(key, min, example);
+    } else if (key === 'stopSequences') {
+      config.stopSequences = (g.list(key, '["END"]') ?? []).map((item) => {
+        if (item.node.kind !== 'scalar' || typeof item.node.value !== 'string') throw new AgentDefinitionError(item.at, `a stop sequence must be a string; got ${describeNode(item.node)}.`);
+        return item.node.value;
+      });
+    } else {
+      // Provider settings pass through as written (defined, so a key like __proto__ stays data).
+      Object.defineProperty(config, g.shown(key), { value: toPlain(g.value(key)!), enumerable: true, writable: true, configurable: true });
+    }
+  }
+  return config;
+}

@@ -1,0 +1,67 @@
+import { AgentTool } from '../tools/agent-tool.js';
+import { exitLoop } from '../tools/exit-loop.js';
+import type { AgentPlan, Compiler, Scope, ToolPlan } from './agent-plan.js';
+import { AgentDefinitionError, whereText, type DefinitionLocation } from './definition-error.js';
+import { importModule, looksLikePath, moduleValue, resolveEntryFile } from './load-module.js';
+import { toolPlanFromModule } from './module-agents.js';
+import { closest } from './normalize-keys.js';
+import { describeNode } from './parse-document.js';
+import { MapReader, type ListItem } from './read-values.js';
+
+/** Built-in tools that a definition names by their name instead of a path. */
+const BUILT_IN_TOOLS = { exit_loop: exitLoop } as const;
+
+const TOOL_FORMS = `a path to a .js/.ts module (its default export is a tool, an agent or a function), a definition file (.yaml/.json, called as an AgentTool), ${Object.keys(BUILT_IN_TOOLS)
+  .map((name) => `'${name}'`)
+  .join(', ')}, or { agent: <path or inline definition>, skip_summarization: true|false }`;
+
+/**
+ * The tools of an LlmAgent. Agents called as tools (AgentTool) are roots of their own trees, so they
+ * inherit no model from the caller.
+ */
+export async function compileTools(compiler: Compiler, items: readonly ListItem[], scope: Scope): Promise<ToolPlan[]> {
+  const toolScope: Scope = { ...scope, inheritsModel: false };
+  const plans: ToolPlan[] = [];
+  for (const item of items) {
+    const plan = await compileTool(compiler, item, toolScope);
+    const twin = plans.find((p) => p.name === plan.name);
+    if (twin) {
+      throw new AgentDefinitionError(item.at, `this tool is named '${plan.name}', like the tool at ${whereText(twin.at)}. An agent's tools need unique names; rename one (a function tool is named after its file).`);
+    }
+    if (plan.name === 'transfer_to_agent') throw new AgentDefinitionError(item.at, `the tool name 'transfer_to_agent' is reserved for transfers between agents. Rename the tool.`);
+    plans.push(plan);
+  }
+  return plans;
+}
+
+async function compileTool(compiler: Compiler, item: ListItem, scope: Scope): Promise<ToolPlan> {
+  const { node, at } = item;
+  if (node.kind === 'scalar' && typeof node.value === 'string') {
+    const value = node.value;
+    if (Object.hasOwn(BUILT_IN_TOOLS, value)) {
+      const tool = BUILT_IN_TOOLS[value as keyof typeof BUILT_IN_TOOLS];
+      return { at, name: tool.name, create: () => tool };
+    }
+    if (!looksLikePath(value)) {
+      const near = closest(value, Object.keys(BUILT_IN_TOOLS));
+      throw new AgentDefinitionError(at, `'${value}' is not a built-in tool or a file path.${near ? ` Did you mean '${near}'?` : ''} A tool entry is ${TOOL_FORMS}.`);
+    }
+    const { file, kind } = await resolveEntryFile(value, scope.file, at);
+    if (kind === 'definition') return agentToolPlan(await compiler.agentEntry(item, scope), at, undefined);
+    const namespace = await importModule(file, at);
+    return toolPlanFromModule(compiler.ctx, moduleValue(namespace, file, at, 'a tool, an agent or a function'), file, at);
+  }
+  if (node.kind === 'map') {
+    const reader = new MapReader(node, `${at.key}.`);
+    reader.checkKeys(['agent', 'skipSummarization'], 'an agent tool entry');
+    const agentNode = reader.require('agent', 'the agent to call as a tool', './helper.yaml');
+    const skipSummarization = reader.boolean('skipSummarization');
+    const agent = await compiler.agentEntry({ node: agentNode, at: reader.at('agent') }, scope);
+    return agentToolPlan(agent, at, skipSummarization);
+  }
+  throw new AgentDefinitionError(at, `a tool entry must be ${TOOL_FORMS}; got ${describeNode(node)}.`);
+}
+
+function agentToolPlan(agent: AgentPlan, at: DefinitionLocation, skipSummarization: boolean | undefined): ToolPlan {
+  return { at, name: agent.name, agent, create: (build) => new AgentTool({ agent: build(agent), skipSummarization }) };
+}
