@@ -37,7 +37,8 @@ export { RoutedAgent, type RoutedAgentOptions, type AgentRouter } from './agents
 export { RoutedLlm, type RoutedLlmOptions, type LlmRouter } from './models/routed-llm.js';
 export type { RoutingErrorContext } from './utils/routing.js';
 export { BaseTool, type BaseToolOptions } from './tools/base-tool.js';
-export { ToolContext } from './tools/tool-context.js';
+export { BaseToolset } from './tools/base-toolset.js';
+export { ToolContext, type ToolConfirmation } from './tools/tool-context.js';
 export { FunctionTool, ToolArgumentsError, type FunctionToolOptions } from './tools/function-tool.js';
 export { AgentTool, type AgentToolOptions } from './tools/agent-tool.js';
 export { exitLoop } from './tools/exit-loop.js';

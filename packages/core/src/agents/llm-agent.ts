@@ -8,6 +8,7 @@ import { resolveModel } from '../models/registry.js';
 import { fallbackChain } from '../models/routed-llm.js';
 import type { OneOrMany } from '../runner/plugin-manager.js';
 import { BaseTool } from '../tools/base-tool.js';
+import { BaseToolset } from '../tools/base-toolset.js';
 import type { Schema } from '../utils/schema.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import { CallbackContext } from './callback-context.js';
@@ -42,7 +43,8 @@ export interface LlmAgentOptions extends BaseAgentOptions {
   instruction?: Instruction;
   /** On the root agent: an instruction placed before every LlmAgent's own in the tree. */
   globalInstruction?: Instruction;
-  tools?: readonly BaseTool[];
+  /** Tools, and toolsets whose current tools are fetched at the start of every run (e.g. an MCP server). */
+  tools?: readonly (BaseTool | BaseToolset)[];
   /** Stores the final answer (text, or the parsed object with `outputSchema`) in `state[outputKey]`. */
   outputKey?: string;
   /** The final answer must be JSON matching this schema; it becomes the agent's output. */
@@ -84,6 +86,7 @@ export class LlmAgent extends BaseAgent {
   readonly instruction: Instruction;
   readonly globalInstruction: Instruction | undefined;
   readonly tools: readonly BaseTool[];
+  readonly toolsets: readonly BaseToolset[];
   readonly outputKey: string | undefined;
   override readonly outputSchema: Schema | undefined;
   override readonly inputSchema: Schema | undefined;
@@ -108,7 +111,12 @@ export class LlmAgent extends BaseAgent {
     if (options.includeContents !== undefined && options.includeContents !== 'default' && options.includeContents !== 'none') {
       throw new ConfigurationError(`Agent '${name}' has includeContents ${JSON.stringify(options.includeContents)}; use 'default' or 'none'.`);
     }
-    const tools = options.tools ?? [];
+    const tools: BaseTool[] = [];
+    const toolsets: BaseToolset[] = [];
+    for (const entry of options.tools ?? []) {
+      if (entry instanceof BaseToolset) toolsets.push(entry);
+      else tools.push(entry);
+    }
     const toolNames = new Set<string>();
     for (const tool of tools) {
       if (!(tool instanceof BaseTool)) {
@@ -128,7 +136,8 @@ export class LlmAgent extends BaseAgent {
     this.fallbackModels = Object.freeze([...(options.fallbackModels ?? [])]);
     this.instruction = options.instruction ?? '';
     this.globalInstruction = options.globalInstruction;
-    this.tools = Object.freeze([...tools]);
+    this.tools = Object.freeze(tools);
+    this.toolsets = Object.freeze(toolsets);
     this.outputKey = options.outputKey;
     this.outputSchema = options.outputSchema;
     this.inputSchema = options.inputSchema;
@@ -178,7 +187,7 @@ export class LlmAgent extends BaseAgent {
 
   protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined> {
     const model = this.canonicalModel(ctx);
-    const { tools, targets } = this.toolbox();
+    const { tools, targets } = await this.toolboxFor(ctx);
 
     const turn: TurnState = { lastText: undefined };
     let pending: { calls: FunctionCall[]; from: number } | undefined;
@@ -301,6 +310,22 @@ export class LlmAgent extends BaseAgent {
       return 'stop';
     }
     return actions.skipSummarization || actions.escalate ? 'stop' : 'continue';
+  }
+
+  /** The tools of this run: the fixed ones, then each toolset's current tools. */
+  private async toolboxFor(ctx: InvocationContext): Promise<{ tools: ReadonlyMap<string, BaseTool>; targets: readonly BaseAgent[] }> {
+    const fixed = this.toolbox();
+    if (this.toolsets.length === 0) return fixed;
+    const tools = new Map(fixed.tools);
+    for (const toolset of this.toolsets) {
+      for (const tool of await toolset.getTools(ctx)) {
+        if (tools.has(tool.name)) {
+          throw new ConfigurationError(`Agent '${this.name}' gets two tools named '${tool.name}' (one from a toolset). Give the toolset a prefix or filter its tools.`);
+        }
+        tools.set(tool.name, tool);
+      }
+    }
+    return { tools, targets: fixed.targets };
   }
 
   /** The tools offered to the model, with the transfer tool; rebuilt only when the tree around the agent changes. */

@@ -1,4 +1,7 @@
 import type { BaseAgent } from '../agents/base-agent.js';
+import { LlmAgent } from '../agents/llm-agent.js';
+import { AgentTool } from '../tools/agent-tool.js';
+import type { BaseToolset } from '../tools/base-toolset.js';
 import { collectFanInAgents } from '../agents/llm/branch-visibility.js';
 import { findAgentToRun } from '../agents/llm/transfer.js';
 import { inputFromContent } from '../agents/structured-input.js';
@@ -121,6 +124,18 @@ export class Runner {
     return yield* runInvocation(await this.prepareResume(params), {});
   }
 
+  /**
+   * Closes what the agent tree holds open (toolsets such as MCP servers, including those of agents
+   * behind AgentTools). Safe to call more than once.
+   */
+  async close(): Promise<void> {
+    const toolsets = new Set<BaseToolset>();
+    collectToolsets(this.agent, toolsets, new Set());
+    const results = await Promise.allSettled([...toolsets].map((toolset) => toolset.close()));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
   /** {@link resumeAsync} to the end. */
   async resume(params: ResumeParams): Promise<RunResult> {
     return collect(await this.prepareResume(params));
@@ -228,6 +243,16 @@ export class InMemoryRunner extends Runner {
   constructor(options: { agent: BaseAgent; appName?: string; plugins?: readonly BasePlugin[]; defaultModel?: BaseLlm | string; autoCreateSession?: boolean }) {
     super({ ...options, appName: options.appName ?? 'InMemoryRunner', sessionService: new InMemorySessionService() });
   }
+}
+
+function collectToolsets(agent: BaseAgent, into: Set<BaseToolset>, seen: Set<BaseAgent>): void {
+  if (seen.has(agent)) return;
+  seen.add(agent);
+  if (agent instanceof LlmAgent) {
+    for (const toolset of agent.toolsets) into.add(toolset);
+    for (const tool of agent.tools) if (tool instanceof AgentTool) collectToolsets(tool.agent, into, seen);
+  }
+  for (const child of agent.subAgents) collectToolsets(child, into, seen);
 }
 
 function flat(text: string): string {
