@@ -28,24 +28,27 @@ export function chooseDefaultModel(modelFlag: string | undefined): DefaultModelC
 }
 
 /**
- * The names of the LlmAgents that would use the runner's default model: they set no model and no
- * ancestor LlmAgent sets one. Agents wrapped in an AgentTool count too (they inherit nothing).
+ * The names of the LlmAgents that would use the default model: they set no model and no ancestor
+ * LlmAgent sets one, or (for agents loaded from a YAML/JSON definition, which get the default as
+ * their own model) they or the ancestor they inherit from have `defaultModel` itself. Agents wrapped
+ * in an AgentTool count too (they inherit nothing).
  */
-export function agentsUsingDefaultModel(root: BaseAgent): string[] {
+export function agentsUsingDefaultModel(root: BaseAgent, defaultModel?: BaseLlm): string[] {
   const names: string[] = [];
   const seen = new Set<BaseAgent>();
-  const visit = (agent: BaseAgent, inherited: boolean): void => {
+  // What an agent without a model of its own answers with: the default, or an ancestor's own model.
+  const visit = (agent: BaseAgent, inherited: 'default' | 'own'): void => {
     if (seen.has(agent)) return;
     seen.add(agent);
-    let hasModel = inherited;
+    let source = inherited;
     if (agent instanceof LlmAgent) {
-      hasModel ||= agent.model !== undefined;
-      if (!hasModel) names.push(agent.name);
-      for (const tool of agent.tools) if (tool instanceof AgentTool) visit(tool.agent, false);
+      if (agent.model !== undefined) source = defaultModel !== undefined && agent.model === defaultModel ? 'default' : 'own';
+      if (source === 'default') names.push(agent.name);
+      for (const tool of agent.tools) if (tool instanceof AgentTool) visit(tool.agent, 'default');
     }
-    for (const child of agent.subAgents) visit(child, hasModel);
+    for (const child of agent.subAgents) visit(child, source);
   };
-  visit(root, false);
+  visit(root, 'default');
   return names;
 }
 

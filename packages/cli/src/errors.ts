@@ -8,14 +8,17 @@ export class CliUsageError extends TroupeError {
 }
 
 /** Why an agent module could not be loaded. */
-export type AgentLoadFailure = 'not-found' | 'unsupported-file' | 'bad-export' | 'import-failed';
+export type AgentLoadFailure = 'not-found' | 'unsupported-file' | 'bad-export' | 'invalid-definition' | 'import-failed';
 
 /**
  * An agent file could not be found, imported, or did not export an agent. The message names the
  * file, what was found and what to change.
  */
 export class AgentLoadError extends TroupeError {
-  /** What went wrong; `import-failed` is the module's own error (see `cause`), the rest are usage mistakes. */
+  /**
+   * What went wrong; `import-failed` is the module's own error (see `cause`), the rest are usage
+   * mistakes (`invalid-definition`: a YAML/JSON definition core's `loadAgent` rejected; `cause` is its `AgentDefinitionError`).
+   */
   readonly failure: AgentLoadFailure;
 
   constructor(failure: AgentLoadFailure, message: string, options?: { cause?: unknown }) {

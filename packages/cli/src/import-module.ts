@@ -19,7 +19,7 @@ export async function importModule(file: string): Promise<Record<string, unknown
 }
 
 /**
- * Registers tsx's ESM hooks for the rest of the process. Two choices keep one copy of
+ * Registers tsx's ESM hooks for the rest of the process (once). Two choices keep one copy of
  * `@troupe/core` shared by the CLI and the agent (the runner relies on `instanceof`, the model
  * registry and module-level maps being the agent's own):
  * - tsx's `tsImport` would load the file in its own namespace, with a second copy of every package
@@ -27,7 +27,7 @@ export async function importModule(file: string): Promise<Record<string, unknown
  * - tsconfig `paths` could point `@troupe/core` at other files (this repository maps it to the
  *   sources), so no tsconfig is read unless `TSX_TSCONFIG_PATH` names one.
  */
-async function enableTypeScript(): Promise<void> {
+export async function enableTypeScript(): Promise<void> {
   typescriptEnabled ??= import('tsx/esm/api').then(({ register }) => {
     register({ tsconfig: process.env.TSX_TSCONFIG_PATH ?? false });
   });

@@ -1,20 +1,23 @@
 import { stat } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
-import { BaseAgent } from '@troupe/core';
+import { AgentDefinitionError, BaseAgent, type BaseLlm, loadAgent, TroupeError } from '@troupe/core';
 import { AgentLoadError } from './errors.js';
-import { importModule, JAVASCRIPT_EXTENSIONS, TYPESCRIPT_EXTENSIONS } from './import-module.js';
+import { enableTypeScript, importModule, JAVASCRIPT_EXTENSIONS, TYPESCRIPT_EXTENSIONS } from './import-module.js';
 
 /** The file names looked for, in order, when the agent path is a directory. */
-export const AGENT_FILE_NAMES: readonly string[] = ['agent.ts', 'agent.mts', 'agent.js', 'agent.mjs'];
+export const AGENT_FILE_NAMES: readonly string[] = ['agent.ts', 'agent.mts', 'agent.js', 'agent.mjs', 'agent.yaml', 'agent.yml', 'agent.json'];
 
-/** An agent loaded from a module file. */
+/** File extensions of YAML/JSON agent definitions, loaded with core's `loadAgent`. */
+export const DEFINITION_EXTENSIONS: ReadonlySet<string> = new Set(['.yaml', '.yml', '.json']);
+
+/** An agent loaded from a module file or a YAML/JSON definition. */
 export interface LoadedAgent {
   /** The root of the agent tree. */
   agent: BaseAgent;
-  /** The absolute path of the module file. */
+  /** The absolute path of the module or definition file. */
   file: string;
-  /** The export the agent came from. */
-  exportName: 'rootAgent' | 'default';
+  /** The export the agent came from; `'definition'` for a YAML/JSON file. */
+  exportName: 'rootAgent' | 'default' | 'definition';
   /** The app name for sessions: the folder name for `agent.*` files and directories, else the file stem. */
   appName: string;
 }
@@ -23,20 +26,28 @@ export interface LoadedAgent {
 export interface LoadAgentOptions {
   /** Relative paths resolve against this directory. @default process.cwd() */
   cwd?: string;
+  /**
+   * For a YAML/JSON definition: the model of its LlmAgents that name none (given to `loadAgent`).
+   * Module agents are built by their own code; the Runner's default model covers them.
+   */
+  model?: string | BaseLlm;
 }
 
 /**
- * Loads the root agent of a module: the `rootAgent` named export, else the default export. The
- * path may be a `.ts`/`.mts`/`.cts` file (compiled by tsx), a `.js`/`.mjs`/`.cjs` file, or a
+ * Loads the root agent of a module: the `rootAgent` named export, else the default export; or of a
+ * YAML/JSON agent definition, through core's `loadAgent`. The path may be a `.ts`/`.mts`/`.cts`
+ * file (compiled by tsx), a `.js`/`.mjs`/`.cjs` file, a `.yaml`/`.yml`/`.json` definition, or a
  * directory holding one of {@link AGENT_FILE_NAMES}. Throws {@link AgentLoadError} naming the file
- * and the fix when nothing is there or the module exports no agent.
+ * and the fix when nothing is there, the module exports no agent, or the definition is invalid.
  *
  * @example
  * const { agent, appName } = await loadAgentModule('agents/weather');
+ * const team = await loadAgentModule('agents/team.yaml', { model: 'gemini-2.5-flash' });
  */
 export async function loadAgentModule(path: string, options: LoadAgentOptions = {}): Promise<LoadedAgent> {
   const cwd = options.cwd ?? process.cwd();
   const file = await resolveAgentFile(path, cwd);
+  if (isAgentDefinition(file)) return loadDefinition(file, options.model);
   let namespace: Record<string, unknown>;
   try {
     namespace = await importModule(file);
@@ -48,9 +59,32 @@ export async function loadAgentModule(path: string, options: LoadAgentOptions = 
   return { agent, file, exportName, appName: appNameFor(file) };
 }
 
+/** True for a YAML/JSON agent definition file (as opposed to a module). */
+export function isAgentDefinition(file: string): boolean {
+  return DEFINITION_EXTENSIONS.has(extname(file).toLowerCase());
+}
+
 /**
- * Turns the path given on the command line into the module file to import: the file itself, or
- * the first of {@link AGENT_FILE_NAMES} in a directory.
+ * Loads a YAML/JSON definition with core's `loadAgent`. The `.ts` modules it names are compiled by
+ * tsx, registered for the whole process first so they share the CLI's copy of @troupe/core.
+ */
+async function loadDefinition(file: string, model: string | BaseLlm | undefined): Promise<LoadedAgent> {
+  await enableTypeScript();
+  let agent: BaseAgent;
+  try {
+    agent = await loadAgent(file, model === undefined ? {} : { model });
+  } catch (error) {
+    if (!(error instanceof AgentDefinitionError)) throw error;
+    // A module that threw while loading is the user's code failing (exit 1, with its stack); anything else is a definition to fix (exit 2).
+    const moduleFailed = error.cause instanceof Error && !(error.cause instanceof TroupeError);
+    throw new AgentLoadError(moduleFailed ? 'import-failed' : 'invalid-definition', error.message, { cause: moduleFailed ? error.cause : error });
+  }
+  return { agent, file, exportName: 'definition', appName: appNameFor(file) };
+}
+
+/**
+ * Turns the path given on the command line into the file to load: the file itself, or the first
+ * of {@link AGENT_FILE_NAMES} in a directory.
  */
 export async function resolveAgentFile(path: string, cwd: string = process.cwd()): Promise<string> {
   const absolute = resolve(cwd, path);
@@ -65,13 +99,16 @@ export async function resolveAgentFile(path: string, cwd: string = process.cwd()
     }
     throw new AgentLoadError(
       'not-found',
-      `Directory '${path}' has no agent module: looked for ${AGENT_FILE_NAMES.join(', ')}. Create one that exports 'rootAgent', or pass the agent file itself.`,
+      `Directory '${path}' has no agent module or definition: looked for ${AGENT_FILE_NAMES.join(', ')}. Create one (a module that exports 'rootAgent', or an agent.yaml), or pass the agent file itself.`,
     );
   }
   const extension = extname(absolute);
-  if (!TYPESCRIPT_EXTENSIONS.has(extension) && !JAVASCRIPT_EXTENSIONS.has(extension)) {
+  if (!TYPESCRIPT_EXTENSIONS.has(extension) && !JAVASCRIPT_EXTENSIONS.has(extension) && !DEFINITION_EXTENSIONS.has(extension)) {
     const supported = [...TYPESCRIPT_EXTENSIONS, ...JAVASCRIPT_EXTENSIONS].join(', ');
-    throw new AgentLoadError('unsupported-file', `'${path}' is not a module file (${extension || 'no extension'}). Pass a ${supported} file that exports 'rootAgent', or its directory.`);
+    throw new AgentLoadError(
+      'unsupported-file',
+      `'${path}' is not a module or agent definition file (${extension || 'no extension'}). Pass a ${supported} file that exports 'rootAgent', a ${[...DEFINITION_EXTENSIONS].join(', ')} agent definition, or its directory.`,
+    );
   }
   return absolute;
 }

@@ -1,11 +1,39 @@
+import { resolve } from 'node:path';
 import { InMemorySessionService, type Session, type SessionService } from '@troupe/core';
+import { SqliteSessionService } from '@troupe/sqlite';
+
+/** Where `troupe run` keeps sessions when neither `--db` nor `--memory` is given, relative to the working directory. */
+export const DEFAULT_DB_PATH = '.troupe/troupe.db';
+
+/** Which store to open: the flags of `troupe run` that choose it. */
+export interface SessionStoreOptions {
+  /** Relative `db` paths (and the default one) resolve against this directory. */
+  cwd: string;
+  /** `--db`: the SQLite file. @default {@link DEFAULT_DB_PATH} */
+  db?: string | undefined;
+  /** `--memory`: keep sessions in memory only; nothing is written to disk. @default false */
+  memory?: boolean | undefined;
+}
+
+/** The session store of one command, open until {@link SessionStore.close}. */
+export interface SessionStore {
+  readonly service: SessionService;
+  /** The absolute path of the SQLite file, or undefined for the in-memory store. */
+  readonly path: string | undefined;
+  /** Closes the store (the SQLite file stays). Call it once the command is done. */
+  close(): Promise<void>;
+}
 
 /**
- * Creates the session store the CLI runs with. This is the one place the CLI picks a store: a
- * persistent one (SQLite at `.troupe/troupe.db`) replaces the in-memory store here.
+ * Creates the session store the CLI runs with. This is the one place the CLI picks a store:
+ * SQLite at `.troupe/troupe.db` under `cwd` by default (the folder is created), the file named
+ * by `db`, or memory for throwaway runs.
  */
-export function createSessionService(): SessionService {
-  return new InMemorySessionService();
+export function createSessionStore(options: SessionStoreOptions): SessionStore {
+  if (options.memory) return { service: new InMemorySessionService(), path: undefined, close: async () => {} };
+  const path = resolve(options.cwd, options.db ?? DEFAULT_DB_PATH);
+  const service = new SqliteSessionService({ path });
+  return { service, path, close: () => service.close() };
 }
 
 /** Which session to open. */

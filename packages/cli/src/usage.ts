@@ -11,6 +11,7 @@ Options:
 Examples:
   troupe run agents/weather
   troupe run agent.ts --model openai/gpt-4o-mini --input "Weather in Paris?"
+  troupe run agents/team.yaml
 `;
 
 /** `troupe run --help`. */
@@ -18,15 +19,21 @@ export const RUN_USAGE = `Usage: troupe run <agent file or dir> [options]
 
 Loads the agent exported as 'rootAgent' (or the default export) from a .ts or .js module, or from
 <dir>/agent.ts or <dir>/agent.js, and chats with it. Type 'exit' or 'quit' (or press Ctrl-D) to leave.
+When a tool asks for approval or input, the question is asked at the prompt (y/N, or a line of JSON).
 TypeScript is compiled by tsx without a tsconfig; set TSX_TSCONFIG_PATH to use one.
+
+Sessions are kept in SQLite at .troupe/troupe.db under the current directory; a one-shot run prints
+'session: <id>' on stderr, and --session <id> continues that session later.
 
 Options:
   --model <model>     Default model for agents that set none, e.g. openai/gpt-4o-mini
                       (without it: the offline demo model, which is not an LLM)
   --input <text>      Run this one message and exit (exit code 0 when the run completed)
   --json              Print each stored event as one JSON line on stdout, nothing else
-  --session <id>      Session id to use (created if missing; sessions are kept in memory for now)
+  --session <id>      Session to continue (created if missing; default: a new session)
   --user <id>         User id (default: user)
+  --db <path>         SQLite file for sessions (default: .troupe/troupe.db)
+  --memory            Keep sessions in memory only, for throwaway runs (gone on exit)
   -h, --help          Show this help
 
 Exit codes: 0 completed, 1 failed, 2 bad usage, 3 run limit hit, 4 waiting for approval, 130 cancelled.

@@ -19,7 +19,7 @@ describe('troupe (in process)', () => {
     expect(main.out).toContain('Usage: troupe <command>');
     const run = await troupe('run', '--help');
     expect(run.code).toBe(ExitCode.ok);
-    for (const flag of ['--model', '--input', '--json', '--session', '--user']) expect(run.out).toContain(flag);
+    for (const flag of ['--model', '--input', '--json', '--session', '--user', '--db', '--memory']) expect(run.out).toContain(flag);
   });
 
   it('shows the usage on stderr with exit code 2 when no command is given', async () => {
@@ -30,12 +30,13 @@ describe('troupe (in process)', () => {
   });
 
   it.each([
-    [['deploy'], "Unknown command 'deploy'. The commands are: run."],
-    [['run', 'hello.ts', '--modle', 'x'], "Unknown option '--modle' for 'troupe run' (it takes --model, --input, --json, --session, --user, --help)"],
+    [['deploy'], "Unknown command 'deploy'. The commands are: run, api, web."],
+    [['run', 'hello.ts', '--modle', 'x'], "Unknown option '--modle' for 'troupe run' (it takes --model, --input, --json, --session, --user, --db, --memory, --help)"],
     [['run', 'hello.ts', '--model'], "Option '--model <value>' argument missing."],
     [['run'], "'troupe run' needs an agent file or directory"],
     [['run', 'hello.ts', 'hi', 'there'], "got 'hello.ts', 'hi', 'there'. Quote a message that has spaces"],
     [['run', 'hello.ts', '--input', ' '], '--input is empty'],
+    [['run', 'hello.ts', '--memory', '--db', 'x.db'], '--memory and --db "x.db" contradict each other'],
     [['run', 'missing-agent.ts'], "No agent file or directory at 'missing-agent.ts'"],
     [['run', 'not-an-agent.ts'], "'not-an-agent.ts' exports no agent"],
     [['run', 'hello.ts', '--model', 'nowhere/model-x', '--input', 'hi'], `--model "nowhere/model-x" cannot be used: No model provider is registered for 'nowhere/model-x'`],
@@ -47,14 +48,14 @@ describe('troupe (in process)', () => {
   });
 
   it("exits with 1 and shows the module's stack when the agent file throws while loading", async () => {
-    const result = await troupe('run', 'throws-on-load.js', '--input', 'hi');
+    const result = await troupe('run', 'throws-on-load.js', '--memory', '--input', 'hi');
     expect(result.code).toBe(ExitCode.failed);
     expect(result.err).toContain("troupe: Loading agent module 'throws-on-load.js' failed: agent module exploded while loading");
     expect(result.err).toContain('throws-on-load.js:');
   });
 
   it('answers one message with the offline model and says it is not an LLM', async () => {
-    const result = await troupe('run', 'hello.ts', '--input', 'good morning');
+    const result = await troupe('run', 'hello.ts', '--memory', '--input', 'good morning');
     expect(result.code).toBe(ExitCode.ok);
     expect(result.out).toBe('Greeter: (offline model, not an LLM) My task: Greet the user warmly. You said: "good morning".\n');
     expect(result.err).toContain('offline demo model, which is not an LLM');
@@ -62,8 +63,24 @@ describe('troupe (in process)', () => {
     expect(result.err.trim().split('\n')).toHaveLength(1);
   });
 
+  it('runs a YAML agent directory with its TypeScript tool, giving it the default model', async () => {
+    const result = await troupe('run', 'yaml-agent', '--memory', '--input', 'what is the weather forecast in Paris');
+    expect(result.code).toBe(ExitCode.ok);
+    expect(result.out.split('\n').slice(0, 2)).toEqual([
+      'Forecaster: → get_forecast {"city":"what is the weather forecast in Paris"}',
+      '            ← get_forecast: {"city":"what is the weather forecast in Paris","forecast":"sunny","celsius":21}',
+    ]);
+    expect(result.err).toContain('Forecaster will answer with the offline demo model, which is not an LLM');
+  });
+
+  it('exits with 2 and names the file, line and key of an invalid definition', async () => {
+    const result = await troupe('run', 'broken-definition.yaml', '--memory', '--input', 'hi');
+    expect(result.code).toBe(ExitCode.usage);
+    expect(result.err).toContain("broken-definition.yaml:3: 'max_iterations' must be a whole number of at least 1");
+  });
+
   it('prints only JSON events on stdout with --json', async () => {
-    const result = await troupe('run', 'team', '--input', 'what is the weather forecast in Oslo', '--json');
+    const result = await troupe('run', 'team', '--memory', '--input', 'what is the weather forecast in Oslo', '--json');
     expect(result.code).toBe(ExitCode.ok);
     const events = result.out.trim().split('\n').map((line) => JSON.parse(line) as Event);
     expect(events.some((e) => e.partial)).toBe(false);
@@ -75,7 +92,7 @@ describe('troupe (in process)', () => {
   it('chats turn by turn in one session until exit, continuing with the agent that spoke last', async () => {
     const io = fakeIo(fixtures);
     io.stdin.end('hello\nwhat is the weather forecast in Rome\n\nthanks\nexit\nnot read\n');
-    const code = await runCli(['run', 'team', '--session', 'chat-1', '--user', 'ann'], io);
+    const code = await runCli(['run', 'team', '--memory', '--session', 'chat-1', '--user', 'ann'], io);
     expect(code).toBe(ExitCode.ok);
     const lines = io.out().trim().split('\n');
     expect(lines[0]).toBe('Coordinator: (offline model, not an LLM) My task: Route each request to the agent that handles it. You said: "hello".');
@@ -90,19 +107,19 @@ describe('troupe (in process)', () => {
   it('ends the chat at the end of input', async () => {
     const io = fakeIo(fixtures);
     io.stdin.end('hi\n');
-    expect(await runCli(['run', 'hello.ts'], io)).toBe(ExitCode.ok);
+    expect(await runCli(['run', 'hello.ts', '--memory'], io)).toBe(ExitCode.ok);
     expect(io.out()).toContain('You said: "hi"');
   });
 
   it('keeps chatting after a failed turn', async () => {
     const io = fakeIo(fixtures);
     io.stdin.end('first\nsecond\n');
-    expect(await runCli(['run', 'failing-model.ts'], io)).toBe(ExitCode.ok);
+    expect(await runCli(['run', 'failing-model.ts', '--memory'], io)).toBe(ExitCode.ok);
     expect(io.err().match(/✖ Fragile: Model 'unreachable\/model-1'/g)).toHaveLength(2);
   });
 
   it('fails a one-shot run with exit code 1 and the error on stderr', async () => {
-    const result = await troupe('run', 'failing-model.ts', '--input', 'hi');
+    const result = await troupe('run', 'failing-model.ts', '--memory', '--input', 'hi');
     expect(result.code).toBe(ExitCode.failed);
     expect(result.err).toContain("✖ Fragile: Model 'unreachable/model-1' answered agent 'Fragile' with error UNAVAILABLE");
     expect(result.err).not.toContain('offline demo model');
@@ -110,7 +127,7 @@ describe('troupe (in process)', () => {
 
   it('cancels a one-shot run on Ctrl-C with exit code 130', async () => {
     const io = fakeIo(fixtures);
-    const exit = runCli(['run', 'slow.ts', '--input', 'take your time'], io);
+    const exit = runCli(['run', 'slow.ts', '--memory', '--input', 'take your time'], io);
     await new Promise((resolve) => setTimeout(resolve, 100));
     io.interrupt();
     expect(await exit).toBe(ExitCode.cancelled);

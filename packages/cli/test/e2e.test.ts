@@ -1,18 +1,23 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Event } from '@troupe/core';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const bin = fileURLToPath(new URL('../dist/main.js', import.meta.url));
-const fixture = (name: string): string => `packages/cli/test/fixtures/${name}`;
+const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+// The runs keep their sessions in <cwd>/.troupe/troupe.db: a fresh folder, not the repository.
+const cwd = mkdtempSync(join(tmpdir(), 'troupe-e2e-'));
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
-/** Runs the built `troupe` bin from the repository root, as a user would. */
+/** Runs the built `troupe` bin in a scratch directory, as a user would. */
 function troupe(args: string[], stdin = ''): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: repo });
+    const child = spawn(process.execPath, [bin, ...args], { cwd });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -45,6 +50,16 @@ describe('troupe run (built bin, child process)', () => {
       'Forecaster: → get_forecast {"city":"what is the weather forecast in Paris"}',
       '            ← get_forecast: {"city":"what is the weather forecast in Paris","forecast":"sunny","celsius":21}',
     ]);
+  });
+
+  it('runs a YAML agent whose tool is a TypeScript module (tsx registered, one copy of @troupe/core)', async () => {
+    const result = await troupe(['run', fixture('yaml-agent'), '--memory', '--input', 'what is the weather forecast in Paris']);
+    expect(result.code).toBe(0);
+    expect(result.out.split('\n').slice(0, 2)).toEqual([
+      'Forecaster: → get_forecast {"city":"what is the weather forecast in Paris"}',
+      '            ← get_forecast: {"city":"what is the weather forecast in Paris","forecast":"sunny","celsius":21}',
+    ]);
+    expect(result.err).toContain('Forecaster will answer with the offline demo model');
   });
 
   it('prints one JSON event per line and nothing else on stdout with --json', async () => {

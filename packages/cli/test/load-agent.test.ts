@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BaseAgent, FunctionAgent, LlmAgent } from '@troupe/core';
+import { AgentDefinitionError, BaseAgent, FunctionAgent, LlmAgent, OfflineModel } from '@troupe/core';
 import { AgentLoadError, appNameFor, loadAgentModule, resolveAgentFile } from '../src/index.js';
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -85,13 +85,42 @@ describe('loadAgentModule', () => {
   it('lists the file names it looked for in a directory without an agent module', async () => {
     const error: unknown = await resolveAgentFile(emptyDir).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AgentLoadError);
-    expect((error as AgentLoadError).message).toContain('looked for agent.ts, agent.mts, agent.js, agent.mjs');
+    expect((error as AgentLoadError).message).toContain('looked for agent.ts, agent.mts, agent.js, agent.mjs, agent.yaml, agent.yml, agent.json');
   });
 
-  it('rejects files that are not modules', async () => {
-    const error = await loadError(join(fixtures, '..', '..', 'package.json'));
+  it('rejects files that are neither modules nor agent definitions', async () => {
+    const error = await loadError('not-an-agent.txt');
     expect(error.failure).toBe('unsupported-file');
-    expect(error.message).toContain('(.json)');
+    expect(error.message).toContain("'not-an-agent.txt' is not a module or agent definition file (.txt)");
+    expect(error.message).toContain('.yaml, .yml, .json agent definition');
+  });
+
+  it('loads a YAML definition from a directory (agent.yaml) with its TypeScript tool, and a JSON file, with the given default model', async () => {
+    const model = new OfflineModel();
+    const loaded = await loadAgentModule('yaml-agent', { cwd: fixtures, model });
+    expect(loaded).toMatchObject({ exportName: 'definition', appName: 'yaml-agent', file: join(fixtures, 'yaml-agent', 'agent.yaml') });
+    expect(loaded.agent).toBeInstanceOf(LlmAgent);
+    expect((loaded.agent as LlmAgent).model).toBe(model);
+    expect((loaded.agent as LlmAgent).tools.map((t) => t.name)).toEqual(['get_forecast']);
+    const json = await loadAgentModule('greeter.json', { cwd: fixtures });
+    expect(json).toMatchObject({ exportName: 'definition', appName: 'greeter' });
+    expect(json.agent.name).toBe('JsonGreeter');
+    expect((json.agent as LlmAgent).model).toBeUndefined();
+  });
+
+  it('reports an invalid definition as a usage error naming the file, line and key', async () => {
+    const error = await loadError('broken-definition.yaml');
+    expect(error.failure).toBe('invalid-definition');
+    expect(error.message).toContain(`broken-definition.yaml:3: 'max_iterations' must be a whole number of at least 1; got the string "five". Write e.g. 'max_iterations: 5'.`);
+    expect(error.cause).toBeInstanceOf(AgentDefinitionError);
+  });
+
+  it('reports a module named by a definition that throws while loading with its own error as the cause', async () => {
+    const error = await loadError('throwing-skill.yaml');
+    expect(error.failure).toBe('import-failed');
+    expect(error.message).toContain('throwing-skill.yaml:4: sub_agents[0]: loading module');
+    expect(error.message).toContain('throws-on-load.js failed: agent module exploded while loading');
+    expect((error.cause as Error).message).toBe('agent module exploded while loading');
   });
 
   it("reports a module that throws while loading with the module's error as the cause", async () => {

@@ -1,9 +1,10 @@
-import { createInterface } from 'node:readline';
-import type { Runner } from '@troupe/core';
+import type { InterruptInfo, Runner } from '@troupe/core';
+import { Conversation } from '../conversation.js';
 import type { EventSink } from '../event-sinks.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CliIo, TextOutput } from '../io.js';
-import { outcomeMessage, runTurn } from '../run-turn.js';
+import { createLineReader } from '../line-reader.js';
+import { outcomeMessage, type TurnOutcome } from '../run-turn.js';
 
 /** What {@link chat} talks to. */
 export interface ChatOptions {
@@ -12,8 +13,12 @@ export interface ChatOptions {
   sessionId: string;
   sink: EventSink;
   io: CliIo;
-  /** Where the prompt goes: stdout for the transcript, stderr when stdout carries JSON. */
+  /** Where the prompt and the questions of interrupts go: stdout for the transcript, stderr when stdout carries JSON. */
   promptOutput: TextOutput;
+  /** Interrupts the session already waits on (a continued session); asked before the first prompt. */
+  openInterrupts?: readonly InterruptInfo[];
+  /** How to answer later, shown when the chat ends with interrupts still open. */
+  resumeHint?: string;
 }
 
 /** The words that end a chat (besides Ctrl-D). */
@@ -21,43 +26,43 @@ export const EXIT_WORDS: ReadonlySet<string> = new Set(['exit', 'quit']);
 
 /**
  * The interactive loop: reads a line, runs it as one turn (streamed through the sink), repeats
- * until `exit`, `quit` or end of input. Ctrl-C cancels the running turn, or at the prompt ends
- * the chat. A failed turn is shown and the chat goes on. The prompt is shown only when a person
- * types at a terminal; piped input gives a plain transcript.
+ * until `exit`, `quit` or end of input. When a turn pauses for a human, its interrupts are asked
+ * at the prompt and the run resumes with the answers. Ctrl-C cancels the running turn, or at the
+ * prompt ends the chat. A failed turn is shown and the chat goes on. The `you>` prompt is shown
+ * only when a person types at a terminal; piped input gives a plain transcript (questions and
+ * their answers included). Returns 0, or 4 when the chat ends with interrupts unanswered.
  */
 export async function chat(options: ChatOptions): Promise<number> {
   const { runner, userId, sessionId, sink, io, promptOutput } = options;
-  const terminal = io.stdin.isTTY === true && promptOutput.isTTY === true;
-  const rl = createInterface({ input: io.stdin, output: promptOutput, terminal, prompt: 'you> ' });
-  let turn: AbortController | undefined;
-  const onInterrupt = (): void => {
-    if (turn) turn.abort();
-    else rl.close();
-  };
-  rl.on('SIGINT', onInterrupt);
-  const stopListening = io.onInterrupt(onInterrupt);
-  const lines = rl[Symbol.asyncIterator]();
+  const reader = createLineReader(io, promptOutput, () => {
+    if (!conversation.cancel()) reader.close();
+  });
+  const conversation = new Conversation({ runner, userId, sessionId, sink, io, reader });
   io.stderr.write(`Chatting with ${runner.agent.name} (app '${runner.appName}', session '${sessionId}', user '${userId}'). Type 'exit' or 'quit' to leave.\n`);
+  const report = (outcome: TurnOutcome): void => {
+    const line = outcomeMessage(outcome, sink, options.resumeHint);
+    if (line) io.stderr.write(`${line}\n`);
+  };
   try {
+    const waiting = options.openInterrupts ?? [];
+    if (waiting.length > 0) {
+      io.stderr.write(`Session '${sessionId}' is waiting for ${waiting.length === 1 ? 'an answer' : `${waiting.length} answers`}.\n`);
+      const outcome = await conversation.answer({ status: 'interrupted', interrupts: [...waiting], errorEventShown: false });
+      report(outcome);
+      if (outcome.status === 'interrupted') return ExitCode.interrupted;
+    }
     for (;;) {
-      if (terminal) rl.prompt();
-      const next = await lines.next();
-      if (next.done) {
-        if (terminal) promptOutput.write('\n');
-        break;
-      }
-      const message = next.value.trim();
+      const line = await reader.read('you> ');
+      if (line === undefined) break;
+      const message = line.trim();
       if (message === '') continue;
       if (EXIT_WORDS.has(message.toLowerCase())) break;
-      turn = new AbortController();
-      const outcome = await runTurn(runner, { userId, sessionId, message, abortSignal: turn.signal }, sink);
-      turn = undefined;
-      const line = outcomeMessage(outcome, sink);
-      if (line) io.stderr.write(`${line}\n`);
+      const outcome = await conversation.send(message);
+      report(outcome);
+      if (outcome.status === 'interrupted') return ExitCode.interrupted;
     }
   } finally {
-    stopListening();
-    rl.close();
+    reader.close();
   }
   return ExitCode.ok;
 }

@@ -15,6 +15,10 @@ export interface RunOptions {
   sessionId: string | undefined;
   /** `--user`: the user id. @default 'user' */
   userId: string;
+  /** `--db`: the SQLite file sessions are kept in. @default '.troupe/troupe.db' under the working directory */
+  db: string | undefined;
+  /** `--memory`: keep sessions in memory only, gone when the command exits. */
+  memory: boolean;
   /** `--help`: print the usage and do nothing else. */
   help: boolean;
 }
@@ -25,6 +29,8 @@ const OPTIONS = {
   json: { type: 'boolean' },
   session: { type: 'string' },
   user: { type: 'string' },
+  db: { type: 'string' },
+  memory: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -38,7 +44,7 @@ export function parseRunOptions(args: readonly string[]): RunOptions {
   }
   const { values, positionals } = parsed;
   const help = values.help ?? false;
-  if (help) return { target: '', model: undefined, input: undefined, json: false, sessionId: undefined, userId: 'user', help };
+  if (help) return { target: '', model: undefined, input: undefined, json: false, sessionId: undefined, userId: 'user', db: undefined, memory: false, help };
   if (positionals.length === 0) {
     throw new CliUsageError(`'troupe run' needs an agent file or directory, e.g. 'troupe run agents/weather' or 'troupe run agent.ts'.`);
   }
@@ -47,9 +53,13 @@ export function parseRunOptions(args: readonly string[]): RunOptions {
       `'troupe run' takes one agent file or directory; got ${positionals.map((p) => `'${p}'`).join(', ')}. Quote a message that has spaces: --input "your message".`,
     );
   }
-  for (const name of ['model', 'input', 'session', 'user'] as const) {
+  for (const name of ['model', 'input', 'session', 'user', 'db'] as const) {
     const value = values[name];
     if (value !== undefined && value.trim() === '') throw new CliUsageError(`--${name} is empty; give it a value or leave it out.`);
+  }
+  const memory = values.memory ?? false;
+  if (memory && values.db !== undefined) {
+    throw new CliUsageError(`--memory and --db ${JSON.stringify(values.db)} contradict each other: --memory keeps sessions in memory, --db names the SQLite file to keep them in. Give one of them.`);
   }
   return {
     target: positionals[0]!,
@@ -58,6 +68,8 @@ export function parseRunOptions(args: readonly string[]): RunOptions {
     json: values.json ?? false,
     sessionId: values.session,
     userId: values.user ?? 'user',
+    db: values.db,
+    memory,
     help,
   };
 }

@@ -1,19 +1,23 @@
-import { Runner } from '@troupe/core';
+import { type InterruptInfo, Runner, openInterrupts } from '@troupe/core';
+import { Conversation } from '../conversation.js';
 import { agentsUsingDefaultModel, chooseDefaultModel, offlineModelNotice } from '../default-model.js';
 import { jsonLinesSink, transcriptSink, type EventSink } from '../event-sinks.js';
 import { ExitCode, exitCodeFor } from '../exit-codes.js';
-import type { CliIo } from '../io.js';
-import { loadAgentModule } from '../load-agent.js';
-import { outcomeMessage, runTurn } from '../run-turn.js';
-import { createSessionService, openSession } from '../session-store.js';
+import type { CliIo, TextOutput } from '../io.js';
+import { createLineReader, type LineReader } from '../line-reader.js';
+import { isAgentDefinition, loadAgentModule, resolveAgentFile } from '../load-agent.js';
+import { outcomeMessage, type TurnOutcome } from '../run-turn.js';
+import { createSessionStore, openSession } from '../session-store.js';
 import { RUN_USAGE } from '../usage.js';
 import { chat } from './chat.js';
-import { parseRunOptions } from './run-options.js';
+import { parseRunOptions, type RunOptions } from './run-options.js';
 
 /**
- * `troupe run <agent file or dir> [--model m] [--input text] [--json] [--session id] [--user id]`:
- * loads the agent, then chats with it, or with `--input` runs one turn and returns its exit code.
- * Throws `CliUsageError` / `AgentLoadError` for bad arguments and agent files.
+ * `troupe run <agent file or dir> [--model m] [--input text] [--json] [--session id] [--user id] [--db path | --memory]`:
+ * loads the agent, opens the session store (SQLite at `.troupe/troupe.db` by default), then chats
+ * with the agent, or with `--input` runs one turn and returns its exit code. Interrupts are asked
+ * at the prompt, except in a one-shot run whose stdin is not a terminal. Throws `CliUsageError` /
+ * `AgentLoadError` for bad arguments and agent files.
  */
 export async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
   const options = parseRunOptions(args);
@@ -21,32 +25,89 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     io.stdout.write(RUN_USAGE);
     return ExitCode.ok;
   }
-  const loaded = await loadAgentModule(options.target, { cwd: io.cwd });
-  // After loading: the agent module may register model providers.
-  const defaultModel = chooseDefaultModel(options.model);
+  const file = await resolveAgentFile(options.target, io.cwd);
+  // A YAML/JSON definition gets the default model from the loader. A module is loaded first, as it
+  // may register the model providers that --model names.
+  const definitionModel = isAgentDefinition(file) ? chooseDefaultModel(options.model) : undefined;
+  const loaded = await loadAgentModule(file, { cwd: io.cwd, ...(definitionModel ? { model: definitionModel.model } : {}) });
+  const defaultModel = definitionModel ?? chooseDefaultModel(options.model);
   if (defaultModel.offline) {
-    const users = agentsUsingDefaultModel(loaded.agent);
+    const users = agentsUsingDefaultModel(loaded.agent, defaultModel.model);
     if (users.length > 0) io.stderr.write(`${offlineModelNotice(users)}\n`);
   }
-  const runner = new Runner({ appName: loaded.appName, agent: loaded.agent, sessionService: createSessionService(), defaultModel: defaultModel.model });
-  const session = await openSession(runner.sessionService, { appName: runner.appName, userId: options.userId, sessionId: options.sessionId });
-  const sink = options.json ? jsonLinesSink(io) : transcriptSink(io);
-  if (options.input === undefined) {
-    return chat({ runner, userId: options.userId, sessionId: session.id, sink, io, promptOutput: options.json ? io.stderr : io.stdout });
+  const store = createSessionStore({ cwd: io.cwd, db: options.db, memory: options.memory });
+  try {
+    const runner = new Runner({ appName: loaded.appName, agent: loaded.agent, sessionService: store.service, defaultModel: defaultModel.model });
+    const session = await openSession(runner.sessionService, { appName: runner.appName, userId: options.userId, sessionId: options.sessionId });
+    const sink = options.json ? jsonLinesSink(io) : transcriptSink(io);
+    const promptOutput = options.json ? io.stderr : io.stdout;
+    const resumeHint = resumeHintFor(options, session.id, store.path !== undefined);
+    const waiting = openInterrupts(session.events);
+    if (options.input === undefined) {
+      return await chat({ runner, userId: options.userId, sessionId: session.id, sink, io, promptOutput, openInterrupts: waiting, resumeHint });
+    }
+    const code = await runOnce({ runner, userId: options.userId, sessionId: session.id, sink, io, promptOutput, resumeHint }, options.input, waiting);
+    // A new session's id, so the user can continue it with --session.
+    if (options.sessionId === undefined && store.path !== undefined) io.stderr.write(`session: ${session.id}\n`);
+    return code;
+  } finally {
+    await store.close();
   }
-  return runOnce(runner, { userId: options.userId, sessionId: session.id, message: options.input }, sink, io);
 }
 
-/** Runs one message; Ctrl-C cancels the run. */
-async function runOnce(runner: Runner, turn: { userId: string; sessionId: string; message: string }, sink: EventSink, io: CliIo): Promise<number> {
-  const controller = new AbortController();
-  const stopListening = io.onInterrupt(() => controller.abort());
+interface OneShot {
+  runner: Runner;
+  userId: string;
+  sessionId: string;
+  sink: EventSink;
+  io: CliIo;
+  promptOutput: TextOutput;
+  resumeHint: string;
+}
+
+/**
+ * Runs one message; Ctrl-C cancels the run. When a person is at the terminal, interrupts (those
+ * the session already waits on, then those the run raises) are asked at the prompt; otherwise a
+ * paused run ends with exit code 4 and a line saying how to answer.
+ */
+async function runOnce(shot: OneShot, message: string, waiting: readonly InterruptInfo[]): Promise<number> {
+  const { runner, userId, sessionId, sink, io } = shot;
+  let reader: LineReader | undefined;
+  const onInterrupt = (): void => {
+    if (!conversation.cancel()) reader?.close();
+  };
+  let stopListening: () => void;
+  if (io.stdin.isTTY === true) {
+    reader = createLineReader(io, shot.promptOutput, onInterrupt);
+    stopListening = () => reader!.close();
+  } else {
+    stopListening = io.onInterrupt(onInterrupt);
+  }
+  const conversation = new Conversation({ runner, userId, sessionId, sink, io, reader });
   try {
-    const outcome = await runTurn(runner, { ...turn, abortSignal: controller.signal }, sink);
-    const line = outcomeMessage(outcome, sink);
+    let outcome: TurnOutcome | undefined;
+    if (waiting.length > 0) {
+      outcome = await conversation.answer({ status: 'interrupted', interrupts: [...waiting], errorEventShown: false });
+      if (outcome.status === 'completed') outcome = undefined;
+    }
+    outcome ??= await conversation.send(message);
+    const line = outcomeMessage(outcome, sink, shot.resumeHint);
     if (line) io.stderr.write(`${line}\n`);
     return exitCodeFor(outcome.status);
   } finally {
     stopListening();
   }
+}
+
+/** How to answer a paused run later: the command that continues the session at a terminal. */
+function resumeHintFor(options: RunOptions, sessionId: string, persistent: boolean): string {
+  if (!persistent) return 'Sessions kept with --memory end with this command: run without --memory to answer later.';
+  const parts = ['troupe run', quote(options.target), '--session', quote(sessionId)];
+  if (options.userId !== 'user') parts.push('--user', quote(options.userId));
+  if (options.db !== undefined) parts.push('--db', quote(options.db));
+  return `To answer, continue the session (its questions are asked at the prompt): ${parts.join(' ')}`;
+}
+
+function quote(value: string): string {
+  return /^[\w./:@=+-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }

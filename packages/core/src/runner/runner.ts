@@ -111,6 +111,20 @@ export class Runner {
     return yield* runInvocation(await this.prepareRun(params), {});
   }
 
+  /**
+   * Checks a run and claims its session — misuse (unknown session, busy session, open interrupts,
+   * bad arguments) rejects here — and returns its events, not yet started. For servers that answer
+   * misuse before streaming. Iterate the result, or call its `return()` to give the session back.
+   */
+  async start(params: RunParams): Promise<AsyncGenerator<Event, RunResult, undefined>> {
+    return claimed(await this.prepareRun(params));
+  }
+
+  /** {@link start} for {@link resumeAsync}: bad or unknown answers reject here. */
+  async startResume(params: ResumeParams): Promise<AsyncGenerator<Event, RunResult, undefined>> {
+    return claimed(await this.prepareResume(params));
+  }
+
   /** Runs one user turn to the end. Resolves with the outcome; rejects only for misuse (unknown session, bad arguments). */
   async run(params: RunParams): Promise<RunResult> {
     return collect(await this.prepareRun(params));
@@ -267,6 +281,31 @@ function checkIds(params: { userId: string; sessionId: string }): { userId: stri
     throw new ConfigurationError(`A run needs a sessionId string; got ${JSON.stringify(sessionId)}. Create one with runner.sessionService.createSession.`);
   }
   return { userId, sessionId };
+}
+
+/** An invocation's events; returning before the first step releases the claimed session. */
+function claimed(setup: InvocationSetup): AsyncGenerator<Event, RunResult, undefined> {
+  const events = runInvocation(setup, {});
+  let started = false;
+  return {
+    next: (...args) => {
+      started = true;
+      return events.next(...args);
+    },
+    return: (value) => {
+      if (!started) setup.release();
+      started = true;
+      return events.return(value);
+    },
+    throw: (error) => {
+      if (!started) setup.release();
+      started = true;
+      return events.throw(error);
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
 }
 
 /** Runs an invocation to the end; failures inside the tree become the result's status. */

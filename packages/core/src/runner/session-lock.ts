@@ -4,6 +4,11 @@ import type { SessionService } from '../sessions/session.js';
 // Keyed by the session service, so two runners sharing one store also exclude each other.
 const busy = new WeakMap<SessionService, Set<string>>();
 
+/** True while a session of `service` runs an invocation in this process. */
+export function isSessionBusy(service: SessionService, appName: string, userId: string, sessionId: string): boolean {
+  return busy.get(service)?.has(`${appName}\u0000${userId}\u0000${sessionId}`) ?? false;
+}
+
 /** Marks a session as running an invocation; throws {@link SessionBusyError} if it already is. Returns the release function. */
 export function acquireSession(service: SessionService, appName: string, userId: string, sessionId: string): () => void {
   let keys = busy.get(service);

@@ -1,0 +1,79 @@
+import { type BaseAgent, type BaseLlm, type BasePlugin, ConfigurationError, type LoadAgentOptions, Runner, type SessionService } from '@troupe/core';
+import { discoverApps, type DiscoveredApp, type ImportModule } from './discover-apps.js';
+import { HttpError } from './http-error.js';
+
+/** What the registry needs to build one runner per app. */
+export interface AppRegistryOptions {
+  apps: Readonly<Record<string, BaseAgent>> | undefined;
+  agentsDir: string | undefined;
+  importModule: ImportModule;
+  loadAgentOptions: LoadAgentOptions | undefined;
+  sessionService: SessionService;
+  plugins: readonly BasePlugin[];
+  defaultModel: BaseLlm | string | undefined;
+}
+
+/** The apps the server offers, by name, each with its runner (made on first use). */
+export class AppRegistry {
+  private discovery: Promise<Map<string, DiscoveredApp>> | undefined;
+  private readonly runners = new Map<string, Promise<Runner>>();
+  private readonly plugins: readonly BasePlugin[];
+
+  constructor(private readonly options: AppRegistryOptions) {
+    for (const [name, agent] of Object.entries(options.apps ?? {})) {
+      if (!agent || typeof agent.runAsync !== 'function') throw new ConfigurationError(`apps['${name}'] must be an agent (a BaseAgent such as LlmAgent); got ${String(agent)}.`);
+      if (name.length === 0 || name.includes('/')) throw new ConfigurationError(`App name ${JSON.stringify(name)} cannot be used in a URL path; use letters, digits, '_' or '-'.`);
+    }
+    this.plugins = [...options.plugins];
+  }
+
+  /** The app names, explicit apps first, then those found in `agentsDir`. */
+  async names(): Promise<string[]> {
+    const explicit = Object.keys(this.options.apps ?? {});
+    const found = [...(await this.discovered()).keys()].filter((name) => !explicit.includes(name));
+    return [...explicit, ...found];
+  }
+
+  /** The runner of an app; 404 when there is no such app. */
+  async runner(appName: string): Promise<Runner> {
+    let runner = this.runners.get(appName);
+    if (!runner) {
+      runner = this.makeRunner(appName);
+      this.runners.set(appName, runner);
+      // A failed load (e.g. a syntax error in agent.ts) is retried on the next request.
+      void runner.catch(() => this.runners.delete(appName));
+    }
+    return runner;
+  }
+
+  private async makeRunner(appName: string): Promise<Runner> {
+    const agent = Object.hasOwn(this.options.apps ?? {}, appName) ? this.options.apps![appName]! : await this.loadDiscovered(appName);
+    return new Runner({
+      appName,
+      agent,
+      sessionService: this.options.sessionService,
+      plugins: this.plugins,
+      ...(this.options.defaultModel === undefined ? {} : { defaultModel: this.options.defaultModel }),
+    });
+  }
+
+  private async loadDiscovered(appName: string): Promise<BaseAgent> {
+    const app = (await this.discovered()).get(appName);
+    if (!app) throw new HttpError(404, 'APP_NOT_FOUND', `There is no app '${appName}'. GET /list-apps lists the apps this server offers.`);
+    return app.load();
+  }
+
+  private discovered(): Promise<Map<string, DiscoveredApp>> {
+    const dir = this.options.agentsDir;
+    if (dir === undefined) return Promise.resolve(new Map());
+    if (!this.discovery) {
+      const discovery = discoverApps(dir, { importModule: this.options.importModule, ...(this.options.loadAgentOptions ? { loadAgentOptions: this.options.loadAgentOptions } : {}) }).then((apps) => new Map(apps.map((a) => [a.name, a])));
+      this.discovery = discovery;
+      // An unreadable directory is looked at again on the next request.
+      void discovery.catch(() => {
+        if (this.discovery === discovery) this.discovery = undefined;
+      });
+    }
+    return this.discovery;
+  }
+}

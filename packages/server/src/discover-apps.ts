@@ -1,0 +1,130 @@
+import { readdir } from 'node:fs/promises';
+import { basename, extname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { BaseAgent, loadAgent, type LoadAgentOptions } from '@troupe/core';
+import { HttpError } from './http-error.js';
+
+/** Imports a module file and returns its namespace. The CLI passes one that compiles TypeScript (tsx). */
+export type ImportModule = (path: string) => Promise<unknown>;
+
+/** Names of the entry file looked for in each folder of `agentsDir`, in order: code first, then definitions. */
+export const AGENT_ENTRY_FILES: readonly string[] = ['agent.ts', 'agent.mts', 'agent.js', 'agent.mjs', 'agent.yaml', 'agent.yml', 'agent.json'];
+
+const DEFINITION_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
+
+/** How discovered apps are loaded. */
+export interface DiscoveryOptions {
+  importModule: ImportModule;
+  /** Options of core's `loadAgent` for `agent.yaml`/`agent.yml`/`agent.json` entries. */
+  loadAgentOptions?: LoadAgentOptions;
+}
+
+const MODULE_EXTENSIONS = new Set(['.ts', '.mts', '.js', '.mjs']);
+
+/** An app found in `agentsDir`: its name and how to load its root agent. */
+export interface DiscoveredApp {
+  name: string;
+  file: string;
+  load(): Promise<BaseAgent>;
+}
+
+/** Plain `import()` of a file path; enough for JavaScript, and for TypeScript under a TS loader. */
+export const defaultImportModule: ImportModule = (path) => import(pathToFileURL(path).href);
+
+/**
+ * Finds the apps of an agents directory, like `adk api_server <agents_dir>`:
+ * - each folder holding one of {@link AGENT_ENTRY_FILES} is an app named after the folder
+ *   (loaded on first use; a YAML or JSON definition through core's `loadAgent`);
+ * - each module file directly in the directory that exports `rootAgent` is an app named after the
+ *   file (these are imported here, to tell agents from helper modules; one that fails to import
+ *   is listed and reports its error when used).
+ * The root agent is the `rootAgent` export, else the default export.
+ */
+export async function discoverApps(agentsDir: string, options: DiscoveryOptions): Promise<DiscoveredApp[]> {
+  const { importModule } = options;
+  let entries;
+  try {
+    entries = await readdir(agentsDir, { withFileTypes: true });
+  } catch (error) {
+    throw new HttpError(500, 'AGENTS_DIR', `Cannot read the agents directory '${agentsDir}': ${(error as Error).message}. Pass an existing directory as agentsDir.`, undefined, { cause: error });
+  }
+  const apps: DiscoveredApp[] = [];
+  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    if (entry.name.startsWith('.') || entry.name.startsWith('_') || entry.name === 'node_modules') continue;
+    const path = join(agentsDir, entry.name);
+    if (entry.isDirectory()) {
+      const names = new Set(await readdir(path));
+      const entryFile = AGENT_ENTRY_FILES.find((name) => names.has(name));
+      if (entryFile) {
+        const file = join(path, entryFile);
+        const load = DEFINITION_EXTENSIONS.has(extname(file)) ? () => loadDefinition(file, options.loadAgentOptions) : () => loadRootAgent(file, importModule);
+        apps.push({ name: entry.name, file, load });
+      }
+    } else if (entry.isFile() && isAgentModuleCandidate(entry.name)) {
+      const found = await probeModule(path, importModule);
+      if (found) apps.push(found);
+    }
+  }
+  return apps;
+}
+
+function isAgentModuleCandidate(name: string): boolean {
+  return MODULE_EXTENSIONS.has(extname(name)) && !/\.d\.m?ts$/.test(name) && !/\.(test|spec)\.m?[jt]s$/.test(name);
+}
+
+async function probeModule(file: string, importModule: ImportModule): Promise<DiscoveredApp | undefined> {
+  const name = basename(file, extname(file));
+  let namespace: unknown;
+  try {
+    namespace = await importModule(file);
+  } catch (error) {
+    return { name, file, load: () => Promise.reject(loadError(file, `importing it failed: ${(error as Error).message}`, error)) };
+  }
+  if (!isRecord(namespace) || namespace.rootAgent === undefined) return undefined;
+  const agent = pickAgent(namespace, file);
+  return { name, file, load: () => Promise.resolve(agent) };
+}
+
+async function loadRootAgent(file: string, importModule: ImportModule): Promise<BaseAgent> {
+  let namespace: unknown;
+  try {
+    namespace = await importModule(file);
+  } catch (error) {
+    throw loadError(file, `importing it failed: ${(error as Error).message}`, error);
+  }
+  if (!isRecord(namespace)) throw loadError(file, 'the importer returned no module namespace');
+  return pickAgent(namespace, file);
+}
+
+async function loadDefinition(file: string, options: LoadAgentOptions | undefined): Promise<BaseAgent> {
+  try {
+    return await loadAgent(file, options);
+  } catch (error) {
+    // Core's AgentDefinitionError already names the file, the line and the key.
+    throw new HttpError(500, 'AGENT_LOAD', `The agent definition '${file}' could not be loaded: ${(error as Error).message}`, undefined, { cause: error });
+  }
+}
+
+function pickAgent(namespace: Record<string, unknown>, file: string): BaseAgent {
+  const exportName = namespace.rootAgent !== undefined ? 'rootAgent' : 'default';
+  const value = namespace[exportName];
+  if (value instanceof BaseAgent) return value;
+  if (value === undefined) {
+    throw loadError(file, `it exports no agent; add \`export const rootAgent = new LlmAgent({ ... })\` (exports found: ${Object.keys(namespace).join(', ') || 'none'})`);
+  }
+  const looksLikeAgent = typeof value === 'object' && value !== null && typeof (value as { runAsync?: unknown }).runAsync === 'function';
+  throw loadError(
+    file,
+    looksLikeAgent
+      ? `its '${exportName}' export is an agent from another copy of @troupe/core than the server's; make the project and the server use one copy`
+      : `its '${exportName}' export is not an agent (a BaseAgent such as LlmAgent)`,
+  );
+}
+
+function loadError(file: string, reason: string, cause?: unknown): HttpError {
+  return new HttpError(500, 'AGENT_LOAD', `The agent in '${file}' could not be loaded: ${reason}.`, undefined, { cause });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}

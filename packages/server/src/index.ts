@@ -1,0 +1,14 @@
+/**
+ * Troupe's HTTP API: the routes of ADK's API server (so ADK clients work), server-sent events,
+ * interrupt resume, the agent graph, and the static assets of the dev UI.
+ * @packageDocumentation
+ */
+export { createApp, DEFAULT_BODY_LIMIT, type CreateAppOptions } from './create-app.js';
+export { serve, isLoopback, type ServeOptions, type ServerHandle } from './serve.js';
+export { ADMIN, type AuthOptions } from './auth.js';
+export { AGENT_ENTRY_FILES, discoverApps, type DiscoveredApp, type DiscoveryOptions, type ImportModule } from './discover-apps.js';
+export { agentGraph, type AgentGraphNode, type AgentGraphTool, type AgentKind } from './graph.js';
+export { HttpError, type ErrorBody, type ErrorStatus } from './http-error.js';
+export type { ServerEnv, TroupeApp } from './server-context.js';
+export { contentTypeOf } from './static-files.js';
+export { encodeEvent, encodeSession, msToSeconds, secondsToMs, sseFrame, type WireEvent, type WireSession } from './wire.js';

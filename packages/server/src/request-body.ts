@@ -1,0 +1,156 @@
+import type { Context } from 'hono';
+import { z } from 'zod';
+import { HttpError } from './http-error.js';
+
+// Request bodies, validated at the edge so a bad request is a 400 naming the field, never a run
+// that fails later. ADK clients send camelCase; snake_case top-level keys (`app_name`) are
+// accepted too, as ADK's own server accepts both.
+
+const record = z.record(z.string(), z.unknown());
+
+const part = z.union(
+  [
+    z.object({ text: z.string(), thought: z.boolean().optional() }),
+    z.object({ functionCall: z.object({ id: z.string(), name: z.string(), args: record }) }),
+    z.object({ functionResponse: z.object({ id: z.string(), name: z.string(), response: record }) }),
+    z.object({ inlineData: z.object({ mimeType: z.string(), data: z.string() }) }),
+  ],
+  { error: 'expected a part with text, functionCall, functionResponse or inlineData' },
+);
+
+/** ADK Content sent by the user. `role` defaults to `'user'`. */
+const userContent = z.object({
+  role: z.literal('user', { error: "expected 'user' (the message is the user's)" }).default('user'),
+  parts: z.array(part).min(1, { error: 'expected at least one part' }),
+});
+
+/** Body of `POST /run` and `POST /run_sse`. */
+export const runBody = z
+  .object({
+    appName: z.string().min(1),
+    userId: z.string().min(1),
+    sessionId: z.string().min(1),
+    newMessage: userContent.optional(),
+    /** Troupe extension: a structured input for the agent (`ctx.input`), instead of or with `newMessage`. */
+    input: record.optional(),
+    stateDelta: record.nullish(),
+    streaming: z.boolean().nullish(),
+  })
+  .refine((body) => body.newMessage !== undefined || body.input !== undefined, {
+    path: ['newMessage'],
+    error: 'expected the user message as ADK Content { role: "user", parts: [{ text }] } (or an input object)',
+  });
+export type RunBody = z.infer<typeof runBody>;
+
+/** Body of `POST /apps/{app}/users/{user}/sessions` (and, without `sessionId`, of `.../sessions/{id}`). */
+export const createSessionBody = z.object({
+  sessionId: z.string().min(1).nullish(),
+  state: record.nullish(),
+});
+
+/** Body of `POST /apps/{app}/users/{user}/sessions/{id}/resume`. */
+export const resumeBody = z.object({
+  /** Answers by interrupt id. */
+  responses: record,
+  invocationId: z.string().min(1).nullish(),
+  /** Partial text events while the rest of the run streams. */
+  streaming: z.boolean().nullish(),
+});
+
+/** Query of `GET /apps/{app}/users/{user}/sessions/{id}`. */
+export const getSessionQuery = z.object({
+  numRecentEvents: z.coerce.number().int().nonnegative().optional(),
+  /** Seconds since the epoch, as timestamps are on the wire. */
+  afterTimestamp: z.coerce.number().nonnegative().optional(),
+});
+
+/**
+ * Reads and validates a JSON body. An empty body counts as `{}` when `emptyAllowed` (session
+ * creation takes an optional body); malformed JSON, a non-object or a schema mismatch is a 400
+ * whose message and `field` name the offending field.
+ */
+export async function readBody<S extends z.ZodType>(c: Context, schema: S, options: { emptyAllowed?: boolean } = {}): Promise<z.output<S>> {
+  const text = await readText(c.req.raw, bodyLimitOf(c));
+  let raw: unknown = {};
+  if (text.trim() === '') {
+    if (!options.emptyAllowed) throw new HttpError(400, 'INVALID_REQUEST', 'The request needs a JSON body.');
+  } else {
+    try {
+      raw = JSON.parse(text);
+    } catch (error) {
+      throw new HttpError(400, 'INVALID_JSON', `The request body is not valid JSON: ${(error as Error).message}`, undefined, { cause: error });
+    }
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new HttpError(400, 'INVALID_REQUEST', `The request body must be a JSON object; got ${Array.isArray(raw) ? 'an array' : JSON.stringify(raw)}.`);
+  }
+  const body = camelCaseKeys(raw as Record<string, unknown>);
+  rejectPrototypeKeys(body);
+  return validate(schema, body, 'request body');
+}
+
+/** The body size limit createApp stored on the request's context. */
+function bodyLimitOf(c: Context): number {
+  const limit: unknown = c.get('bodyLimit');
+  return typeof limit === 'number' ? limit : Number.POSITIVE_INFINITY;
+}
+
+/**
+ * Reads a request body as UTF-8, refusing (413) one larger than `limit` bytes: up front when
+ * Content-Length says so, else as soon as the bytes read pass the limit, without reading the rest.
+ */
+export async function readText(request: Request, limit: number): Promise<string> {
+  const tooLarge = () => new HttpError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than the server's limit of ${limit} bytes. Send less, or raise createApp's bodyLimit.`);
+  const declared = Number(request.headers.get('content-length') ?? NaN);
+  if (declared > limit) throw tooLarge();
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
+/** Validates a value (a parsed body or a query) and turns the first issue into a 400 naming its field. */
+export function validate<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const field = issue.path.map(String).join('.');
+  throw new HttpError(400, 'INVALID_REQUEST', `Invalid ${what}: field '${field || '(root)'}': ${issue.message}.`, field || undefined);
+}
+
+// Object-valued fields whose keys are the user's (state keys, interrupt ids). A `__proto__` key
+// would vanish when copied into a plain object, so it is refused here rather than silently dropped.
+const KEYED_FIELDS = ['state', 'stateDelta', 'input', 'responses'];
+const RESERVED_KEYS = ['__proto__', 'constructor', 'prototype'];
+
+function rejectPrototypeKeys(body: Record<string, unknown>): void {
+  for (const field of KEYED_FIELDS) {
+    const value = body[field];
+    if (typeof value !== 'object' || value === null) continue;
+    const bad = RESERVED_KEYS.find((key) => Object.hasOwn(value, key));
+    if (bad !== undefined) {
+      throw new HttpError(400, 'INVALID_STATE_KEY', `Invalid request body: field '${field}.${bad}': the key '${bad}' is reserved (it could change object prototypes); rename it.`, `${field}.${bad}`);
+    }
+  }
+}
+
+/** `app_name` → `appName` for the top-level keys only (state keys inside are the user's). */
+function camelCaseKeys(body: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(body).map(([key, value]) => {
+      const camel = key.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+      return [camel !== key && !(camel in body) ? camel : key, value];
+    }),
+  );
+}

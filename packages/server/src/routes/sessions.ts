@@ -1,0 +1,76 @@
+import { Hono, type Context } from 'hono';
+import { assertMayAccess } from '../auth.js';
+import { HttpError } from '../http-error.js';
+import { createSessionBody, getSessionQuery, readBody, validate } from '../request-body.js';
+import { sessionKey } from '../run-tracker.js';
+import type { ServerContext, ServerEnv } from '../server-context.js';
+import { encodeSession, secondsToMs } from '../wire.js';
+
+/** Create, list, read and delete sessions: `/apps/{app}/users/{user}/sessions[/{id}]`. */
+export function sessionRoutes(ctx: ServerContext): Hono<ServerEnv> {
+  const routes = new Hono<ServerEnv>();
+  const service = ctx.sessionService;
+
+  /** The app and user of the path, once the caller may touch them and the app exists. */
+  async function target(c: Context<ServerEnv>): Promise<{ appName: string; userId: string }> {
+    const { app: appName, user: userId } = c.req.param() as { app: string; user: string };
+    assertMayAccess(c.get('principal'), userId);
+    await ctx.registry.runner(appName);
+    return { appName, userId };
+  }
+
+  async function create(c: Context<ServerEnv>, pathSessionId: string | undefined) {
+    const { appName, userId } = await target(c);
+    const body = await readBody(c, createSessionBody, { emptyAllowed: true });
+    if (pathSessionId !== undefined && body.sessionId && body.sessionId !== pathSessionId) {
+      throw new HttpError(400, 'INVALID_REQUEST', `The body's sessionId '${body.sessionId}' differs from the path's '${pathSessionId}'; send one of them.`, 'sessionId');
+    }
+    const sessionId = pathSessionId ?? body.sessionId ?? undefined;
+    if (sessionId !== undefined && (await service.getSession({ appName, userId, sessionId }))) {
+      throw new HttpError(409, 'SESSION_EXISTS', `Session '${sessionId}' already exists for app '${appName}' and user '${userId}'. Pick another id, or omit it to get a new one.`);
+    }
+    const session = await service.createSession({ appName, userId, ...(sessionId === undefined ? {} : { sessionId }), ...(body.state ? { state: body.state } : {}) });
+    return c.json(encodeSession(session));
+  }
+
+  routes.post('/apps/:app/users/:user/sessions', (c) => create(c, undefined));
+  routes.post('/apps/:app/users/:user/sessions/:session', (c) => create(c, c.req.param('session')));
+
+  routes.get('/apps/:app/users/:user/sessions', async (c) => {
+    const { appName, userId } = await target(c);
+    const { sessions } = await service.listSessions({ appName, userId });
+    return c.json(sessions.map((session) => encodeSession(session, false)));
+  });
+
+  routes.get('/apps/:app/users/:user/sessions/:session', async (c) => {
+    const { appName, userId } = await target(c);
+    const sessionId = c.req.param('session');
+    const query = validate(getSessionQuery, c.req.query(), 'query');
+    const session = await service.getSession({
+      appName,
+      userId,
+      sessionId,
+      ...(query.numRecentEvents === undefined ? {} : { numRecentEvents: query.numRecentEvents }),
+      ...(query.afterTimestamp === undefined ? {} : { afterTimestamp: secondsToMs(query.afterTimestamp) }),
+    });
+    if (!session) throw sessionNotFound(appName, userId, sessionId);
+    return c.json(encodeSession(session));
+  });
+
+  routes.delete('/apps/:app/users/:user/sessions/:session', async (c) => {
+    const { appName, userId } = await target(c);
+    const sessionId = c.req.param('session');
+    if (!(await service.getSession({ appName, userId, sessionId, numRecentEvents: 0 }))) throw sessionNotFound(appName, userId, sessionId);
+    if (ctx.runs.isRunning(sessionKey(appName, userId, sessionId))) {
+      throw new HttpError(409, 'SESSION_BUSY', `Session '${sessionId}' is running an invocation; delete it once the run has ended.`);
+    }
+    await service.deleteSession({ appName, userId, sessionId });
+    return c.body(null, 204);
+  });
+
+  return routes;
+}
+
+function sessionNotFound(appName: string, userId: string, sessionId: string): HttpError {
+  return new HttpError(404, 'SESSION_NOT_FOUND', `Session '${sessionId}' not found for app '${appName}' and user '${userId}'. Create it with POST /apps/${appName}/users/${userId}/sessions.`);
+}

@@ -1,0 +1,125 @@
+import { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createAdaptorServer } from '@hono/node-server';
+import { ConfigurationError } from '@troupe/core';
+import { HttpError } from './http-error.js';
+import { contextOf, type TroupeApp } from './server-context.js';
+
+/** Options of {@link serve}. */
+export interface ServeOptions {
+  /** Address to bind. Anything but a loopback address needs the app to have `auth`. @default '127.0.0.1' */
+  host?: string;
+  /** Port; 0 picks a free one (read it from the handle's `port`/`url`). @default 8000 (as `adk api_server`) */
+  port?: number;
+  /** How long `close()` lets runs in flight finish before cancelling them. @default 10_000 */
+  gracePeriodMs?: number;
+}
+
+/** A listening server. */
+export interface ServerHandle {
+  /** The base URL, e.g. `http://127.0.0.1:8000`. */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  /** The underlying Node server. */
+  readonly server: Server;
+  /**
+   * Stops accepting connections, lets runs in flight finish for the grace period, cancels the
+   * rest (each stores its cancellation, leaving its session valid), and resolves once every
+   * connection is closed.
+   */
+  close(options?: { gracePeriodMs?: number }): Promise<void>;
+}
+
+/**
+ * Listens with an app made by `createApp`. Binds 127.0.0.1 unless told otherwise, and refuses any
+ * other address when the app has no `auth`: without it anyone who reaches the port could run the
+ * agents and read every session.
+ *
+ * @example
+ * const handle = await serve(createApp({ apps: { travel: coordinator } }), { port: 8000 });
+ * // ... later
+ * await handle.close();
+ */
+export async function serve(app: TroupeApp, options: ServeOptions = {}): Promise<ServerHandle> {
+  const context = contextOf(app);
+  if (!context) throw new ConfigurationError('serve() needs an app made by createApp() (it checks its auth and drains its runs on close). Add your own routes to that app instead of wrapping it.');
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port ?? 8000;
+  const defaultGrace = options.gracePeriodMs ?? 10_000;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigurationError(`serve()'s port is ${JSON.stringify(port)}; use a whole number from 0 to 65535 (0 picks a free port).`);
+  if (!(defaultGrace >= 0)) throw new ConfigurationError(`serve()'s gracePeriodMs is ${JSON.stringify(defaultGrace)}; use a number of milliseconds ≥ 0.`);
+  if (!isLoopback(host) && !context.auth.enabled) {
+    throw new ConfigurationError(
+      `Refusing to listen on '${host}': it is not a loopback address and the app has no auth configured, so anyone who can reach the port could run the agents and read every session. ` +
+        `Configure auth (createApp({ ..., auth: { tokens: { '<secret>': '*' } } })), or bind 127.0.0.1.`,
+    );
+  }
+
+  let closing = false;
+  const server = createAdaptorServer({
+    fetch: (request: Request) => (closing ? shuttingDown() : app.fetch(request)),
+    // A library does not replace the process's global Request and Response.
+    overrideGlobalObjects: false,
+  });
+  if (!(server instanceof Server)) throw new ConfigurationError('serve() expected an HTTP/1.1 server from @hono/node-server.');
+
+  // Responses in flight, so that close() can wait for the last one before dropping connections.
+  let inFlight = 0;
+  let idle: (() => void) | undefined;
+  server.on('request', (_request, response) => {
+    inFlight++;
+    response.once('close', () => {
+      if (--inFlight === 0) idle?.();
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+
+  let closed: Promise<void> | undefined;
+  return {
+    url,
+    host: address.address,
+    port: address.port,
+    server,
+    close(closeOptions) {
+      closed ??= (async () => {
+        closing = true;
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        const grace = closeOptions?.gracePeriodMs ?? defaultGrace;
+        await context.runs.shutdown(grace);
+        // Run streams end with their runs; give the last bytes a moment to leave, then drop what is left.
+        if (inFlight > 0) {
+          await new Promise<void>((resolve) => {
+            idle = resolve;
+            setTimeout(resolve, Math.min(grace, 1000)).unref();
+          });
+        }
+        server.closeAllConnections();
+        // A stream whose client stopped reading ends its run only once its connection is dropped.
+        await context.runs.idle(grace);
+        await stopped;
+      })();
+      return closed;
+    },
+  };
+}
+
+/** True for addresses only this machine can reach. */
+export function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127(\.\d{1,3}){3}$/.test(bare) || /^::ffff:127(\.\d{1,3}){3}$/.test(bare);
+}
+
+function shuttingDown(): Response {
+  const body = new HttpError(503, 'SERVER_CLOSING', 'The server is shutting down. Retry against another instance.').toBody();
+  return new Response(JSON.stringify(body), { status: 503, headers: { 'Content-Type': 'application/json', Connection: 'close' } });
+}

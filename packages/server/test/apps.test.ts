@@ -1,0 +1,145 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { AgentTool, FunctionAgent, FunctionTool, InMemorySessionService, LlmAgent, ParallelAgent, SequentialAgent } from '@troupe/core';
+import { ScriptedModel } from '@troupe/core/testing';
+import { defaultImportModule } from '../src/discover-apps.js';
+import { createApp, type AgentGraphNode, type WireEvent } from '../src/index.js';
+import { call, createSession, expectError, message } from './helpers.js';
+
+const agentsDir = fileURLToPath(new URL('./fixtures/agents', import.meta.url));
+
+describe('GET /health, GET /list-apps, GET /apps/{app}/graph', () => {
+  it('/health answers without touching the apps', async () => {
+    const app = createApp({ apps: {}, sessionService: new InMemorySessionService() });
+    const res = await app.request('/health');
+    expect([res.status, await res.json()]).toEqual([200, { status: 'ok' }]);
+  });
+
+  it('/list-apps is a bare array of app names', async () => {
+    const a = new FunctionAgent({ name: 'a', run: () => 'a' });
+    const b = new FunctionAgent({ name: 'b', run: () => 'b' });
+    const app = createApp({ apps: { first: a, second: b } });
+    expect(await (await app.request('/list-apps')).json()).toEqual(['first', 'second']);
+  });
+
+  it('/apps/{app}/graph is the agent tree: name, type, class, description, model, children and tools', async () => {
+    const lookup = new FunctionTool({ name: 'lookup', description: 'Looks things up.', execute: () => ({}) });
+    const researcher = new LlmAgent({ name: 'researcher', description: 'Researches.', model: new ScriptedModel([], { model: 'test-model' }), tools: [lookup] });
+    const fetchA = new FunctionAgent({ name: 'fetchA', run: () => 'a' });
+    const fetchB = new FunctionAgent({ name: 'fetchB', run: () => 'b' });
+    const calculator = new LlmAgent({ name: 'calculator', description: 'Adds.', model: 'gemini-2.5-flash' });
+    const root = new SequentialAgent({
+      name: 'pipeline',
+      description: 'Does it all.',
+      subAgents: [new ParallelAgent({ name: 'fetch', subAgents: [fetchA, fetchB] }), researcher, new LlmAgent({ name: 'writer', tools: [new AgentTool({ agent: calculator })] })],
+    });
+    const app = createApp({ apps: { pipe: root } });
+    const graph = (await (await app.request('/apps/pipe/graph')).json()) as AgentGraphNode;
+    expect(graph).toEqual({
+      name: 'pipeline',
+      type: 'sequential',
+      class: 'SequentialAgent',
+      description: 'Does it all.',
+      tools: [],
+      children: [
+        {
+          name: 'fetch',
+          type: 'parallel',
+          class: 'ParallelAgent',
+          description: '',
+          tools: [],
+          children: [
+            { name: 'fetchA', type: 'function', class: 'FunctionAgent', description: '', tools: [], children: [] },
+            { name: 'fetchB', type: 'function', class: 'FunctionAgent', description: '', tools: [], children: [] },
+          ],
+        },
+        { name: 'researcher', type: 'llm', class: 'LlmAgent', description: 'Researches.', model: 'test-model', children: [], tools: [{ name: 'lookup', description: 'Looks things up.', class: 'FunctionTool' }] },
+        {
+          name: 'writer',
+          type: 'llm',
+          class: 'LlmAgent',
+          description: '',
+          children: [],
+          tools: [
+            {
+              name: 'calculator',
+              description: 'Adds.',
+              class: 'AgentTool',
+              agent: { name: 'calculator', type: 'llm', class: 'LlmAgent', description: 'Adds.', model: 'gemini-2.5-flash', children: [], tools: [] },
+            },
+          ],
+        },
+      ],
+    });
+    await expectError(await app.request('/apps/nope/graph'), 404, 'APP_NOT_FOUND');
+  });
+
+  it('unknown routes are JSON 404s', async () => {
+    const app = createApp({ apps: {} });
+    await expectError(await app.request('/nope'), 404, 'NOT_FOUND');
+    await expectError(await app.request('/run', { method: 'GET' }), 404, 'NOT_FOUND');
+  });
+
+  it('rejects unusable options when the app is created', () => {
+    expect(() => createApp({})).toThrow(/apps .* or an agentsDir/);
+    expect(() => createApp({ apps: {}, bodyLimit: -1 })).toThrow(/bodyLimit/);
+    expect(() => createApp({ agentsDir: '/definitely/not/here' })).toThrow(/agentsDir '\/definitely\/not\/here' is not a directory/);
+    expect(() => createApp({ apps: {}, staticDir: '/definitely/not/here' })).toThrow(/staticDir/);
+    expect(() => createApp({ apps: { x: {} as never } })).toThrow(/apps\['x'\] must be an agent/);
+  });
+});
+
+describe('agentsDir discovery', () => {
+  it('lists folders with agent.ts/agent.mjs/agent.yaml and module files exporting rootAgent; skips helpers and folders without an entry', async () => {
+    const app = createApp({ agentsDir });
+    expect(await (await app.request('/list-apps')).json()).toEqual(['bad_yaml', 'broken', 'js_app', 'not_agent', 'solo', 'weather', 'yaml_app']);
+  });
+
+  it('runs a discovered TypeScript app, a JavaScript default export, a top-level module file and a YAML definition', async () => {
+    const app = createApp({ agentsDir });
+    for (const [name, reply] of [
+      ['js_app', 'echo: ping'],
+      ['solo', 'solo here'],
+    ] as const) {
+      const s = await createSession(app, name, 'u');
+      const events = (await (await call(app, 'POST', '/run', { appName: name, userId: 'u', sessionId: s.id, newMessage: message('ping') })).json()) as WireEvent[];
+      expect(events.at(-1)!.content!.parts).toEqual([{ text: reply }]);
+    }
+    const greeter = await createSession(app, 'yaml_app', 'u');
+    const greeting = (await (await call(app, 'POST', '/run', { appName: 'yaml_app', userId: 'u', sessionId: greeter.id, newMessage: message('hello') })).json()) as WireEvent[];
+    expect(greeting.at(-1)).toMatchObject({ author: 'greeter', content: { role: 'model' } });
+    expect(greeting.at(-1)!.errorCode).toBeUndefined();
+    const graph = (await (await app.request('/apps/weather/graph')).json()) as AgentGraphNode;
+    expect(graph).toMatchObject({ name: 'weather_desk', type: 'llm', model: 'offline', children: [{ name: 'forecast' }], tools: [{ name: 'units' }] });
+  });
+
+  it('uses the injected importModule (the CLI passes a TypeScript importer)', async () => {
+    const imported: string[] = [];
+    const app = createApp({
+      agentsDir,
+      importModule: (path) => {
+        imported.push(path);
+        return defaultImportModule(path);
+      },
+    });
+    await app.request('/apps/js_app/graph');
+    expect(imported.some((p) => p.endsWith('js_app/agent.mjs'))).toBe(true);
+    expect(imported.some((p) => p.endsWith('solo.ts'))).toBe(true);
+  });
+
+  it('an app that fails to load is a 500 naming the file and the reason; explicit apps win over discovered ones', async () => {
+    const errors: unknown[] = [];
+    const replacement = new FunctionAgent({ name: 'fixed', run: () => 'fixed' });
+    const app = createApp({ agentsDir, apps: { broken: replacement }, onError: (error) => errors.push(error) });
+    expect(await (await app.request('/list-apps')).json()).toEqual(['broken', 'bad_yaml', 'js_app', 'not_agent', 'solo', 'weather', 'yaml_app']);
+    expect(((await (await app.request('/apps/broken/graph')).json()) as AgentGraphNode).name).toBe('fixed');
+
+    const plain = createApp({ agentsDir, onError: (error) => errors.push(error) });
+    expect(await expectError(await plain.request('/apps/broken/graph'), 500, 'AGENT_LOAD')).toMatch(/broken[/\\]agent\.mjs.*broken on purpose/);
+    expect(await expectError(await plain.request('/apps/not_agent/graph'), 500, 'AGENT_LOAD')).toMatch(/not_agent[/\\]agent\.mjs.*'rootAgent' export is not an agent/);
+    expect(await expectError(await plain.request('/apps/bad_yaml/graph'), 500, 'AGENT_LOAD')).toMatch(/bad_yaml[/\\]agent\.yml.*not-a-type/s);
+    expect(errors).toHaveLength(3);
+    await expectError(await plain.request('/apps/no_entry/graph'), 404, 'APP_NOT_FOUND');
+    await expectError(await plain.request('/apps/shared-helpers/graph'), 404, 'APP_NOT_FOUND');
+  });
+});
