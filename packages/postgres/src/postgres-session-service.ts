@@ -14,7 +14,7 @@ import {
 import { VALUE_FORMAT, decodeValue, encodeValue } from './codec.js';
 import { buildQueries, type Queries, type Query, type ScopedRows, type SessionHeadRow, type SessionRow, type ValueRow } from './queries.js';
 import { migrate } from './schema.js';
-import { assertValidDelta, splitDelta, withoutTempKeys, type ScopedDelta } from '@troupe/core/stores';
+import { assertValidDelta, splitDelta, withoutTempKeys, type ScopedDelta, updateLiveSession } from '@troupe/core/stores';
 import { inTransaction } from './transaction.js';
 
 /** Options of {@link PostgresSessionService}. Give `connectionString` or `pool`. */
@@ -145,11 +145,7 @@ export class PostgresSessionService implements SessionService {
     const outcome = await inTransaction(this.pool, (client) => this.appendInTransaction(client, session, event));
     if ('stored' in outcome) return outcome.stored;
     // The live session changes only after the commit, and keeps temp: keys for this invocation.
-    const delta = event.actions.stateDelta;
-    for (const key in delta) session.state[key] = delta[key];
-    session.events.push(outcome.persisted);
-    session.version = outcome.version;
-    session.lastUpdateTime = outcome.lastUpdateTime;
+    updateLiveSession(session, event.actions.stateDelta, outcome.persisted, outcome.version, outcome.lastUpdateTime);
     return outcome.persisted;
   }
 

@@ -15,7 +15,7 @@ import {
 } from '@troupe/core';
 import { VALUE_FORMAT, decodeValue, encodeValue } from './codec.js';
 import { migrate } from './schema.js';
-import { assertValidDelta, splitDelta, withoutTempKeys, type ScopeChanges, type ScopedDelta } from '@troupe/core/stores';
+import { assertValidDelta, splitDelta, withoutTempKeys, type ScopeChanges, type ScopedDelta, updateLiveSession } from '@troupe/core/stores';
 import { prepareStatements, type ScopedValueRow, type SessionRow, type Statements, type ValueRow } from './statements.js';
 
 /** Options of {@link SqliteSessionService}. */
@@ -138,11 +138,7 @@ export class SqliteSessionService implements SessionService {
     const outcome = this.appendTransaction.immediate(session, event);
     if ('stored' in outcome) return outcome.stored;
     // The live session changes only after the commit, and keeps temp: keys for this invocation.
-    const delta = event.actions.stateDelta;
-    for (const key in delta) session.state[key] = delta[key];
-    session.events.push(outcome.persisted);
-    session.version = outcome.version;
-    session.lastUpdateTime = outcome.lastUpdateTime;
+    updateLiveSession(session, event.actions.stateDelta, outcome.persisted, outcome.version, outcome.lastUpdateTime);
     return outcome.persisted;
   }
 

@@ -1,6 +1,7 @@
 import type { Event } from '../events/event.js';
 import { SessionNotFoundError, StaleSessionError, ConfigurationError } from '../errors.js';
 import { cloneData } from '../utils/clone.js';
+import { updateLiveSession } from '../stores/live-session.js';
 import { copyEvent } from './event-copy.js';
 import { newId } from '../utils/ids.js';
 import type { CreateSessionParams, GetSessionParams, Session, SessionKey, SessionService } from './session.js';
@@ -110,14 +111,7 @@ export class InMemorySessionService implements SessionService {
     stored.version += 1;
     stored.lastUpdateTime = Math.max(event.timestamp, stored.lastUpdateTime);
 
-    for (const key in delta) {
-      // As in every store, writing undefined removes the key.
-      if (delta[key] === undefined) delete session.state[key];
-      else session.state[key] = delta[key];
-    }
-    session.events.push(persisted);
-    session.version = stored.version;
-    session.lastUpdateTime = stored.lastUpdateTime;
+    updateLiveSession(session, delta, persisted, stored.version, stored.lastUpdateTime);
     return persisted;
   }
 

@@ -9,3 +9,4 @@ export { splitDelta, type ScopedDelta, type ScopeChanges } from './scoped-delta.
 export { encodeJson, checkValueFormat } from './value-codec.js';
 export { SchemaVersionError } from '../errors.js';
 export { copyEvent } from '../sessions/event-copy.js';
+export { updateLiveSession } from './live-session.js';
