@@ -1,5 +1,8 @@
 import { readFile } from 'node:fs/promises';
+import { apiCommand } from './commands/api.js';
 import { runCommand } from './commands/run.js';
+import { serveUsage } from './commands/serve-options.js';
+import { webCommand } from './commands/web.js';
 import { AgentLoadError, CliUsageError } from './errors.js';
 import { ExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
@@ -28,10 +31,14 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
       return ExitCode.usage;
     case 'run':
       return runCommand(rest, io);
+    case 'api':
+      return apiCommand(rest, io);
+    case 'web':
+      return webCommand(rest, io);
     case 'help':
     case '--help':
     case '-h':
-      io.stdout.write(rest[0] === 'run' ? RUN_USAGE : MAIN_USAGE);
+      io.stdout.write(rest[0] === 'run' ? RUN_USAGE : rest[0] === 'api' || rest[0] === 'web' ? serveUsage(rest[0]) : MAIN_USAGE);
       return ExitCode.ok;
     case '--version':
     case '-v':
@@ -39,7 +46,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
       return ExitCode.ok;
     default:
       if (command.startsWith('-')) throw new CliUsageError(`Unknown option '${command}'. Put the command first, e.g. 'troupe run ${command} ...', or run 'troupe --help'.`);
-      throw new CliUsageError(`Unknown command '${command}'. The commands are: run. Run 'troupe --help' for usage.`);
+      throw new CliUsageError(`Unknown command '${command}'. The commands are: run, api, web. Run 'troupe --help' for usage.`);
   }
 }
 

@@ -20,3 +20,7 @@ export { isRejectedAnswer, outcomeMessage, type ResumeRequest, resumeTurn, runTu
 export { runCommand } from './commands/run.js';
 export { parseRunOptions, type RunOptions } from './commands/run-options.js';
 export { chat, type ChatOptions, EXIT_WORDS } from './commands/chat.js';
+export { apiCommand } from './commands/api.js';
+export { webCommand } from './commands/web.js';
+export { devUiDir, serveCommand } from './commands/serve-apps.js';
+export { DEFAULT_PORT, parseServeOptions, type ServeCommandOptions, type ServeMode, serveUsage } from './commands/serve-options.js';

@@ -3,6 +3,8 @@ export const MAIN_USAGE = `Usage: troupe <command> [options]
 
 Commands:
   run <agent file or dir>   Chat with an agent in the terminal, or run one message (--input)
+  web <agents dir>          Serve the browser dev UI and the HTTP API (http://127.0.0.1:8000/)
+  api <agents dir>          Serve the HTTP API only (ADK's API server routes)
 
 Options:
   -h, --help                Show this help (troupe run --help: the options of run)
@@ -12,6 +14,7 @@ Examples:
   troupe run agents/weather
   troupe run agent.ts --model openai/gpt-4o-mini --input "Weather in Paris?"
   troupe run agents/team.yaml
+  troupe web examples
 `;
 
 /** `troupe run --help`. */

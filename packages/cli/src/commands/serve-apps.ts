@@ -1,0 +1,129 @@
+import { existsSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
+import { type AuthOptions, createApp, serve, type ServerHandle, type TroupeApp } from '@troupe/server';
+import { chooseDefaultModel } from '../default-model.js';
+import { CliUsageError } from '../errors.js';
+import { ExitCode } from '../exit-codes.js';
+import { enableTypeScript, importModule } from '../import-module.js';
+import type { CliIo } from '../io.js';
+import { parseServeOptions, type ServeMode, serveUsage } from './serve-options.js';
+import { openServeStore } from './serve-store.js';
+
+/** How long a stopping server lets runs in flight finish before cancelling them. */
+const GRACE_PERIOD_MS = 10_000;
+
+/**
+ * `troupe api <agents dir>` and `troupe web <agents dir>`: serves the apps of the directory over
+ * HTTP (and, for `web`, the dev UI at `/`) until Ctrl-C or SIGTERM, then stops gracefully and
+ * returns the exit code. Throws `CliUsageError` for bad arguments.
+ */
+export async function serveCommand(mode: ServeMode, args: readonly string[], io: CliIo): Promise<number> {
+  const options = parseServeOptions(mode, args);
+  if (options.help) {
+    io.stdout.write(serveUsage(mode));
+    return ExitCode.ok;
+  }
+  const agentsDir = resolve(io.cwd, options.agentsDir);
+  if (!isDirectory(agentsDir)) {
+    throw new CliUsageError(`'${options.agentsDir}' is not a directory (looked for ${agentsDir}). Pass the folder that holds your apps, e.g. 'troupe ${mode} examples'.`);
+  }
+  const staticDir = mode === 'web' ? devUiDir() : undefined;
+  const defaultModel = chooseDefaultModel(options.model);
+  // TypeScript modules named by YAML definitions (tools, sub-agents) are imported by core's loader,
+  // so tsx is registered for the whole process, as for the agent modules themselves.
+  await enableTypeScript();
+
+  const store = await openServeStore(options, io.cwd);
+  let handle: ServerHandle | undefined;
+  let names: string[];
+  try {
+    const auth: AuthOptions | undefined = options.token === undefined ? undefined : { tokens: { [options.token]: '*' } };
+    const app = createApp({
+      agentsDir,
+      importModule,
+      loadAgentOptions: { model: defaultModel.model },
+      sessionService: store.service,
+      defaultModel: defaultModel.model,
+      ...(auth ? { auth } : {}),
+      ...(staticDir ? { staticDir } : {}),
+      onError: (error, request) => io.stderr.write(`troupe: ${request.method} ${new URL(request.url).pathname} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
+    });
+    handle = await listen(app, options.host, options.port);
+    names = await appNames(app, options.token);
+  } catch (error) {
+    await handle?.close({ gracePeriodMs: 0 });
+    await store.close();
+    throw error;
+  }
+
+  const where = relative(io.cwd, agentsDir) || '.';
+  io.stdout.write(`${mode === 'web' ? 'Troupe dev UI' : 'Troupe API'}: ${handle.url}/${mode === 'web' && options.token ? `#token=${options.token}` : ''}\n`);
+  io.stdout.write(`Apps in ${where}: ${names.length > 0 ? names.join(', ') : `none (add a folder with an agent.ts, or run 'troupe ${mode} examples')`}\n`);
+  io.stdout.write(`Sessions: ${store.description}\n`);
+  if (defaultModel.offline) {
+    io.stderr.write(`Note: agents that name no model answer with the offline demo model, which is not an LLM. Choose a real one with --model, e.g. --model openai/gpt-4o-mini.\n`);
+  }
+  io.stdout.write('Press Ctrl-C to stop.\n');
+
+  await stopRequested(io);
+  io.stderr.write('Stopping: runs in flight get up to 10 seconds to finish...\n');
+  try {
+    await handle.close({ gracePeriodMs: GRACE_PERIOD_MS });
+  } finally {
+    await store.close();
+  }
+  return ExitCode.ok;
+}
+
+/** The built dev UI: `dist/ui` of @troupe/server, next to its entry point. */
+export function devUiDir(): string {
+  const dir = join(dirname(createRequire(import.meta.url).resolve('@troupe/server')), 'ui');
+  if (!existsSync(join(dir, 'index.html'))) {
+    throw new Error(`The dev UI is not built: ${join(dir, 'index.html')} is missing. Run 'npm run build' in the Troupe repository (or reinstall @troupe/server).`);
+  }
+  return dir;
+}
+
+async function listen(app: TroupeApp, host: string, port: number): Promise<ServerHandle> {
+  try {
+    return await serve(app, { host, port, gracePeriodMs: GRACE_PERIOD_MS });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new CliUsageError(`Port ${port} on ${host} is already in use. Stop what listens there, or pick another port with --port (0 picks a free one).`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new CliUsageError(`Cannot bind --host ${host}: it is not an address of this machine.`);
+    throw error;
+  }
+}
+
+/** The app names the server offers, as `GET /list-apps` answers; this also finds agents-dir problems now rather than on the first request. */
+async function appNames(app: TroupeApp, token: string | undefined): Promise<string[]> {
+  const response = await app.request('/list-apps', token === undefined ? {} : { headers: { Authorization: `Bearer ${token}` } });
+  const body: unknown = await response.json();
+  if (!response.ok) {
+    const message = (body as { error?: { message?: string } }).error?.message ?? `status ${response.status}`;
+    throw new Error(`Listing the apps failed: ${message}`);
+  }
+  return body as string[];
+}
+
+/** Resolves on Ctrl-C (through `io`) or SIGTERM, whichever comes first. */
+function stopRequested(io: CliIo): Promise<void> {
+  return new Promise((resolveStop) => {
+    const stop = () => {
+      stopListening();
+      process.off('SIGTERM', stop);
+      resolveStop();
+    };
+    const stopListening = io.onInterrupt(stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,120 @@
+import { parseArgs } from 'node:util';
+import { isLoopback } from '@troupe/server';
+import { CliUsageError } from '../errors.js';
+
+/** `troupe api` serves the HTTP API; `troupe web` the API and the browser dev UI. */
+export type ServeMode = 'api' | 'web';
+
+/** The options of `troupe api` / `troupe web`, parsed and checked. */
+export interface ServeCommandOptions {
+  /** The agents directory. Empty when `help` is set. */
+  agentsDir: string;
+  /** `--host`: the address to bind. @default '127.0.0.1' */
+  host: string;
+  /** `--port`: 0 picks a free port. @default 8000 */
+  port: number;
+  /** `--token`: the bearer token every API request must carry; needed to bind a non-loopback host. */
+  token: string | undefined;
+  /** `--model`: the default model string for LlmAgents that set none. */
+  model: string | undefined;
+  /** `--db`: the SQLite file sessions are kept in. @default '.troupe/troupe.db' under the working directory */
+  db: string | undefined;
+  /** `--pg`: a PostgreSQL connection string; sessions are kept there instead of SQLite. */
+  pg: string | undefined;
+  /** `--memory`: keep sessions in memory only, gone when the server stops. */
+  memory: boolean;
+  /** `--help`: print the usage and do nothing else. */
+  help: boolean;
+}
+
+/** The port `adk api_server` and `adk web` listen on. */
+export const DEFAULT_PORT = 8000;
+
+const OPTIONS = {
+  host: { type: 'string' },
+  port: { type: 'string' },
+  token: { type: 'string' },
+  model: { type: 'string' },
+  db: { type: 'string' },
+  pg: { type: 'string' },
+  memory: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** Parses the arguments after `troupe api` or `troupe web`. Throws {@link CliUsageError} naming the bad value and the fix. */
+export function parseServeOptions(mode: ServeMode, args: readonly string[]): ServeCommandOptions {
+  const command = `troupe ${mode}`;
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new CliUsageError(`${parseErrorMessage(error, command)} Run '${command} --help' for the options.`);
+  }
+  const { values, positionals } = parsed;
+  const defaults = { host: '127.0.0.1', port: DEFAULT_PORT, token: undefined, model: undefined, db: undefined, pg: undefined, memory: false };
+  if (values.help) return { agentsDir: '', ...defaults, help: true };
+  if (positionals.length !== 1) {
+    const got = positionals.length === 0 ? 'none' : positionals.map((p) => `'${p}'`).join(', ');
+    throw new CliUsageError(`'${command}' takes one agents directory (each app a folder with agent.ts, agent.js or agent.yaml); got ${got}. Example: '${command} examples'.`);
+  }
+  for (const name of ['host', 'port', 'token', 'model', 'db', 'pg'] as const) {
+    const value = values[name];
+    if (value !== undefined && value.trim() === '') throw new CliUsageError(`--${name} is empty; give it a value or leave it out.`);
+  }
+  const stores = (['db', 'pg', 'memory'] as const).filter((name) => values[name] !== undefined && values[name] !== false);
+  if (stores.length > 1) throw new CliUsageError(`${stores.map((s) => `--${s}`).join(' and ')} both choose where sessions live; give only one.`);
+  const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
+  if (!/^\d+$/.test(values.port ?? '0') || !Number.isInteger(port) || port > 65535) {
+    throw new CliUsageError(`--port ${JSON.stringify(values.port)} is not a port; use a whole number from 0 to 65535 (0 picks a free port).`);
+  }
+  const token = values.token;
+  if (token !== undefined && /\s/.test(token)) throw new CliUsageError('--token cannot contain whitespace: it is sent as "Authorization: Bearer <token>".');
+  const host = values.host ?? defaults.host;
+  if (!isLoopback(host) && token === undefined) {
+    throw new CliUsageError(
+      `--host ${host} is reachable from other machines, and without a token anyone who reaches it could run the agents and read every session. Add --token <secret> (clients send 'Authorization: Bearer <secret>'), or bind 127.0.0.1.`,
+    );
+  }
+  return { agentsDir: positionals[0]!, host, port, token, model: values.model, db: values.db, pg: values.pg, memory: values.memory ?? false, help: false };
+}
+
+/** `troupe api --help` / `troupe web --help`. */
+export function serveUsage(mode: ServeMode): string {
+  const what =
+    mode === 'web'
+      ? 'Serves the browser dev UI at / and the HTTP API (the routes of ADK\'s API server) for the apps in\n<agents dir>: chat, the agent tree, events live, state changes, approvals, and stored sessions.'
+      : "Serves the HTTP API (the routes of ADK's API server, with SSE streaming) for the apps in <agents dir>.";
+  return `Usage: troupe ${mode} <agents dir> [options]
+
+${what}
+Each folder of <agents dir> with an agent.ts, agent.js or agent.yaml is an app named after the
+folder; so is each module file in it that exports 'rootAgent'. Sessions are kept in SQLite at
+.troupe/troupe.db under the current directory.
+
+Options:
+  --host <address>    Address to bind (default: 127.0.0.1); any other needs --token
+  --port <n>          Port (default: ${DEFAULT_PORT}; 0 picks a free one)
+  --token <secret>    Require 'Authorization: Bearer <secret>' on every API request
+  --model <model>     Default model for agents that set none, e.g. openai/gpt-4o-mini
+                      (without it: the offline demo model, which is not an LLM)
+  --db <path>         SQLite file for sessions (default: .troupe/troupe.db)
+  --pg <url>          Keep sessions in PostgreSQL instead (needs @troupe/postgres)
+  --memory            Keep sessions in memory only (gone when the server stops)
+  -h, --help          Show this help
+
+Stop the server with Ctrl-C: runs in flight get 10 seconds to finish, then are cancelled.
+`;
+}
+
+/** Rewords node's parseArgs errors, which name the option but not this command. */
+function parseErrorMessage(error: unknown, command: string): string {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const option = /'([^']+)'/.exec(message)?.[1] ?? message;
+    const known = Object.keys(OPTIONS).map((name) => `--${name}`).join(', ');
+    return `Unknown option '${option}' for '${command}' (it takes ${known}).`;
+  }
+  const oneLine = message.replace(/\s*\n\s*/g, ' ').trim();
+  return oneLine.endsWith('.') ? oneLine : `${oneLine}.`;
+}

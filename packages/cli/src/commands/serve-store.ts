@@ -1,0 +1,39 @@
+import type * as Postgres from '@troupe/postgres';
+import type { SessionService } from '@troupe/core';
+import { CliUsageError } from '../errors.js';
+import { createSessionStore, type SessionStore } from '../session-store.js';
+import type { ServeCommandOptions } from './serve-options.js';
+
+/**
+ * The session store of `troupe api` / `troupe web`: PostgreSQL with `--pg`, otherwise the CLI's
+ * own choice (SQLite at `.troupe/troupe.db`, `--db`, or `--memory`).
+ */
+export async function openServeStore(options: ServeCommandOptions, cwd: string): Promise<SessionStore & { description: string }> {
+  if (options.pg !== undefined) {
+    const service = await openPostgres(options.pg);
+    return { service, path: undefined, close: () => service.close(), description: `PostgreSQL (${redact(options.pg)})` };
+  }
+  const store = createSessionStore({ cwd, db: options.db, memory: options.memory });
+  return { ...store, description: store.path === undefined ? 'memory (gone when the server stops)' : `SQLite ${store.path}` };
+}
+
+async function openPostgres(connectionString: string): Promise<SessionService & { close(): Promise<void> }> {
+  let postgres: typeof Postgres;
+  try {
+    postgres = await import('@troupe/postgres');
+  } catch (error) {
+    throw new CliUsageError(`--pg needs the package @troupe/postgres, which could not be loaded (${(error as Error).message}). Install it next to @troupe/cli: npm install @troupe/postgres`);
+  }
+  return new postgres.PostgresSessionService({ connectionString });
+}
+
+/** A connection string without its password, for printing. */
+function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'the given connection string';
+  }
+}

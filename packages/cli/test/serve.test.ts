@@ -1,0 +1,111 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ExitCode, runCli } from '../src/index.js';
+import { type FakeIo, fakeIo } from './helpers.js';
+
+const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
+const scratch = mkdtempSync(join(tmpdir(), 'troupe-serve-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** Runs a command that fails before serving. */
+async function troupe(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const io = fakeIo(fixtures);
+  const code = await runCli(argv, io);
+  return { code, out: io.out(), err: io.err() };
+}
+
+/** Starts `troupe <argv>` in process and resolves once it printed its URL. */
+async function start(...argv: string[]): Promise<{ io: FakeIo; url: string; exit: Promise<number> }> {
+  const io = fakeIo(fixtures);
+  const exit = runCli(argv, io);
+  let settled = false;
+  void exit.finally(() => (settled = true));
+  for (let waited = 0; waited < 20_000; waited += 20) {
+    const match = /Troupe (?:API|dev UI): (http:\/\/[^/\s]+)/.exec(io.out());
+    if (match) return { io, url: match[1]!, exit };
+    if (settled) throw new Error(`troupe ${argv.join(' ')} ended before listening (exit ${await exit}): ${io.err()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`troupe ${argv.join(' ')} printed no URL: ${io.out()} ${io.err()}`);
+}
+
+describe('troupe api / troupe web: arguments', () => {
+  it('prints the usage of each command', async () => {
+    for (const command of ['api', 'web']) {
+      const help = await troupe(command, '--help');
+      expect(help.code).toBe(ExitCode.ok);
+      expect(help.out).toContain(`Usage: troupe ${command} <agents dir>`);
+      for (const flag of ['--host', '--port', '--token', '--model', '--db', '--pg', '--memory']) expect(help.out).toContain(flag);
+    }
+    expect((await troupe('help', 'web')).out).toContain('browser dev UI');
+  });
+
+  it.each([
+    [['api'], "'troupe api' takes one agents directory (each app a folder with agent.ts, agent.js or agent.yaml); got none. Example: 'troupe api examples'."],
+    [['web', 'a', 'b'], "'troupe web' takes one agents directory (each app a folder with agent.ts, agent.js or agent.yaml); got 'a', 'b'. Example: 'troupe web examples'."],
+    [['api', 'serve-apps', '--port', '80x'], '--port "80x" is not a port; use a whole number from 0 to 65535 (0 picks a free port).'],
+    [['api', 'serve-apps', '--port', '70000'], '--port "70000" is not a port; use a whole number from 0 to 65535 (0 picks a free port).'],
+    [['api', 'serve-apps', '--db', 'x.db', '--pg', 'postgres://localhost/x'], '--db and --pg both choose where sessions live; give only one.'],
+    [['web', 'serve-apps', '--verbose'], "Unknown option '--verbose' for 'troupe web' (it takes --host, --port, --token, --model, --db, --pg, --memory, --help). Run 'troupe web --help' for the options."],
+    [['api', 'no-such-dir'], `'no-such-dir' is not a directory (looked for ${join(fixtures, 'no-such-dir')}). Pass the folder that holds your apps, e.g. 'troupe api examples'.`],
+  ])('troupe %j exits with 2: %s', async (argv, message) => {
+    const result = await troupe(...argv);
+    expect(result.err).toBe(`troupe: ${message}\n`);
+    expect(result.code).toBe(ExitCode.usage);
+  });
+
+  it('refuses to bind a non-loopback host without a token', async () => {
+    const result = await troupe('api', 'serve-apps', '--host', '0.0.0.0');
+    expect(result.code).toBe(ExitCode.usage);
+    expect(result.err).toContain('--host 0.0.0.0 is reachable from other machines');
+    expect(result.err).toContain('Add --token <secret>');
+  });
+});
+
+describe('troupe api / troupe web: serving', () => {
+  it('serves module and YAML apps with sessions in SQLite, reports a broken definition when used, and stops on Ctrl-C', async () => {
+    const db = join(scratch, 'api.db');
+    const { io, url, exit } = await start('api', 'serve-apps', '--port', '0', '--db', db);
+    expect(io.out()).toContain('Apps in serve-apps: broken, echo, greeter\n');
+    expect(io.out()).toContain(`Sessions: SQLite ${db}\n`);
+    expect(io.err()).toContain('offline demo model, which is not an LLM');
+    expect(existsSync(db)).toBe(true);
+
+    const created = (await (await fetch(`${url}/apps/echo/users/u1/sessions`, { method: 'POST' })).json()) as { id: string };
+    const run = await fetch(`${url}/run`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ appName: 'echo', userId: 'u1', sessionId: created.id, newMessage: { role: 'user', parts: [{ text: 'hello' }] } }),
+    });
+    const events = (await run.json()) as { author: string; content?: { parts: { text?: string }[] } }[];
+    expect(events.at(-1)).toMatchObject({ author: 'Echo', content: { parts: [{ text: 'HELLO' }] } });
+    const graph = (await (await fetch(`${url}/apps/greeter/graph`)).json()) as { name: string };
+    expect(graph.name).toBe('Greeter');
+    const broken = await fetch(`${url}/apps/broken/graph`);
+    expect(broken.status).toBe(500);
+    expect(((await broken.json()) as { error: { message: string } }).error.message).toContain("'max_iterations' must be a whole number of at least 1");
+    expect(io.err()).toContain('troupe: GET /apps/broken/graph failed:');
+    expect((await fetch(`${url}/`)).status).toBe(404);
+
+    io.interrupt();
+    expect(await exit).toBe(ExitCode.ok);
+    await expect(fetch(`${url}/list-apps`)).rejects.toThrow();
+  });
+
+  it('web serves the dev UI at / and, with --token, the API only to requests that carry it', async () => {
+    const { io, url, exit } = await start('web', 'serve-apps', '--port', '0', '--memory', '--token', 's3cret');
+    expect(io.out()).toContain(`Troupe dev UI: ${url}/#token=s3cret\n`);
+    const page = await fetch(`${url}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<title>Troupe dev UI</title>');
+    expect((await fetch(`${url}/app.js`)).headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect((await fetch(`${url}/list-apps`)).status).toBe(401);
+    const apps = await fetch(`${url}/list-apps`, { headers: { Authorization: 'Bearer s3cret' } });
+    expect(await apps.json()).toEqual(['broken', 'echo', 'greeter']);
+    io.interrupt();
+    expect(await exit).toBe(ExitCode.ok);
+  });
+});

@@ -1,0 +1,119 @@
+import type { AgentGraphNode, ErrorBody, WireEvent, WireSession } from './types.js';
+import { readEventStream } from './sse.js';
+
+/** An HTTP error answered by the server (its JSON error body), or a network failure (status 0). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** Where an app's user's sessions live on the API. */
+export interface SessionRef {
+  app: string;
+  user: string;
+  sessionId: string;
+}
+
+/** Called with each event of a streamed run, partial chunks included. */
+export type OnEvent = (event: WireEvent) => void;
+
+/**
+ * The dev UI's only way to the server: the HTTP API (`/list-apps`, sessions, `/run_sse`, resume,
+ * graph), with the bearer token when one is set.
+ */
+export class ApiClient {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly token: () => string | undefined,
+  ) {}
+
+  listApps(): Promise<string[]> {
+    return this.json('GET', '/list-apps');
+  }
+
+  graph(app: string): Promise<AgentGraphNode> {
+    return this.json('GET', `/apps/${enc(app)}/graph`);
+  }
+
+  listSessions(app: string, user: string): Promise<WireSession[]> {
+    return this.json('GET', sessionsPath(app, user));
+  }
+
+  getSession(ref: SessionRef): Promise<WireSession> {
+    return this.json('GET', `${sessionsPath(ref.app, ref.user)}/${enc(ref.sessionId)}`);
+  }
+
+  createSession(app: string, user: string): Promise<WireSession> {
+    return this.json('POST', sessionsPath(app, user), {});
+  }
+
+  async deleteSession(ref: SessionRef): Promise<void> {
+    await this.request('DELETE', `${sessionsPath(ref.app, ref.user)}/${enc(ref.sessionId)}`);
+  }
+
+  /** `POST /run_sse` with streaming on: calls `onEvent` for every event until the run ends. */
+  async runSse(ref: SessionRef, text: string, onEvent: OnEvent, signal?: AbortSignal): Promise<void> {
+    const body = { appName: ref.app, userId: ref.user, sessionId: ref.sessionId, newMessage: { role: 'user', parts: [{ text }] }, streaming: true };
+    const response = await this.request('POST', '/run_sse', body, signal);
+    for await (const event of readEventStream(response)) onEvent(event);
+  }
+
+  /** `POST .../sessions/{id}/resume` with the answers by interrupt id; streams the rest of the run. */
+  async resumeSse(ref: SessionRef, responses: Record<string, unknown>, onEvent: OnEvent, signal?: AbortSignal): Promise<void> {
+    const path = `${sessionsPath(ref.app, ref.user)}/${enc(ref.sessionId)}/resume`;
+    const response = await this.request('POST', path, { responses, streaming: true }, signal);
+    for await (const event of readEventStream(response)) onEvent(event);
+  }
+
+  private async json<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await this.request(method, path, body);
+    return (await response.json()) as T;
+  }
+
+  private async request(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
+    const headers: Record<string, string> = {};
+    const token = this.token();
+    if (token) headers.Authorization = `Bearer ${token}`;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    let response: Response;
+    try {
+      response = await fetch(this.baseUrl + path, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        ...(signal ? { signal } : {}),
+      });
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      throw new ApiError(0, 'NETWORK', `The server did not answer ${method} ${path}: ${(error as Error).message}. Is troupe web still running?`);
+    }
+    if (!response.ok) throw await errorOf(response, method, path);
+    return response;
+  }
+}
+
+async function errorOf(response: Response, method: string, path: string): Promise<ApiError> {
+  let body: Partial<ErrorBody> | undefined;
+  try {
+    body = (await response.json()) as Partial<ErrorBody>;
+  } catch {
+    // Not a JSON error body (a proxy's page, say): reported with the status alone.
+  }
+  const code = body?.error?.code ?? `HTTP_${response.status}`;
+  const message = body?.error?.message ?? `${method} ${path} answered ${response.status} ${response.statusText}.`;
+  return new ApiError(response.status, code, message);
+}
+
+function sessionsPath(app: string, user: string): string {
+  return `/apps/${enc(app)}/users/${enc(user)}/sessions`;
+}
+
+function enc(segment: string): string {
+  return encodeURIComponent(segment);
+}

@@ -1,0 +1,285 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { ApiError, type ApiClient, type SessionRef } from './api.js';
+import { AgentTree } from './components/agent-tree.js';
+import { ChatPanel } from './components/chat-panel.js';
+import { EventDetail } from './components/event-detail.js';
+import { EventsPanel } from './components/events-panel.js';
+import { Header } from './components/header.js';
+import { SessionsPanel } from './components/sessions-panel.js';
+import { TokenForm } from './components/token-form.js';
+import { openInterrupts } from './model/interrupts.js';
+import { foldEvent, localResumeEvent, localUserEvent, type LiveView } from './model/live-run.js';
+import { initialStateOf, replayStates, type StateMap } from './model/state-replay.js';
+import { transcript } from './model/transcript.js';
+import type { UrlState } from './url-state.js';
+import type { AgentGraphNode, InterruptInfo, WireEvent, WireSession } from './types.js';
+
+/** Props of {@link App}. */
+export interface AppProps {
+  api: ApiClient;
+  /** Where the UI was pointed at (app, user, session from the URL), and how to record changes. */
+  url: UrlState;
+  /** Stores the token typed after a 401. */
+  setToken: (token: string) => void;
+}
+
+const EMPTY_VIEW: LiveView = { events: [], streaming: undefined };
+const REPLAY_STEP_MS = 700;
+
+/** The dev UI: apps, sessions, the agent tree, the chat, the events and the state they changed. */
+export function App({ api, url, setToken }: AppProps) {
+  const [apps, setApps] = useState<string[]>([]);
+  const [app, setApp] = useState<string | undefined>(url.initial.app);
+  const [user, setUser] = useState(url.initial.user ?? 'user');
+  const [sessions, setSessions] = useState<WireSession[]>([]);
+  const [graph, setGraph] = useState<AgentGraphNode>();
+  const [sessionId, setSessionId] = useState<string>();
+  const [initial, setInitial] = useState<StateMap>({});
+  const [view, setView] = useState<LiveView>(EMPTY_VIEW);
+  const [running, setRunning] = useState(false);
+  const [speaking, setSpeaking] = useState<{ author: string; path: string }>();
+  const [selected, setSelected] = useState<number>();
+  const [replayAt, setReplayAt] = useState<number>();
+  const [error, setError] = useState<string>();
+  const [needToken, setNeedToken] = useState(false);
+  const [reload, setReload] = useState(0);
+  const pendingSession = useRef(url.initial.session);
+  const runAbort = useRef<AbortController | undefined>(undefined);
+  const creating = useRef<Promise<SessionRef | undefined> | undefined>(undefined);
+
+  const report = useCallback((caught: unknown) => {
+    if (caught instanceof DOMException && caught.name === 'AbortError') return;
+    if (caught instanceof ApiError && caught.status === 401) setNeedToken(true);
+    setError(caught instanceof Error ? caught.message : String(caught));
+  }, []);
+
+  // The apps, again after a token was given.
+  useEffect(() => {
+    api
+      .listApps()
+      .then((names) => {
+        setNeedToken(false);
+        setApps(names);
+        setApp((current) => (current !== undefined && names.includes(current) ? current : names[0]));
+      })
+      .catch(report);
+  }, [api, report, reload]);
+
+  const openSession = useCallback(
+    async (ref: SessionRef) => {
+      const stored = await api.getSession(ref);
+      setSessionId(stored.id);
+      setInitial(initialStateOf(stored));
+      setView({ events: stored.events ?? [], streaming: undefined });
+      setSelected(undefined);
+      setReplayAt(undefined);
+      url.record({ app: ref.app, user: ref.user, session: stored.id });
+    },
+    [api, url],
+  );
+
+  // The graph and sessions of the app; the session named in the URL is opened once.
+  useEffect(() => {
+    setGraph(undefined);
+    setSessions([]);
+    setSessionId(undefined);
+    setView(EMPTY_VIEW);
+    setSelected(undefined);
+    if (app === undefined) return;
+    url.record({ app, user });
+    let current = true;
+    (async () => {
+      const [tree, list] = await Promise.all([api.graph(app), api.listSessions(app, user)]);
+      if (!current) return;
+      setGraph(tree);
+      // A session created while the list was loading is kept.
+      setSessions((known) => [...list, ...known.filter((s) => !list.some((l) => l.id === s.id))]);
+      const wanted = pendingSession.current;
+      pendingSession.current = undefined;
+      if (wanted !== undefined && list.some((s) => s.id === wanted)) await openSession({ app, user, sessionId: wanted });
+    })().catch(report);
+    return () => {
+      current = false;
+    };
+  }, [api, app, user, url, openSession, report]);
+
+  const refreshSessions = useCallback(async () => {
+    if (app !== undefined) setSessions(await api.listSessions(app, user));
+  }, [api, app, user]);
+
+  const newSession = useCallback((): Promise<SessionRef | undefined> => {
+    if (app === undefined) return Promise.resolve(undefined);
+    const creation = (async () => {
+      const created = await api.createSession(app, user);
+      setSessions((list) => [...list, created]);
+      setSessionId(created.id);
+      setInitial(initialStateOf(created));
+      setView({ events: created.events ?? [], streaming: undefined });
+      setSelected(undefined);
+      setReplayAt(undefined);
+      url.record({ app, user, session: created.id });
+      return { app, user, sessionId: created.id };
+    })();
+    // A message sent before the new session exists goes to it, rather than to yet another new one.
+    creating.current = creation;
+    const forget = () => {
+      if (creating.current === creation) creating.current = undefined;
+    };
+    creation.then(forget, forget);
+    return creation;
+  }, [api, app, user, url]);
+
+  /** Streams a run (a new message or a resume), then reads the stored session again. */
+  const stream = useCallback(
+    async (ref: SessionRef, opening: WireEvent, start: (onEvent: (event: WireEvent) => void, signal: AbortSignal) => Promise<void>) => {
+      const controller = new AbortController();
+      runAbort.current = controller;
+      setRunning(true);
+      setError(undefined);
+      setSelected(undefined);
+      setReplayAt(undefined);
+      setView((v) => foldEvent(v, opening));
+      try {
+        await start((event) => {
+          if (event.author && event.author !== 'user') setSpeaking({ author: event.author, path: event.path });
+          setView((v) => foldEvent(v, event));
+        }, controller.signal);
+      } catch (caught) {
+        report(caught);
+      } finally {
+        runAbort.current = undefined;
+        setRunning(false);
+        setSpeaking(undefined);
+        await openSession(ref).catch(report);
+        await refreshSessions().catch(report);
+      }
+    },
+    [openSession, refreshSessions, report],
+  );
+
+  const send = useCallback(
+    async (text: string) => {
+      try {
+        const pending = creating.current ? await creating.current : undefined;
+        const ref = pending ?? (sessionId !== undefined && app !== undefined ? { app, user, sessionId } : await newSession());
+        if (!ref) return;
+        await stream(ref, localUserEvent(text, Date.now()), (onEvent, signal) => api.runSse(ref, text, onEvent, signal));
+      } catch (caught) {
+        report(caught);
+      }
+    },
+    [api, app, user, sessionId, newSession, stream, report],
+  );
+
+  const events = view.events;
+  const interrupts = useMemo(() => (running ? [] : openInterrupts(events)), [events, running]);
+
+  const answer = useCallback(
+    (interrupt: InterruptInfo, value: unknown) => {
+      if (app === undefined || sessionId === undefined) return;
+      const ref = { app, user, sessionId };
+      const invocationId = events.find((e) => e.interrupt?.id === interrupt.id)?.invocationId ?? '';
+      const responses = { [interrupt.id]: value };
+      void stream(ref, localResumeEvent(invocationId, responses, Date.now()), (onEvent, signal) => api.resumeSse(ref, responses, onEvent, signal));
+    },
+    [api, app, user, sessionId, events, stream],
+  );
+
+  // Replay: select one event after the other; the chat and the tree follow the selection.
+  useEffect(() => {
+    if (replayAt === undefined) return;
+    setSelected(replayAt);
+    if (replayAt >= events.length - 1) {
+      setReplayAt(undefined);
+      return;
+    }
+    const timer = setTimeout(() => setReplayAt(replayAt + 1), REPLAY_STEP_MS);
+    return () => clearTimeout(timer);
+  }, [replayAt, events.length]);
+
+  const steps = useMemo(() => replayStates(initial, events), [initial, events]);
+  const shownEvents = replayAt === undefined ? events : events.slice(0, replayAt + 1);
+  const items = useMemo(() => transcript(shownEvents), [shownEvents]);
+  const selectedEvent = selected === undefined ? undefined : events[selected];
+  const active = running ? speaking : selectedEvent && selectedEvent.author !== 'user' ? { author: selectedEvent.author, path: selectedEvent.path } : undefined;
+
+  const sendBlocked =
+    app === undefined
+      ? 'Pick an app first'
+      : running
+        ? 'Wait for the run to finish'
+        : interrupts.length > 0
+          ? 'Answer the open interrupt above first'
+          : undefined;
+  const status = running
+    ? `Running${speaking ? `: ${speaking.author} is speaking` : '…'}`
+    : interrupts.length > 0
+      ? `Paused: ${interrupts.length} interrupt${interrupts.length > 1 ? 's' : ''} waiting`
+      : sessionId
+        ? `Session ${sessionId}`
+        : 'No session open';
+
+  return (
+    <div class="layout">
+      <Header apps={apps} app={app} onApp={setApp} user={user} onUser={setUser} status={status} />
+      {error && (
+        <div class="alert" role="alert">
+          <span>{error}</span>
+          <button type="button" class="small" onClick={() => setError(undefined)}>
+            Dismiss
+          </button>
+        </div>
+      )}
+      {needToken && (
+        <TokenForm
+          onToken={(token) => {
+            setToken(token);
+            setError(undefined);
+            setReload((n) => n + 1);
+          }}
+        />
+      )}
+      <main class="columns">
+        <div class="column left">
+          <SessionsPanel
+            sessions={sessions}
+            current={sessionId}
+            disabled={running || app === undefined}
+            onNew={() => void newSession().catch(report)}
+            onOpen={(id) => app !== undefined && void openSession({ app, user, sessionId: id }).catch(report)}
+          />
+          <AgentTree graph={graph} active={active?.author} activePath={active?.path} live={running} />
+        </div>
+        <ChatPanel
+          items={items}
+          streaming={view.streaming}
+          interrupts={interrupts}
+          running={running}
+          sendBlocked={sendBlocked}
+          onSend={(text) => void send(text)}
+          onAnswer={answer}
+          onStop={() => runAbort.current?.abort()}
+          onSelectEvent={(index) => {
+            setReplayAt(undefined);
+            setSelected(index);
+          }}
+        />
+        <div class="column right">
+          <EventsPanel
+            events={events}
+            selected={selected}
+            onSelect={(index) => {
+              setReplayAt(undefined);
+              setSelected(index);
+            }}
+            replaying={replayAt !== undefined}
+            onReplay={() => setReplayAt(0)}
+            onStopReplay={() => setReplayAt(undefined)}
+            disabled={running}
+          />
+          <EventDetail event={selectedEvent} index={selected} step={selected === undefined ? undefined : steps[selected]} />
+        </div>
+      </main>
+    </div>
+  );
+}

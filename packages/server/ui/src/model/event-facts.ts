@@ -1,0 +1,71 @@
+import type { Part, WireEvent } from '../types.js';
+import { isResumeRecord, resumeAnswers } from './interrupts.js';
+
+/** One thing an event says, as the event list shows it. */
+export type EventFact =
+  | { kind: 'text'; text: string }
+  | { kind: 'thought'; text: string }
+  | { kind: 'call'; id: string; name: string; args: Record<string, unknown> }
+  | { kind: 'result'; id: string; name: string; response: Record<string, unknown> }
+  | { kind: 'data'; mimeType: string; bytes: number }
+  | { kind: 'transfer'; to: string }
+  | { kind: 'route'; key: string; reason?: string }
+  | { kind: 'escalate' }
+  | { kind: 'state'; keys: string[] }
+  | { kind: 'output'; value: unknown }
+  | { kind: 'usage'; input: number; output: number; cached?: number; thought?: number }
+  | { kind: 'error'; code: string; message: string }
+  | { kind: 'interrupt'; interruptKind: 'confirmation' | 'input'; toolName: string; args: Record<string, unknown>; prompt: string }
+  | { kind: 'answers'; answers: Record<string, unknown> };
+
+/** What one event says, in the order the list shows it. */
+export function eventFacts(event: WireEvent): EventFact[] {
+  const facts: EventFact[] = [];
+  for (const part of event.content?.parts ?? []) {
+    const fact = partFact(part);
+    if (fact) facts.push(fact);
+  }
+  const actions = event.actions;
+  if (actions.transferToAgent) facts.push({ kind: 'transfer', to: actions.transferToAgent });
+  if (actions.route) facts.push({ kind: 'route', key: actions.route.key, ...(actions.route.reason === undefined ? {} : { reason: actions.route.reason }) });
+  if (actions.escalate) facts.push({ kind: 'escalate' });
+  const stateKeys = Object.keys(actions.stateDelta ?? {});
+  if (stateKeys.length > 0) facts.push({ kind: 'state', keys: stateKeys });
+  if (event.output !== undefined) facts.push({ kind: 'output', value: event.output });
+  if (event.interrupt) {
+    const i = event.interrupt;
+    facts.push({ kind: 'interrupt', interruptKind: i.kind, toolName: i.toolName, args: i.args, prompt: i.message ?? i.hint ?? '' });
+  }
+  if (isResumeRecord(event)) facts.push({ kind: 'answers', answers: resumeAnswers(event) });
+  if (event.usage) {
+    const u = event.usage;
+    facts.push({
+      kind: 'usage',
+      input: u.inputTokens,
+      output: u.outputTokens,
+      ...(u.cachedTokens ? { cached: u.cachedTokens } : {}),
+      ...(u.thoughtTokens ? { thought: u.thoughtTokens } : {}),
+    });
+  }
+  if (event.errorCode !== undefined || event.errorMessage !== undefined) facts.push({ kind: 'error', code: event.errorCode ?? 'ERROR', message: event.errorMessage ?? '' });
+  return facts;
+}
+
+function partFact(part: Part): EventFact | undefined {
+  if ('text' in part) return part.text === '' ? undefined : { kind: part.thought ? 'thought' : 'text', text: part.text };
+  if ('functionCall' in part) return { kind: 'call', ...part.functionCall };
+  if ('functionResponse' in part) return { kind: 'result', ...part.functionResponse };
+  if ('inlineData' in part) return { kind: 'data', mimeType: part.inlineData.mimeType, bytes: Math.floor((part.inlineData.data.length * 3) / 4) };
+  return undefined;
+}
+
+/** A value as short, one-line JSON for lists; the full value is in the event's JSON. */
+export function compactJson(value: unknown, max = 160): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

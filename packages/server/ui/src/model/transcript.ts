@@ -1,0 +1,75 @@
+import type { InterruptInfo, WireEvent } from '../types.js';
+import { eventFacts } from './event-facts.js';
+
+/** One line of the chat: what the user and the agents said, and the steps in between. */
+export type ChatItem =
+  | { kind: 'user'; key: string; eventIndex: number; text: string }
+  | { kind: 'agent'; key: string; eventIndex: number; author: string; text: string }
+  | { kind: 'step'; key: string; eventIndex: number; author: string; text: string }
+  | { kind: 'error'; key: string; eventIndex: number; author: string; text: string };
+
+/**
+ * The chat transcript of a session's events: user messages, agents' text (thoughts left out),
+ * and one short line per tool call, tool result, transfer, interrupt, answer and error.
+ */
+export function transcript(events: readonly WireEvent[]): ChatItem[] {
+  const items: ChatItem[] = [];
+  const asked = new Map<string, InterruptInfo>();
+  events.forEach((event, eventIndex) => {
+    if (event.interrupt) asked.set(event.interrupt.id, event.interrupt);
+    const author = event.author;
+    eventFacts(event).forEach((fact, n) => {
+      const key = `${event.id}:${n}`;
+      const at = { key, eventIndex, author };
+      switch (fact.kind) {
+        case 'text':
+          items.push(author === 'user' ? { kind: 'user', key, eventIndex, text: fact.text } : { kind: 'agent', ...at, text: fact.text });
+          break;
+        case 'call':
+          if (fact.name !== 'transfer_to_agent') items.push({ kind: 'step', ...at, text: `called ${fact.name}` });
+          break;
+        case 'result':
+          if (fact.name !== 'transfer_to_agent') items.push({ kind: 'step', ...at, text: `${fact.name} returned` });
+          break;
+        case 'transfer':
+          items.push({ kind: 'step', ...at, text: `transferred to ${fact.to}` });
+          break;
+        case 'route':
+          items.push({ kind: 'step', ...at, text: `routed to ${fact.key}` });
+          break;
+        case 'interrupt':
+          items.push({ kind: 'step', ...at, text: fact.interruptKind === 'confirmation' ? `asks to approve ${fact.toolName}` : `asks for input for ${fact.toolName}` });
+          break;
+        case 'answers':
+          items.push({ kind: 'step', ...at, text: describeAnswers(fact.answers, asked) });
+          break;
+        case 'error':
+          items.push({ kind: 'error', ...at, text: `${fact.code}: ${fact.message}` });
+          break;
+        case 'thought':
+        case 'data':
+        case 'escalate':
+        case 'state':
+        case 'output':
+        case 'usage':
+          break;
+      }
+    });
+  });
+  return items;
+}
+
+/** "approved book_table", "rejected send_mail", "answered ask_name with \"Ada\"". */
+function describeAnswers(answers: Record<string, unknown>, asked: ReadonlyMap<string, InterruptInfo>): string {
+  const parts = Object.entries(answers).map(([id, answer]) => {
+    const interrupt = asked.get(id);
+    const tool = interrupt?.toolName ?? id;
+    // Stored as { confirmed }; the copy shown while the resume streams still holds the plain boolean sent.
+    const confirmed =
+      interrupt?.kind !== 'confirmation' ? undefined : typeof answer === 'boolean' ? answer : typeof answer === 'object' && answer !== null ? (answer as { confirmed?: unknown }).confirmed : undefined;
+    if (confirmed === true) return `approved ${tool}`;
+    if (confirmed === false) return `rejected ${tool}`;
+    return `answered ${tool} with ${JSON.stringify(answer)}`;
+  });
+  return parts.join(', ') || 'answered nothing';
+}
