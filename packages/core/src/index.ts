@@ -55,3 +55,4 @@ export { BasePlugin } from './runner/base-plugin.js';
 export type { Schema, JsonSchema, Infer } from './utils/schema.js';
 export { withRetry, type RetryOptions } from './models/retry.js';
 export { loadAgent, AgentDefinitionError, type LoadAgentOptions } from './definitions/load-agent.js';
+export { registerToolEntry, type ToolEntryFactory, type ToolEntryContext } from './definitions/tool-entries.js';

@@ -34,6 +34,13 @@ export class AppRegistry {
     return [...explicit, ...found];
   }
 
+  /** Closes every runner made so far (their toolsets, such as MCP servers). */
+  async close(): Promise<void> {
+    const runners = await Promise.allSettled([...this.runners.values()]);
+    await Promise.allSettled(runners.map((r) => (r.status === 'fulfilled' ? r.value.close() : undefined)));
+    this.runners.clear();
+  }
+
   /** The runner of an app; 404 when there is no such app. */
   async runner(appName: string): Promise<Runner> {
     let runner = this.runners.get(appName);

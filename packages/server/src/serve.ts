@@ -107,6 +107,8 @@ export async function serve(app: TroupeApp, options: ServeOptions = {}): Promise
         // A stream whose client stopped reading ends its run only once its connection is dropped.
         await context.runs.idle(grace);
         await stopped;
+        // Then release what the agents hold open (MCP servers and other toolsets).
+        await context.registry.close();
       })();
       return closed;
     },

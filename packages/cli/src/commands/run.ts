@@ -36,8 +36,8 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     if (users.length > 0) io.stderr.write(`${offlineModelNotice(users)}\n`);
   }
   const store = createSessionStore({ cwd: io.cwd, db: options.db, memory: options.memory });
+  const runner = new Runner({ appName: loaded.appName, agent: loaded.agent, sessionService: store.service, defaultModel: defaultModel.model });
   try {
-    const runner = new Runner({ appName: loaded.appName, agent: loaded.agent, sessionService: store.service, defaultModel: defaultModel.model });
     const session = await openSession(runner.sessionService, { appName: runner.appName, userId: options.userId, sessionId: options.sessionId });
     const sink = options.json ? jsonLinesSink(io) : transcriptSink(io);
     const promptOutput = options.json ? io.stderr : io.stdout;
@@ -51,7 +51,8 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     if (options.sessionId === undefined && store.path !== undefined) io.stderr.write(`session: ${session.id}\n`);
     return code;
   } finally {
-    await store.close();
+    // Toolsets (MCP servers) hold child processes and connections that would keep Node running.
+    await runner.close().finally(() => store.close());
   }
 }
 

@@ -1,5 +1,6 @@
 import { BaseAgent } from '../agents/base-agent.js';
 import type { BaseTool } from '../tools/base-tool.js';
+import type { BaseToolset } from '../tools/base-toolset.js';
 import { AgentDefinitionError, whereText, type DefinitionLocation } from './definition-error.js';
 import type { LoadContext } from './load-context.js';
 import type { ListItem } from './read-values.js';
@@ -42,13 +43,14 @@ export interface AgentPlan {
   create(build: BuildAgent): BaseAgent;
 }
 
-/** A tool that has been read and validated but not constructed yet. */
+/** A tool (or toolset) that has been read and validated but not constructed yet. */
 export interface ToolPlan {
   readonly at: DefinitionLocation;
-  readonly name: string;
+  /** The tool's name; undefined for a toolset, whose tools are known only once it runs. */
+  readonly name: string | undefined;
   /** The agent of an AgentTool. */
   readonly agent?: AgentPlan;
-  create(build: BuildAgent): BaseTool;
+  create(build: BuildAgent): BaseTool | BaseToolset;
 }
 
 /** A plan for an agent a module exported ready-made. */

@@ -3,6 +3,7 @@ import { BaseAgent } from '../agents/base-agent.js';
 import { FunctionAgent } from '../agents/function-agent.js';
 import { AgentTool } from '../tools/agent-tool.js';
 import { BaseTool } from '../tools/base-tool.js';
+import { BaseToolset } from '../tools/base-toolset.js';
 import { FunctionTool } from '../tools/function-tool.js';
 import type { Schema } from '../utils/schema.js';
 import { instancePlan, isAgentClass, type AgentPlan, type ToolPlan } from './agent-plan.js';
@@ -59,17 +60,18 @@ export async function functionAgentPlan(ctx: LoadContext, fn: ModuleFunction, fi
 }
 
 /**
- * The tool a module's default export stands for: a tool as is, an agent wrapped in an AgentTool,
+ * The tool a module's default export stands for: a tool or a toolset as is, an agent wrapped in an AgentTool,
  * or a function as a FunctionTool named after the file, with its `description` and `parameters`.
  */
 export async function toolPlanFromModule(ctx: LoadContext, value: unknown, file: string, at: DefinitionLocation): Promise<ToolPlan> {
   if (value instanceof BaseTool) return { at, name: value.name, create: () => value };
+  if (value instanceof BaseToolset) return { at, name: undefined, create: () => value };
   if (value instanceof BaseAgent) {
     const agent = instancePlan(value, at);
     return { at, name: value.name, agent, create: (build) => new AgentTool({ agent: build(agent) }) };
   }
   if (!isPlainFunction(value)) {
-    throw new AgentDefinitionError(at, `the default export of ${displayPath(file)} is ${describeValue(value)}, not a tool. Export a tool (e.g. new FunctionTool({...})), an agent, or a function (it becomes a FunctionTool named after the file).`);
+    throw new AgentDefinitionError(at, `the default export of ${displayPath(file)} is ${describeValue(value)}, not a tool. Export a tool (e.g. new FunctionTool({...})), a toolset, an agent, or a function (it becomes a FunctionTool named after the file).`);
   }
   const read = functionProperties(value, file, at);
   const name = read.string('toolName', 'tool_name') ?? nameFromFile(file);

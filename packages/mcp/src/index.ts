@@ -1,0 +1,17 @@
+/**
+ * Troupe MCP tools: {@link MCPToolset} offers the tools of a Model Context Protocol server (a
+ * command started over stdio, or a Streamable HTTP URL) to Troupe agents. Importing this module
+ * also registers `mcp:` entries for the `tools:` of YAML/JSON agent definitions (the troupe CLI
+ * imports it).
+ * @packageDocumentation
+ */
+import { registerToolEntry } from '@troupe/core';
+import { mcpToolEntry } from './tool-entry.js';
+
+registerToolEntry('mcp', mcpToolEntry);
+
+export { MCPToolset, type MCPToolsetOptions } from './mcp-toolset.js';
+export { MCPTool, type MCPToolInfo } from './mcp-tool.js';
+export type { MCPConnection, MCPStdioConnection, MCPHttpConnection } from './connection.js';
+export { MCPConnectionError, MCPToolError } from './errors.js';
+export { mcpToolEntry } from './tool-entry.js';
