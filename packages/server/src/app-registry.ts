@@ -36,9 +36,10 @@ export class AppRegistry {
 
   /** Closes every runner made so far (their toolsets, such as MCP servers). */
   async close(): Promise<void> {
-    const runners = await Promise.allSettled([...this.runners.values()]);
-    await Promise.allSettled(runners.map((r) => (r.status === 'fulfilled' ? r.value.close() : undefined)));
+    const pending = [...this.runners.values()];
     this.runners.clear();
+    // An app that failed to load has nothing to close.
+    await Promise.allSettled(pending.map(async (runner) => (await runner).close()));
   }
 
   /** The runner of an app; 404 when there is no such app. */
