@@ -14,6 +14,9 @@ export default defineConfig({
       { find: /^@troupe\/models$/, replacement: src('./packages/models/src/index.ts') },
       { find: /^@troupe\/server$/, replacement: src('./packages/server/src/index.ts') },
       { find: /^@troupe\/sqlite$/, replacement: src('./packages/sqlite/src/index.ts') },
+      { find: /^@troupe\/eval$/, replacement: src('./packages/eval/src/index.ts') },
+      { find: /^@troupe\/mcp$/, replacement: src('./packages/mcp/src/index.ts') },
+      { find: /^@troupe\/otel$/, replacement: src('./packages/otel/src/index.ts') },
     ],
   },
   test: {

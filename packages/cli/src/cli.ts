@@ -1,5 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { apiCommand } from './commands/api.js';
+import { createCommand, CREATE_USAGE } from './commands/create.js';
+import { EVAL_USAGE, evalCommand } from './commands/eval.js';
 import { runCommand } from './commands/run.js';
 import { serveUsage } from './commands/serve-options.js';
 import { webCommand } from './commands/web.js';
@@ -35,10 +37,14 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
       return apiCommand(rest, io);
     case 'web':
       return webCommand(rest, io);
+    case 'eval':
+      return evalCommand(rest, io);
+    case 'create':
+      return createCommand(rest, io);
     case 'help':
     case '--help':
     case '-h':
-      io.stdout.write(rest[0] === 'run' ? RUN_USAGE : rest[0] === 'api' || rest[0] === 'web' ? serveUsage(rest[0]) : MAIN_USAGE);
+      io.stdout.write(rest[0] === 'run' ? RUN_USAGE : rest[0] === 'eval' ? EVAL_USAGE : rest[0] === 'create' ? CREATE_USAGE : rest[0] === 'api' || rest[0] === 'web' ? serveUsage(rest[0]) : MAIN_USAGE);
       return ExitCode.ok;
     case '--version':
     case '-v':
@@ -46,7 +52,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
       return ExitCode.ok;
     default:
       if (command.startsWith('-')) throw new CliUsageError(`Unknown option '${command}'. Put the command first, e.g. 'troupe run ${command} ...', or run 'troupe --help'.`);
-      throw new CliUsageError(`Unknown command '${command}'. The commands are: run, api, web. Run 'troupe --help' for usage.`);
+      throw new CliUsageError(`Unknown command '${command}'. The commands are: run, api, web, eval, create. Run 'troupe --help' for usage.`);
   }
 }
 

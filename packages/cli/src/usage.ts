@@ -5,6 +5,8 @@ Commands:
   run <agent file or dir>   Chat with an agent in the terminal, or run one message (--input)
   web <agents dir>          Serve the browser dev UI and the HTTP API (http://127.0.0.1:8000/)
   api <agents dir>          Serve the HTTP API only (ADK's API server routes)
+  eval <agent> <evalset>    Score an agent against an eval set (tool calls and responses)
+  create <name>             Create a new app from a template (single, pipeline, team)
 
 Options:
   -h, --help                Show this help (troupe run --help: the options of run)
@@ -15,6 +17,8 @@ Examples:
   troupe run agent.ts --model openai/gpt-4o-mini --input "Weather in Paris?"
   troupe run agents/team.yaml
   troupe web examples
+  troupe eval agents/weather evals/weather.evalset.json
+  troupe create my-agents --template team
 `;
 
 /** `troupe run --help`. */

@@ -1,0 +1,27 @@
+import { agentsUsingDefaultModel, chooseDefaultModel, type DefaultModelChoice, offlineModelNotice } from './default-model.js';
+import type { CliIo } from './io.js';
+import { isAgentDefinition, type LoadedAgent, loadAgentModule, resolveAgentFile } from './load-agent.js';
+
+/** An agent loaded for a command, with the default model its LlmAgents without one answer with. */
+export interface AgentWithModel {
+  loaded: LoadedAgent;
+  defaultModel: DefaultModelChoice;
+}
+
+/**
+ * Loads the agent a command names (file, definition or directory) and chooses the default model
+ * from `--model`: a YAML/JSON definition gets it from the loader; a module is loaded first, as it
+ * may register the providers `--model` names. When the offline demo model would answer for some
+ * agent, says so on stderr.
+ */
+export async function loadAgentWithModel(target: string, modelFlag: string | undefined, io: CliIo): Promise<AgentWithModel> {
+  const file = await resolveAgentFile(target, io.cwd);
+  const definitionModel = isAgentDefinition(file) ? chooseDefaultModel(modelFlag) : undefined;
+  const loaded = await loadAgentModule(file, { cwd: io.cwd, ...(definitionModel ? { model: definitionModel.model } : {}) });
+  const defaultModel = definitionModel ?? chooseDefaultModel(modelFlag);
+  if (defaultModel.offline) {
+    const users = agentsUsingDefaultModel(loaded.agent, defaultModel.model);
+    if (users.length > 0) io.stderr.write(`${offlineModelNotice(users)}\n`);
+  }
+  return { loaded, defaultModel };
+}

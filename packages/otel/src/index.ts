@@ -1,0 +1,2 @@
+export { OpenTelemetryPlugin, TRACER_NAME, type OpenTelemetryPluginOptions } from './opentelemetry-plugin.js';
+export { ATTR, type EndReason } from './attributes.js';
