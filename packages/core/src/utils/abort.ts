@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 /** An AbortController that also aborts when `parent` does; `dispose` detaches it. */
 export interface LinkedAbortController extends AbortController {
   dispose(): void;
@@ -5,6 +7,9 @@ export interface LinkedAbortController extends AbortController {
 
 export function linkedAbortController(parent: AbortSignal | undefined): LinkedAbortController {
   const controller = new AbortController() as LinkedAbortController;
+  // Every branch of a fan-out (and every model or tool call in it) listens to one signal; hundreds
+  // of listeners are expected, not a leak.
+  setMaxListeners(0, controller.signal);
   if (!parent) {
     controller.dispose = () => undefined;
     return controller;
