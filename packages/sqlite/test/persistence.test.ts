@@ -1,43 +1,12 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError, createEvent, type Event } from '@troupe/core';
+import { ConfigurationError, createEvent } from '@troupe/core';
 import { SchemaVersionError, SqliteSessionService, VALUE_FORMAT } from '../src/index.js';
 import { useTempDb } from './helpers.js';
+import { fullEvent, richState } from '../../../test/contracts/round-trip-data.js';
 
 const tempDb = useTempDb();
 const key = { appName: 'app', userId: 'alice' };
-
-/** State values of every JSON kind, including ones that are easy to get wrong. */
-const richState = {
-  text: 'naïve café — 日本語 🎉 "quotes" \\ back\nslash',
-  int: 42,
-  float: -1.5e-7,
-  big: Number.MAX_SAFE_INTEGER,
-  zero: 0,
-  flag: false,
-  none: null,
-  list: [1, 'two', { three: [3] }, [], {}],
-  nested: { deep: { deeper: { deepest: 'yes' } }, emptyObject: {}, emptyList: [] },
-  protoData: JSON.parse('{"__proto__": {"polluted": "no"}}') as unknown,
-  'user:profile': { name: 'Alice', langs: ['fr', 'en'] },
-  'app:config': { retries: 3, ratio: 0.25 },
-};
-
-function fullEvent(): Event {
-  return createEvent({
-    invocationId: 'inv-1',
-    author: 'Writer',
-    branch: 'Fan.Writer',
-    path: 'Root/Fan/Writer',
-    timestamp: 1_700_000_000_123,
-    content: { role: 'model', parts: [{ text: 'draft', thought: true }, { text: 'done ✓' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }] },
-    output: { title: 'Tides', score: 0.5 },
-    actions: { stateDelta: { count: 1, 'user:seen': true }, artifactDelta: { 'a.md': 1 }, agentState: { step: 2 }, route: { key: 'fast' } },
-    usage: { inputTokens: 10, outputTokens: 2, cachedTokens: 1 },
-    model: 'scripted',
-    interrupt: { id: 'Writer:c1', kind: 'confirmation', agentPath: 'Writer', toolCallId: 'c1', toolName: 'publish', args: { to: 'web' } },
-  });
-}
 
 describe('SqliteSessionService persistence', () => {
   it('round trip: state and events saved, closed and loaded by a new service are equal to what was saved', async () => {

@@ -1,15 +1,15 @@
 import { type InterruptInfo, Runner, openInterrupts } from '@troupe/core';
 import { Conversation } from '../conversation.js';
 import { agentsUsingDefaultModel, chooseDefaultModel, offlineModelNotice } from '../default-model.js';
-import { jsonLinesSink, transcriptSink, type EventSink } from '../event-sinks.js';
+import { jsonLinesSink, transcriptSink } from '../event-sinks.js';
 import { ExitCode, exitCodeFor } from '../exit-codes.js';
-import type { CliIo, TextOutput } from '../io.js';
+import type { CliIo } from '../io.js';
 import { createLineReader, type LineReader } from '../line-reader.js';
 import { isAgentDefinition, loadAgentModule, resolveAgentFile } from '../load-agent.js';
 import { outcomeMessage, type TurnOutcome } from '../run-turn.js';
 import { createSessionStore, openSession } from '../session-store.js';
 import { RUN_USAGE } from '../usage.js';
-import { chat } from './chat.js';
+import { chat, type ChatOptions } from './chat.js';
 import { parseRunOptions, type RunOptions } from './run-options.js';
 
 /**
@@ -56,15 +56,8 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   }
 }
 
-interface OneShot {
-  runner: Runner;
-  userId: string;
-  sessionId: string;
-  sink: EventSink;
-  io: CliIo;
-  promptOutput: TextOutput;
-  resumeHint: string;
-}
+/** A one-shot run talks to the same things as a chat, and always knows how to continue. */
+type OneShot = Omit<ChatOptions, 'openInterrupts' | 'resumeHint'> & { resumeHint: string };
 
 /**
  * Runs one message; Ctrl-C cancels the run. When a person is at the terminal, interrupts (those
