@@ -16,9 +16,18 @@ interface HistoryCache {
   openCalls: Map<string, number>;
 }
 
+/** What is cached for one event list (a run's session, or an isolated AgentTool/skill conversation). */
+interface SourceCache {
+  /** Per agent and branch: what it folded so far. */
+  readonly byAgent: Map<string, HistoryCache>;
+  /** Other agents' turns as context; every agent but the author sees an event the same way. */
+  readonly foreign: Map<Event, Content | null>;
+}
+
 // History is built incrementally: each agent/branch keeps what it folded so far, keyed by the
-// event list it came from, so a model call costs O(new events), not O(all events).
-const caches = new WeakMap<Event[], Map<string, HistoryCache>>();
+// event list it came from, so a model call costs O(new events), not O(all events). Everything
+// cached hangs off that list and is freed with it.
+const caches = new WeakMap<Event[], SourceCache>();
 
 /**
  * The contents an LlmAgent sends to its model: the visible events in order; the user's messages as
@@ -28,23 +37,23 @@ const caches = new WeakMap<Event[], Map<string, HistoryCache>>();
  */
 export function buildHistory(ctx: InvocationContext, agentName: string, includeContents: IncludeContents): Content[] {
   const source = ctx.historyScope?.events ?? ctx.session.events;
-  let byAgent = caches.get(source);
-  if (!byAgent) {
-    byAgent = new Map();
-    caches.set(source, byAgent);
+  let sourceCache = caches.get(source);
+  if (!sourceCache) {
+    sourceCache = { byAgent: new Map(), foreign: new Map() };
+    caches.set(source, sourceCache);
   }
   const key = `${agentName}\u0000${ctx.branch}`;
-  let cache = byAgent.get(key);
+  let cache = sourceCache.byAgent.get(key);
   if (!cache) {
     cache = { processed: 0, contents: [], own: [], openCalls: new Map() };
-    byAgent.set(key, cache);
+    sourceCache.byAgent.set(key, cache);
   }
   const fanIn = ctx.shared.parallelAgentNames;
   for (let i = cache.processed; i < source.length; i++) {
     const event = source[i]!;
     if (event.partial || !event.content || event.content.parts.length === 0) continue;
     if (!isBranchVisible(event.branch, ctx.branch, fanIn)) continue;
-    fold(cache, event, agentName);
+    fold(cache, event, agentName, sourceCache.foreign);
   }
   cache.processed = source.length;
 
@@ -57,7 +66,7 @@ export function buildHistory(ctx: InvocationContext, agentName: string, includeC
   return cache.openCalls.size === 0 ? contents : withoutOpenCalls(contents, cache, start);
 }
 
-function fold(cache: HistoryCache, event: Event, agentName: string): void {
+function fold(cache: HistoryCache, event: Event, agentName: string, foreignViews: Map<Event, Content | null>): void {
   const content = event.content!;
   if (event.author === 'user') {
     cache.contents.push({ role: 'user', parts: content.parts });
@@ -92,8 +101,6 @@ function fold(cache: HistoryCache, event: Event, agentName: string): void {
   cache.own.push(false);
 }
 
-// Every agent but the author sees an event the same way, so the rewrite is made once per event.
-const foreignViews = new WeakMap<Event, Content | null>();
 
 /** Another agent's turn as context text the model can read without confusing it for its own. */
 function rewriteForeign(author: string, source: Part[]): Part[] {
