@@ -44,6 +44,8 @@ describe('interrupt and resume', () => {
 
     const paused = await runner.run({ userId, sessionId, newMessage: 'send 500' });
     expect(paused.status).toBe('interrupted');
+    expect(paused.usage.byAgent.Banker!.inputTokens).toBeGreaterThan(0);
+    expect(paused.usage.outputTokens).toBe(paused.events.reduce((sum, e) => sum + (e.usage?.outputTokens ?? 0), 0));
     expect(log).toEqual([]);
     expect(paused.interrupts).toEqual([
       expect.objectContaining({ id: 'Banker:c1', kind: 'confirmation', agentPath: 'Banker', toolCallId: 'c1', toolName: 'transfer_money', args: { amount: 500 } }),
