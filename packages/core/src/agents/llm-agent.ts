@@ -11,7 +11,6 @@ import { BaseTool } from '../tools/base-tool.js';
 import { BaseToolset } from '../tools/base-toolset.js';
 import type { Schema } from '../utils/schema.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
-import { CallbackContext } from './callback-context.js';
 import type { InvocationContext } from './invocation-context.js';
 import { parseStructured, toolTurnOutput } from './llm/final-output.js';
 import type { IncludeContents } from './llm/history.js';
@@ -226,16 +225,15 @@ export class LlmAgent extends BaseAgent {
         const request = await buildRequest(freshCtx, { agent: this, globalInstruction, instruction: this.instruction, includeContents: this.includeContents, generateContentConfig: this.generateContentConfig, outputSchema: this.outputSchema }, model, tools, targets);
         request.contents.push(...correction);
         correction = [];
-        const cb = new CallbackContext(freshCtx);
-        const call = callModel(freshCtx, model, request, cb, this);
+        const call = callModel(freshCtx, model, request, this);
         let step = await call.next();
         while (!step.done) {
           yield this.responseEvent(ctx, step.value, model, true);
           step = await call.next();
         }
-        const { response, fromModel } = step.value;
+        const { response, fromModel, context } = step.value;
         const event = this.responseEvent(ctx, response, model, false);
-        cb.applyTo(event.actions);
+        context?.applyTo(event.actions);
         if (fromModel) event.usage = normalizeUsage(response.usage);
         const text = contentText(event.content);
         if (text) turn.lastText = text;

@@ -22,7 +22,8 @@ export interface InvocationSetup {
   /** The agent that answers: the root, the agent of an earlier transfer, or the one being resumed. */
   agent: BaseAgent;
   defaultModel: BaseLlm | string | undefined;
-  fanInAgents: ReadonlySet<string>;
+  /** The runner's fan-in agent names; AgentTools and team skills add theirs (names only accumulate). */
+  fanInAgents: Set<string>;
   runConfig: ResolvedRunConfig;
   abortSignal: AbortSignal | undefined;
   userContent: Content | undefined;
@@ -56,7 +57,7 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
     plugins,
     rootAgent: setup.rootAgent,
     defaultModel: setup.defaultModel,
-    parallelAgentNames: new Set(setup.fanInAgents),
+    parallelAgentNames: setup.fanInAgents,
     llmCalls: 0,
     transfers: 0,
     tokens: 0,

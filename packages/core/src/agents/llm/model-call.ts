@@ -3,7 +3,7 @@ import { ModelError, RunLimitError, TroupeError } from '../../errors.js';
 import type { BaseLlm } from '../../models/base-llm.js';
 import type { LlmRequest, LlmResponse } from '../../models/llm-request.js';
 import { firstResult, type OneOrMany } from '../../runner/plugin-manager.js';
-import type { CallbackContext } from '../callback-context.js';
+import { CallbackContext } from '../callback-context.js';
 import type { InvocationContext } from '../invocation-context.js';
 
 type MaybeResponse = LlmResponse | undefined | void | Promise<LlmResponse | undefined | void>;
@@ -18,10 +18,12 @@ export interface ModelCallbacks {
   afterModelCallback: OneOrMany<AfterModelCallback> | undefined;
 }
 
-/** The final response of a model call, and whether it came from a callback instead of the model. */
+/** The final response of a model call, whether it came from a callback, and the callbacks' context (if any ran). */
 export interface ModelCallResult {
   response: LlmResponse;
   fromModel: boolean;
+  /** Present when a callback or plugin saw the call; its state writes and actions go on the event. */
+  context: CallbackContext | undefined;
 }
 
 /**
@@ -32,12 +34,16 @@ export async function* callModel(
   ctx: InvocationContext,
   model: BaseLlm,
   request: LlmRequest,
-  cb: CallbackContext,
   callbacks: ModelCallbacks,
 ): AsyncGenerator<LlmResponse, ModelCallResult, undefined> {
   const plugins = ctx.shared.plugins;
-  const early = (await plugins.run('beforeModel', { context: cb, request })) ?? (await firstResult(callbacks.beforeModelCallback, { context: cb, request }));
-  if (early) return { response: early, fromModel: false };
+  // Made only when something will see it: most model calls have no callbacks or plugins.
+  const cb =
+    callbacks.beforeModelCallback || callbacks.afterModelCallback || plugins.has('beforeModel') || plugins.has('afterModel') || plugins.has('onModelError')
+      ? new CallbackContext(ctx)
+      : undefined;
+  const early = cb && ((await plugins.run('beforeModel', { context: cb, request })) ?? (await firstResult(callbacks.beforeModelCallback, { context: cb, request })));
+  if (early) return { response: early, fromModel: false, context: cb };
 
   const shared = ctx.shared;
   const { maxLlmCalls, maxTokens } = shared.runConfig;
@@ -72,13 +78,13 @@ export async function* callModel(
     }
   } catch (error) {
     if (ctx.abortSignal.aborted) throw ctx.abortSignal.reason;
-    const recovered = await plugins.run('onModelError', { context: cb, request, error });
+    const recovered = cb && (await plugins.run('onModelError', { context: cb, request, error }));
     if (!recovered) throw asModelError(error, model, ctx.agent.name);
     response = recovered;
   }
 
-  const replaced = (await plugins.run('afterModel', { context: cb, response })) ?? (await firstResult(callbacks.afterModelCallback, { context: cb, response }));
-  return { response: replaced ?? response, fromModel: true };
+  const replaced = cb && ((await plugins.run('afterModel', { context: cb, response })) ?? (await firstResult(callbacks.afterModelCallback, { context: cb, response })));
+  return { response: replaced ?? response, fromModel: true, context: cb };
 }
 
 function textOf(content: Content | undefined): string {
