@@ -5,11 +5,11 @@ export interface LinkedAbortController extends AbortController {
   dispose(): void;
 }
 
-export function linkedAbortController(parent: AbortSignal | undefined): LinkedAbortController {
+export function linkedAbortController(parent: AbortSignal | undefined, options?: { manyListeners?: boolean }): LinkedAbortController {
   const controller = new AbortController() as LinkedAbortController;
   // Every branch of a fan-out (and every model or tool call in it) listens to one signal; hundreds
-  // of listeners are expected, not a leak.
-  setMaxListeners(0, controller.signal);
+  // of listeners are expected there, not a leak.
+  if (options?.manyListeners) setMaxListeners(0, controller.signal);
   if (!parent) {
     controller.dispose = () => undefined;
     return controller;

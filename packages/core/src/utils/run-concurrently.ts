@@ -16,7 +16,7 @@ export async function* runConcurrently<T>(
   owner: string,
   start: (index: number, signal: AbortSignal) => AsyncGenerator<Event, T, undefined>,
 ): AsyncGenerator<Event, T[], undefined> {
-  const controller = linkedAbortController(parentSignal);
+  const controller = linkedAbortController(parentSignal, { manyListeners: true });
   const channel = new EventChannel();
   const results: T[] = new Array(count);
   let failure: { error: unknown } | undefined;
