@@ -441,6 +441,23 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
         expect(session.events).toHaveLength(1);
       });
 
+      it('in a long session, re-appending any earlier event (first, middle, last) stores nothing', async () => {
+        const session = await service.createSession({ appName: APP, userId: USER });
+        const stored: Event[] = [];
+        for (let i = 0; i < 40; i++) stored.push(await service.appendEvent({ session, event: event({ content: text(`event ${i}`) }) }));
+        const version = session.version;
+        for (const i of [0, 15, 16, 17, 39]) {
+          const again = await service.appendEvent({ session, event: structuredClone(stored[i]!) });
+          expect(textOfEvent(again)).toBe(`event ${i}`);
+        }
+        const got = await mustGet(session.id);
+        expect(got.events).toHaveLength(40);
+        expect(got.version).toBe(version);
+        const fresh = await service.appendEvent({ session, event: event({ content: text('event 40') }) });
+        expect(textOfEvent(fresh)).toBe('event 40');
+        expect((await mustGet(session.id)).events).toHaveLength(41);
+      });
+
       it('an event already stored, appended again through a stale copy, returns the stored event instead of failing', async () => {
         const created = await service.createSession({ appName: APP, userId: USER });
         const fresh = await mustGet(created.id);

@@ -14,7 +14,8 @@ interface StoredSession {
   /** Session-scoped keys only; `app:`/`user:` keys live in their own maps. */
   state: Record<string, unknown>;
   events: Event[];
-  eventIds: Set<string>;
+  /** Ids of the stored events, indexed once the session is long enough to need it. */
+  eventIds: Set<string> | undefined;
   lastUpdateTime: number;
   version: number;
 }
@@ -25,14 +26,14 @@ interface StoredSession {
  * returned session or an appended event never changes what is stored.
  */
 export class InMemorySessionService implements SessionService {
-  private readonly sessions = new Map<string, StoredSession>();
+  // app → user → session id: no long composite key string kept per session.
+  private readonly sessions = new Map<string, Map<string, Map<string, StoredSession>>>();
   private readonly appState = new Map<string, Record<string, unknown>>();
   private readonly userState = new Map<string, Record<string, unknown>>();
 
   async createSession(params: CreateSessionParams): Promise<Session> {
     const sessionId = params.sessionId ?? newId();
-    const key = sessionKey(params.appName, params.userId, sessionId);
-    if (this.sessions.has(key)) {
+    if (this.find(params.appName, params.userId, sessionId)) {
       throw new ConfigurationError(
         `Session '${sessionId}' already exists for app '${params.appName}' and user '${params.userId}'. Omit sessionId to get a new one, or use getSession.`,
       );
@@ -43,7 +44,7 @@ export class InMemorySessionService implements SessionService {
       userId: params.userId,
       state: {},
       events: [],
-      eventIds: new Set(),
+      eventIds: undefined,
       lastUpdateTime: Date.now(),
       version: 0,
     };
@@ -51,12 +52,12 @@ export class InMemorySessionService implements SessionService {
       assertValidDelta(params.state);
       this.applyDelta(stored, cloneData(params.state));
     }
-    this.sessions.set(key, stored);
+    this.userSessions(params.appName, params.userId).set(sessionId, stored);
     return this.toSession(stored, stored.events.slice());
   }
 
   async getSession(params: GetSessionParams): Promise<Session | undefined> {
-    const stored = this.sessions.get(sessionKey(params.appName, params.userId, params.sessionId));
+    const stored = this.find(params.appName, params.userId, params.sessionId);
     if (!stored) return undefined;
     let events = stored.events;
     if (params.afterTimestamp !== undefined) {
@@ -71,27 +72,29 @@ export class InMemorySessionService implements SessionService {
 
   async listSessions(params: { appName: string; userId: string }): Promise<{ sessions: Session[] }> {
     const sessions: Session[] = [];
-    for (const stored of this.sessions.values()) {
-      if (stored.appName === params.appName && stored.userId === params.userId) {
-        sessions.push(this.toSession(stored, []));
-      }
+    for (const stored of this.sessions.get(params.appName)?.get(params.userId)?.values() ?? []) {
+      sessions.push(this.toSession(stored, []));
     }
     return { sessions };
   }
 
   async deleteSession(params: SessionKey): Promise<void> {
-    this.sessions.delete(sessionKey(params.appName, params.userId, params.sessionId));
+    const users = this.sessions.get(params.appName);
+    const byId = users?.get(params.userId);
+    if (!byId?.delete(params.sessionId)) return;
+    if (byId.size === 0) users!.delete(params.userId);
+    if (users!.size === 0) this.sessions.delete(params.appName);
   }
 
   async appendEvent({ session, event }: { session: Session; event: Event }): Promise<Event> {
     if (event.partial) return event;
-    const stored = this.sessions.get(sessionKey(session.appName, session.userId, session.id));
+    const stored = this.find(session.appName, session.userId, session.id);
     if (!stored) {
       throw new SessionNotFoundError(
         `Cannot append to session '${session.id}' (app '${session.appName}', user '${session.userId}'): it does not exist. Create it with createSession first.`,
       );
     }
-    if (stored.eventIds.has(event.id)) {
+    if (hasEvent(stored, event.id)) {
       const existing = stored.events.find((e) => e.id === event.id);
       return existing ? copyEvent(existing) : event;
     }
@@ -107,12 +110,30 @@ export class InMemorySessionService implements SessionService {
     const copy = copyEvent(persisted, true);
     this.applyDelta(stored, copy.actions.stateDelta);
     stored.events.push(copy);
-    stored.eventIds.add(copy.id);
+    indexEvent(stored, copy.id);
     stored.version += 1;
     stored.lastUpdateTime = Math.max(event.timestamp, stored.lastUpdateTime);
 
     updateLiveSession(session, delta, persisted, stored.version, stored.lastUpdateTime);
     return persisted;
+  }
+
+  private find(appName: string, userId: string, sessionId: string): StoredSession | undefined {
+    return this.sessions.get(appName)?.get(userId)?.get(sessionId);
+  }
+
+  private userSessions(appName: string, userId: string): Map<string, StoredSession> {
+    let users = this.sessions.get(appName);
+    if (!users) {
+      users = new Map();
+      this.sessions.set(appName, users);
+    }
+    let byId = users.get(userId);
+    if (!byId) {
+      byId = new Map();
+      users.set(userId, byId);
+    }
+    return byId;
   }
 
   private applyDelta(stored: StoredSession, delta: Record<string, unknown>): void {
@@ -146,8 +167,18 @@ export class InMemorySessionService implements SessionService {
   }
 }
 
-function sessionKey(appName: string, userId: string, sessionId: string): string {
-  return `${appName}\u0000${userId}\u0000${sessionId}`;
+// Short sessions check ids by scanning (a handful of events); long ones get an index.
+const INDEX_FROM = 16;
+
+function hasEvent(stored: StoredSession, id: string): boolean {
+  if (stored.eventIds) return stored.eventIds.has(id);
+  for (const event of stored.events) if (event.id === id) return true;
+  return false;
+}
+
+function indexEvent(stored: StoredSession, id: string): void {
+  if (stored.eventIds) stored.eventIds.add(id);
+  else if (stored.events.length >= INDEX_FROM) stored.eventIds = new Set(stored.events.map((e) => e.id));
 }
 
 function setScoped(map: Map<string, Record<string, unknown>>, scope: string, key: string, value: unknown): void {
