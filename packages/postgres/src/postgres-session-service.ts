@@ -2,8 +2,6 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import {
   ConfigurationError,
-  SessionNotFoundError,
-  StaleSessionError,
   type CreateSessionParams,
   type Event,
   type GetSessionParams,
@@ -14,7 +12,7 @@ import {
 import { VALUE_FORMAT, decodeValue, encodeValue } from './codec.js';
 import { buildQueries, type Queries, type Query, type ScopedRows, type SessionHeadRow, type SessionRow, type ValueRow } from './queries.js';
 import { migrate } from './schema.js';
-import { assertValidDelta, splitDelta, withoutTempKeys, type ScopedDelta, updateLiveSession } from '@troupe/core/stores';
+import { assertValidDelta, splitDelta, withoutTempKeys, type ScopedDelta, updateLiveSession, missingSessionError, sessionExistsError, staleSessionError } from '@troupe/core/stores';
 import { inTransaction } from './transaction.js';
 
 /** Options of {@link PostgresSessionService}. Give `connectionString` or `pool`. */
@@ -87,9 +85,7 @@ export class PostgresSessionService implements SessionService {
       const now = Date.now();
       const inserted = await run<{ pk: string }>(client, this.sql.insertSession, [params.appName, params.userId, sessionId, VALUE_FORMAT, stateText, now]);
       if (inserted.length === 0) {
-        throw new ConfigurationError(
-          `Session '${sessionId}' already exists for app '${params.appName}' and user '${params.userId}'. Omit sessionId to get a new one, or use getSession.`,
-        );
+        throw sessionExistsError(params.appName, params.userId, sessionId);
       }
       await this.writeScoped(client, params.appName, params.userId, scoped, `session '${sessionId}'`);
       const [scopedRows] = await run<{ app: ScopedRows; usr: ScopedRows }>(client, this.sql.selectScoped, [params.appName, params.userId]);
@@ -160,13 +156,11 @@ export class PostgresSessionService implements SessionService {
     // FOR UPDATE makes concurrent appends to one session take turns; the next one then sees the new version.
     const [head] = await run<SessionHeadRow>(client, this.sql.lockSession, [session.appName, session.userId, session.id]);
     if (!head) {
-      throw new SessionNotFoundError(
-        `Cannot append to session '${session.id}' (app '${session.appName}', user '${session.userId}'): it does not exist. Create it with createSession first.`,
-      );
+      throw missingSessionError(session);
     }
     const [existing] = await run<ValueRow>(client, this.sql.selectEventById, [head.pk, event.id]);
     if (existing) return { stored: decodeEvent(existing, session.id) };
-    if (session.version !== head.version) throw staleError(session, head.version);
+    if (session.version !== head.version) throw staleSessionError(session, head.version);
     const delta = event.actions.stateDelta;
     assertValidDelta(delta);
     const persistedDelta = withoutTempKeys(delta);
@@ -191,7 +185,7 @@ export class PostgresSessionService implements SessionService {
       changes.removed,
       head.version,
     ]);
-    if (updated !== 1) throw staleError(session, undefined);
+    if (updated !== 1) throw staleSessionError(session, undefined);
     return { persisted, version, lastUpdateTime };
   }
 
@@ -244,12 +238,6 @@ function decodeEvent(row: ValueRow, sessionId: string): Event {
   return decodeValue<Event>(row.format, row.data, () => `An event of session '${sessionId}'`);
 }
 
-function staleError(session: Session, storedVersion: number | undefined): StaleSessionError {
-  const stored = storedVersion === undefined ? 'the store has moved on' : `the store at ${storedVersion}`;
-  return new StaleSessionError(
-    `Session '${session.id}' was changed by someone else: this copy is at version ${session.version}, ${stored}. Reload it with getSession and retry.`,
-  );
-}
 
 /** Runs a named statement and returns its rows; explains the one JSON value PostgreSQL refuses. */
 async function run<R extends pg.QueryResultRow = pg.QueryResultRow>(client: pg.Pool | pg.PoolClient, query: Query, values: unknown[]): Promise<R[]> {

@@ -4,8 +4,6 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import {
   ConfigurationError,
-  SessionNotFoundError,
-  StaleSessionError,
   type CreateSessionParams,
   type Event,
   type GetSessionParams,
@@ -15,7 +13,7 @@ import {
 } from '@troupe/core';
 import { VALUE_FORMAT, decodeValue, encodeValue } from './codec.js';
 import { migrate } from './schema.js';
-import { assertValidDelta, splitDelta, withoutTempKeys, type ScopeChanges, type ScopedDelta, updateLiveSession } from '@troupe/core/stores';
+import { assertValidDelta, splitDelta, withoutTempKeys, type ScopeChanges, type ScopedDelta, updateLiveSession, missingSessionError, sessionExistsError, staleSessionError } from '@troupe/core/stores';
 import { prepareStatements, type ScopedValueRow, type SessionRow, type Statements, type ValueRow } from './statements.js';
 
 /** Options of {@link SqliteSessionService}. */
@@ -151,9 +149,7 @@ export class SqliteSessionService implements SessionService {
 
   private createInTransaction(params: CreateSessionParams, sessionId: string, scoped: ScopedDelta, stateText: string): Session {
     if (this.sql.selectSessionHead.get(params.appName, params.userId, sessionId)) {
-      throw new ConfigurationError(
-        `Session '${sessionId}' already exists for app '${params.appName}' and user '${params.userId}'. Omit sessionId to get a new one, or use getSession.`,
-      );
+      throw sessionExistsError(params.appName, params.userId, sessionId);
     }
     const now = Date.now();
     const { lastInsertRowid } = this.sql.insertSession.run(params.appName, params.userId, sessionId, VALUE_FORMAT, stateText, 0, now);
@@ -165,16 +161,12 @@ export class SqliteSessionService implements SessionService {
   private appendInTransaction(session: Session, event: Event): AppendOutcome {
     const head = this.sql.selectSessionHead.get(session.appName, session.userId, session.id);
     if (!head) {
-      throw new SessionNotFoundError(
-        `Cannot append to session '${session.id}' (app '${session.appName}', user '${session.userId}'): it does not exist. Create it with createSession first.`,
-      );
+      throw missingSessionError(session);
     }
     const existing = this.sql.selectEventById.get(head.pk, event.id);
     if (existing) return { stored: this.decodeEvent(existing, session.id) };
     if (session.version !== head.version) {
-      throw new StaleSessionError(
-        `Session '${session.id}' was changed by someone else: this copy is at version ${session.version}, the store at ${head.version}. Reload it with getSession and retry.`,
-      );
+      throw staleSessionError(session, head.version);
     }
     const delta = event.actions.stateDelta;
     assertValidDelta(delta);

@@ -1,7 +1,7 @@
 import type { Event } from '../events/event.js';
-import { SessionNotFoundError, StaleSessionError, ConfigurationError } from '../errors.js';
 import { cloneData } from '../utils/clone.js';
 import { updateLiveSession } from '../stores/live-session.js';
+import { missingSessionError, sessionExistsError, staleSessionError } from '../stores/store-errors.js';
 import { copyEvent } from './event-copy.js';
 import { newId } from '../utils/ids.js';
 import type { CreateSessionParams, GetSessionParams, Session, SessionKey, SessionService } from './session.js';
@@ -34,9 +34,7 @@ export class InMemorySessionService implements SessionService {
   async createSession(params: CreateSessionParams): Promise<Session> {
     const sessionId = params.sessionId ?? newId();
     if (this.find(params.appName, params.userId, sessionId)) {
-      throw new ConfigurationError(
-        `Session '${sessionId}' already exists for app '${params.appName}' and user '${params.userId}'. Omit sessionId to get a new one, or use getSession.`,
-      );
+      throw sessionExistsError(params.appName, params.userId, sessionId);
     }
     const stored: StoredSession = {
       id: sessionId,
@@ -90,18 +88,14 @@ export class InMemorySessionService implements SessionService {
     if (event.partial) return event;
     const stored = this.find(session.appName, session.userId, session.id);
     if (!stored) {
-      throw new SessionNotFoundError(
-        `Cannot append to session '${session.id}' (app '${session.appName}', user '${session.userId}'): it does not exist. Create it with createSession first.`,
-      );
+      throw missingSessionError(session);
     }
     if (hasEvent(stored, event.id)) {
       const existing = stored.events.find((e) => e.id === event.id);
       return existing ? copyEvent(existing) : event;
     }
     if (session.version !== stored.version) {
-      throw new StaleSessionError(
-        `Session '${session.id}' was changed by someone else: this copy is at version ${session.version}, the store at ${stored.version}. Reload it with getSession and retry.`,
-      );
+      throw staleSessionError(session, stored.version);
     }
     const delta = event.actions.stateDelta;
     assertValidDelta(delta);
