@@ -3,6 +3,7 @@ import type { Event } from '../events/event.js';
 import type { BaseLlm } from '../models/base-llm.js';
 import type { ResolvedRunConfig } from '../runner/run-config.js';
 import type { PluginManager } from '../runner/plugin-manager.js';
+import type { UsageTotals } from '../runner/run-result.js';
 import type { Session, SessionService } from '../sessions/session.js';
 import type { BaseAgent } from './base-agent.js';
 
@@ -17,7 +18,8 @@ export interface InvocationShared {
   readonly parallelAgentNames: Set<string>;
   llmCalls: number;
   transfers: number;
-  tokens: number;
+  /** Token totals of the run so far (checked against runConfig.maxTokens). */
+  readonly usage: UsageTotals;
   endInvocation: boolean;
   /** Answers given to interrupts of this invocation (by interrupt id), for tools that asked. */
   readonly answers: ReadonlyMap<string, unknown>;

@@ -60,7 +60,7 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
     parallelAgentNames: setup.fanInAgents,
     llmCalls: 0,
     transfers: 0,
-    tokens: 0,
+    usage: emptyUsage(),
     endInvocation: false,
     answers: setup.answers,
   };
@@ -80,7 +80,7 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
   });
   const events: Event[] = [];
   const interrupts = new Map<string, InterruptInfo>();
-  const usage = emptyUsage();
+  const usage = shared.usage;
   let output: unknown;
   let status: RunStatus = 'completed';
   let failure: Error | undefined;
@@ -96,10 +96,7 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
       }
       const stored = await sessionService.appendEvent({ session, event });
       events.push(stored);
-      if (stored.usage) {
-        addUsage(usage, stored.author, stored.usage);
-        shared.tokens += stored.usage.inputTokens + stored.usage.outputTokens;
-      }
+      if (stored.usage) addUsage(usage, stored.author, stored.usage);
       if (stored.output !== undefined) output = stored.output;
       if (stored.interrupt) interrupts.set(stored.interrupt.id, stored.interrupt);
       yield stored;

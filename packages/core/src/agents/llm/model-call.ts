@@ -53,8 +53,9 @@ export async function* callModel(
       `The run reached ${maxLlmCalls} model calls, the limit set by runConfig.maxLlmCalls, before agent '${ctx.agent.name}' could call its model. Raise the limit, or check for a loop that never ends.`,
     );
   }
-  if (maxTokens !== undefined && shared.tokens >= maxTokens) {
-    throw new RunLimitError('maxTokens', `The run used ${shared.tokens} tokens, reaching runConfig.maxTokens (${maxTokens}). Raise the limit to let agent '${ctx.agent.name}' go on.`);
+  const used = shared.usage.inputTokens + shared.usage.outputTokens;
+  if (maxTokens !== undefined && used >= maxTokens) {
+    throw new RunLimitError('maxTokens', `The run used ${used} tokens, reaching runConfig.maxTokens (${maxTokens}). Raise the limit to let agent '${ctx.agent.name}' go on.`);
   }
   shared.llmCalls++;
 
