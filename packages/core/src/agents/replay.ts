@@ -8,12 +8,17 @@ import type { InvocationContext } from './invocation-context.js';
  * repeating finished steps. Every helper reads only events at or after `ctx.resumeFrom`.
  */
 
+/** True when `event` is the agent's own (same name, path and branch) in this invocation. */
+export function isOwnEvent(event: Event, ctx: InvocationContext, agentName: string): boolean {
+  return event.author === agentName && event.path === ctx.path && event.branch === ctx.branch && event.invocationId === ctx.invocationId;
+}
+
 /** The last progress record (`actions.agentState`) the agent wrote in this run, and where. */
 export function lastCheckpoint(ctx: InvocationContext, agentName: string): { index: number; state: Record<string, unknown> } | undefined {
   const events = ctx.session.events;
   for (let i = events.length - 1; i >= (ctx.resumeFrom ?? events.length); i--) {
     const e = events[i]!;
-    if (e.author === agentName && e.path === ctx.path && e.branch === ctx.branch && e.invocationId === ctx.invocationId && e.actions.agentState) {
+    if (isOwnEvent(e, ctx, agentName) && e.actions.agentState) {
       return { index: i, state: e.actions.agentState };
     }
   }
@@ -26,7 +31,7 @@ export function hasOwnEvent(ctx: InvocationContext, agentName: string): boolean 
   for (let i = ctx.resumeFrom ?? events.length; i < events.length; i++) {
     const e = events[i]!;
     // The runner's record of a failure names the failing agent but is not the agent's own work.
-    if (e.author === agentName && e.path === ctx.path && e.branch === ctx.branch && e.invocationId === ctx.invocationId && e.errorCode === undefined) return true;
+    if (isOwnEvent(e, ctx, agentName) && e.errorCode === undefined) return true;
   }
   return false;
 }
@@ -42,7 +47,7 @@ export function resumePosition(ctx: InvocationContext, agentName: string, childr
   for (let i = events.length - 1; i >= from; i--) {
     const e = events[i]!;
     if (e.invocationId !== ctx.invocationId) continue;
-    if (e.author === agentName && e.path === ctx.path && e.branch === ctx.branch && typeof e.actions.agentState?.next === 'number') {
+    if (isOwnEvent(e, ctx, agentName) && typeof e.actions.agentState?.next === 'number') {
       return { child: e.actions.agentState.next, from: i + 1 };
     }
     if (e.path.startsWith(prefix)) {
@@ -61,7 +66,7 @@ export function checkpoints(ctx: InvocationContext, agentName: string): Record<s
   const out: Record<string, unknown>[] = [];
   for (let i = ctx.resumeFrom ?? events.length; i < events.length; i++) {
     const e = events[i]!;
-    if (e.author === agentName && e.path === ctx.path && e.branch === ctx.branch && e.invocationId === ctx.invocationId && e.actions.agentState) out.push(e.actions.agentState);
+    if (isOwnEvent(e, ctx, agentName) && e.actions.agentState) out.push(e.actions.agentState);
   }
   return out;
 }

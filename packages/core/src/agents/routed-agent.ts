@@ -3,6 +3,7 @@ import { ConfigurationError, InvalidStateKeyError, RunCancelledError, RunLimitEr
 import { keyed, routeWithFailover, type RoutingErrorContext } from '../utils/routing.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import type { InvocationContext } from './invocation-context.js';
+import { isOwnEvent } from './replay.js';
 
 /** Picks the key of the agent that handles this invocation; sync or async. */
 export type AgentRouter = (
@@ -91,7 +92,7 @@ function lastRoute(ctx: InvocationContext, name: string): { key: string; index: 
   const events = ctx.session.events;
   for (let i = events.length - 1; i >= (ctx.resumeFrom ?? events.length); i--) {
     const e = events[i]!;
-    if (e.author === name && e.path === ctx.path && e.invocationId === ctx.invocationId && e.actions.route) return { key: e.actions.route.key, index: i };
+    if (e.actions.route && isOwnEvent(e, ctx, name)) return { key: e.actions.route.key, index: i };
   }
   return undefined;
 }

@@ -1,6 +1,7 @@
 import type { FunctionCall } from '../../events/content.js';
 import { contentText } from '../../events/content.js';
 import type { InvocationContext } from '../invocation-context.js';
+import { isOwnEvent } from '../replay.js';
 
 /** Where a resumed LlmAgent stands, read from its own events in this run. */
 export type LlmResumePoint =
@@ -26,7 +27,7 @@ export function findLlmResumePoint(ctx: InvocationContext, agentName: string): L
   let seen = false;
   for (let i = ctx.resumeFrom ?? events.length; i < events.length; i++) {
     const e = events[i]!;
-    if (e.author !== agentName || e.path !== ctx.path || e.branch !== ctx.branch || e.invocationId !== ctx.invocationId || !e.content) continue;
+    if (!e.content || !isOwnEvent(e, ctx, agentName)) continue;
     seen = true;
     const parts = e.content.parts;
     if (e.content.role === 'model') {

@@ -1,4 +1,5 @@
 import type { InvocationContext } from '../invocation-context.js';
+import { isOwnEvent } from '../replay.js';
 
 /**
  * A TeamAgent's progress in this run, read back from its progress records so a resumed run reuses
@@ -31,7 +32,7 @@ export function readProgress(ctx: InvocationContext, teamName: string): TeamProg
   for (let i = ctx.resumeFrom; i < events.length; i++) {
     const e = events[i]!;
     const state = e.actions.agentState;
-    if (!state || e.author !== teamName || e.path !== ctx.path || e.branch !== ctx.branch || e.invocationId !== ctx.invocationId) continue;
+    if (!state || !isOwnEvent(e, ctx, teamName)) continue;
     if (typeof state.unit === 'string') progress.done.set(state.unit, state.output as Record<string, unknown>);
     if (typeof state.round === 'string') progress.roundStarts.set(state.round, i + 1);
     if (e.actions.endOfAgent) finished = true;
