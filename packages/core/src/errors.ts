@@ -158,3 +158,11 @@ export class InvalidStateKeyError extends TroupeError {
     super('INVALID_STATE_KEY', message);
   }
 }
+
+/**
+ * Errors that end the whole run: cancellation, a run limit, an invalid state key, or anything once
+ * the run's signal is aborted. They are never retried by a router nor turned into a tool response.
+ */
+export function endsRun(error: unknown, signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true || error instanceof RunLimitError || error instanceof RunCancelledError || error instanceof InvalidStateKeyError;
+}

@@ -1,5 +1,5 @@
 import type { Event } from '../events/event.js';
-import { ConfigurationError, InvalidStateKeyError, RunCancelledError, RunLimitError } from '../errors.js';
+import { ConfigurationError, endsRun } from '../errors.js';
 import { keyed, routeWithFailover, type RoutingErrorContext } from '../utils/routing.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import type { InvocationContext } from './invocation-context.js';
@@ -67,7 +67,7 @@ export class RoutedAgent extends BaseAgent {
       owner: `RoutedAgent '${this.name}'`,
       candidates: this.agents,
       choose: (errorContext) => this.router(this.agents, fresh, errorContext),
-      isFatal: (error) => ctx.abortSignal.aborted || error instanceof RunLimitError || error instanceof RunCancelledError || error instanceof InvalidStateKeyError,
+      isFatal: (error) => endsRun(error, ctx.abortSignal),
       run: (key, agent, failed) => this.runChosen(fresh, key, agent, failed),
     });
   }

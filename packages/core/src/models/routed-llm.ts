@@ -1,4 +1,4 @@
-import { RunCancelledError, RunLimitError } from '../errors.js';
+import { endsRun } from '../errors.js';
 import { keyed, routeWithFailover, type RoutingErrorContext } from '../utils/routing.js';
 import { BaseLlm } from './base-llm.js';
 import type { LlmRequest, LlmResponse } from './llm-request.js';
@@ -41,7 +41,7 @@ export class RoutedLlm extends BaseLlm {
       owner: this.model,
       candidates: this.models,
       choose: (errorContext) => this.router(this.models, request, errorContext),
-      isFatal: (error) => abortSignal?.aborted === true || error instanceof RunLimitError || error instanceof RunCancelledError,
+      isFatal: (error) => endsRun(error, abortSignal),
       run: async function* (_key, model) {
         for await (const response of model.generateContentAsync(request, stream, abortSignal)) {
           yield response.model ? response : { ...response, model: model.model };

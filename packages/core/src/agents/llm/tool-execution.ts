@@ -1,6 +1,6 @@
 import type { FunctionCall, FunctionResponse, Part } from '../../events/content.js';
 import type { Event, InterruptInfo } from '../../events/event.js';
-import { InvalidStateKeyError, RunCancelledError, RunLimitError } from '../../errors.js';
+import { endsRun, RunCancelledError } from '../../errors.js';
 import { ToolInterrupt, ToolPaused, ToolRejected } from '../../interrupts/signals.js';
 import { firstResult, type OneOrMany } from '../../runner/plugin-manager.js';
 import { toFunctionResponse, type BaseTool } from '../../tools/base-tool.js';
@@ -114,7 +114,7 @@ async function callTool(
       if (error instanceof ToolRejected) {
         response = { error: `The user rejected this call of tool '${call.name}'; it did not run.`, ...(error.payload === undefined ? {} : { payload: error.payload }) };
       } else {
-        if (isFatal(error, ctx)) throw error;
+        if (endsRun(error, ctx.abortSignal)) throw error;
         const recovered = await plugins.run('onToolError', { tool, args, context: toolCtx, error });
         response = recovered !== undefined ? toFunctionResponse(recovered) : { error: errorMessage(error) };
       }
@@ -124,10 +124,6 @@ async function callTool(
   return { response: replaced !== undefined ? toFunctionResponse(replaced) : response };
 }
 
-/** Errors that end the run instead of going back to the model. */
-function isFatal(error: unknown, ctx: InvocationContext): boolean {
-  return ctx.abortSignal.aborted || error instanceof RunLimitError || error instanceof RunCancelledError || error instanceof InvalidStateKeyError;
-}
 
 function errorMessage(error: unknown): string {
   if (error instanceof Error) return error.message;
