@@ -1,11 +1,10 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Event } from '@troupe/core';
 import { SqliteSessionService } from '../src/index.js';
-import { useTempDb } from './helpers.js';
+import { startWorker, useTempDb } from './helpers.js';
 
 // SPEC §8: a process that died mid-run is resumed by another with runner.resume({ sessionId,
 // invocationId }) and completed steps are not repeated. The worker runs a five-step pipeline
@@ -13,7 +12,6 @@ import { useTempDb } from './helpers.js';
 // packages; the test kills it with SIGKILL in the middle and resumes in a new process.
 const tempDb = useTempDb();
 const worker = fileURLToPath(new URL('./fixtures/crash-worker.mjs', import.meta.url));
-const builtEntry = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 const key = { appName: 'crash', userId: 'u' };
 const STEPS = ['Fetch', 'Clean', 'Summarize', 'Review', 'Publish'];
 
@@ -23,29 +21,10 @@ interface Outcome {
   error: { name: string; message: string } | null;
 }
 
-function start(args: string[]): { child: ChildProcessWithoutNullStreams; done: Promise<Outcome>; printed: (line: string) => Promise<void> } {
-  if (!existsSync(builtEntry)) throw new Error(`The worker imports the built package, and ${builtEntry} is missing. Run npm run build first.`);
-  const child = spawn(process.execPath, [worker, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  const waiters: { line: string; resolve: () => void }[] = [];
-  child.stdout.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-    for (const w of waiters.splice(0)) {
-      if (out.split('\n').includes(w.line)) w.resolve();
-      else waiters.push(w);
-    }
-  });
-  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const done = new Promise<Outcome>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      if (code !== 0) return reject(new Error(`worker ended with ${signal ?? code}: ${err}`));
-      resolve(JSON.parse(out.trim().split('\n').at(-1)!) as Outcome);
-    });
-  });
-  return { child, done, printed: (line) => new Promise((resolve) => (out.split('\n').includes(line) ? resolve() : waiters.push({ line, resolve }))) };
-}
+const start = (args: string[]) => {
+  const proc = startWorker(worker, args);
+  return { ...proc, done: proc.result as Promise<Outcome> };
+};
 
 const logLines = (log: string): string[] => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
 const count = (lines: string[], name: string): number => lines.filter((l) => l === name).length;
@@ -130,7 +109,7 @@ describe('crash and resume in a new process (SQLite)', () => {
     for (const log of logs) writeFileSync(log, '');
     const workers = logs.map((log) => start(['run', path, sessionId, log, 'sync']));
     await Promise.all(workers.map((w) => w.printed('ready')));
-    for (const w of workers) w.child.stdin.write('go\n');
+    for (const w of workers) w.send('go\n');
     const outcomes = await Promise.all(workers.map((w) => w.done));
 
     const statuses = outcomes.map((o) => o.status).sort();

@@ -1,52 +1,17 @@
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { StaleSessionError, createEvent, textOf } from '@troupe/core';
 import { SqliteSessionService } from '../src/index.js';
-import { useTempDb } from './helpers.js';
+import { startWorker, useTempDb } from './helpers.js';
 
 const tempDb = useTempDb();
 const worker = fileURLToPath(new URL('./fixtures/append-worker.mjs', import.meta.url));
-const builtEntry = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 const key = { appName: 'app', userId: 'alice' };
 
-interface Child {
-  /** Resolves with the child's last stdout line, parsed; rejects when it exits non-zero. */
-  result: Promise<Record<string, unknown>>;
-  /** Resolves when the child printed `line`. */
-  printed: (line: string) => Promise<void>;
-  send: (text: string) => void;
-}
-
-function startChild(args: string[]): Child {
-  if (!existsSync(builtEntry)) throw new Error(`The child process imports the built package, and ${builtEntry} is missing. Run npm run build first.`);
-  const child = spawn(process.execPath, [worker, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  const waiters: { line: string; resolve: () => void }[] = [];
-  child.stdout.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-    for (const w of waiters.splice(0)) {
-      if (out.split('\n').includes(w.line)) w.resolve();
-      else waiters.push(w);
-    }
-  });
-  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const result = new Promise<Record<string, unknown>>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`child exited with ${code}: ${err}`));
-      const lines = out.trim().split('\n');
-      resolve(JSON.parse(lines.at(-1)!) as Record<string, unknown>);
-    });
-  });
-  return {
-    result,
-    printed: (line) => new Promise((resolve) => (out.split('\n').includes(line) ? resolve() : waiters.push({ line, resolve }))),
-    send: (text) => child.stdin.write(text),
-  };
-}
+const startChild = (args: string[]) => {
+  const proc = startWorker(worker, args);
+  return { ...proc, result: proc.result as Promise<Record<string, unknown>> };
+};
 
 describe('two processes on one SQLite file', () => {
   it('a copy read before another process appended is stale: the stale writer gets StaleSessionError and stores nothing', async () => {
