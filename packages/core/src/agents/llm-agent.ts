@@ -15,7 +15,7 @@ import type { InvocationContext } from './invocation-context.js';
 import { parseStructured, toolTurnOutput } from './llm/final-output.js';
 import type { IncludeContents } from './llm/history.js';
 import { callModel, type AfterModelCallback, type BeforeModelCallback } from './llm/model-call.js';
-import { buildRequest, type Instruction } from './llm/request-builder.js';
+import { buildRequest, type Instruction, type RequestSource } from './llm/request-builder.js';
 import { findLlmResumePoint } from './llm/resume-point.js';
 import { executeFunctionCalls, type AfterToolCallback, type BeforeToolCallback } from './llm/tool-execution.js';
 import { TransferTool, transferCapable, transferTargets, TRANSFER_TOOL_NAME } from './llm/transfer.js';
@@ -210,6 +210,15 @@ export class LlmAgent extends BaseAgent {
       }
     }
     const freshCtx = ctx.fresh();
+    const root = this.rootAgent;
+    const source: RequestSource = {
+      agent: this,
+      globalInstruction: root instanceof LlmAgent ? root.globalInstruction : undefined,
+      instruction: this.instruction,
+      includeContents: this.includeContents,
+      generateContentConfig: this.generateContentConfig,
+      outputSchema: this.outputSchema,
+    };
     let outputRetried = false;
     let correction: Content[] = [];
     for (;;) {
@@ -220,9 +229,7 @@ export class LlmAgent extends BaseAgent {
         pending = undefined;
       } else {
         ctx.throwIfAborted();
-        const root = this.rootAgent;
-        const globalInstruction = root instanceof LlmAgent ? root.globalInstruction : undefined;
-        const request = await buildRequest(freshCtx, { agent: this, globalInstruction, instruction: this.instruction, includeContents: this.includeContents, generateContentConfig: this.generateContentConfig, outputSchema: this.outputSchema }, model, tools, targets);
+        const request = await buildRequest(freshCtx, source, model, tools, targets);
         request.contents.push(...correction);
         correction = [];
         const call = callModel(freshCtx, model, request, this);
