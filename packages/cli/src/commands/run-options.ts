@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { CliUsageError } from '../errors.js';
+import { parseArgsErrorMessage } from '../parse-args-error.js';
 
 /** The options of `troupe run`, parsed and checked. */
 export interface RunOptions {
@@ -40,7 +41,7 @@ export function parseRunOptions(args: readonly string[]): RunOptions {
   try {
     parsed = parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new CliUsageError(`${parseErrorMessage(error)} Run 'troupe run --help' for the options.`);
+    throw new CliUsageError(`${parseArgsErrorMessage(error, 'troupe run', OPTIONS)} Run 'troupe run --help' for the options.`);
   }
   const { values, positionals } = parsed;
   const help = values.help ?? false;
@@ -72,17 +73,4 @@ export function parseRunOptions(args: readonly string[]): RunOptions {
     memory,
     help,
   };
-}
-
-/** Rewords node's parseArgs errors, which name the option but not this command. */
-function parseErrorMessage(error: unknown): string {
-  const code = (error as { code?: unknown }).code;
-  const message = error instanceof Error ? error.message : String(error);
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
-    const option = /'([^']+)'/.exec(message)?.[1] ?? message;
-    const known = Object.keys(OPTIONS).map((name) => `--${name}`).join(', ');
-    return `Unknown option '${option}' for 'troupe run' (it takes ${known}).`;
-  }
-  const oneLine = message.replace(/\s*\n\s*/g, ' ').trim();
-  return oneLine.endsWith('.') ? oneLine : `${oneLine}.`;
 }

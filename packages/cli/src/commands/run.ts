@@ -1,11 +1,10 @@
 import { type InterruptInfo, Runner, openInterrupts } from '@troupe/core';
 import { Conversation } from '../conversation.js';
-import { agentsUsingDefaultModel, chooseDefaultModel, offlineModelNotice } from '../default-model.js';
+import { loadAgentWithModel } from '../agent-with-model.js';
 import { jsonLinesSink, transcriptSink } from '../event-sinks.js';
 import { ExitCode, exitCodeFor } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
 import { createLineReader, type LineReader } from '../line-reader.js';
-import { isAgentDefinition, loadAgentModule, resolveAgentFile } from '../load-agent.js';
 import { outcomeMessage, type TurnOutcome } from '../run-turn.js';
 import { createSessionStore, openSession } from '../session-store.js';
 import { RUN_USAGE } from '../usage.js';
@@ -25,16 +24,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     io.stdout.write(RUN_USAGE);
     return ExitCode.ok;
   }
-  const file = await resolveAgentFile(options.target, io.cwd);
-  // A YAML/JSON definition gets the default model from the loader. A module is loaded first, as it
-  // may register the model providers that --model names.
-  const definitionModel = isAgentDefinition(file) ? chooseDefaultModel(options.model) : undefined;
-  const loaded = await loadAgentModule(file, { cwd: io.cwd, ...(definitionModel ? { model: definitionModel.model } : {}) });
-  const defaultModel = definitionModel ?? chooseDefaultModel(options.model);
-  if (defaultModel.offline) {
-    const users = agentsUsingDefaultModel(loaded.agent, defaultModel.model);
-    if (users.length > 0) io.stderr.write(`${offlineModelNotice(users)}\n`);
-  }
+  const { loaded, defaultModel } = await loadAgentWithModel(options.target, options.model, io);
   const store = createSessionStore({ cwd: io.cwd, db: options.db, memory: options.memory });
   const runner = new Runner({ appName: loaded.appName, agent: loaded.agent, sessionService: store.service, defaultModel: defaultModel.model });
   try {

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { isLoopback } from '@troupe/server';
 import { CliUsageError } from '../errors.js';
+import { parseArgsErrorMessage } from '../parse-args-error.js';
 
 /** `troupe api` serves the HTTP API; `troupe web` the API and the browser dev UI. */
 export type ServeMode = 'api' | 'web';
@@ -48,7 +49,7 @@ export function parseServeOptions(mode: ServeMode, args: readonly string[]): Ser
   try {
     parsed = parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new CliUsageError(`${parseErrorMessage(error, command)} Run '${command} --help' for the options.`);
+    throw new CliUsageError(`${parseArgsErrorMessage(error, command, OPTIONS)} Run '${command} --help' for the options.`);
   }
   const { values, positionals } = parsed;
   const defaults = { host: '127.0.0.1', port: DEFAULT_PORT, token: undefined, model: undefined, db: undefined, pg: undefined, memory: false };
@@ -104,17 +105,4 @@ Options:
 
 Stop the server with Ctrl-C: runs in flight get 10 seconds to finish, then are cancelled.
 `;
-}
-
-/** Rewords node's parseArgs errors, which name the option but not this command. */
-function parseErrorMessage(error: unknown, command: string): string {
-  const code = (error as { code?: unknown }).code;
-  const message = error instanceof Error ? error.message : String(error);
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
-    const option = /'([^']+)'/.exec(message)?.[1] ?? message;
-    const known = Object.keys(OPTIONS).map((name) => `--${name}`).join(', ');
-    return `Unknown option '${option}' for '${command}' (it takes ${known}).`;
-  }
-  const oneLine = message.replace(/\s*\n\s*/g, ' ').trim();
-  return oneLine.endsWith('.') ? oneLine : `${oneLine}.`;
 }
