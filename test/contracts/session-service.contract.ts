@@ -18,7 +18,7 @@
  * });
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StaleSessionError, createEvent, type Event, type EventInit, type Session, type SessionService } from '@troupe/core';
+import { LeaseLostError, SessionNotFoundError, StaleSessionError, createEvent, supportsLeases, type Event, type EventInit, type LeasingSessionService, type Session, type SessionService } from '@troupe/core';
 
 /** A service under test and how to dispose of it. Extra fields (a file path, a URL) reach `openSecond`. */
 export interface SessionServiceFixture {
@@ -35,6 +35,12 @@ export interface SessionServiceContractOptions<F extends SessionServiceFixture> 
    * "two service instances on the same storage" tests run.
    */
   openSecond?: (first: F) => Promise<SessionServiceFixture>;
+  /**
+   * Whether the store implements session leases (`leaseSession`, `renewLease`, `releaseLease`).
+   * The three Troupe stores do; a store that leaves them out passes `false`.
+   * @default true
+   */
+  leases?: boolean;
 }
 
 const USER = 'alice';
@@ -605,6 +611,118 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
       expectPrototypeClean();
     });
 
+
+
+    describe('text a store cannot hold as is', () => {
+      // NUL bytes and lone UTF-16 surrogates are valid in JavaScript strings; PostgreSQL's jsonb
+      // refuses both. Every store round-trips them the same way (SPEC §12).
+      const awkward = ['nul \u0000 inside', 'lone high \ud800 surrogate', 'lone low \udc00', 'pair \ud83c\udf89 ok', '\u0000'];
+
+      it('NUL bytes and lone surrogates in content, state, keys and output round-trip exactly', async () => {
+        const session = await service.createSession({ appName: APP, userId: USER, state: { initial: awkward[0], 'user:u': awkward[1] } });
+        const e = await append(session, {
+          content: { role: 'model', parts: awkward.map((t) => ({ text: t })) },
+          output: { list: awkward, 'key \u0000 with nul': awkward[2] },
+          actions: { stateDelta: { s: awkward[1], 'k\ud800': awkward[3], 'app:a': awkward[4] } },
+        });
+        const got = await mustGet(session.id);
+        expect(got.events[0]).toEqual(e);
+        expect(got.events[0]!.content!.parts).toEqual(awkward.map((t) => ({ text: t })));
+        expect(got.state).toEqual({ initial: awkward[0], 'user:u': awkward[1], s: awkward[1], 'k\ud800': awkward[3], 'app:a': awkward[4] });
+        const listed = (await service.listSessions({ appName: APP, userId: USER })).sessions.find((x) => x.id === session.id);
+        expect(listed?.state.s).toBe(awkward[1]);
+      });
+    });
+
+    if (options.leases !== false) {
+      describe('session leases', () => {
+        let leasing: LeasingSessionService;
+        const key = (session: Session) => ({ appName: APP, userId: USER, sessionId: session.id });
+
+        beforeEach(() => {
+          expect(supportsLeases(service), 'the store should implement leaseSession, renewLease and releaseLease').toBe(true);
+          leasing = service as LeasingSessionService;
+        });
+
+        it('one owner at a time: a second owner gets undefined until the lease is released, then a higher epoch', async () => {
+          const session = await service.createSession({ appName: APP, userId: USER });
+          const a = await leasing.leaseSession({ ...key(session), owner: 'a', ttlMs: 30_000 });
+          expect(a).toMatchObject({ ...key(session), owner: 'a' });
+          expect(a!.expiresAt).toBeGreaterThan(Date.now() + 20_000);
+          expect(await leasing.leaseSession({ ...key(session), owner: 'b', ttlMs: 30_000 })).toBeUndefined();
+          await leasing.releaseLease(a!);
+          const b = await leasing.leaseSession({ ...key(session), owner: 'b', ttlMs: 30_000 });
+          expect(b?.owner).toBe('b');
+          expect(b!.epoch).toBeGreaterThan(a!.epoch);
+        });
+
+        it('leases of different sessions are independent; leasing a missing session throws SessionNotFoundError', async () => {
+          const one = await service.createSession({ appName: APP, userId: USER });
+          const two = await service.createSession({ appName: APP, userId: USER });
+          expect(await leasing.leaseSession({ ...key(one), owner: 'a', ttlMs: 30_000 })).toBeDefined();
+          expect(await leasing.leaseSession({ ...key(two), owner: 'b', ttlMs: 30_000 })).toBeDefined();
+          await expect(leasing.leaseSession({ appName: APP, userId: USER, sessionId: uid('missing'), owner: 'a', ttlMs: 1000 })).rejects.toBeInstanceOf(SessionNotFoundError);
+        });
+
+        it('an expired lease is taken over by another owner with a higher epoch', async () => {
+          const session = await service.createSession({ appName: APP, userId: USER });
+          const a = await leasing.leaseSession({ ...key(session), owner: 'a', ttlMs: 50 });
+          await sleep(120);
+          const b = await leasing.leaseSession({ ...key(session), owner: 'b', ttlMs: 30_000 });
+          expect(b?.owner).toBe('b');
+          expect(b!.epoch).toBeGreaterThan(a!.epoch);
+        });
+
+        it('appending with a lease that was taken over fails with LeaseLostError and stores nothing', async () => {
+          const session = await service.createSession({ appName: APP, userId: USER, state: { n: 0 } });
+          const a = await leasing.leaseSession({ ...key(session), owner: 'a', ttlMs: 50 });
+          await service.appendEvent({ session, event: event({ content: text('by a'), actions: { stateDelta: { n: 1 } } }), lease: a });
+          await sleep(120);
+          const b = await leasing.leaseSession({ ...key(session), owner: 'b', ttlMs: 30_000 });
+          expect(b).toBeDefined();
+
+          const late = event({ content: text('late by a'), actions: { stateDelta: { n: 99 } } });
+          await expect(service.appendEvent({ session, event: late, lease: a })).rejects.toBeInstanceOf(LeaseLostError);
+          const got = await mustGet(session.id);
+          expect(got.events.map(textOfEvent)).toEqual(['by a']);
+          expect(got.state).toEqual({ n: 1 });
+
+          await service.appendEvent({ session: got, event: event({ content: text('by b') }), lease: b });
+          expect((await mustGet(session.id)).events.map(textOfEvent)).toEqual(['by a', 'by b']);
+        });
+
+        it('an expired lease nobody took over still appends and renews', async () => {
+          const session = await service.createSession({ appName: APP, userId: USER });
+          const a = await leasing.leaseSession({ ...key(session), owner: 'a', ttlMs: 50 });
+          await sleep(120);
+          await service.appendEvent({ session, event: event({ content: text('still a') }), lease: a });
+          const renewed = await leasing.renewLease(a!, 30_000);
+          expect(renewed.epoch).toBe(a!.epoch);
+          expect(renewed.expiresAt).toBeGreaterThan(Date.now() + 20_000);
+          expect(await leasing.leaseSession({ ...key(session), owner: 'b', ttlMs: 30_000 })).toBeUndefined();
+        });
+
+        it('renewing a lease that was taken over throws LeaseLostError; releasing it does not free the new owner', async () => {
+          const session = await service.createSession({ appName: APP, userId: USER });
+          const a = await leasing.leaseSession({ ...key(session), owner: 'a', ttlMs: 50 });
+          await sleep(120);
+          const b = await leasing.leaseSession({ ...key(session), owner: 'b', ttlMs: 30_000 });
+          await expect(leasing.renewLease(a!, 30_000)).rejects.toBeInstanceOf(LeaseLostError);
+          await leasing.releaseLease(a!);
+          expect(await leasing.leaseSession({ ...key(session), owner: 'c', ttlMs: 30_000 })).toBeUndefined();
+          await leasing.releaseLease(b!);
+          expect(await leasing.leaseSession({ ...key(session), owner: 'c', ttlMs: 30_000 })).toBeDefined();
+        });
+
+        it('appends without a lease are not affected by one (version checks still apply)', async () => {
+          const session = await service.createSession({ appName: APP, userId: USER });
+          await leasing.leaseSession({ ...key(session), owner: 'a', ttlMs: 30_000 });
+          await append(session, { content: text('plain') });
+          expect((await mustGet(session.id)).events.map(textOfEvent)).toEqual(['plain']);
+        });
+      });
+    }
+
     if (options.openSecond) {
       const openSecond = options.openSecond;
       describe('two service instances on the same storage', () => {
@@ -680,6 +798,23 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
           expect(b.state).toEqual({ 'user:lang': 'fr', 'app:flag': 1 });
           expect((await mustGet(a.id, USER, APP, other)).state).toEqual({ 'user:lang': 'fr', 'app:flag': 1 });
         });
+
+        if (options.leases !== false) {
+          it('a lease taken through one instance excludes owners on the other; a takeover there makes the appends of the first fail', async () => {
+            const session = await service.createSession({ appName: APP, userId: USER });
+            const k = { appName: APP, userId: USER, sessionId: session.id };
+            const here = service as LeasingSessionService;
+            const there = other as LeasingSessionService;
+            const a = await here.leaseSession({ ...k, owner: 'a', ttlMs: 100 });
+            expect(a).toBeDefined();
+            expect(await there.leaseSession({ ...k, owner: 'b', ttlMs: 30_000 })).toBeUndefined();
+            await sleep(200);
+            const b = await there.leaseSession({ ...k, owner: 'b', ttlMs: 30_000 });
+            expect(b).toBeDefined();
+            await expect(service.appendEvent({ session, event: event({ content: text('late') }), lease: a })).rejects.toBeInstanceOf(LeaseLostError);
+            expect((await mustGet(session.id, USER, APP, other)).events).toEqual([]);
+          });
+        }
       });
     }
   });

@@ -166,3 +166,41 @@ export class InvalidStateKeyError extends TroupeError {
 export function endsRun(error: unknown, signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true || error instanceof RunLimitError || error instanceof RunCancelledError || error instanceof InvalidStateKeyError;
 }
+
+/** A run was given an `invocationId` the session already holds. Nothing was stored. */
+export class InvocationExistsError extends TroupeError {
+  constructor(message: string) {
+    super('INVOCATION_EXISTS', message);
+  }
+}
+
+/**
+ * This process's lease on a session expired and another owner took it over: whatever this process
+ * was about to store is refused (nothing is stored), and its run ends.
+ */
+export class LeaseLostError extends TroupeError {
+  constructor(message: string) {
+    super('LEASE_LOST', message);
+  }
+}
+
+/**
+ * Abort reason for a graceful shutdown (a worker draining): the run stops at the next safe point
+ * without storing a terminal event, so another process can resume the invocation.
+ */
+export class RunDrainedError extends TroupeError {
+  constructor(message = 'The run was stopped because its process is shutting down; resume it with its invocationId.') {
+    super('RUN_DRAINED', message);
+  }
+}
+
+/**
+ * The session store could not do what was asked: its connection dropped, its file is read-only, its
+ * disk is full. The operation did not happen (nothing half-stored); it may succeed once the store is
+ * back. Servers answer it with 503.
+ */
+export class StorageError extends TroupeError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('STORAGE', message, options);
+  }
+}

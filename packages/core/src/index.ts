@@ -17,7 +17,8 @@ export {
   isFinalResponse,
   textOf,
 } from './events/event.js';
-export type { Session, SessionService, CreateSessionParams, GetSessionParams, SessionKey } from './sessions/session.js';
+export type { Session, SessionService, CreateSessionParams, GetSessionParams, SessionKey, AppendEventParams } from './sessions/session.js';
+export { supportsLeases, type SessionLease, type LeaseParams, type LeasingSessionService } from './sessions/session-lease.js';
 export { InMemorySessionService } from './sessions/in-memory-session-service.js';
 export { State } from './sessions/state.js';
 export { APP_PREFIX, USER_PREFIX, TEMP_PREFIX } from './sessions/state-keys.js';

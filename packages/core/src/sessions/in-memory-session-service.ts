@@ -1,10 +1,11 @@
 import type { Event } from '../events/event.js';
 import { cloneData } from '../utils/clone.js';
 import { updateLiveSession } from '../stores/live-session.js';
-import { missingSessionError, sessionExistsError, staleSessionError } from '../stores/store-errors.js';
+import { leaseLostError, missingLeaseSessionError, missingSessionError, sessionExistsError, staleSessionError } from '../stores/store-errors.js';
 import { copyEvent } from './event-copy.js';
 import { newId } from '../utils/ids.js';
-import type { CreateSessionParams, GetSessionParams, Session, SessionKey, SessionService } from './session.js';
+import type { AppendEventParams, CreateSessionParams, GetSessionParams, Session, SessionKey } from './session.js';
+import type { LeaseParams, LeasingSessionService, SessionLease } from './session-lease.js';
 import { APP_PREFIX, TEMP_PREFIX, USER_PREFIX, assertValidDelta, hasTempKeys, withoutTempKeys } from './state-keys.js';
 
 interface StoredSession {
@@ -18,6 +19,10 @@ interface StoredSession {
   eventIds: Set<string> | undefined;
   lastUpdateTime: number;
   version: number;
+  /** The lease: who holds it, its epoch (0: never leased) and until when (0: free). */
+  leaseOwner: string;
+  leaseEpoch: number;
+  leaseExpiresAt: number;
 }
 
 /**
@@ -25,7 +30,7 @@ interface StoredSession {
  * persistent store: it keeps its own copy of what is appended and hands out copies, so changing a
  * returned session or an appended event never changes what is stored.
  */
-export class InMemorySessionService implements SessionService {
+export class InMemorySessionService implements LeasingSessionService {
   // app → user → session id: no long composite key string kept per session.
   private readonly sessions = new Map<string, Map<string, Map<string, StoredSession>>>();
   private readonly appState = new Map<string, Record<string, unknown>>();
@@ -45,6 +50,9 @@ export class InMemorySessionService implements SessionService {
       eventIds: undefined,
       lastUpdateTime: Date.now(),
       version: 0,
+      leaseOwner: '',
+      leaseEpoch: 0,
+      leaseExpiresAt: 0,
     };
     if (params.state) {
       assertValidDelta(params.state);
@@ -84,12 +92,13 @@ export class InMemorySessionService implements SessionService {
     if (users!.size === 0) this.sessions.delete(params.appName);
   }
 
-  async appendEvent({ session, event }: { session: Session; event: Event }): Promise<Event> {
+  async appendEvent({ session, event, lease }: AppendEventParams): Promise<Event> {
     if (event.partial) return event;
     const stored = this.find(session.appName, session.userId, session.id);
     if (!stored) {
       throw missingSessionError(session);
     }
+    if (lease && lease.epoch !== stored.leaseEpoch) throw leaseLostError(lease, stored.leaseEpoch);
     if (hasEvent(stored, event.id)) {
       const existing = stored.events.find((e) => e.id === event.id);
       return existing ? copyEvent(existing) : event;
@@ -110,6 +119,29 @@ export class InMemorySessionService implements SessionService {
 
     updateLiveSession(session, delta, persisted, stored.version, stored.lastUpdateTime);
     return persisted;
+  }
+
+  async leaseSession(params: LeaseParams): Promise<SessionLease | undefined> {
+    const stored = this.find(params.appName, params.userId, params.sessionId);
+    if (!stored) throw missingLeaseSessionError(params);
+    const now = Date.now();
+    if (stored.leaseExpiresAt > now && stored.leaseOwner !== params.owner) return undefined;
+    stored.leaseOwner = params.owner;
+    stored.leaseEpoch += 1;
+    stored.leaseExpiresAt = now + params.ttlMs;
+    return leaseOf(stored);
+  }
+
+  async renewLease(lease: SessionLease, ttlMs: number): Promise<SessionLease> {
+    const stored = this.find(lease.appName, lease.userId, lease.sessionId);
+    if (!stored || stored.leaseEpoch !== lease.epoch) throw leaseLostError(lease, stored?.leaseEpoch);
+    stored.leaseExpiresAt = Date.now() + ttlMs;
+    return leaseOf(stored);
+  }
+
+  async releaseLease(lease: SessionLease): Promise<void> {
+    const stored = this.find(lease.appName, lease.userId, lease.sessionId);
+    if (stored?.leaseEpoch === lease.epoch) stored.leaseExpiresAt = 0;
   }
 
   private find(appName: string, userId: string, sessionId: string): StoredSession | undefined {
@@ -159,6 +191,10 @@ export class InMemorySessionService implements SessionService {
       version: stored.version,
     };
   }
+}
+
+function leaseOf(stored: StoredSession): SessionLease {
+  return { appName: stored.appName, userId: stored.userId, sessionId: stored.id, owner: stored.leaseOwner, epoch: stored.leaseEpoch, expiresAt: stored.leaseExpiresAt };
 }
 
 // Short sessions check ids by scanning (a handful of events); long ones get an index.

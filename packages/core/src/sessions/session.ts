@@ -1,4 +1,5 @@
 import type { Event } from '../events/event.js';
+import type { SessionLease } from './session-lease.js';
 
 /** A conversation: its state and the events that made it. */
 export interface Session {
@@ -31,6 +32,13 @@ export interface GetSessionParams {
   afterTimestamp?: number;
 }
 
+export interface AppendEventParams {
+  session: Session;
+  event: Event;
+  /** The writer's lease, when it holds one (see `LeasingSessionService`). */
+  lease?: SessionLease | undefined;
+}
+
 export interface SessionKey {
   appName: string;
   userId: string;
@@ -51,6 +59,13 @@ export interface SessionService {
    * Appends an event and applies its state delta atomically, then updates `session` in place
    * (events, state, version). Appending an event whose id is already stored returns the stored
    * event and changes nothing. Partial events are returned without being stored.
+   * With a `lease` (stores that implement leases): refused with `LeaseLostError`, storing nothing,
+   * when the session's lease has since passed to another owner.
    */
-  appendEvent(params: { session: Session; event: Event }): Promise<Event>;
+  appendEvent(params: AppendEventParams): Promise<Event>;
+  /**
+   * Optional: resolves when the store can serve requests, rejects (with a `StorageError` naming the
+   * problem) when it cannot. Servers report it on `/health`.
+   */
+  checkHealth?(): Promise<void>;
 }

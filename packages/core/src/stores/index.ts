@@ -10,4 +10,4 @@ export { encodeJson, checkValueFormat } from './value-codec.js';
 export { SchemaVersionError } from '../errors.js';
 export { copyEvent } from '../sessions/event-copy.js';
 export { updateLiveSession } from './live-session.js';
-export { missingSessionError, sessionExistsError, staleSessionError } from './store-errors.js';
+export { leaseLostError, missingLeaseSessionError, missingSessionError, sessionExistsError, staleSessionError } from './store-errors.js';

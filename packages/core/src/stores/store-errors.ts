@@ -1,4 +1,5 @@
-import { ConfigurationError, SessionNotFoundError, StaleSessionError } from '../errors.js';
+import { ConfigurationError, LeaseLostError, SessionNotFoundError, StaleSessionError } from '../errors.js';
+import type { SessionLease } from '../sessions/session-lease.js';
 import type { Session } from '../sessions/session.js';
 
 /** The errors every session store raises the same way, so their messages match across stores. */
@@ -19,4 +20,17 @@ export function missingSessionError(session: Session): SessionNotFoundError {
 export function staleSessionError(session: Session, storedVersion?: number): StaleSessionError {
   const stored = storedVersion === undefined ? 'the store has moved on' : `the store at ${storedVersion}`;
   return new StaleSessionError(`Session '${session.id}' was changed by someone else: this copy is at version ${session.version}, ${stored}. Reload it with getSession and retry.`);
+}
+
+/** A write (append or renewal) by a lease holder whose lease another owner has taken over since. */
+export function leaseLostError(lease: SessionLease, currentEpoch: number | undefined): LeaseLostError {
+  const now = currentEpoch === undefined ? 'it is no longer held' : `it is now at epoch ${currentEpoch}`;
+  return new LeaseLostError(
+    `Lease of session '${lease.sessionId}' (app '${lease.appName}', user '${lease.userId}') held by '${lease.owner}' at epoch ${lease.epoch} was taken over (${now}); nothing was stored. Another process continues this session; reload it before writing again.`,
+  );
+}
+
+/** leaseSession on a session that is not stored. */
+export function missingLeaseSessionError(key: { appName: string; userId: string; sessionId: string }): SessionNotFoundError {
+  return new SessionNotFoundError(`Cannot lease session '${key.sessionId}' (app '${key.appName}', user '${key.userId}'): it does not exist. Create it with createSession first.`);
 }
