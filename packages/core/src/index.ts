@@ -52,7 +52,7 @@ export { isSessionBusy } from './runner/session-lock.js';
 export { InterruptResponseError, openInterrupts } from './interrupts/open-interrupts.js';
 export type { RunConfig } from './runner/run-config.js';
 export type { RunResult, RunStatus, UsageTotals } from './runner/run-result.js';
-export { BasePlugin } from './runner/base-plugin.js';
+export { BasePlugin, type AgentOutcome } from './runner/base-plugin.js';
 export type { Schema, JsonSchema, Infer } from './utils/schema.js';
 export { withRetry, type RetryOptions } from './models/retry.js';
 export { loadAgent, AgentDefinitionError, type LoadAgentOptions } from './definitions/load-agent.js';

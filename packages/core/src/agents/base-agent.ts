@@ -2,9 +2,10 @@ import type { Content } from '../events/content.js';
 import { contentText } from '../events/content.js';
 import type { Event, EventInit } from '../events/event.js';
 import { createEvent } from '../events/event.js';
-import { AgentTreeError } from '../errors.js';
+import { AgentTreeError, RunCancelledError } from '../errors.js';
 import type { Schema } from '../utils/schema.js';
 import { firstResult, type OneOrMany } from '../runner/plugin-manager.js';
+import type { AgentOutcome } from '../runner/base-plugin.js';
 import { assertValidAgentName } from './agent-names.js';
 import { CallbackContext } from './callback-context.js';
 import type { InvocationContext } from './invocation-context.js';
@@ -132,16 +133,26 @@ export abstract class BaseAgent {
     return { role: 'user', parts: [{ text: inputToText(input) }] };
   }
 
-  /** Runs the agent with callbacks and plugins, yielding its events. */
+  /**
+   * Runs the agent with callbacks and plugins, yielding its events. Nothing starts once the run is
+   * cancelled: the signal is checked before the agent begins.
+   */
   async *runAsync(parentContext: InvocationContext): AsyncGenerator<Event, void, undefined> {
+    parentContext.throwIfAborted();
     const ctx = parentContext.forAgent(this);
+    // How the agent ended, for plugins' afterAgent; stays undefined if the consumer stopped pulling.
+    let outcome: AgentOutcome | undefined;
+    let failure: unknown;
     try {
       // A resumed agent already passed its before-callbacks when it first started.
       if (ctx.resumeFrom === undefined) {
         const before = await this.callBeforeAgent(ctx);
         if (before) {
           yield before.event;
-          if (before.skip) return;
+          if (before.skip) {
+            outcome = 'completed';
+            return;
+          }
         }
       }
       let paused = false;
@@ -152,12 +163,23 @@ export abstract class BaseAgent {
         yield event;
       }
       // A paused agent has not finished: its after-callbacks run when it does, after resume.
-      if (paused) return;
+      if (paused) {
+        outcome = 'interrupted';
+        return;
+      }
+      outcome = 'completed';
       const after = await this.callAfterAgent(ctx);
       if (after) yield after;
     } catch (error) {
       recordFailingAgent(error, ctx.path);
+      outcome = ctx.abortSignal.aborted || error instanceof RunCancelledError ? 'cancelled' : 'failed';
+      failure = error;
       throw error;
+    } finally {
+      // Completed agents told plugins in callAfterAgent; the other endings are reported here.
+      if (outcome !== 'completed' && ctx.shared.plugins.has('afterAgent')) {
+        await this.reportEnd(ctx, outcome ?? 'cancelled', failure);
+      }
     }
   }
 
@@ -199,12 +221,24 @@ export abstract class BaseAgent {
     const plugins = ctx.shared.plugins;
     if (!this.afterAgentCallback && !plugins.has('afterAgent')) return undefined;
     const cb = new CallbackContext(ctx);
-    const content = (await plugins.run('afterAgent', { agent: this, context: cb })) ?? (await firstResult(this.afterAgentCallback, cb));
+    const content = (await plugins.run('afterAgent', { agent: this, context: cb, outcome: 'completed' })) ?? (await firstResult(this.afterAgentCallback, cb));
     if (!content && !cb.hasEffects()) return undefined;
     const event = this.createEvent(ctx, content ? { content: { role: 'model', parts: content.parts } } : {});
     cb.applyTo(event.actions);
     if (content) this.onCallbackAnswer(event, ctx);
     return event;
+  }
+
+  /** Tells plugins an agent ended without completing; what they return is ignored (nothing can follow). */
+  private async reportEnd(ctx: InvocationContext, outcome: Exclude<AgentOutcome, 'completed'>, error: unknown): Promise<void> {
+    const params = { agent: this, context: new CallbackContext(ctx), outcome, ...(error === undefined ? {} : { error }) };
+    for (const plugin of ctx.shared.plugins.plugins) {
+      try {
+        await plugin.afterAgent?.(params);
+      } catch {
+        // The agent's own ending (its error, the pause or the cancellation) is what the run reports.
+      }
+    }
   }
 }
 

@@ -43,6 +43,11 @@ export class CallbackContext {
     return this.invocationContext.abortSignal;
   }
 
+  /** Throws the run's abort reason once it is cancelled: call it between steps of long work. */
+  throwIfAborted(): void {
+    this.invocationContext.throwIfAborted();
+  }
+
   /** Merges the recorded state delta and actions into an event's actions. */
   applyTo(actions: EventActions): void {
     if (this.state.hasDelta()) Object.assign(actions.stateDelta, this.state.delta);

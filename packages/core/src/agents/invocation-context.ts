@@ -14,8 +14,8 @@ export interface InvocationShared {
   readonly plugins: PluginManager;
   readonly rootAgent: BaseAgent;
   readonly defaultModel: BaseLlm | string | undefined;
-  /** Names of ParallelAgents whose branches are visible to the agents after them (fan-in). */
-  readonly parallelAgentNames: Set<string>;
+  /** Names of the runner tree's ParallelAgents, whose branches the agents after them see (fan-in). */
+  readonly fanIn: ReadonlySet<string>;
   llmCalls: number;
   transfers: number;
   /** Token totals of the run so far (checked against runConfig.maxTokens). */
@@ -34,6 +34,8 @@ export interface HistoryScope {
   readonly events: Event[];
   /** Values `{key}` in an instruction resolves from before state (a TeamAgent skill's input). */
   readonly templateInput?: Record<string, unknown>;
+  /** Fan-in agent names of the called agent's own tree (see `fanInAgentsOf`). */
+  readonly fanIn: ReadonlySet<string>;
 }
 
 /** Tracks escalation for the nearest enclosing LoopAgent. */

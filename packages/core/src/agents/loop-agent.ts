@@ -66,6 +66,7 @@ export class LoopAgent extends BaseAgent {
     }
     while (!scope.escalated && (this.maxIterations === undefined || iteration < this.maxIterations)) {
       for (let i = start; i < children.length && !scope.escalated; i++) {
+        ctx.throwIfAborted();
         const child = children[i]!;
         let paused = false;
         const childCtx = resumeCtx && i === start ? resumeCtx : loopCtx;

@@ -34,6 +34,7 @@ export class SequentialAgent extends BaseAgent {
     }
     const freshCtx = ctx.fresh();
     for (let i = start; i < children.length; i++) {
+      ctx.throwIfAborted();
       const child = children[i]!;
       let paused = false;
       for await (const event of child.runAsync(i === start && resumeCtx ? resumeCtx : freshCtx)) {

@@ -8,6 +8,9 @@ import type { BaseTool } from '../tools/base-tool.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import type { RunResult } from './run-result.js';
 
+/** How an agent ended: finished, threw, stopped by cancellation, or paused for a human. */
+export type AgentOutcome = 'completed' | 'failed' | 'cancelled' | 'interrupted';
+
 type Maybe<T> = T | undefined | void | Promise<T | undefined | void>;
 
 /**
@@ -33,8 +36,12 @@ export abstract class BasePlugin {
   onEvent?(params: { context: InvocationContext; event: Event }): Maybe<Event>;
   /** Before an agent runs; returning content skips the agent and emits that content. */
   beforeAgent?(params: { agent: BaseAgent; context: CallbackContext }): Maybe<Content>;
-  /** After an agent ran; returning content appends it as the agent's final event. */
-  afterAgent?(params: { agent: BaseAgent; context: CallbackContext }): Maybe<Content>;
+  /**
+   * After an agent ended, however it ended (`outcome`; `error` when it failed or was cancelled by
+   * one). For a completed agent, returning content appends it as the agent's final event; for the
+   * other outcomes the return value is ignored.
+   */
+  afterAgent?(params: { agent: BaseAgent; context: CallbackContext; outcome: AgentOutcome; error?: unknown }): Maybe<Content>;
   /** Before a model call; returning a response skips the model. */
   beforeModel?(params: { context: CallbackContext; request: LlmRequest }): Maybe<LlmResponse>;
   /** After a model call; returning a response replaces it. */

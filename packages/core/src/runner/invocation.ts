@@ -1,14 +1,16 @@
 import type { BaseAgent } from '../agents/base-agent.js';
 import { failingAgentPath } from '../agents/base-agent.js';
 import { InvocationContext, type InvocationShared } from '../agents/invocation-context.js';
+import { fanInAgentsOf } from '../agents/llm/branch-visibility.js';
 import type { Content } from '../events/content.js';
 import { createEvent, type Event, type InterruptInfo } from '../events/event.js';
-import { RunCancelledError, RunLimitError, TroupeError } from '../errors.js';
+import { LeaseLostError, RunCancelledError, RunDrainedError, RunLimitError, TroupeError } from '../errors.js';
 import type { BaseLlm } from '../models/base-llm.js';
 import type { Session, SessionService } from '../sessions/session.js';
 import { TEMP_PREFIX } from '../sessions/state-keys.js';
 import { linkedAbortController } from '../utils/abort.js';
 import type { PluginManager } from './plugin-manager.js';
+import type { SessionClaim } from './session-claim.js';
 import type { ResolvedRunConfig } from './run-config.js';
 import { addUsage, emptyUsage, type RunResult, type RunStatus } from './run-result.js';
 
@@ -22,8 +24,6 @@ export interface InvocationSetup {
   /** The agent that answers: the root, the agent of an earlier transfer, or the one being resumed. */
   agent: BaseAgent;
   defaultModel: BaseLlm | string | undefined;
-  /** The runner's fan-in agent names; AgentTools and team skills add theirs (names only accumulate). */
-  fanInAgents: Set<string>;
   runConfig: ResolvedRunConfig;
   abortSignal: AbortSignal | undefined;
   userContent: Content | undefined;
@@ -33,8 +33,8 @@ export interface InvocationSetup {
   /** On resume: where this invocation's events start in the session. */
   resumeFrom: number | undefined;
   answers: ReadonlyMap<string, unknown>;
-  /** Releases the session lock. */
-  release: () => void;
+  /** The run's hold on its session (lock and lease), released when the run ends. */
+  claim: SessionClaim;
 }
 
 /**
@@ -57,7 +57,7 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
     plugins,
     rootAgent: setup.rootAgent,
     defaultModel: setup.defaultModel,
-    parallelAgentNames: setup.fanInAgents,
+    fanIn: fanInAgentsOf(setup.rootAgent),
     llmCalls: 0,
     transfers: 0,
     usage: emptyUsage(),
@@ -81,32 +81,44 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
   const events: Event[] = [];
   const interrupts = new Map<string, InterruptInfo>();
   const usage = shared.usage;
+  const signal = controller.signal;
+  const { claim } = setup;
+  // A session taken over by another process: stop, since nothing this run writes would be stored.
+  const stopKeepAlive = claim.keepAlive((lost) => controller.abort(lost));
   let output: unknown;
   let status: RunStatus = 'completed';
   let failure: Error | undefined;
   let finished = false;
+  const tree = setup.agent.runAsync(ctx);
   try {
-    if (setup.opening) await sessionService.appendEvent({ session, event: setup.opening });
+    if (setup.opening) await sessionService.appendEvent({ session, event: setup.opening, lease: claim.lease });
     await plugins.run('beforeRun', { context: ctx });
-    for await (let event of setup.agent.runAsync(ctx)) {
+    for (;;) {
+      const step = await nextUnlessAborted(tree, signal);
+      if (step.done) break;
+      let event = step.value;
       if (plugins.has('onEvent')) event = (await plugins.run('onEvent', { context: ctx, event })) ?? event;
       if (event.partial) {
         yield event;
         continue;
       }
-      const stored = await sessionService.appendEvent({ session, event });
+      const stored = await sessionService.appendEvent({ session, event, lease: claim.lease });
       events.push(stored);
       if (stored.usage) addUsage(usage, stored.author, stored.usage);
       if (stored.output !== undefined) output = stored.output;
       if (stored.interrupt) interrupts.set(stored.interrupt.id, stored.interrupt);
       yield stored;
       if (shared.endInvocation) break;
+      // After every stored event: a cancelled run starts nothing more.
+      if (signal.aborted) throw signal.reason;
     }
     finished = true;
   } catch (caught) {
-    const error = classify(caught, setup.abortSignal);
-    status = error instanceof RunLimitError ? 'limit' : error instanceof RunCancelledError ? 'cancelled' : 'failed';
+    const error = classify(caught, setup.abortSignal, signal);
+    status = error instanceof RunLimitError ? 'limit' : error instanceof RunCancelledError || error instanceof RunDrainedError ? 'cancelled' : 'failed';
     failure = error;
+    // A drained run (its process shutting down) stores no ending, so another process resumes it.
+    if (error instanceof RunDrainedError) throw error;
     const path = failingAgentPath(caught);
     let errorEvent = createEvent({
       invocationId: setup.invocationId,
@@ -117,7 +129,7 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
     });
     try {
       if (plugins.has('onEvent')) errorEvent = (await plugins.run('onEvent', { context: ctx, event: errorEvent })) ?? errorEvent;
-      events.push(await sessionService.appendEvent({ session, event: errorEvent }));
+      events.push(await sessionService.appendEvent({ session, event: errorEvent, lease: claim.lease }));
     } catch {
       // The store (or a plugin) refused the error record; the error thrown below still reports the failure.
     }
@@ -125,11 +137,15 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
     throw error;
   } finally {
     if (timer) clearTimeout(timer);
+    stopKeepAlive();
     // After a normal end nothing is running; otherwise stop whatever still is.
-    if (!finished && !controller.signal.aborted) controller.abort(RUN_ENDED);
+    if (!finished && !signal.aborted) controller.abort(RUN_ENDED);
     controller.dispose();
+    // A step still in flight (work that ignores the signal) is not waited for: its events are never
+    // stored, and the session is free now.
+    if (!finished) tree.return(undefined).catch(() => undefined);
     for (const key of Object.keys(session.state)) if (key.startsWith(TEMP_PREFIX)) delete session.state[key];
-    setup.release();
+    await claim.release();
     // A consumer that stopped iterating early abandoned the run.
     if (!finished && !failure) status = 'cancelled';
     if (status === 'completed' && interrupts.size > 0) status = 'interrupted';
@@ -142,11 +158,31 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
   return sink.result;
 }
 
+/**
+ * The tree's next event, or the abort reason as soon as the run is cancelled, even while a step
+ * that ignores the signal is still busy.
+ */
+function nextUnlessAborted(tree: AsyncGenerator<Event, void, undefined>, signal: AbortSignal): Promise<IteratorResult<Event, void>> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  const next = tree.next();
+  let onAbort!: () => void;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  // The losing side must not surface later as an unhandled rejection.
+  next.catch(() => undefined);
+  return Promise.race([next, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
+}
+
 // One shared reason (an Error captures a stack when made): it only reaches work still running after the run ended.
 const RUN_ENDED = new RunCancelledError('The run ended.');
 
-function classify(error: unknown, userSignal: AbortSignal | undefined): Error {
-  if (error instanceof RunLimitError || error instanceof RunCancelledError) return error;
+function classify(error: unknown, userSignal: AbortSignal | undefined, runSignal: AbortSignal): Error {
+  if (error instanceof RunLimitError || error instanceof RunCancelledError || error instanceof RunDrainedError || error instanceof LeaseLostError) return error;
+  // Whatever a cancelled step threw (an AbortError, a tool's own error), the run was cancelled.
+  const reason: unknown = runSignal.aborted ? runSignal.reason : undefined;
+  if (reason instanceof RunDrainedError || reason instanceof LeaseLostError || reason instanceof RunLimitError) return reason;
   if (userSignal?.aborted) return new RunCancelledError(undefined, { cause: error });
   if (error instanceof Error) return error;
   return new TroupeError('ERROR', `The run failed with a non-Error value: ${String(error)}`, { cause: error });

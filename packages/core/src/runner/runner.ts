@@ -2,12 +2,11 @@ import type { BaseAgent } from '../agents/base-agent.js';
 import { LlmAgent } from '../agents/llm-agent.js';
 import { AgentTool } from '../tools/agent-tool.js';
 import type { BaseToolset } from '../tools/base-toolset.js';
-import { collectFanInAgents } from '../agents/llm/branch-visibility.js';
 import { findAgentToRun } from '../agents/llm/transfer.js';
 import { inputFromContent } from '../agents/structured-input.js';
 import { userContent as toUserContent, type Content } from '../events/content.js';
 import { createEvent, type Event } from '../events/event.js';
-import { ConfigurationError, InputValidationError, PendingInterruptError, SessionNotFoundError } from '../errors.js';
+import { ConfigurationError, InputValidationError, InvocationExistsError, PendingInterruptError, SessionNotFoundError } from '../errors.js';
 import { answersOf, checkResponses, openInterrupts } from '../interrupts/open-interrupts.js';
 import type { BaseLlm } from '../models/base-llm.js';
 import { resolveModel } from '../models/registry.js';
@@ -21,7 +20,7 @@ import { runInvocation, type InvocationSetup } from './invocation.js';
 import { PluginManager } from './plugin-manager.js';
 import { resolveRunConfig, type RunConfig } from './run-config.js';
 import type { RunResult } from './run-result.js';
-import { acquireSession } from './session-lock.js';
+import { claimSession, type SessionClaim } from './session-claim.js';
 
 /** Options of {@link Runner}. */
 export interface RunnerOptions {
@@ -34,6 +33,13 @@ export interface RunnerOptions {
   defaultModel?: BaseLlm | string;
   /** Create the session on first use instead of failing with `SessionNotFoundError`. @default false */
   autoCreateSession?: boolean;
+  /**
+   * With a store that leases sessions: how long a run's lease holds without renewal (it is renewed
+   * every third of this while the run goes on). After a crash, another process can resume the
+   * session once this much time has passed.
+   * @default 30000
+   */
+  leaseTtlMs?: number;
 }
 
 /** What one user turn is made of. */
@@ -47,7 +53,19 @@ export interface RunParams {
   /** State written together with the user's message. */
   stateDelta?: Record<string, unknown>;
   runConfig?: RunConfig;
+  /**
+   * Stops the run: nothing new starts, the run ends with status `'cancelled'` and one stored
+   * `CANCELLED` event. Abort with a `RunDrainedError` to stop without a terminal event, so that
+   * another process can resume the invocation.
+   */
   abortSignal?: AbortSignal;
+  /**
+   * The invocation's id, chosen by the caller (1–128 characters of `A-Za-z0-9._:-`), e.g. a job id,
+   * so a retried job finds its invocation. A session that already holds it rejects the run with
+   * `InvocationExistsError`; continue it with `resume({ invocationId })`.
+   * @default a generated id
+   */
+  invocationId?: string;
 }
 
 /** What continuing a paused (or crashed) invocation needs. */
@@ -80,7 +98,7 @@ export class Runner {
   private readonly pluginManager: PluginManager;
   private defaultModel: BaseLlm | string | undefined;
   private readonly autoCreateSession: boolean;
-  private readonly fanInAgents: Set<string>;
+  private readonly leaseTtlMs: number;
 
   constructor(options: RunnerOptions) {
     if (typeof options?.appName !== 'string' || options.appName.length === 0) {
@@ -99,7 +117,11 @@ export class Runner {
     this.pluginManager = new PluginManager(this.plugins);
     this.defaultModel = options.defaultModel;
     this.autoCreateSession = options.autoCreateSession ?? false;
-    this.fanInAgents = collectFanInAgents(options.agent, new Set());
+    const ttl = options.leaseTtlMs ?? 30_000;
+    if (!Number.isInteger(ttl) || ttl < 10) {
+      throw new ConfigurationError(`Runner for app '${options.appName}' has leaseTtlMs ${JSON.stringify(options.leaseTtlMs)}; use a whole number of milliseconds of at least 10 (default 30000).`);
+    }
+    this.leaseTtlMs = ttl;
   }
 
   /**
@@ -160,62 +182,76 @@ export class Runner {
     if (params.newMessage === undefined && params.input === undefined) {
       throw new ConfigurationError(`run needs a newMessage (string or Content) or an input object for session '${sessionId}'.`);
     }
+    if (params.invocationId !== undefined) checkInvocationId(params.invocationId);
     if (params.stateDelta) assertValidDelta(params.stateDelta);
     const runConfig = resolveRunConfig(params.runConfig);
-    const session = await this.loadSession(userId, sessionId);
-    const pending = openInterrupts(session.events);
-    if (pending.length > 0 && !runConfig.abandonInterrupts) {
-      throw new PendingInterruptError(
-        `Session '${sessionId}' has ${pending.length} unanswered interrupt(s) (${pending.map((i) => i.id).join(', ')}). Answer them with runner.resume({ responses }), or pass runConfig.abandonInterrupts to start a new turn anyway.`,
-        pending.map((i) => i.id),
-      );
+    const { session, claim } = await this.claim(userId, sessionId);
+    try {
+      const pending = openInterrupts(session.events);
+      if (pending.length > 0 && !runConfig.abandonInterrupts) {
+        throw new PendingInterruptError(
+          `Session '${sessionId}' has ${pending.length} unanswered interrupt(s) (${pending.map((i) => i.id).join(', ')}). Answer them with runner.resume({ responses }), or pass runConfig.abandonInterrupts to start a new turn anyway.`,
+          pending.map((i) => i.id),
+        );
+      }
+      const invocationId = params.invocationId ?? flat(`e-${newId()}`);
+      if (params.invocationId !== undefined && session.events.some((e) => e.invocationId === invocationId)) {
+        throw new InvocationExistsError(
+          `Session '${sessionId}' already holds invocation '${invocationId}'; nothing was stored. Continue it with runner.resume({ userId, sessionId, invocationId: '${invocationId}' }), or choose a new invocationId.`,
+        );
+      }
+      const agent = runConfig.restartFromRoot ? this.agent : findAgentToRun(this.agent, session.events);
+      const input = await this.structuredInput(agent, params);
+      const content = params.newMessage !== undefined ? toUserContent(params.newMessage) : agent.inputMessage(input);
+      const agentState: Record<string, unknown> = {};
+      // What a resume in another process needs to restart this invocation the same way.
+      if (agent !== this.agent) agentState.startAgent = agent.name;
+      if (params.input !== undefined) agentState.input = input;
+      const opening = createEvent({
+        invocationId,
+        author: 'user',
+        content,
+        actions: { stateDelta: { ...params.stateDelta }, ...(Object.keys(agentState).length ? { agentState } : {}) },
+      });
+      return { ...this.common(session, runConfig, params.abortSignal, claim), invocationId, agent, userContent: content, input, opening, resumeFrom: undefined, answers: new Map() };
+    } catch (error) {
+      await claim.release();
+      throw error;
     }
-    const agent = runConfig.restartFromRoot ? this.agent : findAgentToRun(this.agent, session.events);
-    const input = await this.structuredInput(agent, params);
-    const content = params.newMessage !== undefined ? toUserContent(params.newMessage) : agent.inputMessage(input);
-    const invocationId = flat(`e-${newId()}`);
-    const agentState: Record<string, unknown> = {};
-    // What a resume in another process needs to restart this invocation the same way.
-    if (agent !== this.agent) agentState.startAgent = agent.name;
-    if (params.input !== undefined) agentState.input = input;
-    const opening = createEvent({
-      invocationId,
-      author: 'user',
-      content,
-      actions: { stateDelta: { ...params.stateDelta }, ...(Object.keys(agentState).length ? { agentState } : {}) },
-    });
-    const release = acquireSession(this.sessionService, this.appName, userId, sessionId);
-    return { ...this.common(session, runConfig, params.abortSignal, release), invocationId, agent, userContent: content, input, opening, resumeFrom: undefined, answers: new Map() };
   }
 
   private async prepareResume(params: ResumeParams): Promise<InvocationSetup> {
     const { userId, sessionId } = checkIds(params);
     const runConfig = resolveRunConfig(params.runConfig);
-    const session = await this.loadSession(userId, sessionId);
-    const events = session.events;
-    const invocationId = params.invocationId ?? (openInterrupts(events).length > 0 ? events[events.length - 1]!.invocationId : undefined);
-    if (!invocationId) {
-      throw new ConfigurationError(`Session '${sessionId}' has no open interrupts to answer. To continue a run that stopped (e.g. its process died), pass its invocationId.`);
+    const { session, claim } = await this.claim(userId, sessionId);
+    try {
+      const events = session.events;
+      const invocationId = params.invocationId ?? (openInterrupts(events).length > 0 ? events[events.length - 1]!.invocationId : undefined);
+      if (!invocationId) {
+        throw new ConfigurationError(`Session '${sessionId}' has no open interrupts to answer. To continue a run that stopped (e.g. its process died), pass its invocationId.`);
+      }
+      const start = events.findIndex((e) => e.invocationId === invocationId && e.author === 'user' && e.content !== undefined);
+      if (start < 0) throw new ConfigurationError(`Invocation '${invocationId}' is not in session '${sessionId}'. Use an invocationId from that session's events.`);
+      if (events.slice(start + 1).some((e) => e.invocationId !== invocationId)) {
+        throw new ConfigurationError(`Invocation '${invocationId}' of session '${sessionId}' was followed by newer turns and can no longer be resumed.`);
+      }
+      const earlier = answersOf(events, invocationId);
+      const checked = await checkResponses(openInterrupts(events, invocationId), earlier, params.responses ?? {});
+      const answers = new Map([...earlier, ...Object.entries(checked)]);
+      const userEvent = events[start]!;
+      const recorded = userEvent.actions.agentState ?? {};
+      const agent = typeof recorded.startAgent === 'string' ? this.agent.findAgent(recorded.startAgent) : this.agent;
+      if (!agent) throw new ConfigurationError(`Invocation '${invocationId}' started at agent '${String(recorded.startAgent)}', which is no longer in the tree of '${this.agent.name}'.`);
+      const input = (recorded.input as Record<string, unknown> | undefined) ?? inputFromContent(userEvent.content);
+      const opening = Object.keys(checked).length ? createEvent({ invocationId, author: 'user', actions: { agentState: { resume: { responses: checked } } } }) : undefined;
+      return { ...this.common(session, runConfig, params.abortSignal, claim), invocationId, agent, userContent: userEvent.content, input, opening, resumeFrom: start + 1, answers };
+    } catch (error) {
+      await claim.release();
+      throw error;
     }
-    const start = events.findIndex((e) => e.invocationId === invocationId && e.author === 'user' && e.content !== undefined);
-    if (start < 0) throw new ConfigurationError(`Invocation '${invocationId}' is not in session '${sessionId}'. Use an invocationId from that session's events.`);
-    if (events.slice(start + 1).some((e) => e.invocationId !== invocationId)) {
-      throw new ConfigurationError(`Invocation '${invocationId}' of session '${sessionId}' was followed by newer turns and can no longer be resumed.`);
-    }
-    const earlier = answersOf(events, invocationId);
-    const checked = await checkResponses(openInterrupts(events, invocationId), earlier, params.responses ?? {});
-    const answers = new Map([...earlier, ...Object.entries(checked)]);
-    const userEvent = events[start]!;
-    const recorded = userEvent.actions.agentState ?? {};
-    const agent = typeof recorded.startAgent === 'string' ? this.agent.findAgent(recorded.startAgent) : this.agent;
-    if (!agent) throw new ConfigurationError(`Invocation '${invocationId}' started at agent '${String(recorded.startAgent)}', which is no longer in the tree of '${this.agent.name}'.`);
-    const input = (recorded.input as Record<string, unknown> | undefined) ?? inputFromContent(userEvent.content);
-    const opening = Object.keys(checked).length ? createEvent({ invocationId, author: 'user', actions: { agentState: { resume: { responses: checked } } } }) : undefined;
-    const release = acquireSession(this.sessionService, this.appName, userId, sessionId);
-    return { ...this.common(session, runConfig, params.abortSignal, release), invocationId, agent, userContent: userEvent.content, input, opening, resumeFrom: start + 1, answers };
   }
 
-  private common(session: Session, runConfig: ReturnType<typeof resolveRunConfig>, abortSignal: AbortSignal | undefined, release: () => void) {
+  private common(session: Session, runConfig: ReturnType<typeof resolveRunConfig>, abortSignal: AbortSignal | undefined, claim: SessionClaim) {
     // Resolved on first use (not in the constructor) so providers may register after the runner is made.
     if (typeof this.defaultModel === 'string') this.defaultModel = resolveModel(this.defaultModel);
     return {
@@ -224,16 +260,36 @@ export class Runner {
       plugins: this.pluginManager,
       rootAgent: this.agent,
       defaultModel: this.defaultModel,
-      fanInAgents: this.fanInAgents,
       runConfig,
       abortSignal,
-      release,
+      claim,
     };
   }
 
-  private async loadSession(userId: string, sessionId: string): Promise<Session> {
-    const session = await this.sessionService.getSession({ appName: this.appName, userId, sessionId });
-    if (session) return session;
+  /**
+   * Claims the session (this process's lock, and the store's lease where it has leases) and then
+   * reads it, so what the run starts from is what no one else can change until it ends.
+   */
+  private async claim(userId: string, sessionId: string): Promise<{ session: Session; claim: SessionClaim }> {
+    const key = { appName: this.appName, userId, sessionId };
+    let claim: SessionClaim;
+    try {
+      claim = await claimSession(this.sessionService, key, this.leaseTtlMs);
+    } catch (error) {
+      if (!(error instanceof SessionNotFoundError)) throw error;
+      await this.createMissing(userId, sessionId);
+      claim = await claimSession(this.sessionService, key, this.leaseTtlMs);
+    }
+    try {
+      const session = (await this.sessionService.getSession(key)) ?? (await this.createMissing(userId, sessionId));
+      return { session, claim };
+    } catch (error) {
+      await claim.release();
+      throw error;
+    }
+  }
+
+  private async createMissing(userId: string, sessionId: string): Promise<Session> {
     if (this.autoCreateSession) return this.sessionService.createSession({ appName: this.appName, userId, sessionId });
     throw new SessionNotFoundError(
       `Session '${sessionId}' not found for app '${this.appName}' and user '${userId}'. Create it first with runner.sessionService.createSession({ appName: '${this.appName}', userId: '${userId}' }), or set autoCreateSession.`,
@@ -254,7 +310,7 @@ export class Runner {
 
 /** A runner with an in-memory session store, for tests and quick experiments. */
 export class InMemoryRunner extends Runner {
-  constructor(options: { agent: BaseAgent; appName?: string; plugins?: readonly BasePlugin[]; defaultModel?: BaseLlm | string; autoCreateSession?: boolean }) {
+  constructor(options: Omit<RunnerOptions, 'appName' | 'sessionService'> & { appName?: string }) {
     super({ ...options, appName: options.appName ?? 'InMemoryRunner', sessionService: new InMemorySessionService() });
   }
 }
@@ -272,6 +328,14 @@ function collectToolsets(agent: BaseAgent, into: Set<BaseToolset>, seen: Set<Bas
 function flat(text: string): string {
   text.charCodeAt(0);
   return text;
+}
+
+const INVOCATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+function checkInvocationId(id: unknown): void {
+  if (typeof id !== 'string' || !INVOCATION_ID.test(id)) {
+    throw new ConfigurationError(`invocationId ${JSON.stringify(id)} is not usable: use 1 to 128 characters of letters, digits, '.', '_', ':' or '-' (e.g. a job id), or leave it out to get a generated one.`);
+  }
 }
 
 function checkIds(params: { userId: string; sessionId: string }): { userId: string; sessionId: string } {
@@ -292,13 +356,13 @@ function claimed(setup: InvocationSetup): AsyncGenerator<Event, RunResult, undef
       started = true;
       return events.next(...args);
     },
-    return: (value) => {
-      if (!started) setup.release();
+    return: async (value) => {
+      if (!started) await setup.claim.release();
       started = true;
       return events.return(value);
     },
-    throw: (error) => {
-      if (!started) setup.release();
+    throw: async (error) => {
+      if (!started) await setup.claim.release();
       started = true;
       return events.throw(error);
     },

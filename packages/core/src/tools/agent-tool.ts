@@ -6,7 +6,7 @@ import { InputValidationError } from '../errors.js';
 import type { FunctionDeclaration } from '../models/llm-request.js';
 import { TEMP_PREFIX } from '../sessions/state-keys.js';
 import { toJsonSchema, validate } from '../utils/schema.js';
-import { collectFanInAgents } from '../agents/llm/branch-visibility.js';
+import { fanInAgentsOf } from '../agents/llm/branch-visibility.js';
 import { BaseTool } from './base-tool.js';
 import type { ToolContext } from './tool-context.js';
 
@@ -72,9 +72,8 @@ export class AgentTool extends BaseTool {
     const branch = caller.childBranch(caller.agent.name, this.agent.name);
     const userContent = this.agent.inputMessage(input);
     // The call's own conversation: its input as the user turn, then what the agent says.
-    const scope: HistoryScope = { events: [createEvent({ invocationId: caller.invocationId, author: 'user', branch, content: userContent })] };
+    const scope: HistoryScope = { events: [createEvent({ invocationId: caller.invocationId, author: 'user', branch, content: userContent })], fanIn: fanInAgentsOf(this.agent) };
     if (toolCtx.resumeFrom !== undefined) scope.events.push(...eventsOfCall(caller.session.events, toolCtx.resumeFrom, caller.invocationId, branch));
-    collectFanInAgents(this.agent, caller.shared.parallelAgentNames);
     const ctx = caller.with({
       branch,
       input,

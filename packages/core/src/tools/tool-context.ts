@@ -33,6 +33,15 @@ export class ToolContext extends CallbackContext {
   }
 
   /**
+   * A key for this function call that stays the same when a crash-resume runs the call again
+   * (`<invocationId>:<functionCallId>`): pass it to external systems (payments, emails) so a
+   * repeated call does not repeat the effect. Calls in flight at a crash run again (at least once).
+   */
+  get idempotencyKey(): string {
+    return `${this.invocationContext.invocationId}:${this.functionCallId}`;
+  }
+
+  /**
    * Streams an event (e.g. from an agent the tool runs) to the caller; resolves once it has been
    * appended to the session.
    */

@@ -27,9 +27,26 @@ export function isBranchVisible(eventBranch: string, agentBranch: string, fanInA
 
 const DOT = 46;
 
-/** Adds the names of the fan-in agents (ParallelAgents) of a tree to `into`. */
-export function collectFanInAgents(agent: BaseAgent, into: Set<string>): Set<string> {
-  if (agent.fansIn) into.add(agent.name);
-  for (const child of agent.subAgents) collectFanInAgents(child, into);
-  return into;
+// Per tree root; a tree's shape is fixed once built (sub-agents are frozen).
+const fanInByRoot = new WeakMap<BaseAgent, ReadonlySet<string>>();
+
+/**
+ * The names of the fan-in agents (ParallelAgents) in the tree under `root`. Names are unique within
+ * one tree, so a name there means one agent. Each conversation (the runner's session, an AgentTool
+ * call, a TeamAgent skill) decides visibility with the set of its own tree only: an agent of another
+ * tree that happens to share a name must never make a branch visible.
+ */
+export function fanInAgentsOf(root: BaseAgent): ReadonlySet<string> {
+  let names = fanInByRoot.get(root);
+  if (!names) {
+    const into = new Set<string>();
+    const visit = (agent: BaseAgent): void => {
+      if (agent.fansIn) into.add(agent.name);
+      for (const child of agent.subAgents) visit(child);
+    };
+    visit(root);
+    names = into;
+    fanInByRoot.set(root, names);
+  }
+  return names;
 }

@@ -48,7 +48,7 @@ export function buildHistory(ctx: InvocationContext, agentName: string, includeC
     cache = { processed: 0, contents: [], own: [], openCalls: new Map() };
     sourceCache.byAgent.set(key, cache);
   }
-  const fanIn = ctx.shared.parallelAgentNames;
+  const fanIn = ctx.historyScope?.fanIn ?? ctx.shared.fanIn;
   for (let i = cache.processed; i < source.length; i++) {
     const event = source[i]!;
     if (event.partial || !event.content || event.content.parts.length === 0) continue;

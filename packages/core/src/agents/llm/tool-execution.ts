@@ -97,6 +97,8 @@ async function callTool(
       },
     };
   }
+  // A cancelled run starts no tool (calls of one turn start together; one may cancel the run).
+  ctx.throwIfAborted();
   const args = call.args ?? {};
   const plugins = ctx.shared.plugins;
   const skipped = (await plugins.run('beforeTool', { tool, args, context: toolCtx })) ?? (await firstResult(callbacks.beforeToolCallback, { tool, args, context: toolCtx }));

@@ -2,7 +2,7 @@ import type { Event } from '../../events/event.js';
 import { createEvent } from '../../events/event.js';
 import type { BaseAgent } from '../base-agent.js';
 import type { HistoryScope, InvocationContext } from '../invocation-context.js';
-import { collectFanInAgents } from '../llm/branch-visibility.js';
+import { fanInAgentsOf } from '../llm/branch-visibility.js';
 
 /** How a skill run ended. */
 export interface UnitResult {
@@ -24,7 +24,7 @@ export async function* runUnit(
   resumeFrom: number | undefined,
 ): AsyncGenerator<Event, UnitResult, undefined> {
   const userContent = agent.inputMessage(input);
-  const scope: HistoryScope = { events: [createEvent({ invocationId: teamCtx.invocationId, author: 'user', branch, content: userContent })], templateInput: input };
+  const scope: HistoryScope = { events: [createEvent({ invocationId: teamCtx.invocationId, author: 'user', branch, content: userContent })], templateInput: input, fanIn: fanInAgentsOf(agent) };
   if (resumeFrom !== undefined) {
     const events = teamCtx.session.events;
     for (let i = resumeFrom; i < events.length; i++) {
@@ -32,7 +32,6 @@ export async function* runUnit(
       if (e.invocationId === teamCtx.invocationId && (e.branch === branch || e.branch.startsWith(`${branch}.`))) scope.events.push(e);
     }
   }
-  collectFanInAgents(agent, teamCtx.shared.parallelAgentNames);
   const ctx = teamCtx.with({ branch, input, userContent, historyScope: scope, loopScope: undefined, resumeFrom });
   let output: unknown;
   let paused = false;

@@ -251,6 +251,7 @@ class TeamRun {
     onEvent?: (event: Event) => void,
     onOutput?: (output: Output) => void,
   ): AsyncGenerator<Event, Output | undefined, undefined> {
+    signal.throwIfAborted();
     const key = unitKey(item, round, agent.name);
     const stored = this.progress.done.get(key);
     if (stored !== undefined) {
