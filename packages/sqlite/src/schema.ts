@@ -57,6 +57,17 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 2,
+    description: 'session leases',
+    // On the sessions row, so the lease check of an append reads the row it already reads.
+    // Owner '' and expiry 0 mean free; the epoch counts acquisitions (0: never leased).
+    sql: `
+      ALTER TABLE sessions ADD COLUMN lease_owner TEXT NOT NULL DEFAULT '';
+      ALTER TABLE sessions ADD COLUMN lease_epoch INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE sessions ADD COLUMN lease_expires_at INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */
@@ -64,8 +75,9 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /**
  * Brings the database to the newest schema this code knows, applying the missing steps in one
- * write transaction (so two processes opening a fresh file do not both migrate). A database with a
- * newer schema is left untouched and fails with {@link SchemaVersionError}.
+ * write transaction (so two processes opening a fresh file do not both migrate). A current schema
+ * is recognised with a read alone, so a file this process may only read still opens. A database
+ * with a newer schema is left untouched and fails with {@link SchemaVersionError}.
  *
  * @returns the versions applied now (empty when the schema was current).
  */
@@ -74,17 +86,11 @@ export function migrate(db: BetterSqlite3.Database, where: string, migrations: r
   migrations.forEach((m, i) => {
     if (m.version !== i + 1) throw new ConfigurationError(`Migration ${i + 1} is numbered ${m.version}; number the steps 1, 2, 3, ... without gaps.`);
   });
+  if (checkedVersion(db, where, latest) === latest) return [];
   const run = db.transaction((): number[] => {
     db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL PRIMARY KEY, description TEXT NOT NULL, applied_at INTEGER NOT NULL)');
-    const row = db.prepare<[], { version: number | null }>('SELECT MAX(version) AS version FROM schema_version').get();
-    const current = row?.version ?? 0;
-    if (current > latest) {
-      throw new SchemaVersionError(
-        `The SQLite session store ${where} has schema version ${current}, but this @troupe/sqlite knows versions up to ${latest}. It was written by a newer release: upgrade @troupe/sqlite, or open another file.`,
-        current,
-        latest,
-      );
-    }
+    // Read again under the write lock: another process may have migrated since the first read.
+    const current = checkedVersion(db, where, latest);
     const record = db.prepare<[number, string, number]>('INSERT INTO schema_version (version, description, applied_at) VALUES (?, ?, ?)');
     const applied: number[] = [];
     for (const step of migrations.slice(current)) {
@@ -95,4 +101,23 @@ export function migrate(db: BetterSqlite3.Database, where: string, migrations: r
     return applied;
   });
   return run.immediate();
+}
+
+/** The schema version of the file (0 when it has none yet); throws when it is newer than `latest`. */
+export function checkedVersion(db: BetterSqlite3.Database, where: string, latest: number): number {
+  const current = schemaVersion(db);
+  if (current > latest) {
+    throw new SchemaVersionError(
+      `The SQLite session store ${where} has schema version ${current}, but this @troupe/sqlite knows versions up to ${latest}. It was written by a newer release: upgrade @troupe/sqlite, or open another file.`,
+      current,
+      latest,
+    );
+  }
+  return current;
+}
+
+function schemaVersion(db: BetterSqlite3.Database): number {
+  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get();
+  if (!table) return 0;
+  return db.prepare<[], { version: number | null }>('SELECT MAX(version) AS version FROM schema_version').get()?.version ?? 0;
 }

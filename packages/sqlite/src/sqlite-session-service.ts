@@ -4,40 +4,37 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import {
   ConfigurationError,
+  StorageError,
+  type AppendEventParams,
   type CreateSessionParams,
   type Event,
   type GetSessionParams,
+  type LeaseParams,
+  type LeasingSessionService,
   type Session,
   type SessionKey,
-  type SessionService,
+  type SessionLease,
 } from '@troupe/core';
 import { VALUE_FORMAT, decodeValue, encodeValue } from './codec.js';
-import { migrate } from './schema.js';
-import { assertValidDelta, splitDelta, withoutTempKeys, type ScopeChanges, type ScopedDelta, updateLiveSession, missingSessionError, sessionExistsError, staleSessionError } from '@troupe/core/stores';
+import { releaseLease, renewLease, takeLease } from './leases.js';
+import { resolveOptions, type SqliteSessionServiceOptions } from './options.js';
+import { SCHEMA_VERSION, checkedVersion, migrate } from './schema.js';
+import { folderError, storageErrorFor } from './storage-errors.js';
+import {
+  assertValidDelta,
+  splitDelta,
+  withoutTempKeys,
+  type ScopeChanges,
+  type ScopedDelta,
+  updateLiveSession,
+  leaseLostError,
+  missingSessionError,
+  sessionExistsError,
+  staleSessionError,
+} from '@troupe/core/stores';
 import { prepareStatements, type ScopedValueRow, type SessionRow, type Statements, type ValueRow } from './statements.js';
 
-/** Options of {@link SqliteSessionService}. */
-export interface SqliteSessionServiceOptions {
-  /**
-   * The database file. It and its folder are created when missing; other services and processes
-   * may open the same file. `':memory:'` gives a private database that ends with the service.
-   */
-  path: string;
-  /**
-   * How long a write waits for another connection (another service or process on the same file)
-   * to finish its write before failing with `SQLITE_BUSY`, in milliseconds. better-sqlite3 is
-   * synchronous, so the wait holds this thread; writes take microseconds, so waits are short.
-   * @default 5000
-   */
-  busyTimeoutMs?: number;
-  /**
-   * SQLite's `synchronous` setting. `'normal'` (with WAL) never corrupts the file and loses no
-   * committed append when the process crashes; only a power cut or an OS crash may lose the last
-   * appends. `'full'` syncs every append to disk as well, at some cost in appends per second.
-   * @default 'normal'
-   */
-  synchronous?: 'normal' | 'full';
-}
+export type { SqliteSessionServiceOptions } from './options.js';
 
 type AppendOutcome = { stored: Event } | { persisted: Event; version: number; lastUpdateTime: number };
 
@@ -47,6 +44,12 @@ type AppendOutcome = { stored: Event } | { persisted: Event; version: number; la
  * session's `version` (optimistic concurrency), so a writer holding an outdated copy gets
  * `StaleSessionError` and nothing is interleaved. The schema is migrated forward on open; a file
  * written by a newer release fails at once with `SchemaVersionError`.
+ *
+ * It leases sessions (`LeasingSessionService`): the lease lives on the session's row, is taken in
+ * one atomic statement (one owner wins across processes), and an append checks its epoch in the
+ * same transaction that stores it. When the storage fails (a read-only file, a full disk, an I/O
+ * error, a lock held past `busyTimeoutMs`) the operation rejects with a `StorageError` naming the
+ * file and the remedy, stores nothing, and the service keeps working once the cause is gone.
  *
  * Runs on better-sqlite3 in WAL mode. Its calls are synchronous under the returned promises: each
  * is a few indexed reads and writes, and an append never reads the session's other events.
@@ -61,41 +64,61 @@ type AppendOutcome = { stored: Event } | { persisted: Event; version: number; la
  * await runner.run({ userId: 'u1', sessionId: session.id, newMessage: 'Book a flight to Paris' });
  * await sessionService.close();
  */
-export class SqliteSessionService implements SessionService {
+export class SqliteSessionService implements LeasingSessionService {
   /** The database file, as given. */
   readonly path: string;
+  private readonly busyTimeoutMs: number;
+  private readonly readonly: boolean;
   private readonly db: Database.Database;
   private readonly sql: Statements;
-  private readonly appendTransaction: Database.Transaction<(session: Session, event: Event) => AppendOutcome>;
+  private readonly appendTransaction: Database.Transaction<(session: Session, event: Event, lease: SessionLease | undefined) => AppendOutcome>;
   private readonly readTransaction: Database.Transaction<(params: GetSessionParams) => Session | undefined>;
   private readonly createTransaction: Database.Transaction<(params: CreateSessionParams, sessionId: string, scoped: ScopedDelta, stateText: string) => Session>;
   private readonly listTransaction: Database.Transaction<(appName: string, userId: string) => Session[]>;
   private readonly deleteTransaction: Database.Transaction<(key: SessionKey) => void>;
   private closed = false;
 
+  /**
+   * Opens (or creates) the file and migrates its schema forward.
+   * @throws ConfigurationError for an invalid option; `SchemaVersionError` for a file written by
+   * a newer release; `StorageError` when the file or its folder cannot be created, opened or
+   * (for a migration) written.
+   */
   constructor(options: SqliteSessionServiceOptions) {
-    const { path, busyTimeoutMs = 5000, synchronous = 'normal' } = checkOptions(options);
+    const { path, busyTimeoutMs, synchronous, readonly } = resolveOptions(options);
     this.path = path;
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    this.db = new Database(path, { timeout: busyTimeoutMs });
+    this.busyTimeoutMs = busyTimeoutMs;
+    this.readonly = readonly;
+    if (path !== ':memory:' && !readonly) {
+      try {
+        mkdirSync(dirname(path), { recursive: true });
+      } catch (error) {
+        throw folderError(error, path);
+      }
+    }
+    const db = this.guard(false, () => 'open it', () => new Database(path, { timeout: busyTimeoutMs, readonly }));
     try {
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma(`synchronous = ${synchronous.toUpperCase()}`);
-      migrate(this.db, `'${path}'`);
-      this.sql = prepareStatements(this.db);
+      this.guard(false, () => 'open it', () => {
+        // A read-only connection cannot change the journal mode; a file this service wrote is in WAL mode already.
+        if (!readonly) db.pragma('journal_mode = WAL');
+        db.pragma(`synchronous = ${synchronous.toUpperCase()}`);
+      });
+      this.guard(true, () => `bring its schema to version ${SCHEMA_VERSION}`, () => migrate(db, `'${path}'`));
+      this.sql = prepareStatements(db);
     } catch (error) {
-      this.db.close();
+      db.close();
       throw error;
     }
-    this.appendTransaction = this.db.transaction((session: Session, event: Event) => this.appendInTransaction(session, event));
-    this.readTransaction = this.db.transaction((params: GetSessionParams) => this.readSession(params));
-    this.createTransaction = this.db.transaction((params: CreateSessionParams, sessionId: string, scoped: ScopedDelta, stateText: string) =>
+    this.db = db;
+    this.appendTransaction = db.transaction((session: Session, event: Event, lease: SessionLease | undefined) => this.appendInTransaction(session, event, lease));
+    this.readTransaction = db.transaction((params: GetSessionParams) => this.readSession(params));
+    this.createTransaction = db.transaction((params: CreateSessionParams, sessionId: string, scoped: ScopedDelta, stateText: string) =>
       this.createInTransaction(params, sessionId, scoped, stateText),
     );
-    this.listTransaction = this.db.transaction((appName: string, userId: string) =>
+    this.listTransaction = db.transaction((appName: string, userId: string) =>
       this.sql.listSessions.all(appName, userId).map((row) => this.toSession(appName, userId, row, [])),
     );
-    this.deleteTransaction = this.db.transaction((key: SessionKey) => {
+    this.deleteTransaction = db.transaction((key: SessionKey) => {
       const head = this.sql.selectSessionHead.get(key.appName, key.userId, key.sessionId);
       if (!head) return;
       this.sql.deleteEvents.run(head.pk);
@@ -110,34 +133,79 @@ export class SqliteSessionService implements SessionService {
     assertValidDelta(initial);
     const scoped = splitDelta(initial);
     const stateText = encodeValue(scoped.session.set, () => `The initial state of session '${sessionId}'`);
-    return this.createTransaction.immediate(params, sessionId, scoped, stateText);
+    return this.guard(true, () => `create session '${sessionId}' (app '${params.appName}', user '${params.userId}')`, () =>
+      this.createTransaction.immediate(params, sessionId, scoped, stateText),
+    );
   }
 
   async getSession(params: GetSessionParams): Promise<Session | undefined> {
     this.assertOpen();
     // One read transaction: the session, its state and its events come from the same snapshot.
-    return this.readTransaction(params);
+    return this.guard(false, () => `read session '${params.sessionId}' (app '${params.appName}', user '${params.userId}')`, () => this.readTransaction(params));
   }
 
   async listSessions(params: { appName: string; userId: string }): Promise<{ sessions: Session[] }> {
     this.assertOpen();
-    return { sessions: this.listTransaction(params.appName, params.userId) };
+    const sessions = this.guard(false, () => `list the sessions of user '${params.userId}' in app '${params.appName}'`, () =>
+      this.listTransaction(params.appName, params.userId),
+    );
+    return { sessions };
   }
 
   async deleteSession(params: SessionKey): Promise<void> {
     this.assertOpen();
-    this.deleteTransaction.immediate(params);
+    this.guard(true, () => `delete session '${params.sessionId}' (app '${params.appName}', user '${params.userId}')`, () => this.deleteTransaction.immediate(params));
   }
 
-  async appendEvent({ session, event }: { session: Session; event: Event }): Promise<Event> {
+  async appendEvent({ session, event, lease }: AppendEventParams): Promise<Event> {
     if (event.partial) return event;
     this.assertOpen();
-    // IMMEDIATE takes the write lock before reading the version, so no other writer can slip in between.
-    const outcome = this.appendTransaction.immediate(session, event);
+    // IMMEDIATE takes the write lock before reading the version and the lease epoch, so no other
+    // writer (nor a lease takeover) can slip in between the checks and the write.
+    const outcome = this.guard(true, () => `append event '${event.id}' to session '${session.id}'`, () => this.appendTransaction.immediate(session, event, lease));
     if ('stored' in outcome) return outcome.stored;
     // The live session changes only after the commit, and keeps temp: keys for this invocation.
     updateLiveSession(session, event.actions.stateDelta, outcome.persisted, outcome.version, outcome.lastUpdateTime);
     return outcome.persisted;
+  }
+
+  /**
+   * Takes the session's lease for `params.owner` in one atomic statement, so of two services or
+   * processes racing for it exactly one gets it. Undefined when another owner holds an unexpired
+   * lease; throws `SessionNotFoundError` for a missing session.
+   */
+  async leaseSession(params: LeaseParams): Promise<SessionLease | undefined> {
+    this.assertOpen();
+    return this.guard(true, () => `lease session '${params.sessionId}' for '${params.owner}'`, () => takeLease(this.sql, params, Date.now()));
+  }
+
+  /** Extends a held lease to `ttlMs` from now; throws `LeaseLostError` when another owner took it over. */
+  async renewLease(lease: SessionLease, ttlMs: number): Promise<SessionLease> {
+    this.assertOpen();
+    return this.guard(true, () => `renew the lease of session '${lease.sessionId}' for '${lease.owner}'`, () => renewLease(this.sql, lease, ttlMs, Date.now()));
+  }
+
+  /** Frees a held lease at once; does nothing when it was taken over. */
+  async releaseLease(lease: SessionLease): Promise<void> {
+    this.assertOpen();
+    this.guard(true, () => `release the lease of session '${lease.sessionId}' for '${lease.owner}'`, () => releaseLease(this.sql, lease));
+  }
+
+  /**
+   * Resolves when the file answers a trivial query (its schema version) and is still at the
+   * version this release writes; rejects with a `StorageError` naming the problem otherwise
+   * (including a service that was closed, or a file another process migrated to a newer release).
+   */
+  async checkHealth(): Promise<void> {
+    if (this.closed) {
+      throw new StorageError(`The SQLite session store '${this.path}' is closed, so it cannot serve requests. Create a new SqliteSessionService to open the file again.`);
+    }
+    try {
+      this.guard(false, () => 'answer a health check', () => checkedVersion(this.db, `'${this.path}'`, SCHEMA_VERSION));
+    } catch (error) {
+      if (error instanceof StorageError) throw error;
+      throw new StorageError(`The SQLite session store '${this.path}' failed its health check: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
   }
 
   /** Closes the database. Later calls fail; closing twice is harmless. */
@@ -145,6 +213,21 @@ export class SqliteSessionService implements SessionService {
     if (this.closed) return;
     this.closed = true;
     this.db.close();
+  }
+
+  /**
+   * Runs one operation, turning an SQLite failure that is the storage's fault into a
+   * `StorageError` that names the file, the operation and the remedy. Every write runs in one
+   * transaction, which SQLite (and better-sqlite3's wrapper) rolls back when it fails, so such a
+   * failure never leaves half an operation stored.
+   */
+  private guard<T>(writes: boolean, doing: () => string, work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      const storage = storageErrorFor(error, { path: this.path, doing: doing(), writes, busyTimeoutMs: this.busyTimeoutMs, readonly: this.readonly });
+      throw storage ?? error;
+    }
   }
 
   private createInTransaction(params: CreateSessionParams, sessionId: string, scoped: ScopedDelta, stateText: string): Session {
@@ -158,11 +241,13 @@ export class SqliteSessionService implements SessionService {
     return this.toSession(params.appName, params.userId, row, []);
   }
 
-  private appendInTransaction(session: Session, event: Event): AppendOutcome {
+  private appendInTransaction(session: Session, event: Event, lease: SessionLease | undefined): AppendOutcome {
     const head = this.sql.selectSessionHead.get(session.appName, session.userId, session.id);
     if (!head) {
       throw missingSessionError(session);
     }
+    // The epoch comes with the head row: the lease check costs no extra read.
+    if (lease && lease.epoch !== head.lease_epoch) throw leaseLostError(lease, head.lease_epoch);
     const existing = this.sql.selectEventById.get(head.pk, event.id);
     if (existing) return { stored: this.decodeEvent(existing, session.id) };
     if (session.version !== head.version) {
@@ -240,21 +325,4 @@ export class SqliteSessionService implements SessionService {
 
 function addScoped(state: Record<string, unknown>, rows: ScopedValueRow[], scope: string): void {
   for (const row of rows) state[row.key] = decodeValue(row.format, row.value, () => `State key '${row.key}' of ${scope}`);
-}
-
-function checkOptions(options: SqliteSessionServiceOptions): SqliteSessionServiceOptions {
-  if (typeof options !== 'object' || options === null) {
-    throw new ConfigurationError(`SqliteSessionService needs an options object; got ${String(options)}. Write new SqliteSessionService({ path: 'sessions.db' }).`);
-  }
-  const { path, busyTimeoutMs, synchronous } = options;
-  if (typeof path !== 'string' || path.length === 0) {
-    throw new ConfigurationError(`SqliteSessionService option 'path' must be a non-empty file path; got ${JSON.stringify(path)}. Pass e.g. { path: '.troupe/sessions.db' }, or ':memory:' for a private database.`);
-  }
-  if (busyTimeoutMs !== undefined && !(Number.isInteger(busyTimeoutMs) && busyTimeoutMs >= 0)) {
-    throw new ConfigurationError(`SqliteSessionService option 'busyTimeoutMs' must be a whole number of milliseconds ≥ 0; got ${String(busyTimeoutMs)}. Omit it for the default of 5000.`);
-  }
-  if (synchronous !== undefined && synchronous !== 'normal' && synchronous !== 'full') {
-    throw new ConfigurationError(`SqliteSessionService option 'synchronous' must be 'normal' or 'full'; got ${JSON.stringify(synchronous)}. Omit it for 'normal'.`);
-  }
-  return options;
 }

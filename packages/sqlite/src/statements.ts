@@ -1,14 +1,22 @@
 import type Database from 'better-sqlite3';
 
-/** A `sessions` row without its state. */
+/** A `sessions` row without its state: what an append reads, lease epoch included. */
 export interface SessionHeadRow {
   pk: number;
   version: number;
   last_update_time: number;
+  lease_epoch: number;
 }
 
-/** A whole `sessions` row. */
-export interface SessionRow extends SessionHeadRow {
+/** The lease columns of a `sessions` row. */
+export interface LeaseRow {
+  lease_owner: string;
+  lease_epoch: number;
+  lease_expires_at: number;
+}
+
+/** A `sessions` row as sessions are read (the lease is not part of a session). */
+export interface SessionRow extends Omit<SessionHeadRow, 'lease_epoch'> {
   id: string;
   state_format: number;
   state: string;
@@ -20,6 +28,7 @@ export interface ValueRow {
   data: string;
 }
 
+/** One `app:` or `user:` key and its stored value. */
 export interface ScopedValueRow {
   key: string;
   format: number;
@@ -36,6 +45,7 @@ export interface Statement<P extends unknown[], R = unknown> {
 /** Every statement the service runs, prepared once per connection. */
 export type Statements = ReturnType<typeof prepareStatements>;
 
+/** Prepares {@link Statements} on `db`, whose schema must be current. */
 export function prepareStatements(db: Database.Database) {
   const prepare = <P extends unknown[], R = unknown>(sql: string): Statement<P, R> => db.prepare<P, R>(sql);
   const sessionColumns = 'pk, id, state_format, state, version, last_update_time';
@@ -44,7 +54,7 @@ export function prepareStatements(db: Database.Database) {
       `SELECT ${sessionColumns} FROM sessions WHERE app_name = ? AND user_id = ? AND id = ?`,
     ),
     selectSessionHead: prepare<[string, string, string], SessionHeadRow>(
-      'SELECT pk, version, last_update_time FROM sessions WHERE app_name = ? AND user_id = ? AND id = ?',
+      'SELECT pk, version, last_update_time, lease_epoch FROM sessions WHERE app_name = ? AND user_id = ? AND id = ?',
     ),
     selectSessionState: prepare<[number], { state_format: number; state: string }>('SELECT state_format, state FROM sessions WHERE pk = ?'),
     listSessions: prepare<[string, string], SessionRow>(`SELECT ${sessionColumns} FROM sessions WHERE app_name = ? AND user_id = ? ORDER BY pk`),
@@ -56,6 +66,26 @@ export function prepareStatements(db: Database.Database) {
       'UPDATE sessions SET version = ?, last_update_time = ?, state_format = ?, state = ? WHERE pk = ?',
     ),
     deleteSession: prepare<[number]>('DELETE FROM sessions WHERE pk = ?'),
+
+    // Each lease change is one UPDATE whose WHERE holds the condition, so two connections (or
+    // processes) racing for a lease are serialised by SQLite's write lock and exactly one wins.
+    // Parameters: owner, expiresAt, appName, userId, sessionId, now, owner.
+    takeLease: prepare<[string, number, string, string, string, number, string], LeaseRow>(
+      `UPDATE sessions SET lease_owner = ?, lease_epoch = lease_epoch + 1, lease_expires_at = ?
+       WHERE app_name = ? AND user_id = ? AND id = ? AND (lease_expires_at <= ? OR lease_owner = ?)
+       RETURNING lease_owner, lease_epoch, lease_expires_at`,
+    ),
+    // Parameters: expiresAt, appName, userId, sessionId, epoch.
+    renewLease: prepare<[number, string, string, string, number], LeaseRow>(
+      `UPDATE sessions SET lease_expires_at = ? WHERE app_name = ? AND user_id = ? AND id = ? AND lease_epoch = ?
+       RETURNING lease_owner, lease_epoch, lease_expires_at`,
+    ),
+    releaseLease: prepare<[string, string, string, number]>(
+      'UPDATE sessions SET lease_expires_at = 0 WHERE app_name = ? AND user_id = ? AND id = ? AND lease_epoch = ?',
+    ),
+    selectLease: prepare<[string, string, string], LeaseRow>(
+      'SELECT lease_owner, lease_epoch, lease_expires_at FROM sessions WHERE app_name = ? AND user_id = ? AND id = ?',
+    ),
 
     // Newest first, so LIMIT picks the most recent; a LIMIT of -1 means no limit in SQLite.
     selectEventsNewestFirst: prepare<[number, number, number], ValueRow>(

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -38,6 +39,17 @@ async function storedEvents(path: string, sessionId: string): Promise<Event[]> {
   }
 }
 
+/** Whether nobody holds the session's lease now (a killed run's lease holds until it expires). */
+function leaseFree(path: string, sessionId: string): boolean {
+  const db = new Database(path, { readonly: true });
+  try {
+    const row = db.prepare<[string], { lease_expires_at: number }>('SELECT lease_expires_at FROM sessions WHERE id = ?').get(sessionId);
+    return row!.lease_expires_at <= Date.now();
+  } finally {
+    db.close();
+  }
+}
+
 async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
@@ -72,6 +84,8 @@ describe('crash and resume in a new process (SQLite)', () => {
     const invocationId = before[0]!.invocationId;
     expect(before[0]).toMatchObject({ author: 'user', content: { role: 'user', parts: [{ text: 'publish the report' }] } });
 
+    // SPEC §12: the killed run's lease (the worker's runner uses a 300 ms one) must expire first.
+    await waitFor(() => leaseFree(path, sessionId), "the killed run's lease to expire");
     const resumed = await start(['resume', path, sessionId, log, invocationId]).done;
     expect(resumed).toEqual({ status: 'completed', output: 'Publish done', error: null });
 

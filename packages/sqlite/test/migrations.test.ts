@@ -1,6 +1,7 @@
+import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError, TroupeError } from '@troupe/core';
+import { ConfigurationError, StorageError, TroupeError, createEvent, textOf } from '@troupe/core';
 import { SCHEMA_VERSION, SchemaVersionError, SqliteSessionService } from '../src/index.js';
 import { MIGRATIONS, migrate, type Migration } from '../src/schema.js';
 import { useTempDb } from './helpers.js';
@@ -40,6 +41,56 @@ describe('SqliteSessionService schema', () => {
     expect(versions(path)).toEqual(MIGRATIONS.map((m) => m.version));
     expect((await again.getSession({ appName: 'app', userId: 'u', sessionId: session.id }))!.state).toEqual({ kept: true });
     await again.close();
+  });
+
+  it('a file written at schema version 1 (before leases) is migrated on open and keeps its sessions, events and state', async () => {
+    const path = tempDb();
+    const v1 = new Database(path);
+    v1.exec(readFileSync(new URL('./fixtures/schema-v1.sql', import.meta.url), 'utf8'));
+    v1.close();
+    expect(versions(path)).toEqual([1]);
+
+    const service = new SqliteSessionService({ path });
+    expect(versions(path)).toEqual([1, 2]);
+    const key = { appName: 'travel', userId: 'alice' };
+    const trip = (await service.getSession({ ...key, sessionId: 'trip-1' }))!;
+    expect(trip.state).toEqual({ topic: 'paris', booked: true, 'user:lang': 'fr', 'app:flag': true });
+    expect(trip.events.map((e) => [e.id, textOf(e)])).toEqual([
+      ['e1', 'Book a flight to Paris'],
+      ['e2', 'Booked.'],
+    ]);
+    expect(trip.version).toBe(2);
+    expect((await service.listSessions(key)).sessions.map((s) => s.id)).toEqual(['trip-1', 'trip-2']);
+
+    // The migrated rows start with a free lease and work like new ones.
+    const lease = await service.leaseSession({ ...key, sessionId: 'trip-1', owner: 'after-upgrade', ttlMs: 30_000 });
+    expect(lease).toMatchObject({ owner: 'after-upgrade', epoch: 1 });
+    await service.appendEvent({ session: trip, event: createEvent({ author: 'planner', actions: { stateDelta: { hotel: 'yes' } } }), lease });
+    expect((await service.getSession({ ...key, sessionId: 'trip-1' }))!.version).toBe(3);
+    await service.close();
+  });
+
+  it('a current file opens with reads alone; an older one opened read-only fails, saying it needs migrating', async () => {
+    const current = tempDb();
+    await new SqliteSessionService({ path: current }).close();
+    const reader = new SqliteSessionService({ path: current, readonly: true });
+    expect((await reader.listSessions({ appName: 'a', userId: 'u' })).sessions).toEqual([]);
+    await reader.close();
+
+    const older = tempDb();
+    const v1 = new Database(older);
+    v1.exec(readFileSync(new URL('./fixtures/schema-v1.sql', import.meta.url), 'utf8'));
+    v1.close();
+    let error: unknown;
+    try {
+      new SqliteSessionService({ path: older, readonly: true });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(StorageError);
+    expect((error as Error).message).toContain(`could not bring its schema to version ${SCHEMA_VERSION}: the database is read-only`);
+    expect((error as Error).message).toContain('opened with readonly: true; open it without that option');
+    expect(versions(older)).toEqual([1]);
   });
 
   it('a file with a newer schema fails at open, naming both versions, and is left untouched', () => {
@@ -102,6 +153,8 @@ describe('SqliteSessionService schema', () => {
 describe('SqliteSessionService options', () => {
   it.each([
     [{ path: '' }, /'path' must be a non-empty file path; got ""/],
+    [{ path: 'x.db', readonly: 'yes' as unknown as boolean }, /'readonly' must be true or false; got "yes"/],
+    [{ path: ':memory:', readonly: true }, /'readonly' cannot be used with path ':memory:'/],
     [{ path: 'x.db', busyTimeoutMs: -1 }, /'busyTimeoutMs' must be a whole number.*got -1/],
     [{ path: 'x.db', synchronous: 'sometimes' as 'full' }, /'synchronous' must be 'normal' or 'full'; got "sometimes"/],
   ])('rejects %j with the option, the value and the fix', (options, message) => {

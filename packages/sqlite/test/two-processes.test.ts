@@ -86,3 +86,41 @@ describe('two processes on one SQLite file', () => {
     await service.close();
   });
 });
+
+describe('session leases across processes on one SQLite file', () => {
+  it('processes racing for one lease at the same moment: exactly one gets it', async () => {
+    const path = tempDb();
+    const service = new SqliteSessionService({ path });
+    const created = await service.createSession(key);
+    const owners = ['p1', 'p2', 'p3', 'p4'];
+    const children = owners.map((owner) => startChild([path, key.appName, key.userId, created.id, 'race', owner]));
+    await Promise.all(children.map((c) => c.printed('ready')));
+    for (const c of children) c.send('go\n');
+    const leases = (await Promise.all(children.map((c) => c.result))).map((r) => r.lease as { owner: string; epoch: number } | null);
+
+    const winners = leases.filter((l) => l !== null);
+    expect(winners).toHaveLength(1);
+    expect(winners[0]).toMatchObject({ sessionId: created.id, epoch: 1 });
+    expect(owners).toContain(winners[0]!.owner);
+    expect(await service.leaseSession({ ...key, sessionId: created.id, owner: 'parent', ttlMs: 30_000 })).toBeUndefined();
+    await service.close();
+  });
+
+  it("a killed process's lease holds until its time to live runs out, then another process takes it over with a higher epoch", async () => {
+    const path = tempDb();
+    const service = new SqliteSessionService({ path });
+    const created = await service.createSession(key);
+    const ttlMs = 400;
+    const holder = startChild([path, key.appName, key.userId, created.id, 'hold', String(ttlMs)]);
+    const ended = holder.result.catch(() => 'killed');
+    await holder.printed('leased 1');
+    holder.child.kill('SIGKILL');
+    expect(await ended).toBe('killed');
+
+    const lease = { ...key, sessionId: created.id, owner: 'parent', ttlMs: 30_000 };
+    expect(await service.leaseSession(lease)).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, ttlMs + 100));
+    expect(await service.leaseSession(lease)).toMatchObject({ owner: 'parent', epoch: 2 });
+    await service.close();
+  });
+});
