@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import type pg from 'pg';
+import { ConfigurationError } from '@troupe/core';
 import { quoteIdentifier } from './schema.js';
 
 /** One statement: sent by name, so each pooled connection parses and plans it once. */
@@ -26,6 +28,8 @@ export interface SessionHeadRow {
   pk: string;
   version: number;
   last_update_time: number;
+  /** The epoch of the session's lease (0: never leased), checked against an append's lease. */
+  lease_epoch: number;
 }
 
 export interface ValueRow {
@@ -36,11 +40,16 @@ export interface ValueRow {
 /** Every statement the service runs against `schema`. */
 export type Queries = ReturnType<typeof buildQueries>;
 
-export function buildQueries(schema: string) {
-  const s = quoteIdentifier(schema);
+/** Makes the named statements of `schema`. */
+export function queryNamer(schema: string): (name: string, text: string) => Query {
   // Statement names are per connection; the schema's hash keeps two services sharing a pool apart.
   const prefix = `troupe_${createHash('sha256').update(schema).digest('hex').slice(0, 10)}_`;
-  const query = (name: string, text: string): Query => ({ name: prefix + name, text });
+  return (name, text) => ({ name: prefix + name, text });
+}
+
+export function buildQueries(schema: string) {
+  const s = quoteIdentifier(schema);
+  const query = queryNamer(schema);
   const scopedColumns = `
     (SELECT COALESCE(jsonb_agg(jsonb_build_array(key, format, value)), '[]'::jsonb) FROM ${s}.app_state WHERE app_name = $1) AS app,
     (SELECT COALESCE(jsonb_agg(jsonb_build_array(key, format, value)), '[]'::jsonb) FROM ${s}.user_state WHERE app_name = $1 AND user_id = $2) AS usr`;
@@ -62,10 +71,11 @@ export function buildQueries(schema: string) {
     deleteSession: query('delete_session', `DELETE FROM ${s}.sessions WHERE app_name = $1 AND user_id = $2 AND id = $3`),
     lockSession: query(
       'lock_session',
-      `SELECT pk, version, last_update_time FROM ${s}.sessions WHERE app_name = $1 AND user_id = $2 AND id = $3 FOR UPDATE`,
+      `SELECT pk, version, last_update_time, lease_epoch FROM ${s}.sessions WHERE app_name = $1 AND user_id = $2 AND id = $3 FOR UPDATE`,
     ),
     selectEventById: query('select_event_by_id', `SELECT format, data FROM ${s}.events WHERE session_pk = $1 AND id = $2`),
-    // $1 app, $2 user, $3 format, $4/$5 app keys to set/remove, $6/$7 user keys to set/remove.
+    // $1 app, $2 user, $3 format of the app values, $4/$5 app keys to set/remove, $6/$7 user keys to
+    // set/remove, $8 format of the user values. Keys arrive escaped (codec.ts encodeKey), as stored.
     writeScoped: query(
       'write_scoped',
       `WITH app_set AS (
@@ -73,21 +83,54 @@ export function buildQueries(schema: string) {
          ON CONFLICT (app_name, key) DO UPDATE SET format = EXCLUDED.format, value = EXCLUDED.value),
        app_remove AS (DELETE FROM ${s}.app_state WHERE app_name = $1 AND key = ANY($5::text[])),
        user_set AS (
-         INSERT INTO ${s}.user_state (app_name, user_id, key, format, value) SELECT $1, $2, key, $3, value FROM jsonb_each($6::jsonb)
+         INSERT INTO ${s}.user_state (app_name, user_id, key, format, value) SELECT $1, $2, key, $8, value FROM jsonb_each($6::jsonb)
          ON CONFLICT (app_name, user_id, key) DO UPDATE SET format = EXCLUDED.format, value = EXCLUDED.value),
        user_remove AS (DELETE FROM ${s}.user_state WHERE app_name = $1 AND user_id = $2 AND key = ANY($7::text[]))
        SELECT 1`,
     ),
-    // $1 session pk, $2 new version (the event's seq), $3 event id, $4 timestamp, $5 format, $6 event,
-    // $7 last update time, $8 whether session keys change, $9/$10 session keys to set/remove, $11 expected version.
+    // $1 session pk, $2 new version (the event's seq), $3 event id, $4 timestamp, $5 event format, $6 event,
+    // $7 last update time, $8 whether session keys change, $9/$10 session keys to set/remove, $11 expected
+    // version, $12 format of the session keys' changes.
+    // The stored state and the changes are merged as JSONB, so both must be in one format: a plain (1)
+    // state meeting escaped (2) changes is escaped first. Escaping plain JSON only doubles the marker
+    // U+FFFD (codec.ts), which plain state may hold, so it is one replace() on its text.
     writeEvent: query(
       'write_event',
       `WITH inserted AS (
          INSERT INTO ${s}.events (session_pk, seq, id, timestamp, format, data) VALUES ($1, $2, $3, $4, $5, $6::jsonb))
        UPDATE ${s}.sessions SET version = $2, last_update_time = $7,
-         state = CASE WHEN $8::boolean THEN (state || $9::jsonb) - $10::text[] ELSE state END,
-         state_format = $5
+         state = CASE WHEN $8::boolean THEN (
+             CASE WHEN state_format < $12 THEN replace(state::text, chr(65533), chr(65533) || 'fffd')::jsonb ELSE state END || $9::jsonb
+           ) - $10::text[] ELSE state END,
+         state_format = CASE WHEN $8::boolean THEN GREATEST(state_format, $12) ELSE state_format END
        WHERE pk = $1 AND version = $11`,
     ),
   };
+}
+
+/** A pool (one statement, one pooled connection) or a checked-out client (inside a transaction). */
+export type Db = pg.Pool | pg.PoolClient;
+
+/** Runs a named statement and returns its rows. */
+export async function run<R extends pg.QueryResultRow = pg.QueryResultRow>(db: Db, query: Query, values: unknown[]): Promise<R[]> {
+  return (await execute<R>(db, query, values)).rows;
+}
+
+/** Runs a named statement and returns how many rows it changed. */
+export async function runCount(db: Db, query: Query, values: unknown[]): Promise<number> {
+  return (await execute(db, query, values)).rowCount ?? 0;
+}
+
+async function execute<R extends pg.QueryResultRow>(db: Db, query: Query, values: unknown[]): Promise<pg.QueryResult<R>> {
+  try {
+    return await db.query<R>({ name: query.name, text: query.text, values });
+  } catch (error) {
+    // Values are escaped for JSONB (codec.ts); names and ids are stored as SQL text, which cannot hold NUL.
+    if ((error as { code?: unknown }).code === '22021') {
+      throw new ConfigurationError(
+        `PostgreSQL refused a text value: ${(error as Error).message}. App names, user ids, session ids, event ids and lease owners cannot contain the character \\u0000; remove it.`,
+      );
+    }
+    throw error;
+  }
 }

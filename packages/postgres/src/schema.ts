@@ -13,7 +13,8 @@ export interface Migration {
 
 /**
  * Every schema change, oldest first. Never edit a released step: append a new one. Values carry
- * their own `format` column (see `codec.ts`), so the encoding of values can evolve without a step.
+ * their own `format` column (see `codec.ts`), so the encoding of values can evolve without a step
+ * (step 2 only re-spells keys, which are SQL text without a format of their own).
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -58,6 +59,22 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    description: 'session leases; U+FFFD escaped in app: and user: keys (value format 2)',
+    // New columns with constant defaults: no table rewrite. A free lease expires at -infinity.
+    // Keys of format 2 spell the marker U+FFFD as U+FFFD + 'fffd' (codec.ts); keys written before
+    // get the same spelling, so one key never has two rows. Only these small tables are touched:
+    // events are never merged, and a session's state is escaped on its first format-2 append.
+    sql: (s) => `
+      ALTER TABLE ${s}.sessions
+        ADD COLUMN lease_owner TEXT NOT NULL DEFAULT '',
+        ADD COLUMN lease_epoch INTEGER NOT NULL DEFAULT 0,
+        ADD COLUMN lease_expires_at TIMESTAMPTZ NOT NULL DEFAULT '-infinity';
+      UPDATE ${s}.app_state SET key = replace(key, chr(65533), chr(65533) || 'fffd') WHERE strpos(key, chr(65533)) > 0;
+      UPDATE ${s}.user_state SET key = replace(key, chr(65533), chr(65533) || 'fffd') WHERE strpos(key, chr(65533)) > 0;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */
@@ -99,6 +116,23 @@ export async function migrate(client: pg.ClientBase, schema: string, migrations:
     applied.push(step.version);
   }
   return applied;
+}
+
+/**
+ * True when `schema` is already at `latest`: one read, no lock and no transaction, which is the
+ * common case for every service start after the first. Anything else (no schema yet, an older or
+ * newer version) is for {@link migrate} to handle and explain.
+ */
+export async function isCurrent(db: pg.Pool | pg.ClientBase, schema: string, latest: number = SCHEMA_VERSION): Promise<boolean> {
+  try {
+    const { rows } = await db.query<{ version: number | null }>(`SELECT MAX(version) AS version FROM ${quoteIdentifier(schema)}.schema_version`);
+    return rows[0]?.version === latest;
+  } catch (error) {
+    // 3F000: no such schema; 42P01: no such table. Both mean "not migrated yet".
+    const code = (error as { code?: unknown }).code;
+    if (code === '3F000' || code === '42P01') return false;
+    throw error;
+  }
 }
 
 /** A schema name as an SQL identifier; the name was checked to hold only letters, digits and `_`. */

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigurationError } from '@troupe/core';
+import { ConfigurationError, createEvent } from '@troupe/core';
 import { PostgresSessionService, SCHEMA_VERSION, SchemaVersionError } from '../src/index.js';
 import { MIGRATIONS, migrate, type Migration } from '../src/schema.js';
 import { inTransaction } from '../src/transaction.js';
@@ -66,6 +66,47 @@ describePostgres('PostgresSessionService schema', () => {
     expect(tables).toEqual([]);
   });
 
+  it('a database at schema version 1 migrates to the current version and keeps its data, awkward old text included', async () => {
+    const schema = newSchema('v1');
+    const pool = new pg.Pool({ connectionString: PG_URL });
+    const M = '\uFFFD';
+    try {
+      // What release 1 wrote: plain JSON (format 1), which could hold the marker character unescaped.
+      await inTransaction(pool, (client) => migrate(client, schema, MIGRATIONS.slice(0, 1)));
+      const event = createEvent({ id: 'old-1', invocationId: 'i1', author: 'A', content: { role: 'model', parts: [{ text: `old ${M}cafe` }] }, actions: { stateDelta: { n: 1 } } });
+      const [{ pk }] = await adminQuery<{ pk: string }>(
+        `INSERT INTO "${schema}".sessions (app_name, user_id, id, state_format, state, version, last_update_time) VALUES ('app', 'u', 's1', 1, $1::jsonb, 1, 1000) RETURNING pk`,
+        [JSON.stringify({ n: 1, odd: `${M}beef`, [`k${M}`]: 'v' })],
+      ) as [{ pk: string }];
+      await adminQuery(`INSERT INTO "${schema}".events (session_pk, seq, id, timestamp, format, data) VALUES ($1, 1, 'old-1', $2, 1, $3::jsonb)`, [pk, event.timestamp, JSON.stringify(event)]);
+      await adminQuery(`INSERT INTO "${schema}".app_state (app_name, key, format, value) VALUES ('app', $1, 1, $2::jsonb)`, [`app:${M}dead`, JSON.stringify(`${M}0000`)]);
+      await adminQuery(`INSERT INTO "${schema}".user_state (app_name, user_id, key, format, value) VALUES ('app', 'u', 'user:plain', 1, '"x"')`);
+
+      const service = new PostgresSessionService({ connectionString: PG_URL, schema });
+      const key = { appName: 'app', userId: 'u', sessionId: 's1' };
+      const expected = { n: 1, odd: `${M}beef`, [`k${M}`]: 'v', [`app:${M}dead`]: `${M}0000`, 'user:plain': 'x' };
+      const session = (await service.getSession(key))!;
+      expect(await versions(schema)).toEqual(MIGRATIONS.map((m) => m.version));
+      expect(session.state).toEqual(expected);
+      expect(session.events).toEqual([event]);
+      expect(session.version).toBe(1);
+
+      // Old sessions lease like new ones, and take escaped changes without misreading their old text.
+      const lease = await service.leaseSession({ ...key, owner: 'w', ttlMs: 10_000 });
+      expect(lease?.epoch).toBe(1);
+      await service.appendEvent({ session, lease, event: createEvent({ author: 'A', actions: { stateDelta: { nul: '\u0000', [`app:${M}dead`]: 'new' } } }) });
+      const again = new PostgresSessionService({ connectionString: PG_URL, schema });
+      const after = (await again.getSession(key))!;
+      expect(after.state).toEqual({ ...expected, nul: '\u0000', [`app:${M}dead`]: 'new' });
+      expect(after.events[0]).toEqual(event);
+      expect(await adminQuery(`SELECT key FROM "${schema}".app_state WHERE app_name = 'app'`)).toHaveLength(1);
+      await service.close();
+      await again.close();
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('migrations run forward in order, each once; a failing step rolls back the whole migration', async () => {
     const schema = newSchema('steps');
     const pool = new pg.Pool({ connectionString: PG_URL });
@@ -96,6 +137,11 @@ describe('PostgresSessionService options', () => {
     [{ pool: {} as pg.Pool }, /'pool' must be a pg Pool/],
     [{ connectionString: 'postgres://x', schema: 'bad-name; DROP' }, /'schema' must be 1 to 63 letters, digits or '_'.*got "bad-name; DROP"/],
     [{ connectionString: 'postgres://x', schema: '1abc' }, /not starting with a digit; got "1abc"/],
+    [{ connectionString: 'postgres://x', applicationName: '' }, /'applicationName' must be 1 to 63 printable ASCII characters; got ""/],
+    [{ connectionString: 'postgres://x', applicationName: 'x'.repeat(64) }, /'applicationName' must be 1 to 63/],
+    [{ pool: new pg.Pool(), applicationName: 'mine' }, /'applicationName' applies to the pool the service opens, but 'pool' was given/],
+    [{ connectionString: 'postgres://x', connectTimeoutMs: 0 }, /'connectTimeoutMs' must be a positive whole number of milliseconds; got 0/],
+    [{ connectionString: 'postgres://x', healthTimeoutMs: 1.5 }, /'healthTimeoutMs' must be a positive whole number of milliseconds; got 1.5/],
   ])('rejects %j with the option, the value and the fix', (options, message) => {
     expect(() => new PostgresSessionService(options)).toThrow(ConfigurationError);
     expect(() => new PostgresSessionService(options)).toThrow(message);

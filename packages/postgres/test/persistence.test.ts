@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ConfigurationError, StaleSessionError, createEvent, type SessionService } from '@troupe/core';
 import { PostgresSessionService, SchemaVersionError, VALUE_FORMAT } from '../src/index.js';
 import { PG_URL, adminQuery, describePostgres, dropSchema, requirePostgres, uniqueSchema } from './pg-test-env.js';
+import { PLAIN_FORMAT as PLAIN } from '../src/codec.js';
 import { fullEvent, richState } from '../../../test/contracts/round-trip-data.js';
 
 describePostgres('PostgresSessionService persistence', () => {
@@ -38,18 +39,58 @@ describePostgres('PostgresSessionService persistence', () => {
     const service = open();
     const session = await service.createSession({ ...keyFor('formats'), state: { a: 1, 'user:b': 2 } });
     await service.appendEvent({ session, event: fullEvent() });
-    const formats = await adminQuery<{ f: number }>(
-      `SELECT state_format AS f FROM "${schema}".sessions WHERE pk = (SELECT pk FROM "${schema}".sessions WHERE id = $1)
-       UNION ALL SELECT format FROM "${schema}".events e JOIN "${schema}".sessions s ON s.pk = e.session_pk WHERE s.id = $1
-       UNION ALL SELECT format FROM "${schema}".user_state WHERE app_name = $2 AND user_id = 'alice'`,
-      [session.id, `${app}-formats`],
-    );
-    expect(formats.map((r) => r.f)).toEqual([VALUE_FORMAT, VALUE_FORMAT, VALUE_FORMAT, VALUE_FORMAT]);
+    const formats = async (): Promise<number[]> =>
+      (
+        await adminQuery<{ f: number }>(
+          `SELECT state_format AS f FROM "${schema}".sessions WHERE id = $1
+           UNION ALL SELECT format FROM "${schema}".events e JOIN "${schema}".sessions s ON s.pk = e.session_pk WHERE s.id = $1
+           UNION ALL SELECT format FROM "${schema}".user_state WHERE app_name = $2 AND user_id = 'alice'`,
+          [session.id, `${app}-formats`],
+        )
+      ).map((r) => r.f);
+    // Values that need no escaping are plain JSON, as earlier releases wrote them.
+    expect(await formats()).toEqual([PLAIN, PLAIN, PLAIN, PLAIN]);
 
     await adminQuery(`UPDATE "${schema}".events SET format = $1 WHERE id = $2`, [VALUE_FORMAT + 1, session.events[0]!.id]);
     const read = service.getSession({ ...keyFor('formats'), sessionId: session.id });
     await expect(read).rejects.toBeInstanceOf(SchemaVersionError);
-    await expect(read).rejects.toThrow(new RegExp(`value format ${VALUE_FORMAT + 1}, but this @troupe/postgres reads only format ${VALUE_FORMAT}`));
+    await expect(read).rejects.toThrow(new RegExp(`value format ${VALUE_FORMAT + 1}, but this @troupe/postgres reads only formats 1 to ${VALUE_FORMAT}`));
+    await service.close();
+  });
+
+  it('text JSONB refuses is stored escaped in format 2, readable and queryable as JSONB; everything else in it stays plain', async () => {
+    const service = open();
+    const session = await service.createSession({ ...keyFor('escaped') });
+    const content = { role: 'model' as const, parts: [{ text: 'a\u0000b \ud800 c \uFFFD d' }, { text: 'plain' }] };
+    await service.appendEvent({ session, event: createEvent({ author: 'A', content, actions: { stateDelta: { note: 'x\u0000', 'user:k\u0000': 1, plain: 'p' } } }) });
+    const [row] = await adminQuery<{ format: number; first: string; second: string }>(
+      `SELECT e.format, e.data->'content'->'parts'->0->>'text' AS first, e.data->'content'->'parts'->1->>'text' AS second
+       FROM "${schema}".events e JOIN "${schema}".sessions s ON s.pk = e.session_pk WHERE s.id = $1`,
+      [session.id],
+    );
+    expect(row).toEqual({ format: VALUE_FORMAT, first: 'a\uFFFD0000b \uFFFDd800 c \uFFFDfffd d', second: 'plain' });
+    const [state] = await adminQuery<{ state_format: number; plain: string }>(`SELECT state_format, state->>'plain' AS plain FROM "${schema}".sessions WHERE id = $1`, [session.id]);
+    expect(state).toEqual({ state_format: VALUE_FORMAT, plain: 'p' });
+    const keys = await adminQuery<{ key: string }>(`SELECT key FROM "${schema}".user_state WHERE app_name = $1`, [`${app}-escaped`]);
+    expect(keys).toEqual([{ key: 'user:k\uFFFD0000' }]);
+
+    const reader = open();
+    const got = (await reader.getSession({ ...keyFor('escaped'), sessionId: session.id }))!;
+    expect(got.events[0]!.content).toEqual(content);
+    expect(got.state).toEqual({ note: 'x\u0000', 'user:k\u0000': 1, plain: 'p' });
+    // Removing keys that needed escaping finds them.
+    await reader.appendEvent({ session: got, event: createEvent({ author: 'A', actions: { stateDelta: { note: undefined, 'user:k\u0000': undefined } } }) });
+    expect((await service.getSession({ ...keyFor('escaped'), sessionId: session.id }))!.state).toEqual({ plain: 'p' });
+    await reader.close();
+    await service.close();
+  });
+
+  it('the marker character itself, in state values and keys, survives escaped changes and key updates', async () => {
+    const service = open();
+    const session = await service.createSession({ ...keyFor('merge'), state: { kept: 'odd \uFFFDcafe text', 'odd\uFFFD': 1 } });
+    await service.appendEvent({ session, event: createEvent({ author: 'A', actions: { stateDelta: { added: '\u0000' } } }) });
+    await service.appendEvent({ session, event: createEvent({ author: 'A', actions: { stateDelta: { 'odd\uFFFD': 2 } } }) });
+    expect((await service.getSession({ ...keyFor('merge'), sessionId: session.id }))!.state).toEqual({ kept: 'odd \uFFFDcafe text', 'odd\uFFFD': 2, added: '\u0000' });
     await service.close();
   });
 
@@ -84,10 +125,12 @@ describePostgres('PostgresSessionService persistence', () => {
     const bigint = service.appendEvent({ session, event: createEvent({ author: 'A', actions: { stateDelta: { 'user:big': 10n } } }) });
     await expect(bigint).rejects.toBeInstanceOf(ConfigurationError);
     await expect(bigint).rejects.toThrow(/BigInt.*Store plain JSON data/);
-    const nul = service.appendEvent({ session, event: createEvent({ author: 'A', content: { role: 'model', parts: [{ text: 'a\u0000b' }] } }) });
-    await expect(nul).rejects.toThrow(/\\u0000.*base64/);
+    const nulId = service.appendEvent({ session, event: createEvent({ id: 'e\u0000', author: 'A', actions: { stateDelta: { 'user:x': 1 } } }) });
+    await expect(nulId).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(nulId).rejects.toThrow(/event ids and lease owners cannot contain the character \\u0000/);
     const got = (await service.getSession({ ...keyFor('bad-values'), sessionId: session.id }))!;
     expect(got.events).toEqual([]);
+    expect(got.state).toEqual({});
     expect(got.version).toBe(0);
     // The connection that saw the failures is fine for the next append.
     await service.appendEvent({ session, event: createEvent({ author: 'A', actions: { stateDelta: { ok: 1 } } }) });

@@ -1,0 +1,95 @@
+import { ConfigurationError, type LeaseParams, type SessionLease } from '@troupe/core';
+import { leaseLostError, missingLeaseSessionError } from '@troupe/core/stores';
+import { queryNamer, run, runCount, type Db } from './queries.js';
+import { quoteIdentifier } from './schema.js';
+
+/**
+ * Session leases in PostgreSQL. The lease lives on the session's row (`lease_owner`, `lease_epoch`,
+ * `lease_expires_at`), so taking one is a single conditional UPDATE: two processes racing for a
+ * session queue on the row lock and the second re-checks the condition against the first one's
+ * write. Expiry is computed and compared on the database's clock (`clock_timestamp()`, the moment
+ * the row is written, not when a waiting statement began), so machines whose clocks disagree still
+ * agree on who holds a lease. Appends check the epoch in their own transaction (see `lockSession`).
+ */
+export class Leases {
+  private readonly sql: ReturnType<typeof buildLeaseQueries>;
+
+  constructor(schema: string) {
+    this.sql = buildLeaseQueries(schema);
+  }
+
+  /** Takes the lease (see `LeasingSessionService.leaseSession`). */
+  async take(db: Db, params: LeaseParams): Promise<SessionLease | undefined> {
+    const ttlMs = checkTtl(params.ttlMs, 'leaseSession');
+    const [row] = await run<{ found: boolean; epoch: number | null; expires_at: number | null }>(db, this.sql.take, [
+      params.appName,
+      params.userId,
+      params.sessionId,
+      params.owner,
+      ttlMs,
+    ]);
+    if (!row?.found) throw missingLeaseSessionError(params);
+    if (row.epoch === null || row.expires_at === null) return undefined;
+    return { appName: params.appName, userId: params.userId, sessionId: params.sessionId, owner: params.owner, epoch: row.epoch, expiresAt: row.expires_at };
+  }
+
+  /** Extends a lease still at its epoch; throws `LeaseLostError` otherwise. */
+  async renew(db: Db, lease: SessionLease, ttlMs: number): Promise<SessionLease> {
+    const ttl = checkTtl(ttlMs, 'renewLease');
+    const [row] = await run<{ current: number | null; expires_at: number | null }>(db, this.sql.renew, [lease.appName, lease.userId, lease.sessionId, lease.epoch, ttl]);
+    if (!row || row.expires_at === null) {
+      // `current` is read from before a takeover that committed while we waited; it names a new epoch only when it is one.
+      throw leaseLostError(lease, row?.current === null || row?.current === lease.epoch ? undefined : row?.current);
+    }
+    return { ...pick(lease), expiresAt: row.expires_at };
+  }
+
+  /** Frees a lease still at its epoch; a lease taken over since is left to its new owner. */
+  async release(db: Db, lease: SessionLease): Promise<void> {
+    await runCount(db, this.sql.release, [lease.appName, lease.userId, lease.sessionId, lease.epoch]);
+  }
+}
+
+function buildLeaseQueries(schema: string) {
+  const s = quoteIdentifier(schema);
+  const query = queryNamer(schema);
+  const key = 'app_name = $1 AND user_id = $2 AND id = $3';
+  const expiresAtMs = '(extract(epoch FROM lease_expires_at) * 1000)::float8';
+  return {
+    // $4 owner, $5 ttl in ms. Taken when free or expired, or again by its owner (with a new epoch, as
+    // every acquisition gets one). `found` tells a held lease from a missing session in the same trip.
+    take: query(
+      'lease_take',
+      `WITH taken AS (
+         UPDATE ${s}.sessions SET lease_owner = $4, lease_epoch = lease_epoch + 1,
+           lease_expires_at = clock_timestamp() + $5::float8 * interval '1 millisecond'
+         WHERE ${key} AND (lease_expires_at <= clock_timestamp() OR lease_owner = $4)
+         RETURNING lease_epoch, ${expiresAtMs} AS expires_at)
+       SELECT EXISTS (SELECT 1 FROM ${s}.sessions WHERE ${key}) AS found, taken.lease_epoch AS epoch, taken.expires_at
+       FROM (VALUES (1)) AS one (x) LEFT JOIN taken ON true`,
+    ),
+    // $4 epoch, $5 ttl in ms. An expired lease nobody took is still at its epoch, so it renews.
+    renew: query(
+      'lease_renew',
+      `WITH renewed AS (
+         UPDATE ${s}.sessions SET lease_expires_at = clock_timestamp() + $5::float8 * interval '1 millisecond'
+         WHERE ${key} AND lease_epoch = $4
+         RETURNING ${expiresAtMs} AS expires_at)
+       SELECT (SELECT lease_epoch FROM ${s}.sessions WHERE ${key}) AS current, renewed.expires_at
+       FROM (VALUES (1)) AS one (x) LEFT JOIN renewed ON true`,
+    ),
+    // $4 epoch.
+    release: query('lease_release', `UPDATE ${s}.sessions SET lease_expires_at = '-infinity' WHERE ${key} AND lease_epoch = $4`),
+  };
+}
+
+function checkTtl(ttlMs: number, call: string): number {
+  if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs <= 0) {
+    throw new ConfigurationError(`${call} needs 'ttlMs' as a positive number of milliseconds; got ${String(ttlMs)}. Pass e.g. 30000.`);
+  }
+  return ttlMs;
+}
+
+function pick(lease: SessionLease): Omit<SessionLease, 'expiresAt'> {
+  return { appName: lease.appName, userId: lease.userId, sessionId: lease.sessionId, owner: lease.owner, epoch: lease.epoch };
+}

@@ -1,0 +1,108 @@
+import pg from 'pg';
+import { StorageError } from '@troupe/core';
+
+/**
+ * How the service survives a lost database connection (a PostgreSQL restart, a failover, a backend
+ * ended with `pg_terminate_backend`, a network cut):
+ *
+ * - pg emits `'error'` on an idle pooled client whose connection breaks, and on a checked-out one
+ *   (`transaction.ts` listens there); an `'error'` event nobody listens to ends the Node process.
+ *   The pool has already discarded the broken client, and no operation was running on it, so there
+ *   is nothing to report to anyone: the next operation opens a new connection, and if the server is
+ *   still away, that operation fails with a {@link StorageError} saying so.
+ * - An operation whose connection fails (or cannot be opened) rejects with a StorageError; other
+ *   errors (a bad value, a stale session) pass through unchanged.
+ */
+
+/** SQLSTATE classes and codes that mean the server or the connection failed, not the request. */
+const SERVER_UNAVAILABLE = /^(08|53|58|57P0[1-4])/;
+/** Node socket errors on connect or mid-query. */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED']);
+/** pg's own messages for a connection that ended, never opened in time, or is unusable after an error. */
+const PG_CONNECTION_MESSAGES = /Connection terminated|not queryable|timeout exceeded when trying to connect|connection timeout|Query read timeout/i;
+
+/** True when `error` means the connection to PostgreSQL failed (the operation may succeed on a new one). */
+export function isConnectionError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (SOCKET_CODES.has(code) || SERVER_UNAVAILABLE.test(code))) return true;
+  if (PG_CONNECTION_MESSAGES.test(error.message)) return true;
+  // Connecting to a host name with several addresses fails with one error per address.
+  return error instanceof AggregateError && error.errors.some(isConnectionError);
+}
+
+/**
+ * The StorageError for a connection failure while doing `action` ("appending event 'e1' to session
+ * 's1'"). `outcome` says what happened to the data; by default, that nothing was stored.
+ */
+export function connectionLost(action: string, error: unknown, outcome = 'Nothing was stored.'): StorageError {
+  const reason = error instanceof Error ? describe(error) : String(error);
+  return new StorageError(
+    `PostgreSQL could not be reached while ${action}: ${reason}. ${outcome} The service opens a new connection for the next call; retry once the database is reachable.`,
+    { cause: error },
+  );
+}
+
+/** Rethrows `error` as a StorageError when it is a connection failure; unchanged otherwise. */
+export function asStorageError(action: string, error: unknown): unknown {
+  if (error instanceof StorageError || !isConnectionError(error)) return error;
+  return connectionLost(action, error);
+}
+
+function describe(error: Error): string {
+  const code = (error as { code?: unknown }).code;
+  const message = error.message || (error instanceof AggregateError ? error.errors.map((e: unknown) => (e instanceof Error ? e.message : String(e))).join('; ') : '');
+  return typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
+}
+
+/** The settings of a pool the service opens itself. */
+export interface OwnPoolSettings {
+  connectionString: string;
+  applicationName: string;
+  connectTimeoutMs: number;
+}
+
+/** Opens the service's own pool. */
+export function openPool(settings: OwnPoolSettings): pg.Pool {
+  return new pg.Pool({
+    connectionString: settings.connectionString,
+    // Names the service's connections in pg_stat_activity, so an operator (or a test) can tell them apart.
+    application_name: settings.applicationName,
+    // Without it, connecting to an unreachable host waits for the operating system's TCP timeout (minutes).
+    connectionTimeoutMillis: settings.connectTimeoutMs,
+  });
+}
+
+/**
+ * Keeps a broken idle connection from ending the process (see the top of this file). Returns the
+ * function that removes the listener, for a pool the service does not own and outlives.
+ */
+export function listenForIdleErrors(pool: pg.Pool): () => void {
+  const onError = (): void => undefined;
+  pool.on('error', onError);
+  return () => {
+    pool.off('error', onError);
+  };
+}
+
+/**
+ * Resolves when `SELECT 1` succeeds within `timeoutMs`; otherwise rejects with a StorageError, so a
+ * health check never hangs on a server that accepts connections but does not answer.
+ */
+export async function probe(pool: pg.Pool, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const query = pool.query('SELECT 1');
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StorageError(`PostgreSQL did not answer SELECT 1 within ${timeoutMs} ms. Check that the server is up and reachable; the service keeps trying on every call.`)), timeoutMs);
+  });
+  // After a timeout the query may still fail; that outcome has been reported as the timeout already.
+  query.catch(() => undefined);
+  try {
+    await Promise.race([query, late]);
+  } catch (error) {
+    if (error instanceof StorageError) throw error;
+    throw isConnectionError(error) ? connectionLost('checking its health', error, 'The store cannot serve requests now.') : new StorageError(`PostgreSQL failed SELECT 1: ${String(error)}.`, { cause: error });
+  } finally {
+    clearTimeout(timer);
+  }
+}
