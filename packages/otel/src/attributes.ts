@@ -60,10 +60,11 @@ export const ATTR = {
  *   before-model callback answered; an agent a before-agent callback skipped, or one a RoutedAgent
  *   retried after it failed);
  * - `parent_ended`: its parent agent finished while it was still open (same causes);
- * - `tool_failed`: an AgentTool's agent whose error became the tool's error;
+ * - `failed`, `cancelled`, `limit`: the agent (or the agent it was under) ended so, as its
+ *   afterAgent outcome said;
  * - `interrupted`, `failed`, `cancelled`, `limit`, `completed`: still open when the run ended so.
  */
-export type EndReason = 'superseded' | 'parent_ended' | 'tool_failed' | RunResult['status'];
+export type EndReason = 'superseded' | 'parent_ended' | RunResult['status'];
 
 /** The provider of a model string, when it can be told from the name (`openai/…`, `gpt-…`, `claude-…`, `gemini-…`). */
 export function providerOf(model: string): string | undefined {

@@ -2,6 +2,8 @@ import { context as otelContext, diag, SpanKind, trace, type Attributes, type Tr
 import {
   BasePlugin,
   ConfigurationError,
+  RunLimitError,
+  type AgentOutcome,
   type BaseAgent,
   type BaseTool,
   type CallbackContext,
@@ -129,11 +131,18 @@ export class OpenTelemetryPlugin extends BasePlugin {
     });
   }
 
-  override afterAgent({ context }: { agent: BaseAgent; context: CallbackContext }): undefined {
+  override afterAgent({ context, outcome, error }: { agent: BaseAgent; context: CallbackContext; outcome: AgentOutcome; error?: unknown }): undefined {
     return this.guard('afterAgent', () => {
       const run = this.traces.get(context.invocationId);
       const node = run?.findAgent(context.invocationContext);
-      if (node) run!.close(node);
+      if (!node) return;
+      // Every ending reaches this hook: a failed agent carries its error, what it left open ends with
+      // it. A paused agent's spans are ended by afterRun, whose result names the open interrupts.
+      if (outcome === 'completed') run!.close(node);
+      else if (outcome === 'failed') {
+        const ending: Outcome = { reason: error instanceof RunLimitError ? 'limit' : 'failed', error };
+        run!.close(node, ending, ending);
+      } else if (outcome === 'cancelled') run!.close(node, { reason: 'cancelled' }, { reason: 'cancelled' });
     });
   }
 
@@ -214,11 +223,9 @@ export class OpenTelemetryPlugin extends BasePlugin {
       const run = this.traces.get(context.invocationId);
       const node = run?.toolCalls.get(context);
       if (!node || node.ended) return;
+      // The call's own span ends in afterTool, which follows with the error response; an
+      // AgentTool's agent has already ended its spans through its afterAgent outcome.
       markError(node.span, error);
-      // An AgentTool's agent failed with this error: its spans end with it. The call's own span
-      // ends in afterTool, which follows with the error response.
-      const outcome: Outcome = { reason: 'tool_failed', error };
-      for (const child of [...node.children]) run!.close(child, outcome, outcome);
     });
   }
 

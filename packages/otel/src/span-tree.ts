@@ -180,16 +180,8 @@ export class InvocationTrace {
   /** Ends every span still open when the run ended, each with what the run's result says about it, then the invocation span. */
   finish(result: RunResult): void {
     const failed = result.status === 'failed' || result.status === 'limit';
-    const last = result.events.at(-1);
-    // The runner's closing error event names the agent where the error started; the agents on
-    // the way from there to the top failed with it.
-    const failingPath = failed && last?.errorCode ? last.path : undefined;
-    const onFailingChain = (node: SpanNode): boolean => {
-      if (!failed) return false;
-      const agent = node instanceof AgentNode ? node : node.parent instanceof AgentNode ? node.parent : undefined;
-      if (!agent || failingPath === undefined || failingPath === '') return true;
-      return failingPath === agent.path || failingPath.startsWith(`${agent.path}/`);
-    };
+    // Agents report their own endings (afterAgent outcomes); what is still open here is what the
+    // run's end cut short (a cancelled run stops waiting for a busy step), or a paused tool call.
     const visit = (node: SpanNode): void => {
       for (const child of [...node.children]) visit(child);
       if (node === this.root) return;
@@ -197,7 +189,7 @@ export class InvocationTrace {
         const interrupt = result.interrupts.find((i) => i.toolCallId === node.callId && i.agentPath === node.caller.path);
         if (interrupt) node.span.setAttributes({ [ATTR.interruptId]: interrupt.id, [ATTR.interruptKind]: interrupt.kind });
       }
-      this.end(node, onFailingChain(node) ? { reason: result.status, error: result.error ?? result.status } : { reason: result.status });
+      this.end(node, { reason: result.status });
     };
     visit(this.root);
     const span = this.root.span;

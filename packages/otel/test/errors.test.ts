@@ -55,7 +55,8 @@ describe('OpenTelemetryPlugin: errors, pauses and spans that never got their end
     expect(tool.status.code).toBe(ERROR);
     const [inner] = childrenOf(spans, tool);
     expect(inner!.status.code).toBe(ERROR);
-    expect(inner!.attributes['troupe.span.end_reason']).toBe('tool_failed');
+    // The agent reports its own failure (afterAgent outcome 'failed').
+    expect(inner!.attributes['troupe.span.end_reason']).toBe('failed');
     const [innerChat] = childrenOf(spans, inner!);
     expect(innerChat!.status.code).toBe(ERROR);
     expect(innerChat!.attributes['error.type']).toBe('MODEL');
@@ -99,7 +100,7 @@ describe('OpenTelemetryPlugin: errors, pauses and spans that never got their end
     // The sibling was stopped by the failure, not failing itself.
     const slowSpan = only(spans, 'invoke_agent Slow');
     expect(slowSpan.status.code).toBe(OK);
-    expect(slowSpan.attributes['troupe.span.end_reason']).toBe('failed');
+    expect(slowSpan.attributes['troupe.span.end_reason']).toBe('cancelled');
     expect(childrenOf(spans, slowSpan)[0]!.status.code).toBe(OK);
   });
 
