@@ -35,9 +35,10 @@ export function storageErrorFor(error: unknown, failure: StorageFailure): Storag
  * system error such as `EACCES`, `EROFS` or `ENOTDIR`).
  */
 export function folderError(error: unknown, path: string): StorageError {
-  const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+  // Node.js messages start with the code already: "EACCES: permission denied, mkdir '/srv/x'".
+  const detail = error instanceof Error ? error.message : String(error);
   return new StorageError(
-    `The SQLite session store '${path}' could not be opened: its folder '${dirname(path)}' could not be created (${code}: ${(error as Error).message}). Create the folder, or choose a path in a folder this process may write.`,
+    `The SQLite session store '${path}' could not be opened: its folder '${dirname(path)}' could not be created (${detail}). Create the folder, or choose a path in a folder this process may write.`,
     { cause: error },
   );
 }

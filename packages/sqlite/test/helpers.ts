@@ -1,9 +1,11 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, type SpawnOptions, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type Database from 'better-sqlite3';
 import { afterEach } from 'vitest';
+import type { SqliteSessionService } from '../src/index.js';
 
 /** A fresh folder per test, removed after it; returns a database path inside it. */
 export function useTempDb(): () => string {
@@ -30,10 +32,27 @@ export interface WorkerProcess {
 
 const builtEntry = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 
+/** How to start a worker beyond its script and arguments. */
+export interface WorkerOptions {
+  /** Run it as this user and group (only root may ask; see {@link unprivileged}). */
+  uid?: number;
+  gid?: number;
+  /** Limit the size of any file it writes, in the blocks of `ulimit -f` (512 or 1024 bytes, by shell). */
+  fileSizeBlocks?: number;
+}
+
 /** Starts `worker` (a fixture .mjs) with `args`; it imports the built dist, so that must exist. */
-export function startWorker(worker: string, args: string[]): WorkerProcess {
+export function startWorker(worker: string, args: string[], options: WorkerOptions = {}): WorkerProcess {
   if (!existsSync(builtEntry)) throw new Error(`The worker imports the built package, and ${builtEntry} is missing. Run npm run build first.`);
-  const child = spawn(process.execPath, [worker, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const spawnOptions: SpawnOptions = { stdio: ['pipe', 'pipe', 'pipe'] };
+  if (options.uid !== undefined) spawnOptions.uid = options.uid;
+  if (options.gid !== undefined) spawnOptions.gid = options.gid;
+  // Node.js ignores SIGXFSZ, so a write past the limit fails with EFBIG instead of killing the worker.
+  const child = (
+    options.fileSizeBlocks === undefined
+      ? spawn(process.execPath, [worker, ...args], spawnOptions)
+      : spawn('/bin/sh', ['-c', `ulimit -f ${options.fileSizeBlocks} && exec "$0" "$@"`, process.execPath, worker, ...args], spawnOptions)
+  ) as ChildProcessWithoutNullStreams;
   let out = '';
   let err = '';
   const waiters: { line: string; resolve: () => void }[] = [];
@@ -58,4 +77,22 @@ export function startWorker(worker: string, args: string[]): WorkerProcess {
     printed: (line) => new Promise((resolve) => (out.split('\n').includes(line) ? resolve() : waiters.push({ line, resolve }))),
     send: (text) => child.stdin.write(text),
   };
+}
+
+/**
+ * Spawn options that make a worker an ordinary user, whom file permissions bind. Tests may run as
+ * root, whom `chmod 444` does not stop; then the worker runs as `nobody` (65534). Otherwise it
+ * already is an ordinary user and needs nothing.
+ */
+export function unprivileged(): { uid?: number; gid?: number } {
+  return process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+}
+
+/**
+ * The service's own SQLite connection. Only the fault tests use it, to set `PRAGMA
+ * max_page_count`: SQLite then refuses to grow the file with `SQLITE_FULL`, exactly what a full
+ * disk gives, without filling a real disk (a size-limited mount needs privileges tests lack).
+ */
+export function connectionOf(service: SqliteSessionService): Database.Database {
+  return (service as unknown as { db: Database.Database }).db;
 }
