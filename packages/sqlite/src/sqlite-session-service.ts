@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import {
   ConfigurationError,
   StorageError,
@@ -18,8 +16,9 @@ import {
 import { VALUE_FORMAT, decodeValue, encodeValue } from './codec.js';
 import { releaseLease, renewLease, takeLease } from './leases.js';
 import { resolveOptions, type SqliteSessionServiceOptions } from './options.js';
-import { SCHEMA_VERSION, checkedVersion, migrate } from './schema.js';
-import { folderError, storageErrorFor } from './storage-errors.js';
+import { openDatabase } from './open-database.js';
+import { SCHEMA_VERSION, checkedVersion } from './schema.js';
+import { guarded, type StorageSite } from './storage-errors.js';
 import {
   assertValidDelta,
   splitDelta,
@@ -32,7 +31,7 @@ import {
   sessionExistsError,
   staleSessionError,
 } from '@troupe/core/stores';
-import { prepareStatements, type ScopedValueRow, type SessionRow, type Statements, type ValueRow } from './statements.js';
+import type { ScopedValueRow, SessionRow, Statements, ValueRow } from './statements.js';
 
 export type { SqliteSessionServiceOptions } from './options.js';
 
@@ -67,8 +66,8 @@ type AppendOutcome = { stored: Event } | { persisted: Event; version: number; la
 export class SqliteSessionService implements LeasingSessionService {
   /** The database file, as given. */
   readonly path: string;
-  private readonly busyTimeoutMs: number;
-  private readonly readonly: boolean;
+  /** What a `StorageError` names besides the operation. */
+  private readonly site: StorageSite;
   private readonly db: Database.Database;
   private readonly sql: Statements;
   private readonly appendTransaction: Database.Transaction<(session: Session, event: Event, lease: SessionLease | undefined) => AppendOutcome>;
@@ -85,31 +84,12 @@ export class SqliteSessionService implements LeasingSessionService {
    * (for a migration) written.
    */
   constructor(options: SqliteSessionServiceOptions) {
-    const { path, busyTimeoutMs, synchronous, readonly } = resolveOptions(options);
-    this.path = path;
-    this.busyTimeoutMs = busyTimeoutMs;
-    this.readonly = readonly;
-    if (path !== ':memory:' && !readonly) {
-      try {
-        mkdirSync(dirname(path), { recursive: true });
-      } catch (error) {
-        throw folderError(error, path);
-      }
-    }
-    const db = this.guard(false, () => 'open it', () => new Database(path, { timeout: busyTimeoutMs, readonly }));
-    try {
-      this.guard(false, () => 'open it', () => {
-        // A read-only connection cannot change the journal mode; a file this service wrote is in WAL mode already.
-        if (!readonly) db.pragma('journal_mode = WAL');
-        db.pragma(`synchronous = ${synchronous.toUpperCase()}`);
-      });
-      this.guard(true, () => `bring its schema to version ${SCHEMA_VERSION}`, () => migrate(db, `'${path}'`));
-      this.sql = prepareStatements(db);
-    } catch (error) {
-      db.close();
-      throw error;
-    }
+    const resolved = resolveOptions(options);
+    this.path = resolved.path;
+    this.site = { path: resolved.path, busyTimeoutMs: resolved.busyTimeoutMs, readonly: resolved.readonly };
+    const { db, sql } = openDatabase(resolved);
     this.db = db;
+    this.sql = sql;
     this.appendTransaction = db.transaction((session: Session, event: Event, lease: SessionLease | undefined) => this.appendInTransaction(session, event, lease));
     this.readTransaction = db.transaction((params: GetSessionParams) => this.readSession(params));
     this.createTransaction = db.transaction((params: CreateSessionParams, sessionId: string, scoped: ScopedDelta, stateText: string) =>
@@ -222,12 +202,7 @@ export class SqliteSessionService implements LeasingSessionService {
    * failure never leaves half an operation stored.
    */
   private guard<T>(writes: boolean, doing: () => string, work: () => T): T {
-    try {
-      return work();
-    } catch (error) {
-      const storage = storageErrorFor(error, { path: this.path, doing: doing(), writes, busyTimeoutMs: this.busyTimeoutMs, readonly: this.readonly });
-      throw storage ?? error;
-    }
+    return guarded(this.site, writes, doing, work);
   }
 
   private createInTransaction(params: CreateSessionParams, sessionId: string, scoped: ScopedDelta, stateText: string): Session {

@@ -2,18 +2,34 @@ import { basename, dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { StorageError } from '@troupe/core';
 
-/** Where a failure happened, for the message of the {@link StorageError} that reports it. */
-export interface StorageFailure {
+/** The service a failure happened in, for the message of the {@link StorageError} that reports it. */
+export interface StorageSite {
   /** The database file, as the user gave it. */
   path: string;
-  /** What the service was doing, as a verb phrase: `append event 'e1' to session 's1'`. */
-  doing: string;
-  /** Whether the operation writes: then the message says that nothing was stored. */
-  writes: boolean;
   /** The service's busy timeout, named when another connection held the lock too long. */
   busyTimeoutMs: number;
   /** Whether the service was opened with `readonly: true`, which the remedy for a read-only file names. */
   readonly: boolean;
+}
+
+/** A failed operation: where, and what it was doing. */
+export interface StorageFailure extends StorageSite {
+  /** What the service was doing, as a verb phrase: `append event 'e1' to session 's1'`. */
+  doing: string;
+  /** Whether the operation writes: then the message says that nothing was stored. */
+  writes: boolean;
+}
+
+/**
+ * Runs one operation, rethrowing a failure that is the storage's fault as its {@link StorageError}
+ * (see {@link storageErrorFor}); `doing` is only called then, so the hot path builds no message.
+ */
+export function guarded<T>(site: StorageSite, writes: boolean, doing: () => string, work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    throw storageErrorFor(error, { ...site, doing: doing(), writes }) ?? error;
+  }
 }
 
 /**

@@ -2,8 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError, StorageError, createEvent, textOf, type Event } from '@troupe/core';
-import { SCHEMA_VERSION, SqliteSessionService } from '../src/index.js';
+import { ConfigurationError, createEvent, textOf, type Event } from '@troupe/core';
+import { SCHEMA_VERSION, SqliteSessionService, StorageError } from '../src/index.js';
 import { connectionOf, useTempDb } from './helpers.js';
 
 const tempDb = useTempDb();

@@ -1,0 +1,38 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { ResolvedOptions } from './options.js';
+import { SCHEMA_VERSION, migrate } from './schema.js';
+import { prepareStatements, type Statements } from './statements.js';
+import { folderError, guarded } from './storage-errors.js';
+
+/**
+ * Opens the file for a service: creates its folder, opens it in WAL mode, migrates its schema
+ * forward and prepares the statements. Storage failures become a `StorageError` naming the file
+ * and the step; a file written by a newer release fails with `SchemaVersionError`. Nothing is
+ * left open when it fails.
+ */
+export function openDatabase(options: ResolvedOptions): { db: Database.Database; sql: Statements } {
+  const { path, busyTimeoutMs, synchronous, readonly } = options;
+  const site = { path, busyTimeoutMs, readonly };
+  if (path !== ':memory:' && !readonly) {
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+    } catch (error) {
+      throw folderError(error, path);
+    }
+  }
+  const db = guarded(site, false, () => 'open it', () => new Database(path, { timeout: busyTimeoutMs, readonly }));
+  try {
+    guarded(site, false, () => 'open it', () => {
+      // A read-only connection cannot change the journal mode; a file a service wrote is in WAL mode already.
+      if (!readonly) db.pragma('journal_mode = WAL');
+      db.pragma(`synchronous = ${synchronous.toUpperCase()}`);
+    });
+    guarded(site, true, () => `bring its schema to version ${SCHEMA_VERSION}`, () => migrate(db, `'${path}'`));
+    return { db, sql: prepareStatements(db) };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
