@@ -31,22 +31,31 @@ export function isConnectionError(error: unknown): boolean {
   return error instanceof AggregateError && error.errors.some(isConnectionError);
 }
 
+/** What a StorageError says about the data when the connection broke before a transaction's COMMIT. */
+export const NOTHING_STORED = 'Nothing was stored.';
+
+/**
+ * What a StorageError says when a single statement that writes was cut: PostgreSQL may have
+ * committed it just before the connection broke. Every such statement of the service can be repeated.
+ */
+export const MAYBE_DONE = 'It may or may not have taken effect; repeating the call is safe.';
+
 /**
  * The StorageError for a connection failure while doing `action` ("appending event 'e1' to session
- * 's1'"). `outcome` says what happened to the data; by default, that nothing was stored.
+ * 's1'"). `outcome` says what became of the data, for operations that write.
  */
-export function connectionLost(action: string, error: unknown, outcome = 'Nothing was stored.'): StorageError {
+export function connectionLost(action: string, error: unknown, outcome?: string): StorageError {
   const reason = error instanceof Error ? describe(error) : String(error);
   return new StorageError(
-    `PostgreSQL could not be reached while ${action}: ${reason}. ${outcome} The service opens a new connection for the next call; retry once the database is reachable.`,
+    `PostgreSQL could not be reached while ${action}: ${reason}.${outcome ? ` ${outcome}` : ''} The service opens a new connection for the next call; retry once the database is reachable.`,
     { cause: error },
   );
 }
 
-/** Rethrows `error` as a StorageError when it is a connection failure; unchanged otherwise. */
-export function asStorageError(action: string, error: unknown): unknown {
+/** `error` as a StorageError when it is a connection failure; unchanged otherwise. */
+export function asStorageError(action: string, error: unknown, outcome?: string): unknown {
   if (error instanceof StorageError || !isConnectionError(error)) return error;
-  return connectionLost(action, error);
+  return connectionLost(action, error, outcome);
 }
 
 function describe(error: Error): string {
@@ -101,7 +110,7 @@ export async function probe(pool: pg.Pool, timeoutMs: number): Promise<void> {
     await Promise.race([query, late]);
   } catch (error) {
     if (error instanceof StorageError) throw error;
-    throw isConnectionError(error) ? connectionLost('checking its health', error, 'The store cannot serve requests now.') : new StorageError(`PostgreSQL failed SELECT 1: ${String(error)}.`, { cause: error });
+    throw isConnectionError(error) ? connectionLost('checking its health', error) : new StorageError(`PostgreSQL failed SELECT 1: ${String(error)}.`, { cause: error });
   } finally {
     clearTimeout(timer);
   }

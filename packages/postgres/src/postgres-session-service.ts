@@ -27,7 +27,7 @@ import {
 import { PLAIN_FORMAT, VALUE_FORMAT, decodeKey, decodeValue, encodeKey, encodeValue, type EncodedValue } from './codec.js';
 import { Leases } from './leases.js';
 import { resolveOptions, type PostgresSessionServiceOptions } from './options.js';
-import { asStorageError, listenForIdleErrors, openPool, probe } from './pool.js';
+import { MAYBE_DONE, asStorageError, listenForIdleErrors, openPool, probe } from './pool.js';
 import { buildQueries, run, runCount, type Queries, type ScopedRows, type SessionHeadRow, type SessionRow, type ValueRow } from './queries.js';
 import { isCurrent, migrate } from './schema.js';
 import { inTransaction } from './transaction.js';
@@ -89,7 +89,6 @@ export class PostgresSessionService implements LeasingSessionService {
     assertValidDelta(initial);
     const scoped = splitDelta(initial);
     const state = encodeValue(scoped.session.set, () => `The initial state of session '${sessionId}'`);
-    const action = `creating session '${sessionId}'`;
     await this.ensureReady();
     return inTransaction(
       this.pool,
@@ -114,7 +113,7 @@ export class PostgresSessionService implements LeasingSessionService {
         };
         return toSession(params.appName, params.userId, row, []);
       },
-      action,
+      { action: `creating session '${sessionId}'`, ifCommitLost: 'Read it back with getSession before creating it again.' },
     );
   }
 
@@ -150,7 +149,7 @@ export class PostgresSessionService implements LeasingSessionService {
   async deleteSession(params: SessionKey): Promise<void> {
     await this.ensureReady();
     // Its events go with it (ON DELETE CASCADE).
-    await this.guard(`deleting session '${params.sessionId}'`, () => run(this.pool, this.sql.deleteSession, [params.appName, params.userId, params.sessionId]));
+    await this.guard(`deleting session '${params.sessionId}'`, () => run(this.pool, this.sql.deleteSession, [params.appName, params.userId, params.sessionId]), MAYBE_DONE);
   }
 
   async appendEvent({ session, event, lease }: AppendEventParams): Promise<Event> {
@@ -159,7 +158,10 @@ export class PostgresSessionService implements LeasingSessionService {
     const outcome = await inTransaction(
       this.pool,
       (client) => this.appendInTransaction(client, session, event, lease),
-      `appending event '${event.id}' to session '${session.id}'`,
+      {
+        action: `appending event '${event.id}' to session '${session.id}'`,
+        ifCommitLost: 'Appending it again is safe: an event whose id is stored is not stored twice (reload the session first, its version may have moved).',
+      },
     );
     if ('stored' in outcome) return outcome.stored;
     // The live session changes only after the commit, and keeps temp: keys for this invocation.
@@ -169,17 +171,17 @@ export class PostgresSessionService implements LeasingSessionService {
 
   async leaseSession(params: LeaseParams): Promise<SessionLease | undefined> {
     await this.ensureReady();
-    return this.guard(`leasing session '${params.sessionId}' for '${params.owner}'`, () => this.leases.take(this.pool, params));
+    return this.guard(`leasing session '${params.sessionId}' for '${params.owner}'`, () => this.leases.take(this.pool, params), MAYBE_DONE);
   }
 
   async renewLease(lease: SessionLease, ttlMs: number): Promise<SessionLease> {
     await this.ensureReady();
-    return this.guard(`renewing the lease of session '${lease.sessionId}'`, () => this.leases.renew(this.pool, lease, ttlMs));
+    return this.guard(`renewing the lease of session '${lease.sessionId}'`, () => this.leases.renew(this.pool, lease, ttlMs), MAYBE_DONE);
   }
 
   async releaseLease(lease: SessionLease): Promise<void> {
     await this.ensureReady();
-    await this.guard(`releasing the lease of session '${lease.sessionId}'`, () => this.leases.release(this.pool, lease));
+    await this.guard(`releasing the lease of session '${lease.sessionId}'`, () => this.leases.release(this.pool, lease), MAYBE_DONE);
   }
 
   /**
@@ -247,12 +249,12 @@ export class PostgresSessionService implements LeasingSessionService {
     await run(client, this.sql.writeScoped, [appName, userId, app.set.format, app.set.text, app.removed, user.set.text, user.removed, user.set.format]);
   }
 
-  /** Runs `work`, turning a lost connection into a StorageError that names `action`. */
-  private async guard<T>(action: string, work: () => Promise<T>): Promise<T> {
+  /** Runs `work`, turning a lost connection into a StorageError that names `action` (and `outcome`, for a write). */
+  private async guard<T>(action: string, work: () => Promise<T>, outcome?: string): Promise<T> {
     try {
       return await work();
     } catch (error) {
-      throw asStorageError(action, error);
+      throw asStorageError(action, error, outcome);
     }
   }
 
@@ -281,7 +283,7 @@ export class PostgresSessionService implements LeasingSessionService {
   private async prepare(): Promise<void> {
     const action = `preparing schema '${this.schema}'`;
     if (await this.guard(action, () => isCurrent(this.pool, this.schema))) return;
-    await inTransaction(this.pool, (client) => migrate(client, this.schema), action);
+    await inTransaction(this.pool, (client) => migrate(client, this.schema), { action, ifCommitLost: 'The next call checks the schema again.' });
   }
 
 }
