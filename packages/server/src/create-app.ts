@@ -6,6 +6,8 @@ import { AppRegistry } from './app-registry.js';
 import { Authenticator, type AuthOptions } from './auth.js';
 import { defaultImportModule, type ImportModule } from './discover-apps.js';
 import { HttpError, toHttpError } from './http-error.js';
+import { cancelRoutes } from './routes/cancel.js';
+import { healthRoutes } from './routes/health.js';
 import { metaRoutes } from './routes/meta.js';
 import { runRoutes } from './routes/run.js';
 import { sessionRoutes } from './routes/sessions.js';
@@ -50,15 +52,26 @@ export interface CreateAppOptions {
    * visits cannot drive a local server. @default [] (same origin only)
    */
   allowedOrigins?: readonly string[];
-  /** Told about every 500 (a bug or a store failure), e.g. to log it. The library itself never logs. */
+  /**
+   * Told about every server-side failure, e.g. to log it: a 500 (a bug) and a 503 from the session
+   * store (`STORAGE`). The library itself never logs.
+   */
   onError?: (error: unknown, request: Request) => void;
+  /**
+   * How long `GET /health` waits for the session store's `checkHealth()` before answering 503.
+   * @default 3000
+   */
+  healthCheckTimeoutMs?: number;
 }
 
 /** The default `bodyLimit`: 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
+/** The default `healthCheckTimeoutMs`: 3 s, below the usual 5 s probe timeout of load balancers. */
+export const DEFAULT_HEALTH_CHECK_TIMEOUT_MS = 3000;
+
 /**
- * Builds the HTTP API: ADK's API server routes (so ADK clients work) plus resume, graph and health,
+ * Builds the HTTP API: ADK's API server routes (so ADK clients work) plus resume, cancel, graph and health,
  * as a Hono app. Test it in process with `app.request(...)`; listen with {@link serve}.
  *
  * @example
@@ -98,16 +111,18 @@ export function createApp(options: CreateAppOptions): TroupeApp {
   };
   for (const path of ['/list-apps', '/run', '/run_sse', '/apps/*']) app.use(path, authenticate);
 
-  app.get('/health', (c) => c.json({ status: 'ok' }));
+  app.route('/', healthRoutes(context, options.healthCheckTimeoutMs ?? DEFAULT_HEALTH_CHECK_TIMEOUT_MS));
   app.route('/', metaRoutes(context));
   app.route('/', sessionRoutes(context));
   app.route('/', runRoutes(context));
+  app.route('/', cancelRoutes(context));
   if (options.staticDir !== undefined) app.use('*', staticFiles(options.staticDir));
 
   app.notFound((c) => c.json(new HttpError(404, 'NOT_FOUND', `No route for ${c.req.method} ${c.req.path}.`).toBody(), 404));
   app.onError((error, c) => {
     const http = toHttpError(error);
-    if (http.status === 500) options.onError?.(error, c.req.raw);
+    // The hook gets what failed (the store's StorageError, the bug's Error), not the HTTP wrapper the routes made of it.
+    if (http.status === 500 || http.code === 'STORAGE') options.onError?.(http.cause ?? error, c.req.raw);
     const headers: Record<string, string> = http.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {};
     return c.json(http.toBody(), http.status, headers);
   });
@@ -136,6 +151,9 @@ function checkOptions(options: CreateAppOptions): void {
   }
   if (options.bodyLimit !== undefined && !(Number.isInteger(options.bodyLimit) && options.bodyLimit > 0)) {
     throw new ConfigurationError(`createApp's bodyLimit is ${JSON.stringify(options.bodyLimit)}; it must be a positive whole number of bytes, e.g. 1048576.`);
+  }
+  if (options.healthCheckTimeoutMs !== undefined && !(Number.isInteger(options.healthCheckTimeoutMs) && options.healthCheckTimeoutMs > 0)) {
+    throw new ConfigurationError(`createApp's healthCheckTimeoutMs is ${JSON.stringify(options.healthCheckTimeoutMs)}; it must be a positive whole number of milliseconds, e.g. 3000.`);
   }
   for (const [name, dir] of [
     ['agentsDir', options.agentsDir],

@@ -32,17 +32,33 @@ export class HttpError extends TroupeError {
   }
 }
 
-// Core's errors that a request can cause before a run starts, by code (not all are exported as classes).
+// Core's errors that reach a request, by code (not all are exported as classes). A store that is
+// down (STORAGE) is 503, not 500: the request was fine and may succeed once the store is back.
 const STATUS_BY_CODE: Readonly<Record<string, ErrorStatus>> = {
   SESSION_NOT_FOUND: 404,
   SESSION_BUSY: 409,
   PENDING_INTERRUPT: 409,
   STALE_SESSION: 409,
+  INVOCATION_EXISTS: 409,
+  LEASE_LOST: 409,
   INTERRUPT_RESPONSE: 400,
   CONFIGURATION: 400,
   INPUT_VALIDATION: 400,
   INVALID_STATE_KEY: 400,
+  STORAGE: 503,
 };
+
+/**
+ * Codes of run failures caused by the store rather than by the agents: the session could not
+ * record the run (STORAGE), or another process took it over (LEASE_LOST). `/run` answers them with
+ * their HTTP status instead of a 200, since the run's error event could not be stored.
+ */
+const STORE_FAILURES: ReadonlySet<string> = new Set(['STORAGE', 'LEASE_LOST']);
+
+/** True for an error that means the store, not the agents, stopped the run (see {@link toHttpError}). */
+export function isStoreFailure(error: unknown): boolean {
+  return error instanceof TroupeError && STORE_FAILURES.has(error.code);
+}
 
 /**
  * Turns anything thrown while handling a request into an {@link HttpError}: core's errors keep

@@ -3,7 +3,8 @@
  * interrupt resume, the agent graph, and the static assets of the dev UI.
  * @packageDocumentation
  */
-export { createApp, DEFAULT_BODY_LIMIT, type CreateAppOptions } from './create-app.js';
+export { createApp, DEFAULT_BODY_LIMIT, DEFAULT_HEALTH_CHECK_TIMEOUT_MS, type CreateAppOptions } from './create-app.js';
+export type { HealthBody } from './routes/health.js';
 export { serve, isLoopback, type ServeOptions, type ServerHandle } from './serve.js';
 export { ADMIN, type AuthOptions } from './auth.js';
 export { AGENT_ENTRY_FILES, discoverApps, type DiscoveredApp, type DiscoveryOptions, type ImportModule } from './discover-apps.js';

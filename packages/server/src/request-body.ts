@@ -24,6 +24,15 @@ const userContent = z.object({
   parts: z.array(part).min(1, { error: 'expected at least one part' }),
 });
 
+/**
+ * A caller-chosen invocation id, by core's rule, so a bad one is a 400 naming the field rather
+ * than a run refused later. Null is absent, as ADK clients send it.
+ */
+const invocationId = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,128}$/, { error: 'expected 1 to 128 characters of letters, digits, ".", "_", ":" or "-"' })
+  .nullish();
+
 /** Body of `POST /run` and `POST /run_sse`. */
 export const runBody = z
   .object({
@@ -35,6 +44,8 @@ export const runBody = z
     input: record.optional(),
     stateDelta: record.nullish(),
     streaming: z.boolean().nullish(),
+    /** Troupe extension: the invocation's id, chosen by the caller (a retry with the same id is refused with 409). */
+    invocationId,
   })
   .refine((body) => body.newMessage !== undefined || body.input !== undefined, {
     path: ['newMessage'],
@@ -52,7 +63,7 @@ export const createSessionBody = z.object({
 export const resumeBody = z.object({
   /** Answers by interrupt id. */
   responses: record,
-  invocationId: z.string().min(1).nullish(),
+  invocationId,
   /** Partial text events while the rest of the run streams. */
   streaming: z.boolean().nullish(),
 });

@@ -18,7 +18,7 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
  * Misuse (unknown session, busy session, open interrupts, bad answers) is thrown as an HTTP error
  * before any byte is sent; once the run has started, everything, a failure included, is a frame.
  */
-export async function streamRun(tracked: TrackedRun, start: () => Promise<RunEvents>, requestSignal: AbortSignal | undefined): Promise<Response> {
+export async function streamRun(tracked: TrackedRun, start: () => Promise<RunEvents>): Promise<Response> {
   let events: RunEvents;
   try {
     events = await start();
@@ -26,80 +26,82 @@ export async function streamRun(tracked: TrackedRun, start: () => Promise<RunEve
     tracked.end();
     throw toHttpError(error);
   }
-  return new Response(eventStream(tracked, events, events.next(), requestSignal), { status: 200, headers: SSE_HEADERS });
+  return new Response(eventStream(tracked, events), { status: 200, headers: SSE_HEADERS });
 }
 
 /**
- * The run's events as SSE frames, one chunk (so one write) per frame. The stream pulls the next
- * event only when the client has taken the last one, so a slow client slows its run instead of
- * filling a buffer. A client that goes away cancels the run through its abort signal, and the
- * generator is run to its end so the cancellation is stored and the session released.
+ * The run's events as SSE frames, one chunk (so one write) per frame, pumped by one loop that is
+ * the generator's only reader. While the run goes on, the loop takes the next event only when the
+ * client has taken the last one, so a slow client slows its run instead of filling a buffer. Once
+ * the run is cancelled (the client went away, a cancel request, shutdown), it stops waiting for
+ * the client and runs the generator to its end, so the cancellation is stored and the session
+ * released even if nobody reads: a cancelled run yields at most a few more events.
  */
-function eventStream(
-  tracked: TrackedRun,
-  events: RunEvents,
-  first: Promise<IteratorResult<Event, RunResult>>,
-  requestSignal: AbortSignal | undefined,
-): ReadableStream<Uint8Array> {
+function eventStream(tracked: TrackedRun, events: RunEvents): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  let upcoming: Promise<IteratorResult<Event, RunResult>> | undefined = first;
-  let last: Event | undefined;
-  let cancelled = false;
-  // The client is gone: cancel the run and run its generator to the end. A paused generator
-  // (waiting for the client to read) would otherwise never see its abort signal.
-  const abandon = async (): Promise<void> => {
-    if (cancelled) return;
-    cancelled = true;
-    tracked.cancel('The client disconnected; the run was cancelled.');
-    await drain(upcoming, events);
-    tracked.end();
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let open = true;
+  let wake: (() => void) | undefined;
+  const wakeUp = () => {
+    wake?.();
+    wake = undefined;
   };
-  if (requestSignal) {
-    if (requestSignal.aborted) void abandon();
-    else requestSignal.addEventListener('abort', () => void abandon(), { once: true });
-  }
+  tracked.signal.addEventListener('abort', wakeUp, { once: true });
+
+  const send = (event: Event) => {
+    if (!open) return;
+    try {
+      controller.enqueue(encoder.encode(sseFrame(event)));
+    } catch {
+      // The stream was torn down with the connection; the run goes on to store its end.
+      open = false;
+    }
+  };
+  const clientWantsMore = async () => {
+    while (open && !tracked.signal.aborted && (controller.desiredSize ?? 0) <= 0) {
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
+  };
+
+  const pump = async () => {
+    let last: Event | undefined;
+    let lastStored: Event | undefined;
+    try {
+      for (;;) {
+        await clientWantsMore();
+        const step = await events.next();
+        if (step.done) break;
+        last = step.value;
+        if (!step.value.partial) lastStored = step.value;
+        send(step.value);
+      }
+    } catch (error) {
+      // The runner yields the failure as an event before throwing; anything else becomes one here.
+      if (last?.errorCode === undefined) send(failureEvent(error, last));
+    } finally {
+      tracked.end(lastStored);
+      if (open) {
+        open = false;
+        controller.close();
+      }
+    }
+  };
+
   return new ReadableStream<Uint8Array>(
     {
-      async pull(controller) {
-        const step = upcoming ?? events.next();
-        upcoming = undefined;
-        let result: IteratorResult<Event, RunResult>;
-        try {
-          result = await step;
-        } catch (error) {
-          if (cancelled) return;
-          tracked.end();
-          // The runner yields the failure as an event before throwing; anything else becomes one here.
-          if (last?.errorCode === undefined) controller.enqueue(encoder.encode(sseFrame(failureEvent(error, last))));
-          controller.close();
-          return;
-        }
-        // After a cancel, drain() owns the generator and ends the run.
-        if (cancelled) return;
-        if (result.done) {
-          tracked.end();
-          controller.close();
-          return;
-        }
-        last = result.value;
-        controller.enqueue(encoder.encode(sseFrame(result.value)));
+      start(c) {
+        controller = c;
+        void pump();
       },
-      cancel: abandon,
+      pull: wakeUp,
+      cancel() {
+        open = false;
+        tracked.cancel('The client disconnected; the run was cancelled.');
+        wakeUp();
+      },
     },
     { highWaterMark: 1 },
   );
-}
-
-/** Runs a cancelled run's generator to its end; its remaining events have no reader. */
-async function drain(upcoming: Promise<unknown> | undefined, events: RunEvents): Promise<void> {
-  try {
-    await upcoming;
-    while (!(await events.next()).done) {
-      // Nobody reads these: the client is gone. The session stores them all the same.
-    }
-  } catch {
-    // The run ends by throwing its cancellation, which its stored error event already records.
-  }
 }
 
 function failureEvent(error: unknown, last: Event | undefined): Event {

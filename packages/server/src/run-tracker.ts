@@ -1,13 +1,13 @@
-import { RunCancelledError } from '@troupe/core';
+import { type Event, RunCancelledError } from '@troupe/core';
 import { HttpError } from './http-error.js';
 
 /** One run the server is executing: its abort controller and when it has finished. */
 export class TrackedRun {
   private readonly controller = new AbortController();
-  private settle!: () => void;
+  private settle!: (last: Event | undefined) => void;
   private detach: (() => void) | undefined;
-  /** Resolves when {@link end} was called. */
-  readonly finished: Promise<void>;
+  /** Resolves when {@link end} was called, with the last event the run stored (if any). */
+  readonly finished: Promise<Event | undefined>;
 
   constructor(
     readonly key: string,
@@ -37,12 +37,12 @@ export class TrackedRun {
     if (!this.controller.signal.aborted) this.controller.abort(new RunCancelledError(message));
   }
 
-  /** Records that the run is over (idempotent). */
-  end(): void {
+  /** Records that the run is over, with the last event it stored (idempotent: the first call counts). */
+  end(last?: Event): void {
     this.detach?.();
     this.detach = undefined;
     this.onEnd(this);
-    this.settle();
+    this.settle(last);
   }
 }
 
@@ -66,8 +66,15 @@ export class RunTracker {
 
   /** True when a run of this server is executing on `key`. */
   isRunning(key: string): boolean {
-    for (const run of this.runs) if (run.key === key) return true;
-    return false;
+    return this.runsOn(key).length > 0;
+  }
+
+  /**
+   * The runs of this server on `key`. Usually one; a second request on a busy session is listed
+   * too until the runner has refused it.
+   */
+  runsOn(key: string): TrackedRun[] {
+    return [...this.runs].filter((run) => run.key === key);
   }
 
   /**

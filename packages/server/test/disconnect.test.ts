@@ -1,32 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { FunctionTool, InMemorySessionService, LlmAgent, type LlmRequest } from '@troupe/core';
-import { ScriptedModel, type ScriptedReply } from '@troupe/core/testing';
-import { createApp, serve, type ServerHandle, type WireEvent, type WireSession } from '../src/index.js';
-import { call, createSession, eventually, message, parseFrames } from './helpers.js';
+import { serve, type ServerHandle, type TroupeApp, type WireEvent, type WireSession } from '../src/index.js';
+import { call, createSession, eventually, message } from './helpers.js';
+import { relayApp } from './relay-app.js';
 
-/** An agent that calls a quick tool (two events), then waits 10 s for the model unless aborted, then answers the next turn. */
-function slowApp() {
-  // Whether the cancelled run got as far as its second model call depends on how far the stream
-  // was read, so the reply depends on the turn rather than on the call's position.
-  const reply = (request: LlmRequest): ScriptedReply => (JSON.stringify(request.contents).includes('"again"') ? 'Fresh answer.' : { delayMs: 10_000, reply: 'too late' });
-  const model = new ScriptedModel([{ functionCalls: [{ name: 'lookup', id: 'l1' }] }, reply, reply]);
-  const lookup = new FunctionTool({ name: 'lookup', description: 'Looks up.', execute: () => ({ found: true }) });
-  const agent = new LlmAgent({ name: 'slow', model, tools: [lookup] });
-  return { app: createApp({ apps: { slow: agent }, sessionService: new InMemorySessionService() }), model };
-}
+// A client that goes away mid-run cancels the run. Each case runs the relay app (first → second →
+// third) on a message that makes 'second' slow, disconnects while 'second' works, and then checks
+// everything a client of the session relies on: the run ended 'cancelled' with exactly one stored
+// CANCELLED event and nothing after it, 'third' never started, and the session takes the next
+// message at once (even while a step that ignores the signal is still busy).
 
-async function expectCancelledThenUsable(app: ReturnType<typeof slowApp>['app'], sessionId: string, started: number) {
-  await eventually(async () => {
-    const session = (await (await call(app, 'GET', `/apps/slow/users/u/sessions/${sessionId}`)).json()) as WireSession;
-    expect(session.events!.at(-1)).toMatchObject({ errorCode: 'CANCELLED', errorMessage: expect.stringMatching(/client disconnected/) });
-  });
-  // The 10 s model wait was cut short by the abort.
-  expect(Date.now() - started).toBeLessThan(5000);
-  // The session is not left busy: the next turn runs.
-  const res = await call(app, 'POST', '/run', { appName: 'slow', userId: 'u', sessionId, newMessage: message('again') });
-  expect(res.status).toBe(200);
-  expect(((await res.json()) as WireEvent[]).at(-1)!.content!.parts).toEqual([{ text: 'Fresh answer.' }]);
-}
+type Relay = ReturnType<typeof relayApp>;
 
 let handle: ServerHandle | undefined;
 afterEach(async () => {
@@ -34,69 +17,117 @@ afterEach(async () => {
   handle = undefined;
 });
 
-describe('a client that disconnects from an SSE stream', () => {
-  it('cancels its run when it stops reading (in process, reader.cancel)', async () => {
-    const { app } = slowApp();
-    const s = await createSession(app, 'slow', 'u');
-    const started = Date.now();
-    const res = await call(app, 'POST', '/run_sse', { appName: 'slow', userId: 'u', sessionId: s.id, newMessage: message('go') });
+function post(path: string, body: unknown, signal: AbortSignal): Promise<Response> {
+  return fetch(`${handle!.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), signal });
+}
+
+function runBody(sessionId: string, text: string) {
+  return { appName: 'relay', userId: 'u', sessionId, newMessage: message(text) };
+}
+
+async function storedSession(app: TroupeApp, sessionId: string): Promise<WireSession> {
+  return (await (await call(app, 'GET', `/apps/relay/users/u/sessions/${sessionId}`)).json()) as WireSession;
+}
+
+/** Waits until the slow step is working, so that the disconnect lands mid-run. */
+async function secondIsWorking(relay: Relay): Promise<void> {
+  await eventually(() => expect(relay.started).toContain('second:slow go'));
+}
+
+async function expectCancelledThenFree(relay: Relay, sessionId: string, disconnectedAt: number, reason: RegExp) {
+  await eventually(() => expect(relay.outcomes).toEqual(['cancelled']));
+  // The run stopped waiting for the slow step: well before its 10 s (or, ignoring the signal, 1.5 s) were up.
+  expect(Date.now() - disconnectedAt).toBeLessThan(1000);
+  const session = await storedSession(relay.app, sessionId);
+  const cancelled = session.events!.filter((e) => e.errorCode === 'CANCELLED');
+  expect(cancelled).toHaveLength(1);
+  expect(session.events!.at(-1)).toEqual(cancelled[0]);
+  expect(cancelled[0]!.errorMessage).toMatch(reason);
+  expect(session.events!.map((e) => e.author)).toEqual(['user', 'first', cancelled[0]!.author]);
+  expect(relay.started).toEqual(['first:slow go', 'second:slow go']);
+
+  // The session is free at once: the next message runs to the end.
+  const next = await call(relay.app, 'POST', '/run', runBody(sessionId, 'again'));
+  expect(next.status).toBe(200);
+  expect(((await next.json()) as WireEvent[]).map((e) => e.content?.parts[0])).toEqual([{ text: 'first done' }, { text: 'second done' }, { text: 'third done' }]);
+  expect(relay.outcomes).toEqual(['cancelled', 'completed']);
+}
+
+/** Once the slow step has stopped, nothing of the cancelled run started or was stored after it. */
+async function expectNothingAfter(relay: Relay, sessionId: string) {
+  await relay.secondDone();
+  // Time for a 'third' step to start, had the cancelled run gone on after 'second'.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(relay.started.filter((s) => s.endsWith(':slow go'))).toEqual(['first:slow go', 'second:slow go']);
+  const session = await storedSession(relay.app, sessionId);
+  const firstTurn = session.events!.filter((e) => e.invocationId === session.events![0]!.invocationId);
+  expect(firstTurn.map((e) => e.errorCode ?? e.author)).toEqual(['user', 'first', 'CANCELLED']);
+  expect(session.events!.at(-1)!.content?.parts[0]).toEqual({ text: 'third done' });
+}
+
+describe('a client that disconnects mid-run cancels the run (real HTTP server on 127.0.0.1:0)', () => {
+  for (const ignoresSignal of [false, true]) {
+    const how = ignoresSignal ? 'a slow step that ignores the abort signal' : 'a slow step that honours the abort signal';
+
+    it(`/run_sse, ${how}`, async () => {
+      const relay = relayApp({ ignoresSignal, waitMs: ignoresSignal ? 1500 : 10_000 });
+      handle = await serve(relay.app, { port: 0 });
+      const s = await createSession(relay.app, 'relay', 'u');
+      const client = new AbortController();
+      const res = await post('/run_sse', runBody(s.id, 'slow go'), client.signal);
+      expect(res.status).toBe(200);
+      const reader = res.body!.getReader();
+      let text = '';
+      while (!text.includes('first done')) text += new TextDecoder().decode((await reader.read()).value);
+      await secondIsWorking(relay);
+      const disconnectedAt = Date.now();
+      client.abort();
+      await expectCancelledThenFree(relay, s.id, disconnectedAt, /client disconnected/);
+      if (ignoresSignal) expect(relay.finished).not.toContain('second:slow go');
+      await expectNothingAfter(relay, s.id);
+    });
+
+    it(`/run, ${how}`, async () => {
+      const relay = relayApp({ ignoresSignal, waitMs: ignoresSignal ? 1500 : 10_000 });
+      handle = await serve(relay.app, { port: 0 });
+      const s = await createSession(relay.app, 'relay', 'u');
+      const client = new AbortController();
+      const pending = post('/run', runBody(s.id, 'slow go'), client.signal);
+      await secondIsWorking(relay);
+      const disconnectedAt = Date.now();
+      client.abort();
+      await expect(pending).rejects.toThrow();
+      await expectCancelledThenFree(relay, s.id, disconnectedAt, /client disconnected/);
+      if (ignoresSignal) expect(relay.finished).not.toContain('second:slow go');
+      await expectNothingAfter(relay, s.id);
+    });
+  }
+});
+
+describe('a client that disconnects mid-run cancels the run (in process)', () => {
+  it('when it cancels its reader of the /run_sse stream', async () => {
+    const relay = relayApp();
+    const s = await createSession(relay.app, 'relay', 'u');
+    const res = await call(relay.app, 'POST', '/run_sse', runBody(s.id, 'slow go'));
     const reader = res.body!.getReader();
-    const first = await reader.read();
-    expect(new TextDecoder().decode(first.value)).toMatch(/^data: .*"functionCall"/);
+    expect(new TextDecoder().decode((await reader.read()).value)).toMatch(/^data: .*"first done"/);
+    await secondIsWorking(relay);
+    const disconnectedAt = Date.now();
     await reader.cancel();
-    await expectCancelledThenUsable(app, s.id, started);
+    await expectCancelledThenFree(relay, s.id, disconnectedAt, /client disconnected/);
+    await expectNothingAfter(relay, s.id);
   });
 
-  it("cancels its run when the request's signal aborts, even if nobody reads the stream again", async () => {
-    const { app } = slowApp();
-    const s = await createSession(app, 'slow', 'u');
-    const controller = new AbortController();
-    const started = Date.now();
-    const res = await call(app, 'POST', '/run_sse', { appName: 'slow', userId: 'u', sessionId: s.id, newMessage: message('go') }, {}, controller.signal);
+  it("when the request's signal aborts and nobody reads the stream again", async () => {
+    const relay = relayApp();
+    const s = await createSession(relay.app, 'relay', 'u');
+    const client = new AbortController();
+    const res = await call(relay.app, 'POST', '/run_sse', runBody(s.id, 'slow go'), {}, client.signal);
     await res.body!.getReader().read();
-    controller.abort();
-    await expectCancelledThenUsable(app, s.id, started);
-  });
-
-  it('cancels its run over a real connection (serve on port 0, fetch with an AbortController)', async () => {
-    const { app } = slowApp();
-    handle = await serve(app, { port: 0 });
-    const s = await createSession(app, 'slow', 'u');
-    const controller = new AbortController();
-    const started = Date.now();
-    const res = await fetch(`${handle.url}/run_sse`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ appName: 'slow', userId: 'u', sessionId: s.id, newMessage: message('go') }),
-      signal: controller.signal,
-    });
-    expect(res.status).toBe(200);
-    const reader = res.body!.getReader();
-    let text = '';
-    while (!text.includes('functionResponse')) text += new TextDecoder().decode((await reader.read()).value);
-    expect(parseFrames(text).map((e) => e.author)).toEqual(['slow', 'slow']);
-    controller.abort();
-    await expectCancelledThenUsable(app, s.id, started);
-  });
-
-  it('a /run client that disconnects cancels its run too', async () => {
-    const { app } = slowApp();
-    handle = await serve(app, { port: 0 });
-    const s = await createSession(app, 'slow', 'u');
-    const controller = new AbortController();
-    const started = Date.now();
-    const pending = fetch(`${handle.url}/run`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ appName: 'slow', userId: 'u', sessionId: s.id, newMessage: message('go') }),
-      signal: controller.signal,
-    });
-    await eventually(async () => {
-      const session = (await (await call(app, 'GET', `/apps/slow/users/u/sessions/${s.id}`)).json()) as WireSession;
-      expect(session.events!.length).toBe(3);
-    });
-    controller.abort();
-    await expect(pending).rejects.toThrow();
-    await expectCancelledThenUsable(app, s.id, started);
+    await secondIsWorking(relay);
+    const disconnectedAt = Date.now();
+    client.abort();
+    await expectCancelledThenFree(relay, s.id, disconnectedAt, /client disconnected/);
+    await expectNothingAfter(relay, s.id);
   });
 });

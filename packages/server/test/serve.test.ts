@@ -25,7 +25,7 @@ describe('serve()', () => {
     expect(handle.host).toBe('127.0.0.1');
     expect(handle.port).toBeGreaterThan(0);
     expect(handle.url).toBe(`http://127.0.0.1:${handle.port}`);
-    expect(await (await fetch(`${handle.url}/health`)).json()).toEqual({ status: 'ok' });
+    expect(await (await fetch(`${handle.url}/health`)).json()).toMatchObject({ status: 'ok' });
     await post(handle, '/apps/chat/users/u/sessions', { sessionId: 's' });
     const res = await post(handle, '/run_sse', { appName: 'chat', userId: 'u', sessionId: 's', newMessage: message('hi'), streaming: false });
     expect(res.headers.get('content-type')).toBe('text/event-stream');

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { RunConfig } from '@troupe/core';
 import { assertMayAccess } from '../auth.js';
-import { toHttpError } from '../http-error.js';
+import { isStoreFailure, toHttpError } from '../http-error.js';
 import { readBody, resumeBody, runBody, type RunBody } from '../request-body.js';
 import { streamRun } from '../run-stream.js';
 import { sessionKey } from '../run-tracker.js';
@@ -23,6 +23,10 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
     try {
       // run() reports a failure inside the agents as the result (its error event included) and rejects only for misuse.
       const result = await runner.run({ ...runParams(body), abortSignal: tracked.signal });
+      tracked.end(result.events.at(-1));
+      // A store that failed mid-run could not store the run's error event either: a 200 with the
+      // events it did store would hide the failure.
+      if (result.status === 'failed' && isStoreFailure(result.error)) throw result.error;
       return c.json(result.events.map(encodeEvent));
     } catch (error) {
       throw toHttpError(error);
@@ -36,7 +40,7 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
     assertMayAccess(c.get('principal'), body.userId);
     const runner = await ctx.registry.runner(body.appName);
     const tracked = ctx.runs.begin(sessionKey(body.appName, body.userId, body.sessionId), c.req.raw.signal);
-    return streamRun(tracked, () => runner.start({ ...runParams(body), abortSignal: tracked.signal }), c.req.raw.signal);
+    return streamRun(tracked, () => runner.start({ ...runParams(body), abortSignal: tracked.signal }));
   });
 
   routes.post('/apps/:app/users/:user/sessions/:session/resume', async (c) => {
@@ -56,7 +60,6 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
           runConfig: runConfigOf(body.streaming),
           abortSignal: tracked.signal,
         }),
-      c.req.raw.signal,
     );
   });
 
@@ -70,6 +73,7 @@ function runParams(body: RunBody) {
     ...(body.newMessage ? { newMessage: body.newMessage } : {}),
     ...(body.input ? { input: body.input } : {}),
     ...(body.stateDelta ? { stateDelta: body.stateDelta } : {}),
+    ...(body.invocationId ? { invocationId: body.invocationId } : {}),
     runConfig: runConfigOf(body.streaming),
   };
 }
