@@ -8,11 +8,11 @@ import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WireSession } from '../../src/index.js';
 
-// The dev UI end to end: the built `troupe web` serves a scripted app (fixtures/apps/concierge, no
-// network), and Debian's Chromium, driven by playwright-core, uses the page as a person would.
-// Playwright never downloads a browser here: the system's chromium is launched by path. Without
-// it the suite is skipped on a developer's machine, and fails in CI (CI=true), where a skipped
-// browser test would prove nothing.
+// The dev UI end to end: the built `troupe web` serves scripted apps (fixtures/apps: concierge, and
+// relay for Stop; no network), and Debian's Chromium, driven by playwright-core, uses the page as a
+// person would. Playwright never downloads a browser here: the system's chromium is launched by
+// path. Without it the suite is skipped on a developer's machine, and fails in CI (CI=true), where
+// a skipped browser test would prove nothing.
 
 const CHROMIUM = '/usr/bin/chromium';
 const IN_CI = /^(1|true|yes)$/i.test(process.env.CI ?? '');
@@ -28,6 +28,7 @@ const POLL = { timeout: 15_000 };
 
 const GREETING = 'Hello! I am the concierge of Chez Troupe. Ask me to book a table.';
 const CONFIRMATION = 'Done: your table for 2 at 19:30 is booked (reference CT-042).';
+const PLAN = 'Plan: research, then write.';
 
 describe.skipIf(!existsSync(CHROMIUM) && !IN_CI)('troupe web: the dev UI in Chromium', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'troupe-dev-ui-'));
@@ -141,6 +142,42 @@ describe.skipIf(!existsSync(CHROMIUM) && !IN_CI)('troupe web: the dev UI in Chro
     await page.getByRole('button', { name: '▶ Replay' }).click();
     await page.getByRole('button', { name: '■ Stop' }).click();
     await page.getByRole('button', { name: '▶ Replay' }).waitFor();
+  }, 60_000);
+
+  it('Stop cancels a run: the stored cancellation is shown at once, and the session takes the next message', async () => {
+    const pageErrors: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    await page.goto(`${baseUrl}/`);
+    await page.getByLabel('App').selectOption('relay');
+    await page.locator('[data-agent="Researcher"]').waitFor();
+    await page.getByRole('button', { name: 'New session' }).click();
+    await page.locator('.session-item[aria-current="true"]').waitFor();
+
+    // Researcher works for a minute on this message: Stop while it does.
+    await page.getByLabel('Message').fill('Take it slowly');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await chat(page).getByText(PLAN, { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Stop run' }).click();
+
+    // The cancellation the server stored is in the chat and the events, and the run is over.
+    await chat(page).getByText(/CANCELLED: The run was cancelled on request/).waitFor();
+    await waitUntilIdle(page);
+    const sessionId = new URL(page.url()).searchParams.get('session');
+    const stored = (await (await fetch(`${baseUrl}/apps/relay/users/user/sessions/${sessionId}`)).json()) as WireSession;
+    expect(stored.events!.map((e) => e.errorCode ?? e.author)).toEqual(['user', 'Planner', 'CANCELLED']);
+    expect(await page.getByRole('heading', { name: /^Events/ }).textContent()).toBe('Events (3)');
+    expect(await page.locator('.event.has-error').count()).toBe(1);
+    expect(await page.getByRole('alert').count()).toBe(0);
+
+    // The session is free: the next message runs all three steps.
+    await page.getByLabel('Message').fill('Quick one');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await chat(page).getByText('Report: written.', { exact: true }).waitFor();
+    await waitUntilIdle(page);
+    expect(await chat(page).getByText('Research: done.', { exact: true }).count()).toBe(1);
+    expect(await chat(page).getByText(/CANCELLED:/).count()).toBe(1);
+    expect(await page.getByRole('heading', { name: /^Events/ }).textContent()).toBe('Events (7)');
+    expect(pageErrors).toEqual([]);
   }, 60_000);
 
   it('stops gracefully on SIGTERM', async () => {

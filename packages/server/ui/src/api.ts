@@ -25,7 +25,7 @@ export type OnEvent = (event: WireEvent) => void;
 
 /**
  * The dev UI's only way to the server: the HTTP API (`/list-apps`, sessions, `/run_sse`, resume,
- * graph), with the bearer token when one is set.
+ * cancel, graph), with the bearer token when one is set.
  */
 export class ApiClient {
   constructor(
@@ -69,6 +69,15 @@ export class ApiClient {
     const path = `${sessionsPath(ref.app, ref.user)}/${enc(ref.sessionId)}/resume`;
     const response = await this.request('POST', path, { responses, streaming: true }, signal);
     for await (const event of readEventStream(response)) onEvent(event);
+  }
+
+  /**
+   * `POST .../sessions/{id}/cancel`: stops the session's run and resolves, once the run has ended,
+   * with the event it ended on as stored (its cancellation). A 404 (`NO_RUN`) means nothing was
+   * running there any more.
+   */
+  cancelRun(ref: SessionRef): Promise<WireEvent> {
+    return this.json('POST', `${sessionsPath(ref.app, ref.user)}/${enc(ref.sessionId)}/cancel`);
   }
 
   private async json<T>(method: string, path: string, body?: unknown): Promise<T> {

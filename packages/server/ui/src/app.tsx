@@ -37,6 +37,7 @@ export function App({ api, url, setToken }: AppProps) {
   const [initial, setInitial] = useState<StateMap>({});
   const [view, setView] = useState<LiveView>(EMPTY_VIEW);
   const [running, setRunning] = useState(false);
+  const [stopping, setStopping] = useState(false);
   const [speaking, setSpeaking] = useState<{ author: string; path: string }>();
   const [selected, setSelected] = useState<number>();
   const [replayAt, setReplayAt] = useState<number>();
@@ -44,7 +45,7 @@ export function App({ api, url, setToken }: AppProps) {
   const [needToken, setNeedToken] = useState(false);
   const [reload, setReload] = useState(0);
   const pendingSession = useRef(url.initial.session);
-  const runAbort = useRef<AbortController | undefined>(undefined);
+  const currentRun = useRef<{ ref: SessionRef; controller: AbortController } | undefined>(undefined);
   const creating = useRef<Promise<SessionRef | undefined> | undefined>(undefined);
 
   const report = useCallback((caught: unknown) => {
@@ -133,7 +134,7 @@ export function App({ api, url, setToken }: AppProps) {
   const stream = useCallback(
     async (ref: SessionRef, opening: WireEvent, start: (onEvent: (event: WireEvent) => void, signal: AbortSignal) => Promise<void>) => {
       const controller = new AbortController();
-      runAbort.current = controller;
+      currentRun.current = { ref, controller };
       setRunning(true);
       setError(undefined);
       setSelected(undefined);
@@ -147,8 +148,9 @@ export function App({ api, url, setToken }: AppProps) {
       } catch (caught) {
         report(caught);
       } finally {
-        runAbort.current = undefined;
+        currentRun.current = undefined;
         setRunning(false);
+        setStopping(false);
         setSpeaking(undefined);
         await openSession(ref).catch(report);
         await refreshSessions().catch(report);
@@ -170,6 +172,26 @@ export function App({ api, url, setToken }: AppProps) {
     },
     [api, app, user, sessionId, newSession, stream, report],
   );
+
+  /**
+   * Stop: the server cancels the run and answers once its cancellation is stored. The run's own
+   * stream then ends with that event, and `stream` reads the session again, so the cancellation
+   * is shown (dropping the connection instead would read the session before it was stored).
+   */
+  const stop = useCallback(async () => {
+    const run = currentRun.current;
+    if (!run) return;
+    setStopping(true);
+    try {
+      const ended = await api.cancelRun(run.ref);
+      if (currentRun.current === run) setView((v) => foldEvent(v, ended));
+    } catch (caught) {
+      // Nothing runs there in this server any more, or the request failed: dropping the
+      // connection cancels whatever is left of the run.
+      run.controller.abort();
+      if (!(caught instanceof ApiError && caught.status === 404)) report(caught);
+    }
+  }, [api, report]);
 
   const events = view.events;
   const interrupts = useMemo(() => (running ? [] : openInterrupts(events)), [events, running]);
@@ -255,10 +277,11 @@ export function App({ api, url, setToken }: AppProps) {
           streaming={view.streaming}
           interrupts={interrupts}
           running={running}
+          stopping={stopping}
           sendBlocked={sendBlocked}
           onSend={(text) => void send(text)}
           onAnswer={answer}
-          onStop={() => runAbort.current?.abort()}
+          onStop={() => void stop()}
           onSelectEvent={(index) => {
             setReplayAt(undefined);
             setSelected(index);

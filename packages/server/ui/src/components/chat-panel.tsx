@@ -10,17 +10,19 @@ export interface ChatPanelProps {
   streaming: StreamingText | undefined;
   interrupts: readonly InterruptInfo[];
   running: boolean;
+  /** A Stop was asked for and the server has not yet stored the cancellation. */
+  stopping?: boolean;
   /** Why sending is not possible now, if it is not. */
   sendBlocked: string | undefined;
   onSend: (text: string) => void;
   onAnswer: (interrupt: InterruptInfo, answer: unknown) => void;
-  /** Cancels the run in progress (the server stores the cancellation). */
+  /** Cancels the run in progress (the server stores the cancellation; the chat then shows it). */
   onStop: () => void;
   onSelectEvent: (index: number) => void;
 }
 
 /** The conversation: messages, the text being streamed, open interrupts and the message box. */
-export function ChatPanel({ items, streaming, interrupts, running, sendBlocked, onSend, onAnswer, onStop, onSelectEvent }: ChatPanelProps) {
+export function ChatPanel({ items, streaming, interrupts, running, stopping = false, sendBlocked, onSend, onAnswer, onStop, onSelectEvent }: ChatPanelProps) {
   const log = useRef<HTMLDivElement>(null);
   const [draft, setDraft] = useState('');
   useEffect(() => {
@@ -40,8 +42,8 @@ export function ChatPanel({ items, streaming, interrupts, running, sendBlocked, 
       <div class="panel-head">
         <h2 id="chat-heading">Chat</h2>
         {running && (
-          <button type="button" class="small danger" onClick={onStop}>
-            Stop run
+          <button type="button" class="small danger" onClick={onStop} disabled={stopping}>
+            {stopping ? 'Stopping…' : 'Stop run'}
           </button>
         )}
       </div>
