@@ -104,7 +104,7 @@ export async function serve(app: TroupeApp, options: ServeOptions = {}): Promise
           });
         }
         server.closeAllConnections();
-        // A stream whose client stopped reading ends its run only once its connection is dropped.
+        // A run still storing its cancellation (a slow store) gets one more grace period before the registry closes.
         await context.runs.idle(grace);
         await stopped;
         // Then release what the agents hold open (MCP servers and other toolsets).
