@@ -24,6 +24,7 @@ export { State } from './sessions/state.js';
 export { APP_PREFIX, USER_PREFIX, TEMP_PREFIX } from './sessions/state-keys.js';
 export { BaseAgent, type BaseAgentOptions, type AgentCallback } from './agents/base-agent.js';
 export { InvocationContext } from './agents/invocation-context.js';
+export type { SequentialProgress, LoopProgress, ParallelProgress, TeamProgress, InvocationStart, ResumeAnswers } from './agents/progress.js';
 export { CallbackContext, type MutableActions } from './agents/callback-context.js';
 export { FunctionAgent, type FunctionAgentOptions } from './agents/function-agent.js';
 export { LlmAgent, Agent, type LlmAgentOptions, type Instruction } from './agents/llm-agent.js';

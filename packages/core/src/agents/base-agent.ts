@@ -120,9 +120,9 @@ export abstract class BaseAgent {
 
   /**
    * True when the agent can tell from its own events whether it finished, so a resumed run can
-   * re-enter it safely (it does nothing if it was done). Parents record progress after agents that
-   * cannot (custom agents), and only then. Internal.
-   * @internal
+   * re-enter it safely (it does nothing if it was done). When false (the default for custom
+   * agents), the workflow agent above it stores a progress record after it finishes, so a resume
+   * does not run it again. Override it in a custom agent that reads its own progress on resume.
    */
   get resumable(): boolean {
     return false;

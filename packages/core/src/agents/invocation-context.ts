@@ -6,6 +6,7 @@ import type { PluginManager } from '../runner/plugin-manager.js';
 import type { UsageTotals } from '../runner/run-result.js';
 import type { Session, SessionService } from '../sessions/session.js';
 import type { BaseAgent } from './base-agent.js';
+import { lastCheckpoint } from './replay.js';
 
 /** Everything one invocation shares across the agent tree. Internal. */
 export interface InvocationShared {
@@ -149,6 +150,23 @@ export class InvocationContext {
   /** This context for running a child from scratch (not resuming it). */
   fresh(): InvocationContext {
     return this.resumeFrom === undefined ? this : this.with({ resumeFrom: undefined });
+  }
+
+  /**
+   * True while this agent is being resumed (after a pause, a crash or a drain): it ran before in
+   * this invocation, and its earlier events and progress records are in the session.
+   */
+  get isResuming(): boolean {
+    return this.resumeFrom !== undefined;
+  }
+
+  /**
+   * The last progress record (`actions.agentState`) this agent stored in this invocation, for a
+   * resuming agent to continue after it; undefined in a fresh run or before the first record.
+   * Records are the agent's own JSON objects (see docs/agents.md, "Writing your own workflow agent").
+   */
+  lastProgress<T extends Record<string, unknown> = Record<string, unknown>>(): T | undefined {
+    return lastCheckpoint(this, this.agent.name)?.state as T | undefined;
   }
 
   /** Throws the abort reason when the run was cancelled. */

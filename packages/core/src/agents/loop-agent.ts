@@ -2,6 +2,7 @@ import type { Event } from '../events/event.js';
 import { ConfigurationError } from '../errors.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import type { InvocationContext, LoopScope } from './invocation-context.js';
+import { asAgentState, loopProgress } from './progress.js';
 import { isPause, lastCheckpoint, lastOutputOnBranch, resumePosition } from './replay.js';
 
 /** Options of {@link LoopAgent}. */
@@ -48,11 +49,12 @@ export class LoopAgent extends BaseAgent {
     let resumeCtx: InvocationContext | undefined;
     if (ctx.resumeFrom !== undefined) {
       const checkpoint = lastCheckpoint(ctx, this.name);
-      if (checkpoint?.state.stopReason !== undefined) return; // it had already finished
+      const record = loopProgress(checkpoint?.state);
+      if (record && 'stopReason' in record) return; // it had already finished
       let from = ctx.resumeFrom;
-      if (checkpoint) {
-        iteration = Number(checkpoint.state.iteration ?? 0);
-        start = Number(checkpoint.state.next ?? 0);
+      if (checkpoint && record) {
+        iteration = record.iteration;
+        start = record.next;
         from = checkpoint.index + 1;
         if (start >= children.length) {
           iteration++;
@@ -80,7 +82,7 @@ export class LoopAgent extends BaseAgent {
         if (paused) return;
         // Progress: the end of each iteration, and after custom agents (built-in ones show it themselves).
         if (!scope.escalated && (i === children.length - 1 || !child.resumable)) {
-          yield this.createEvent(ctx, { actions: { agentState: { iteration, next: i + 1 } } });
+          yield this.createEvent(ctx, { actions: { agentState: asAgentState({ iteration, next: i + 1 }) } });
         }
       }
       start = 0;
@@ -88,7 +90,7 @@ export class LoopAgent extends BaseAgent {
       if (children.length === 0) break;
     }
     const stopReason: LoopStopReason = scope.escalated ? 'escalated' : 'maxIterations';
-    const final = this.createEvent(ctx, { actions: { agentState: { stopReason, iterations: iteration }, endOfAgent: true } });
+    const final = this.createEvent(ctx, { actions: { agentState: asAgentState({ stopReason, iterations: iteration }), endOfAgent: true } });
     if (output !== undefined) final.output = output;
     yield final;
   }

@@ -3,6 +3,7 @@ import { ConfigurationError } from '../errors.js';
 import { runConcurrently } from '../utils/run-concurrently.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import type { InvocationContext } from './invocation-context.js';
+import { asAgentState, parallelProgress } from './progress.js';
 import { checkpoints, isPause, lastOutputOnBranch } from './replay.js';
 
 /** Options of {@link ParallelAgent}. */
@@ -47,8 +48,10 @@ export class ParallelAgent extends BaseAgent {
     if (ctx.resumeFrom !== undefined) {
       // Branches that finished before the pause are not run again.
       for (const state of checkpoints(ctx, this.name)) {
-        if (Array.isArray(state.completed)) return; // the whole fan-out had finished
-        if (typeof state.completed === 'string') done.add(state.completed);
+        const record = parallelProgress(state);
+        if (!record) continue;
+        if (Array.isArray(record.completed)) return; // the whole fan-out had finished
+        done.add(record.completed);
       }
       for (const name of done) outputs.set(name, lastOutputOnBranch(ctx, ctx.childBranch(this.name, name)));
     }
@@ -65,7 +68,7 @@ export class ParallelAgent extends BaseAgent {
       const value = outputs.has(child.name) ? outputs.get(child.name) : ctx.resumeFrom !== undefined ? lastOutputOnBranch(ctx, ctx.childBranch(this.name, child.name)) : undefined;
       if (value !== undefined) output[child.name] = value;
     }
-    yield this.createEvent(ctx, { output, actions: { agentState: { completed: children.map((c) => c.name) }, endOfAgent: true } });
+    yield this.createEvent(ctx, { output, actions: { agentState: asAgentState({ completed: children.map((c) => c.name) }), endOfAgent: true } });
   }
 
   /** Runs one child on its own branch; returns true when it paused for a human. */
@@ -79,7 +82,7 @@ export class ParallelAgent extends BaseAgent {
       yield event;
     }
     // Built-in agents show in their own events that they finished; after others, record it.
-    if (!paused && !child.resumable) yield this.createEvent(ctx, { actions: { agentState: { completed: child.name } } });
+    if (!paused && !child.resumable) yield this.createEvent(ctx, { actions: { agentState: asAgentState({ completed: child.name }) } });
     return paused;
   }
 }

@@ -1,6 +1,7 @@
 import type { Event } from '../events/event.js';
 import type { BaseAgent } from './base-agent.js';
 import type { InvocationContext } from './invocation-context.js';
+import { sequentialProgress } from './progress.js';
 
 /**
  * Reading an agent's earlier progress in this invocation from the session, so that a resumed run
@@ -47,9 +48,8 @@ export function resumePosition(ctx: InvocationContext, agentName: string, childr
   for (let i = events.length - 1; i >= from; i--) {
     const e = events[i]!;
     if (e.invocationId !== ctx.invocationId) continue;
-    if (isOwnEvent(e, ctx, agentName) && typeof e.actions.agentState?.next === 'number') {
-      return { child: e.actions.agentState.next, from: i + 1 };
-    }
+    const record = isOwnEvent(e, ctx, agentName) ? sequentialProgress(e.actions.agentState) : undefined;
+    if (record) return { child: record.next, from: i + 1 };
     if (e.path.startsWith(prefix)) {
       const slash = e.path.indexOf('/', prefix.length);
       const name = e.path.slice(prefix.length, slash < 0 ? undefined : slash);

@@ -1,6 +1,7 @@
 import type { Event } from '../events/event.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import type { InvocationContext } from './invocation-context.js';
+import { asAgentState } from './progress.js';
 import { isPause, resumePosition } from './replay.js';
 
 /** Options of {@link SequentialAgent}. */
@@ -45,7 +46,7 @@ export class SequentialAgent extends BaseAgent {
       }
       if (paused) return;
       // Built-in agents show in their own events that they finished; after others, record it.
-      if (!child.resumable) yield this.createEvent(ctx, { actions: { agentState: { next: i + 1 } } });
+      if (!child.resumable) yield this.createEvent(ctx, { actions: { agentState: asAgentState({ next: i + 1 }) } });
     }
   }
 }

@@ -1,14 +1,10 @@
 import type { Event, InterruptInfo } from '../events/event.js';
 import { ConfigurationError, TroupeError } from '../errors.js';
 import { validate } from '../utils/schema.js';
-
-/** The `agentState` of the user-authored event that records answers given on resume. */
-export interface ResumeRecord {
-  resume: { responses: Record<string, unknown> };
-}
+import { resumeAnswers } from '../agents/progress.js';
 
 export function isResumeRecord(event: Event): boolean {
-  return event.author === 'user' && typeof event.actions.agentState?.resume === 'object';
+  return resumeAnswers(event) !== undefined;
 }
 
 /**
@@ -35,10 +31,8 @@ export function openInterrupts(events: readonly Event[], invocationId?: string):
 export function answersOf(events: readonly Event[], invocationId: string): Map<string, unknown> {
   const answers = new Map<string, unknown>();
   for (const e of events) {
-    if (e.invocationId === invocationId && isResumeRecord(e)) {
-      const { responses } = (e.actions.agentState as unknown as ResumeRecord).resume;
-      for (const [id, value] of Object.entries(responses)) answers.set(id, value);
-    }
+    const record = e.invocationId === invocationId ? resumeAnswers(e) : undefined;
+    if (record) for (const [id, value] of Object.entries(record.resume.responses)) answers.set(id, value);
   }
   return answers;
 }

@@ -4,6 +4,7 @@ import { AgentTool } from '../tools/agent-tool.js';
 import type { BaseToolset } from '../tools/base-toolset.js';
 import { findAgentToRun } from '../agents/llm/transfer.js';
 import { inputFromContent } from '../agents/structured-input.js';
+import { asAgentState, invocationStart, type InvocationStart } from '../agents/progress.js';
 import { userContent as toUserContent, type Content } from '../events/content.js';
 import { createEvent, type Event } from '../events/event.js';
 import { ConfigurationError, InputValidationError, InvocationExistsError, PendingInterruptError, SessionNotFoundError } from '../errors.js';
@@ -203,15 +204,15 @@ export class Runner {
       const agent = runConfig.restartFromRoot ? this.agent : findAgentToRun(this.agent, session.events);
       const input = await this.structuredInput(agent, params);
       const content = params.newMessage !== undefined ? toUserContent(params.newMessage) : agent.inputMessage(input);
-      const agentState: Record<string, unknown> = {};
       // What a resume in another process needs to restart this invocation the same way.
-      if (agent !== this.agent) agentState.startAgent = agent.name;
-      if (params.input !== undefined) agentState.input = input;
+      const start: InvocationStart = {};
+      if (agent !== this.agent) start.startAgent = agent.name;
+      if (params.input !== undefined) start.input = input;
       const opening = createEvent({
         invocationId,
         author: 'user',
         content,
-        actions: { stateDelta: { ...params.stateDelta }, ...(Object.keys(agentState).length ? { agentState } : {}) },
+        actions: { stateDelta: { ...params.stateDelta }, ...(Object.keys(start).length ? { agentState: asAgentState(start) } : {}) },
       });
       return { ...this.common(session, runConfig, params.abortSignal, claim), invocationId, agent, userContent: content, input, opening, resumeFrom: undefined, answers: new Map() };
     } catch (error) {
@@ -239,11 +240,11 @@ export class Runner {
       const checked = await checkResponses(openInterrupts(events, invocationId), earlier, params.responses ?? {});
       const answers = new Map([...earlier, ...Object.entries(checked)]);
       const userEvent = events[start]!;
-      const recorded = userEvent.actions.agentState ?? {};
-      const agent = typeof recorded.startAgent === 'string' ? this.agent.findAgent(recorded.startAgent) : this.agent;
+      const recorded = invocationStart(userEvent);
+      const agent = recorded.startAgent !== undefined ? this.agent.findAgent(recorded.startAgent) : this.agent;
       if (!agent) throw new ConfigurationError(`Invocation '${invocationId}' started at agent '${String(recorded.startAgent)}', which is no longer in the tree of '${this.agent.name}'.`);
-      const input = (recorded.input as Record<string, unknown> | undefined) ?? inputFromContent(userEvent.content);
-      const opening = Object.keys(checked).length ? createEvent({ invocationId, author: 'user', actions: { agentState: { resume: { responses: checked } } } }) : undefined;
+      const input = recorded.input ?? inputFromContent(userEvent.content);
+      const opening = Object.keys(checked).length ? createEvent({ invocationId, author: 'user', actions: { agentState: asAgentState({ resume: { responses: checked } }) } }) : undefined;
       return { ...this.common(session, runConfig, params.abortSignal, claim), invocationId, agent, userContent: userEvent.content, input, opening, resumeFrom: start + 1, answers };
     } catch (error) {
       await claim.release();

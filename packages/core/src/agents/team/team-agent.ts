@@ -1,3 +1,4 @@
+import { asAgentState, type TeamProgress as TeamProgressRecord } from '../progress.js';
 import type { Event } from '../../events/event.js';
 import { ConfigurationError, InputValidationError, OutputValidationError, ReflectionError } from '../../errors.js';
 import { validate, type Schema } from '../../utils/schema.js';
@@ -137,14 +138,14 @@ export class TeamAgent extends BaseAgent {
       const checked = await validate(this.outputSchema, output);
       if (!checked.ok) throw new OutputValidationError(`TeamAgent '${this.name}' produced an output that does not match its outputSchema: ${checked.message}.`);
     }
-    const final = this.createEvent(ctx, { output, actions: { endOfAgent: true, agentState: { finished: true } } });
+    const final = this.createEvent(ctx, { output, actions: { endOfAgent: true, agentState: asAgentState({ finished: true }) } });
     if (this.outputKey !== undefined) final.actions.stateDelta[this.outputKey] = output;
     yield final;
   }
 
   /** @internal */
-  progressEvent(ctx: InvocationContext, agentState: Record<string, unknown>): Event {
-    return this.createEvent(ctx, { actions: { agentState } });
+  progressEvent(ctx: InvocationContext, record: TeamProgressRecord): Event {
+    return this.createEvent(ctx, { actions: { agentState: asAgentState(record) } });
   }
 }
 

@@ -1,4 +1,5 @@
 import type { InvocationContext } from '../invocation-context.js';
+import { teamProgress } from '../progress.js';
 import { isOwnEvent } from '../replay.js';
 
 /**
@@ -31,10 +32,10 @@ export function readProgress(ctx: InvocationContext, teamName: string): TeamProg
   let finished = false;
   for (let i = ctx.resumeFrom; i < events.length; i++) {
     const e = events[i]!;
-    const state = e.actions.agentState;
-    if (!state || !isOwnEvent(e, ctx, teamName)) continue;
-    if (typeof state.unit === 'string') progress.done.set(state.unit, state.output as Record<string, unknown>);
-    if (typeof state.round === 'string') progress.roundStarts.set(state.round, i + 1);
+    const record = isOwnEvent(e, ctx, teamName) ? teamProgress(e.actions.agentState) : undefined;
+    if (!record) continue;
+    if ('unit' in record) progress.done.set(record.unit, record.output);
+    if ('round' in record) progress.roundStarts.set(record.round, i + 1);
     if (e.actions.endOfAgent) finished = true;
   }
   return { ...progress, finished };
