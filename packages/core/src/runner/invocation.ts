@@ -90,11 +90,12 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
   let failure: Error | undefined;
   let finished = false;
   const tree = setup.agent.runAsync(ctx);
+  const pull = new AbortablePull(tree, signal);
   try {
     if (setup.opening) await sessionService.appendEvent({ session, event: setup.opening, lease: claim.lease });
     await plugins.run('beforeRun', { context: ctx });
     for (;;) {
-      const step = await nextUnlessAborted(tree, signal);
+      const step = await pull.next();
       if (step.done) break;
       let event = step.value;
       if (plugins.has('onEvent')) event = (await plugins.run('onEvent', { context: ctx, event })) ?? event;
@@ -159,20 +160,26 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
 }
 
 /**
- * The tree's next event, or the abort reason as soon as the run is cancelled, even while a step
- * that ignores the signal is still busy.
+ * Pulls the tree's events, but gives up waiting as soon as the run is aborted, even while a step
+ * that ignores the signal is still busy. One abort listener per run; each pull costs one promise.
  */
-function nextUnlessAborted(tree: AsyncGenerator<Event, void, undefined>, signal: AbortSignal): Promise<IteratorResult<Event, void>> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  const next = tree.next();
-  let onAbort!: () => void;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  // The losing side must not surface later as an unhandled rejection.
-  next.catch(() => undefined);
-  return Promise.race([next, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
+class AbortablePull {
+  private reject: ((reason: unknown) => void) | undefined;
+
+  constructor(
+    private readonly tree: AsyncGenerator<Event, void, undefined>,
+    private readonly signal: AbortSignal,
+  ) {
+    signal.addEventListener('abort', () => this.reject?.(signal.reason), { once: true });
+  }
+
+  next(): Promise<IteratorResult<Event, void>> {
+    if (this.signal.aborted) return Promise.reject(this.signal.reason as Error);
+    return new Promise((resolve, reject) => {
+      this.reject = reject;
+      this.tree.next().then(resolve, reject);
+    });
+  }
 }
 
 // One shared reason (an Error captures a stack when made): it only reaches work still running after the run ended.
