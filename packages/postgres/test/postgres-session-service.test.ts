@@ -18,9 +18,12 @@ describePostgres('PostgresSessionService on a real server', () => {
       return { service, close: () => service.close() };
     },
     {
-      // A second service with its own pool over the same database and schema.
+      // A second service with its own pool over the same database and schema, already connected, as
+      // in a second process that is up: the lease cases give it 100 ms, and opening a connection
+      // alone takes longer than that on a busy machine (PostgreSQL starts a backend per connection).
       openSecond: async () => {
         const service = new PostgresSessionService({ connectionString: PG_URL, schema });
+        await service.listSessions({ appName: 'warm-up', userId: 'warm-up' });
         return { service, close: () => service.close() };
       },
     },
