@@ -24,6 +24,7 @@ export interface SessionRow {
   usr: ScopedRows;
 }
 
+/** What an append reads of the session row it locks. */
 export interface SessionHeadRow {
   pk: string;
   version: number;
@@ -32,6 +33,7 @@ export interface SessionHeadRow {
   lease_epoch: number;
 }
 
+/** A stored event: its value format and its JSONB, parsed by pg. */
 export interface ValueRow {
   format: number;
   data: unknown;
@@ -47,6 +49,7 @@ export function queryNamer(schema: string): (name: string, text: string) => Quer
   return (name, text) => ({ name: prefix + name, text });
 }
 
+/** The named statements of the session store in `schema` (leases have theirs in `leases.ts`). */
 export function buildQueries(schema: string) {
   const s = quoteIdentifier(schema);
   const query = queryNamer(schema);
