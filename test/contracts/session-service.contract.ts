@@ -805,10 +805,12 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
             const k = { appName: APP, userId: USER, sessionId: session.id };
             const here = service as LeasingSessionService;
             const there = other as LeasingSessionService;
-            const a = await here.leaseSession({ ...k, owner: 'a', ttlMs: 100 });
+            // Both instances connected first: the lease's short life must not be spent opening a connection.
+            await mustGet(session.id, USER, APP, other);
+            const a = await here.leaseSession({ ...k, owner: 'a', ttlMs: 400 });
             expect(a).toBeDefined();
             expect(await there.leaseSession({ ...k, owner: 'b', ttlMs: 30_000 })).toBeUndefined();
-            await sleep(200);
+            await sleep(600);
             const b = await there.leaseSession({ ...k, owner: 'b', ttlMs: 30_000 });
             expect(b).toBeDefined();
             await expect(service.appendEvent({ session, event: event({ content: text('late') }), lease: a })).rejects.toBeInstanceOf(LeaseLostError);

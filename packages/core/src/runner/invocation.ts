@@ -84,7 +84,7 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
   const signal = controller.signal;
   const { claim } = setup;
   // A session taken over by another process: stop, since nothing this run writes would be stored.
-  const stopKeepAlive = claim.keepAlive((lost) => controller.abort(lost));
+  claim.keepAlive((lost) => controller.abort(lost));
   let output: unknown;
   let status: RunStatus = 'completed';
   let failure: Error | undefined;
@@ -138,7 +138,6 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
     throw error;
   } finally {
     if (timer) clearTimeout(timer);
-    stopKeepAlive();
     // After a normal end nothing is running; otherwise stop whatever still is.
     if (!finished && !signal.aborted) controller.abort(RUN_ENDED);
     controller.dispose();

@@ -2,7 +2,6 @@ import { hostname } from 'node:os';
 import { LeaseLostError, SessionBusyError } from '../errors.js';
 import type { SessionKey, SessionService } from '../sessions/session.js';
 import { supportsLeases, type LeasingSessionService, type SessionLease } from '../sessions/session-lease.js';
-import { newId } from '../utils/ids.js';
 import { acquireSession } from './session-lock.js';
 
 /**
@@ -14,16 +13,17 @@ export interface SessionClaim {
   /** The store's lease, kept current by renewals; undefined when the store does not lease. */
   readonly lease: SessionLease | undefined;
   /**
-   * Renews the lease every third of its time to live until stopped; `onLost` hears when another
-   * owner took the session over (the run must stop: its writes would be refused).
+   * Renews the lease every third of its time to live until the claim is released; `onLost` hears
+   * when another owner took the session over (the run must stop: its writes would be refused).
    */
-  keepAlive(onLost: (error: LeaseLostError) => void): () => void;
+  keepAlive(onLost: (error: LeaseLostError) => void): void;
   /** Gives the session back (in-process lock and lease). Safe to call more than once. */
   release(): Promise<void>;
 }
 
-// One name per process; each run adds its own id, so two runs of one process never share a lease.
-const PROCESS_OWNER = `${hostname()}:${process.pid}`;
+// One name per process; each claim adds a number, so two runs of one process never share a lease.
+const PROCESS_OWNER = `${hostname()}:${process.pid}:${Date.now().toString(36)}`;
+let claims = 0;
 
 /**
  * Claims a session for one invocation, or throws {@link SessionBusyError} when this process or
@@ -32,10 +32,10 @@ const PROCESS_OWNER = `${hostname()}:${process.pid}`;
  */
 export async function claimSession(service: SessionService, key: SessionKey, ttlMs: number): Promise<SessionClaim> {
   const unlock = acquireSession(service, key.appName, key.userId, key.sessionId);
-  if (!supportsLeases(service)) return { lease: undefined, keepAlive: () => () => undefined, release: once(async () => unlock()) };
+  if (!supportsLeases(service)) return new LocalClaim(unlock);
   let lease: SessionLease | undefined;
   try {
-    lease = await service.leaseSession({ ...key, owner: `${PROCESS_OWNER}:${newId()}`, ttlMs });
+    lease = await service.leaseSession({ ...key, owner: `${PROCESS_OWNER}:${++claims}`, ttlMs });
   } catch (error) {
     unlock();
     throw error;
@@ -49,55 +49,104 @@ export async function claimSession(service: SessionService, key: SessionKey, ttl
   return new LeasedClaim(service, lease, ttlMs, unlock);
 }
 
+/** A store without leases: only this process's lock. */
+class LocalClaim implements SessionClaim {
+  readonly lease = undefined;
+  constructor(private unlock: (() => void) | undefined) {}
+  keepAlive(): void {}
+  async release(): Promise<void> {
+    this.unlock?.();
+    this.unlock = undefined;
+  }
+}
+
 class LeasedClaim implements SessionClaim {
-  private timer: ReturnType<typeof setInterval> | undefined;
-  readonly release: () => Promise<void>;
+  /** When the next renewal is due (ms); renewals are driven by the shared {@link renewals} ticker. */
+  renewAt = Infinity;
+  private onLost: ((error: LeaseLostError) => void) | undefined;
+  private renewing = false;
+  private released: Promise<void> | undefined;
 
   constructor(
     private readonly service: LeasingSessionService,
     public lease: SessionLease,
-    private readonly ttlMs: number,
-    unlock: () => void,
-  ) {
-    this.release = once(async () => {
-      this.stop();
-      unlock();
-      try {
-        await this.service.releaseLease(this.lease);
-      } catch {
-        // The store is unreachable: the lease then simply expires after its time to live.
-      }
-    });
+    readonly ttlMs: number,
+    private readonly unlock: () => void,
+  ) {}
+
+  keepAlive(onLost: (error: LeaseLostError) => void): void {
+    this.onLost = onLost;
+    this.renewAt = Date.now() + this.ttlMs / 3;
+    renewals.add(this);
   }
 
-  keepAlive(onLost: (error: LeaseLostError) => void): () => void {
-    this.timer = setInterval(() => {
-      this.service.renewLease(this.lease, this.ttlMs).then(
-        (renewed) => {
-          this.lease = renewed;
-        },
-        (error: unknown) => {
-          if (error instanceof LeaseLostError) {
-            this.stop();
-            onLost(error);
-          }
-          // Other failures (a dropped connection) are retried at the next tick; if the lease
-          // expires meanwhile and someone takes it, the next append fails with LeaseLostError.
-        },
-      );
-    }, Math.max(1, Math.floor(this.ttlMs / 3)));
-    // A lease renewal alone must not keep a process alive.
-    this.timer.unref?.();
-    return () => this.stop();
+  /** Called by the ticker when due; one renewal at a time. */
+  renew(): void {
+    if (this.renewing) return;
+    this.renewing = true;
+    this.service.renewLease(this.lease, this.ttlMs).then(
+      (renewed) => {
+        this.renewing = false;
+        this.lease = renewed;
+        this.renewAt = Date.now() + this.ttlMs / 3;
+      },
+      (error: unknown) => {
+        this.renewing = false;
+        if (error instanceof LeaseLostError) {
+          renewals.delete(this);
+          this.onLost?.(error);
+        }
+        // Other failures (a dropped connection) are retried at the next tick; if the lease
+        // expires meanwhile and someone takes it, the next append fails with LeaseLostError.
+      },
+    );
   }
 
-  private stop(): void {
+  release(): Promise<void> {
+    return (this.released ??= this.giveBack());
+  }
+
+  private async giveBack(): Promise<void> {
+    renewals.delete(this);
+    this.unlock();
+    try {
+      await this.service.releaseLease(this.lease);
+    } catch {
+      // The store is unreachable: the lease then simply expires after its time to live.
+    }
+  }
+}
+
+/**
+ * One timer for every running claim of the process (not one per run): it wakes at the shortest
+ * renewal period among them and renews those that are due. It never keeps the process alive.
+ */
+const renewals = new (class Renewals {
+  private readonly active = new Set<LeasedClaim>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private period = Infinity;
+
+  add(claim: LeasedClaim): void {
+    this.active.add(claim);
+    const period = Math.max(1, Math.floor(claim.ttlMs / 3));
+    if (this.timer && period >= this.period) return;
     if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.period = period;
+    this.timer = setInterval(() => this.tick(), period);
+    this.timer.unref?.();
   }
-}
 
-function once(fn: () => Promise<void>): () => Promise<void> {
-  let done: Promise<void> | undefined;
-  return () => (done ??= fn());
-}
+  delete(claim: LeasedClaim): void {
+    this.active.delete(claim);
+    if (this.active.size === 0 && this.timer) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+      this.period = Infinity;
+    }
+  }
+
+  private tick(): void {
+    const now = Date.now();
+    for (const claim of this.active) if (claim.renewAt <= now) claim.renew();
+  }
+})();

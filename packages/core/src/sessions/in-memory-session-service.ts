@@ -144,6 +144,9 @@ export class InMemorySessionService implements LeasingSessionService {
     if (stored?.leaseEpoch === lease.epoch) stored.leaseExpiresAt = 0;
   }
 
+  /** Always healthy: the sessions are in this process's memory. */
+  async checkHealth(): Promise<void> {}
+
   private find(appName: string, userId: string, sessionId: string): StoredSession | undefined {
     return this.sessions.get(appName)?.get(userId)?.get(sessionId);
   }
