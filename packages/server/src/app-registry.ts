@@ -11,6 +11,7 @@ export interface AppRegistryOptions {
   sessionService: SessionService;
   plugins: readonly BasePlugin[];
   defaultModel: BaseLlm | string | undefined;
+  leaseTtlMs: number | undefined;
 }
 
 /** The apps the server offers, by name, each with its runner (made on first use). */
@@ -62,6 +63,7 @@ export class AppRegistry {
       sessionService: this.options.sessionService,
       plugins: this.plugins,
       ...(this.options.defaultModel === undefined ? {} : { defaultModel: this.options.defaultModel }),
+      ...(this.options.leaseTtlMs === undefined ? {} : { leaseTtlMs: this.options.leaseTtlMs }),
     });
   }
 

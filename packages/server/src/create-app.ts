@@ -58,6 +58,12 @@ export interface CreateAppOptions {
    */
   onError?: (error: unknown, request: Request) => void;
   /**
+   * How long a run's session lease holds without renewal (the runners' `leaseTtlMs`): after a
+   * replica crashes, another resumes its sessions once this much time has passed.
+   * @default 30000
+   */
+  leaseTtlMs?: number;
+  /**
    * How long `GET /health` waits for the session store's `checkHealth()` before answering 503.
    * @default 3000
    */
@@ -90,6 +96,7 @@ export function createApp(options: CreateAppOptions): TroupeApp {
       sessionService,
       plugins: options.plugins ?? [],
       defaultModel: options.defaultModel,
+      leaseTtlMs: options.leaseTtlMs,
     }),
     sessionService,
     runs: new RunTracker(),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FunctionAgent, SequentialAgent, StorageError } from '@troupe/core';
+import { FunctionAgent, SequentialAgent, StorageError, isSessionBusy } from '@troupe/core';
 import { createApp, type WireEvent } from '../src/index.js';
 import { bankApp, call, createSession, expectError, message, readSse } from './helpers.js';
 import { OutageStore, ShortLeaseStore } from './stores.js';
@@ -7,6 +7,15 @@ import { OutageStore, ShortLeaseStore } from './stores.js';
 // Errors that come from the store or from another process map to statuses a client can act on:
 // 503 STORAGE (retry once the store is back), 409 LEASE_LOST (another process took the session
 // over), 409 INVOCATION_EXISTS (this invocation id was used already). Never a 500, never a crash.
+
+/** Waits (at most 5 s) until no run holds the session, e.g. one storing its error record late. */
+async function untilFree(store: OutageStore, sessionId: string): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (isSessionBusy(store, 'pipeline', 'u', sessionId)) {
+    if (Date.now() > deadline) throw new Error(`session ${sessionId} still busy after 5 s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 function outageApp() {
   const store = new OutageStore();
@@ -61,8 +70,10 @@ describe('a session store that is down', () => {
     const s = await createSession(app, 'pipeline', 'u');
     expect(await expectError(await call(app, 'POST', '/run', run(s.id, 'break')), 503, 'STORAGE')).toBe(OutageStore.PROBLEM);
     store.down = false;
+    // The run's error record is stored once the store is back; until then the session stays claimed.
+    await untilFree(store, s.id);
     const stored = (await (await call(app, 'GET', `/apps/pipeline/users/u/sessions/${s.id}`)).json()) as { events: WireEvent[] };
-    expect(stored.events.map((e) => e.author)).toEqual(['user', 'first']);
+    expect(stored.events.map((e) => e.errorCode ?? e.author)).toEqual(['user', 'first', 'STORAGE']);
     const next = await call(app, 'POST', '/run', run(s.id, 'again'));
     expect(next.status).toBe(200);
   });
@@ -74,6 +85,7 @@ describe('a session store that is down', () => {
     expect(events.map((e) => e.errorCode ?? e.content?.parts[0])).toEqual([{ text: 'first done' }, 'STORAGE']);
     expect(events.at(-1)!.errorMessage).toBe(OutageStore.PROBLEM);
     store.down = false;
+    await untilFree(store, s.id);
     expect((await call(app, 'POST', '/run', run(s.id, 'again'))).status).toBe(200);
   });
 });

@@ -4,12 +4,13 @@ import { InvocationContext, type InvocationShared } from '../agents/invocation-c
 import { fanInAgentsOf } from '../agents/llm/branch-visibility.js';
 import type { Content } from '../events/content.js';
 import { createEvent, type Event, type InterruptInfo } from '../events/event.js';
-import { LeaseLostError, RunCancelledError, RunDrainedError, RunLimitError, TroupeError } from '../errors.js';
+import { LeaseLostError, RunCancelledError, RunDrainedError, RunLimitError, StorageError, TroupeError } from '../errors.js';
 import type { BaseLlm } from '../models/base-llm.js';
 import type { Session, SessionService } from '../sessions/session.js';
 import { TEMP_PREFIX } from '../sessions/state-keys.js';
 import { linkedAbortController } from '../utils/abort.js';
 import type { PluginManager } from './plugin-manager.js';
+import { storeWhenBack } from './late-error-record.js';
 import type { SessionClaim } from './session-claim.js';
 import type { ResolvedRunConfig } from './run-config.js';
 import { addUsage, emptyUsage, type RunResult, type RunStatus } from './run-result.js';
@@ -89,10 +90,14 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
   let status: RunStatus = 'completed';
   let failure: Error | undefined;
   let finished = false;
+  let lateRecord: Event | undefined;
+  // Until the opening event is stored the run has left no trace, and a failure stores none either.
+  let opened = false;
   const tree = setup.agent.runAsync(ctx);
   const pull = new AbortablePull(tree, signal);
   try {
     if (setup.opening) await sessionService.appendEvent({ session, event: setup.opening, lease: claim.lease });
+    opened = true;
     await plugins.run('beforeRun', { context: ctx });
     for (;;) {
       const step = await pull.next();
@@ -131,8 +136,11 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
     try {
       if (plugins.has('onEvent')) errorEvent = (await plugins.run('onEvent', { context: ctx, event: errorEvent })) ?? errorEvent;
       events.push(await sessionService.appendEvent({ session, event: errorEvent, lease: claim.lease }));
-    } catch {
-      // The store (or a plugin) refused the error record; the error thrown below still reports the failure.
+    } catch (refused) {
+      // The store is down: the record is stored once it is back (the session stays claimed until
+      // then). Other refusals (a lost lease, a plugin) leave it unstored; the error below still
+      // reports the failure.
+      if (refused instanceof StorageError && opened) lateRecord = errorEvent;
     }
     yield errorEvent;
     throw error;
@@ -145,11 +153,12 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
     // stored, and the session is free now.
     if (!finished) tree.return(undefined).catch(() => undefined);
     for (const key of Object.keys(session.state)) if (key.startsWith(TEMP_PREFIX)) delete session.state[key];
-    await claim.release();
+    if (lateRecord) void storeWhenBack(sessionService, session, lateRecord, claim);
+    else await claim.release();
     // A consumer that stopped iterating early abandoned the run.
     if (!finished && !failure) status = 'cancelled';
     if (status === 'completed' && interrupts.size > 0) status = 'interrupted';
-    const result: RunResult = { status, events, output, state: { ...session.state }, usage, interrupts: [...interrupts.values()] };
+    const result: RunResult = { status, invocationId: setup.invocationId, events, output, state: { ...session.state }, usage, interrupts: [...interrupts.values()] };
     if (failure) result.error = failure;
     if (failure instanceof RunLimitError) result.stopReason = failure.limit;
     sink.result = result;

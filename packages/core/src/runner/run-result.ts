@@ -16,6 +16,8 @@ export interface UsageTotals {
 /** What `runner.run` resolves with. */
 export interface RunResult {
   status: RunStatus;
+  /** The invocation's id (the caller's `invocationId`, or the generated one): `resume` takes it. */
+  invocationId: string;
   /** The events the run produced and stored (partial chunks excluded), in order. */
   events: Event[];
   /** The output of the agent that answered (see "Output" in the docs). */
