@@ -1,25 +1,18 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { FunctionAgent, Runner, SequentialAgent, SessionBusyError, isSessionBusy, type Event } from '@troupe/core';
 import { PostgresSessionService } from '@troupe/postgres';
 import { createApp } from '@troupe/server';
-import { describePostgres, requirePostgres } from '../../packages/postgres/test/pg-test-env.js';
-import { startPrivatePostgres, type PrivatePostgres } from '../../packages/postgres/test/private-postgres.js';
+import { describePostgres } from '../../packages/postgres/test/pg-test-env.js';
+import { usePrivatePostgres } from '../../packages/postgres/test/private-postgres.js';
 
 // Runs in flight while PostgreSQL goes away (a private server, stopped with -m immediate and started
 // again): the process keeps running, /health says 503 while the store is down, and afterwards every
 // run that was cut short either has its error event stored or can be resumed to the end.
 describePostgres('runs across a PostgreSQL restart', () => {
-  let server: PrivatePostgres | undefined;
-  beforeAll(async () => {
-    await requirePostgres();
-    server = await startPrivatePostgres();
-  }, 60_000);
-  afterAll(async () => {
-    await server?.destroy();
-  }, 30_000);
+  const server = usePrivatePostgres();
 
   it('cut runs end failed with an error event, or resume to completion; sessions stay consistent', async () => {
-    const pg = server!;
+    const pg = server();
     const sessionService = new PostgresSessionService({ connectionString: pg.url, connectTimeoutMs: 1000, healthTimeoutMs: 1000 });
     const step = (name: string) => new FunctionAgent({ name, run: async () => { await new Promise((r) => setTimeout(r, 15)); return name; } });
     const job = new SequentialAgent({ name: 'Job', subAgents: [step('s1'), step('s2'), step('s3')] });

@@ -90,6 +90,18 @@ describePostgres('API replicas on one PostgreSQL session', () => {
     });
   }
 
+  /** Resumes on `replica` as soon as the session's lease lets it (409 SESSION_BUSY until then). */
+  async function resumeOnceFree(replica: Replica, sessionId: string, invocationId: string): Promise<Response> {
+    let accepted: Response | undefined;
+    await until(`the resume of ${invocationId} to be accepted`, async () => {
+      const response = await resume(replica, sessionId, invocationId);
+      if (response.status === 409) return false;
+      accepted = response;
+      return true;
+    });
+    return accepted!;
+  }
+
   async function events(replica: Replica, sessionId: string): Promise<WireEvent[]> {
     const response = await fetch(`${replica.url}/apps/jobs/users/u/sessions/${sessionId}`);
     return ((await response.json()) as { events: WireEvent[] }).events;
@@ -132,15 +144,9 @@ describePostgres('API replicas on one PostgreSQL session', () => {
     a.child.kill('SIGKILL');
 
     // The dead replica's lease holds until it expires; then the resume goes through.
-    let resumed: Response | undefined;
-    await until('the resume to be accepted', async () => {
-      const response = await resume(b, sessionId, 'job-kill');
-      if (response.status === 409) return false;
-      resumed = response;
-      return true;
-    });
-    expect(resumed!.status).toBe(200);
-    await resumed!.text(); // the stream ends when the run does
+    const resumed = await resumeOnceFree(b, sessionId, 'job-kill');
+    expect(resumed.status).toBe(200);
+    await resumed.text(); // the stream ends when the run does
     const stored = await events(b, sessionId);
     expect(outputs(stored)).toEqual(['user', 's1', 's2', 's3']);
     expect(new Set(stored.map((e) => e.invocationId))).toEqual(new Set(['job-kill']));
@@ -153,14 +159,9 @@ describePostgres('API replicas on one PostgreSQL session', () => {
     await until('step s1 to be stored', async () => outputs(await events(b, sessionId)).includes('s1'));
     a.child.kill('SIGSTOP');
 
-    let resumed: Response | undefined;
-    await until('the takeover', async () => {
-      const response = await resume(b, sessionId, 'job-freeze');
-      if (response.status === 409) return false;
-      resumed = response;
-      return true;
-    });
-    await resumed!.text();
+    const resumed = await resumeOnceFree(b, sessionId, 'job-freeze');
+    expect(resumed.status).toBe(200);
+    await resumed.text();
     expect(outputs(await events(b, sessionId))).toEqual(['user', 's1', 's2', 's3']);
 
     a.child.kill('SIGCONT');

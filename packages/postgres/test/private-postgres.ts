@@ -4,6 +4,8 @@ import { chown, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { requirePostgres } from './pg-test-env.js';
 
 /**
  * A PostgreSQL server of the test's own, in a temporary directory on a free loopback port, for
@@ -37,6 +39,26 @@ export function postgresBinaries(): string {
     );
   }
   return join(root, majors[0]!, 'bin');
+}
+
+/**
+ * A private server for the tests of one file: started before them (after checking the shared
+ * server's settings, as every PostgreSQL suite does), destroyed after them. Call it inside the
+ * file's describe; the returned function gives the server.
+ */
+export function usePrivatePostgres(): () => PrivatePostgres {
+  let server: PrivatePostgres | undefined;
+  beforeAll(async () => {
+    await requirePostgres();
+    server = await startPrivatePostgres();
+  }, 60_000);
+  afterAll(async () => {
+    await server?.destroy();
+  }, 30_000);
+  return () => {
+    if (!server) throw new Error('The private PostgreSQL server is not running: usePrivatePostgres() starts it in beforeAll.');
+    return server;
+  };
 }
 
 /** Creates, starts and returns a private server. Every step has a time limit. */

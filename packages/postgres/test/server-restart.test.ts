@@ -1,25 +1,18 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { PostgresSessionService } from '../src/index.js';
 import { appendUnderFaults, expectConsistent, expectRetryableStorageError, type LoadProgress } from './fault-load.js';
-import { describePostgres, requirePostgres } from './pg-test-env.js';
-import { startPrivatePostgres, type PrivatePostgres } from './private-postgres.js';
+import { describePostgres } from './pg-test-env.js';
+import { usePrivatePostgres } from './private-postgres.js';
 
 /**
  * A real PostgreSQL restart, on a private server (the shared one serves other test files at the
  * same time). A process that loses its database must keep running and recover by itself.
  */
 describePostgres('PostgresSessionService across a PostgreSQL restart', () => {
-  let server: PrivatePostgres | undefined;
-  beforeAll(async () => {
-    await requirePostgres();
-    server = await startPrivatePostgres();
-  }, 60_000);
-  afterAll(async () => {
-    await server?.destroy();
-  }, 30_000);
+  const server = usePrivatePostgres();
 
   it('the server stopped mid-load: calls fail with StorageError while it is down, and succeed again once it is back; sessions stay consistent', async () => {
-    const pg = server!;
+    const pg = server();
     const service = new PostgresSessionService({ connectionString: pg.url, connectTimeoutMs: 2000, healthTimeoutMs: 1000 });
     const appName = 'restart';
     const keys = await Promise.all(
