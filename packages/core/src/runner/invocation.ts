@@ -94,7 +94,9 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
   // Until the opening event is stored the run has left no trace, and a failure stores none either.
   let opened = false;
   const tree = setup.agent.runAsync(ctx);
-  const pull = new AbortablePull(tree, signal);
+  // Only a caller's signal or a timeout can cancel a run while a step is busy: without either, the
+  // plain pull saves a promise per event (a lost lease is caught at the next append anyway).
+  const pull = setup.abortSignal || timer ? new AbortablePull(tree, signal) : tree;
   try {
     if (setup.opening) await sessionService.appendEvent({ session, event: setup.opening, lease: claim.lease });
     opened = true;

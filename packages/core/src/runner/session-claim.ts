@@ -35,7 +35,7 @@ export async function claimSession(service: SessionService, key: SessionKey, ttl
   if (!supportsLeases(service)) return new LocalClaim(unlock);
   let lease: SessionLease | undefined;
   try {
-    lease = await service.leaseSession({ ...key, owner: `${PROCESS_OWNER}:${++claims}`, ttlMs });
+    lease = await service.leaseSession({ appName: key.appName, userId: key.userId, sessionId: key.sessionId, owner: `${PROCESS_OWNER}:${++claims}`, ttlMs });
   } catch (error) {
     unlock();
     throw error;
@@ -138,14 +138,17 @@ const renewals = new (class Renewals {
 
   delete(claim: LeasedClaim): void {
     this.active.delete(claim);
+  }
+
+  private tick(): void {
+    // Stopped here rather than when the last claim goes, so back-to-back runs do not each start and
+    // stop a timer.
     if (this.active.size === 0 && this.timer) {
       clearInterval(this.timer);
       this.timer = undefined;
       this.period = Infinity;
+      return;
     }
-  }
-
-  private tick(): void {
     const now = Date.now();
     for (const claim of this.active) if (claim.renewAt <= now) claim.renew();
   }

@@ -19,10 +19,10 @@ interface StoredSession {
   eventIds: Set<string> | undefined;
   lastUpdateTime: number;
   version: number;
-  /** The lease: who holds it, its epoch (0: never leased) and until when (0: free). */
-  leaseOwner: string;
+  /** The lease's epoch: 0 never leased, +1 per new holder. */
   leaseEpoch: number;
-  leaseExpiresAt: number;
+  /** Who holds the lease and until when; undefined once released (idle sessions keep nothing). */
+  held: { owner: string; expiresAt: number } | undefined;
 }
 
 /**
@@ -50,9 +50,8 @@ export class InMemorySessionService implements LeasingSessionService {
       eventIds: undefined,
       lastUpdateTime: Date.now(),
       version: 0,
-      leaseOwner: '',
       leaseEpoch: 0,
-      leaseExpiresAt: 0,
+      held: undefined,
     };
     if (params.state) {
       assertValidDelta(params.state);
@@ -125,23 +124,22 @@ export class InMemorySessionService implements LeasingSessionService {
     const stored = this.find(params.appName, params.userId, params.sessionId);
     if (!stored) throw missingLeaseSessionError(params);
     const now = Date.now();
-    if (stored.leaseExpiresAt > now && stored.leaseOwner !== params.owner) return undefined;
-    stored.leaseOwner = params.owner;
+    if (stored.held && stored.held.expiresAt > now && stored.held.owner !== params.owner) return undefined;
     stored.leaseEpoch += 1;
-    stored.leaseExpiresAt = now + params.ttlMs;
-    return leaseOf(stored);
+    stored.held = { owner: params.owner, expiresAt: now + params.ttlMs };
+    return leaseOf(stored, stored.held);
   }
 
   async renewLease(lease: SessionLease, ttlMs: number): Promise<SessionLease> {
     const stored = this.find(lease.appName, lease.userId, lease.sessionId);
     if (!stored || stored.leaseEpoch !== lease.epoch) throw leaseLostError(lease, stored?.leaseEpoch);
-    stored.leaseExpiresAt = Date.now() + ttlMs;
-    return leaseOf(stored);
+    stored.held = { owner: lease.owner, expiresAt: Date.now() + ttlMs };
+    return leaseOf(stored, stored.held);
   }
 
   async releaseLease(lease: SessionLease): Promise<void> {
     const stored = this.find(lease.appName, lease.userId, lease.sessionId);
-    if (stored?.leaseEpoch === lease.epoch) stored.leaseExpiresAt = 0;
+    if (stored?.leaseEpoch === lease.epoch) stored.held = undefined;
   }
 
   /** Always healthy: the sessions are in this process's memory. */
@@ -196,8 +194,8 @@ export class InMemorySessionService implements LeasingSessionService {
   }
 }
 
-function leaseOf(stored: StoredSession): SessionLease {
-  return { appName: stored.appName, userId: stored.userId, sessionId: stored.id, owner: stored.leaseOwner, epoch: stored.leaseEpoch, expiresAt: stored.leaseExpiresAt };
+function leaseOf(stored: StoredSession, held: { owner: string; expiresAt: number }): SessionLease {
+  return { appName: stored.appName, userId: stored.userId, sessionId: stored.id, owner: held.owner, epoch: stored.leaseEpoch, expiresAt: held.expiresAt };
 }
 
 // Short sessions check ids by scanning (a handful of events); long ones get an index.
