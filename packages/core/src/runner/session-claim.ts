@@ -43,7 +43,7 @@ export async function claimSession(service: SessionService, key: SessionKey, ttl
   if (!lease) {
     unlock();
     throw new SessionBusyError(
-      `Session '${key.sessionId}' (app '${key.appName}', user '${key.userId}') is running an invocation in another process (it holds the session's lease). Wait for it to finish, or use another session.`,
+      `Session '${key.sessionId}' (app '${key.appName}', user '${key.userId}') is running an invocation in another process (it holds the session's lease). Wait for it to finish, or use another session; if that process died, its lease expires after the runner's leaseTtlMs (30 s by default) and the invocation can then be resumed with its invocationId.`,
     );
   }
   return new LeasedClaim(service, lease, ttlMs, unlock);
