@@ -58,3 +58,4 @@ export type { Schema, JsonSchema, Infer } from './utils/schema.js';
 export { withRetry, type RetryOptions } from './models/retry.js';
 export { loadAgent, AgentDefinitionError, type LoadAgentOptions } from './definitions/load-agent.js';
 export { registerToolEntry, type ToolEntryFactory, type ToolEntryContext } from './definitions/tool-entries.js';
+export { redact, createRedactor, REDACTED, type Redactor, type RedactorOptions } from './utils/redact.js';

@@ -6,6 +6,7 @@ import type { PluginManager } from '../runner/plugin-manager.js';
 import type { UsageTotals } from '../runner/run-result.js';
 import type { Session, SessionService } from '../sessions/session.js';
 import type { BaseAgent } from './base-agent.js';
+import type { Redactor } from '../utils/redact.js';
 import { lastCheckpoint } from './replay.js';
 
 /** Everything one invocation shares across the agent tree. Internal. */
@@ -24,6 +25,8 @@ export interface InvocationShared {
   endInvocation: boolean;
   /** Answers given to interrupts of this invocation (by interrupt id), for tools that asked. */
   readonly answers: ReadonlyMap<string, unknown>;
+  /** Masks secrets in error text the run stores (the runner's `secrets` and the default rules). */
+  readonly redact: Redactor;
 }
 
 /**

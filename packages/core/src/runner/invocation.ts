@@ -9,6 +9,7 @@ import type { BaseLlm } from '../models/base-llm.js';
 import type { Session, SessionService } from '../sessions/session.js';
 import { TEMP_PREFIX } from '../sessions/state-keys.js';
 import { linkedAbortController } from '../utils/abort.js';
+import type { Redactor } from '../utils/redact.js';
 import type { PluginManager } from './plugin-manager.js';
 import { storeWhenBack } from './late-error-record.js';
 import type { SessionClaim } from './session-claim.js';
@@ -36,6 +37,8 @@ export interface InvocationSetup {
   answers: ReadonlyMap<string, unknown>;
   /** The run's hold on its session (lock and lease), released when the run ends. */
   claim: SessionClaim;
+  /** Masks secrets in the errors the run stores. */
+  redact: Redactor;
 }
 
 /**
@@ -64,6 +67,7 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
     usage: emptyUsage(),
     endInvocation: false,
     answers: setup.answers,
+    redact: setup.redact,
   };
   const ctx = new InvocationContext({
     shared,
@@ -133,7 +137,7 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
       author: path ? path.slice(path.lastIndexOf('/') + 1) : setup.agent.name,
       path: path ?? setup.agent.name,
       errorCode: error instanceof TroupeError ? error.code : 'ERROR',
-      errorMessage: error.message,
+      errorMessage: setup.redact(error.message),
     });
     try {
       if (plugins.has('onEvent')) errorEvent = (await plugins.run('onEvent', { context: ctx, event: errorEvent })) ?? errorEvent;

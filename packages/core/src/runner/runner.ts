@@ -15,6 +15,7 @@ import { InMemorySessionService } from '../sessions/in-memory-session-service.js
 import type { Session, SessionService } from '../sessions/session.js';
 import { assertValidDelta } from '../sessions/state-keys.js';
 import { newId } from '../utils/ids.js';
+import { createRedactor, secretsProblem, type Redactor } from '../utils/redact.js';
 import { validate } from '../utils/schema.js';
 import type { BasePlugin } from './base-plugin.js';
 import { runInvocation, type InvocationSetup } from './invocation.js';
@@ -41,6 +42,15 @@ export interface RunnerOptions {
    * @default 30000
    */
   leaseTtlMs?: number;
+  /**
+   * Strings masked in every error the runner stores in a session (error events, tool error
+   * responses), e.g. `[process.env.DB_PASSWORD!]`. Masked always, without listing them: passwords
+   * in URLs, `Authorization`/`Bearer` values, API-key-shaped values and the values of environment
+   * variables named `*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD` (see `createRedactor`). Each
+   * needs at least 4 characters.
+   * @default []
+   */
+  secrets?: readonly string[];
 }
 
 /** What one user turn is made of. */
@@ -100,6 +110,7 @@ export class Runner {
   private defaultModel: BaseLlm | string | undefined;
   private readonly autoCreateSession: boolean;
   private readonly leaseTtlMs: number;
+  private readonly redact: Redactor;
 
   constructor(options: RunnerOptions) {
     if (typeof options?.appName !== 'string' || options.appName.length === 0) {
@@ -123,6 +134,9 @@ export class Runner {
       throw new ConfigurationError(`Runner for app '${options.appName}' has leaseTtlMs ${JSON.stringify(options.leaseTtlMs)}; use a whole number of milliseconds of at least 10 (default 30000).`);
     }
     this.leaseTtlMs = ttl;
+    const problem = secretsProblem(options.secrets ?? []);
+    if (problem) throw new ConfigurationError(`Runner for app '${options.appName}': ${problem}`);
+    this.redact = createRedactor({ secrets: options.secrets ?? [] });
   }
 
   /**
@@ -264,6 +278,7 @@ export class Runner {
       runConfig,
       abortSignal,
       claim,
+      redact: this.redact,
     };
   }
 

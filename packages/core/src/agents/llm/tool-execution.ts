@@ -118,7 +118,7 @@ async function callTool(
       } else {
         if (endsRun(error, ctx.abortSignal)) throw error;
         const recovered = await plugins.run('onToolError', { tool, args, context: toolCtx, error });
-        response = recovered !== undefined ? toFunctionResponse(recovered) : { error: errorMessage(error) };
+        response = recovered !== undefined ? toFunctionResponse(recovered) : { error: ctx.shared.redact(errorMessage(error)) };
       }
     }
   }
