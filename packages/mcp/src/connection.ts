@@ -1,4 +1,5 @@
-import { ConfigurationError } from '@troupe/core';
+import { ConfigurationError, redact, type Redactor } from '@troupe/core';
+import { commandLabel, connectionRedactor } from './redaction.js';
 
 /** An MCP server started as a child process, spoken to over its stdin and stdout. */
 export interface MCPStdioConnection {
@@ -27,10 +28,14 @@ export interface MCPHttpConnection {
 /** Where an {@link MCPToolset}'s server is: a command to start, or a URL. */
 export type MCPConnection = MCPStdioConnection | MCPHttpConnection;
 
-/** A connection whose options were checked, with how messages name the server. */
-export type CheckedConnection =
-  | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string> | undefined; cwd: string | undefined; label: string }
-  | { kind: 'http'; url: URL; headers: Record<string, string>; label: string };
+/**
+ * A connection whose options were checked, with how messages name the server (`label`, secret
+ * argument values and URL passwords masked) and the redactor of its messages and stderr.
+ */
+export type CheckedConnection = (
+  | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string> | undefined; cwd: string | undefined }
+  | { kind: 'http'; url: URL; headers: Record<string, string> }
+) & { label: string; redact: Redactor };
 
 /** Checks the connection given to MCPToolset, naming the option, the value and the fix. */
 export function checkConnection(connection: unknown): CheckedConnection {
@@ -58,8 +63,9 @@ export function checkConnection(connection: unknown): CheckedConnection {
     }
     if (c.cwd !== undefined && (typeof c.cwd !== 'string' || c.cwd === '')) throw new ConfigurationError(`MCPToolset: 'cwd' must be a directory path; got ${describe(c.cwd)}.`);
     const env = c.env === undefined ? undefined : stringMap(c.env, 'env', "{ API_KEY: process.env.API_KEY! }");
-    const label = [c.command, ...args].map(quoteArg).join(' ');
-    return { kind: 'stdio', command: c.command, args: [...args], env, cwd: c.cwd, label: `\`${label}\`` };
+    const masked = connectionRedactor(env, undefined);
+    const label = commandLabel(c.command, args, masked);
+    return { kind: 'stdio', command: c.command, args: [...args], env, cwd: c.cwd, label: `\`${label}\``, redact: masked };
   }
   for (const key of Object.keys(c)) {
     if (!['url', 'headers'].includes(key)) throw new ConfigurationError(`MCPToolset: unknown connection option '${key}' for a URL. The options are url and headers.`);
@@ -72,10 +78,16 @@ export function checkConnection(connection: unknown): CheckedConnection {
     throw new ConfigurationError(`MCPToolset: 'url' must be an http(s) URL such as 'http://127.0.0.1:3000/mcp'; got ${describe(c.url)}.`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigurationError(`MCPToolset: 'url' must be an http(s) URL (Streamable HTTP); got '${url.href}'. For a local server started as a program, give { command, args } instead.`);
+    throw new ConfigurationError(`MCPToolset: 'url' must be an http(s) URL (Streamable HTTP); got '${redact(url.href)}'. For a local server started as a program, give { command, args } instead.`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new ConfigurationError(
+      `MCPToolset: 'url' must not hold a user name or password ('${redact(url.href)}'): fetch refuses such URLs. Send the credentials in 'headers' instead, e.g. { Authorization: 'Basic <base64 of user:password>' } or { Authorization: 'Bearer <token>' }.`,
+    );
   }
   const headers = c.headers === undefined ? {} : stringMap(c.headers, 'headers', "{ Authorization: 'Bearer <token>' }");
-  return { kind: 'http', url, headers, label: url.href };
+  const masked = connectionRedactor(undefined, headers);
+  return { kind: 'http', url, headers, label: masked(url.href), redact: masked };
 }
 
 function stringMap(value: unknown, option: string, example: string): Record<string, string> {
@@ -85,16 +97,12 @@ function stringMap(value: unknown, option: string, example: string): Record<stri
   return { ...(value as Record<string, string>) };
 }
 
-function quoteArg(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : JSON.stringify(arg);
-}
-
 /** How a value is named in messages. */
 export function describe(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'string') return JSON.stringify(redact(value));
   if (typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${String(value)}`;
   return `a ${typeof value}`;
 }

@@ -31,38 +31,38 @@ export class MCPToolError extends TroupeError {
   }
 }
 
-/** Explains why connecting to a server failed, with the fix. */
-export function connectError(connection: CheckedConnection, error: unknown, stderr: string): MCPConnectionError {
+/**
+ * Explains why connecting to a server failed, with the fix. The message names the server by its
+ * label and passes through the connection's redactor; the server's stderr is never part of it
+ * (it goes to the toolset's `onStderr`), since the message is stored in the session.
+ */
+export function connectError(connection: CheckedConnection, error: unknown): MCPConnectionError {
   const label = connection.label;
+  const fail = (message: string): MCPConnectionError => new MCPConnectionError(label, connection.redact(message), { cause: error });
   const code = errorCode(error);
   const reason = withCause(error);
-  const tail = stderr.trim() === '' ? '' : ` Its stderr ends with:\n${stderr.trimEnd()}`;
   if (connection.kind === 'stdio') {
     const command = connection.command;
     if (code === 'ENOENT') {
       const where = connection.cwd === undefined ? '' : ` (or the working directory '${connection.cwd}' does not exist)`;
-      return new MCPConnectionError(
-        label,
-        `Cannot start MCP server ${label}: the command '${command}' was not found${where}. Install it, or give 'command' as an absolute path or a program on PATH.`,
-        { cause: error },
-      );
+      return fail(`Cannot start MCP server ${label}: the command '${command}' was not found${where}. Install it, or give 'command' as an absolute path or a program on PATH.`);
     }
-    if (code === 'EACCES') return new MCPConnectionError(label, `Cannot start MCP server ${label}: '${command}' is not executable (EACCES). Fix its permissions (chmod +x) or run it through its interpreter (e.g. command: node).`, { cause: error });
+    if (code === 'EACCES') return fail(`Cannot start MCP server ${label}: '${command}' is not executable (EACCES). Fix its permissions (chmod +x) or run it through its interpreter (e.g. command: node).`);
     if (isConnectionClosed(error)) {
-      return new MCPConnectionError(label, `MCP server ${label} exited before completing the MCP handshake. Check the command and its arguments (run it in a terminal to see what it prints).${tail}`, { cause: error });
+      return fail(`MCP server ${label} exited before completing the MCP handshake. Check the command and its arguments: run it in a terminal to see what it prints (its stderr goes to the toolset's onStderr, never into this message).`);
     }
-    return new MCPConnectionError(label, `Cannot connect to MCP server ${label}: ${reason}.${tail}`, { cause: error });
+    return fail(`Cannot connect to MCP server ${label}: ${reason}.`);
   }
-  if (code === 'ECONNREFUSED') return new MCPConnectionError(label, `Cannot reach MCP server at ${label}: connection refused. Start the server, or fix 'url' (host and port).`, { cause: error });
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new MCPConnectionError(label, `Cannot reach MCP server at ${label}: the host '${connection.url.hostname}' was not found. Fix 'url'.`, { cause: error });
+  if (code === 'ECONNREFUSED') return fail(`Cannot reach MCP server at ${label}: connection refused. Start the server, or fix 'url' (host and port).`);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return fail(`Cannot reach MCP server at ${label}: the host '${connection.url.hostname}' was not found. Fix 'url'.`);
   const status = httpStatus(error);
   if (status === 401 || status === 403) {
-    return new MCPConnectionError(label, `MCP server at ${label} refused the connection (HTTP ${status}). Give the credentials it expects in 'headers', e.g. { Authorization: 'Bearer <token>' }.`, { cause: error });
+    return fail(`MCP server at ${label} refused the connection (HTTP ${status}). Give the credentials it expects in 'headers', e.g. { Authorization: 'Bearer <token>' }.`);
   }
   if (status === 404 || status === 405) {
-    return new MCPConnectionError(label, `MCP server at ${label} answered HTTP ${status}: this URL is not a Streamable HTTP MCP endpoint. Fix 'url' (servers often serve it at /mcp).`, { cause: error });
+    return fail(`MCP server at ${label} answered HTTP ${status}: this URL is not a Streamable HTTP MCP endpoint. Fix 'url' (servers often serve it at /mcp).`);
   }
-  return new MCPConnectionError(label, `Cannot connect to MCP server at ${label}: ${reason}. Check 'url' and that the server speaks Streamable HTTP.`, { cause: error });
+  return fail(`Cannot connect to MCP server at ${label}: ${reason}. Check 'url' and that the server speaks Streamable HTTP.`);
 }
 
 /** The connection ended (the server exited or closed it). */

@@ -14,4 +14,5 @@ export { MCPToolset, type MCPToolsetOptions } from './mcp-toolset.js';
 export { MCPTool, type MCPToolInfo } from './mcp-tool.js';
 export type { MCPConnection, MCPStdioConnection, MCPHttpConnection } from './connection.js';
 export { MCPConnectionError, MCPToolError } from './errors.js';
-export { mcpToolEntry } from './tool-entry.js';
+export type { MCPStderrLine } from './stderr-lines.js';
+export { mcpToolEntry, createMcpToolEntry, type MCPToolEntryDefaults } from './tool-entry.js';

@@ -5,6 +5,7 @@ import { errorText, toResponse, type MCPCallResult } from './content.js';
 import { MCPConnectionError, MCPToolError, isConnectionClosed, messageOf } from './errors.js';
 import { MCPTool, type MCPToolCaller, type MCPToolInfo } from './mcp-tool.js';
 import { Session } from './session.js';
+import type { MCPStderrLine } from './stderr-lines.js';
 import { toolNames } from './tool-names.js';
 
 /** Options of an {@link MCPToolset}. */
@@ -24,6 +25,14 @@ export interface MCPToolsetOptions {
    * that reports progress restarts the clock. @default 60_000
    */
   timeoutMs?: number;
+  /**
+   * Receives, line by line, what a server started as a process writes to stderr, with the tools
+   * being called at the time; e.g. `(o) => logger.warn({ mcpServer: o.server, tools: o.tools }, o.line)`.
+   * Stderr is never put into error messages or sessions (it often holds secrets and internal
+   * paths), so this is the only place to see why a server failed to start or crashed.
+   * @default discarded
+   */
+  onStderr?: (output: MCPStderrLine) => void;
 }
 
 const PREFIX = /^[A-Za-z_][A-Za-z0-9_.-]{0,31}$/;
@@ -49,6 +58,7 @@ export class MCPToolset extends BaseToolset {
   private readonly filter: (tool: MCPToolInfo) => boolean;
   private readonly prefix: string | undefined;
   private readonly timeoutMs: number;
+  private readonly onStderr: ((output: MCPStderrLine) => void) | undefined;
   private current: { promise: Promise<Session>; session?: Session } | undefined;
   private readonly caller: MCPToolCaller = { callTool: (name, args, signal) => this.callTool(name, args, signal) };
 
@@ -65,9 +75,13 @@ export class MCPToolset extends BaseToolset {
       throw new ConfigurationError(`MCPToolset: 'timeoutMs' must be a whole number of milliseconds of at least 1, such as 60000; got ${describe(options.timeoutMs)}.`);
     }
     this.timeoutMs = timeoutMs;
+    if (options.onStderr !== undefined && typeof options.onStderr !== 'function') {
+      throw new ConfigurationError(`MCPToolset: 'onStderr' must be a function (output) => void that logs a line of the server's stderr; got ${describe(options.onStderr)}.`);
+    }
+    this.onStderr = options.onStderr;
   }
 
-  /** The server's command line or URL, as messages name it. */
+  /** The server's command line or URL, as messages name it (secret argument values and URL passwords masked). */
   get server(): string {
     return this.connection.label;
   }
@@ -98,7 +112,7 @@ export class MCPToolset extends BaseToolset {
       infos = await untilAborted(session.tools, signal);
     } catch (error) {
       if (signal?.aborted) throw error;
-      throw new MCPConnectionError(this.server, `MCP server ${this.server} failed to list its tools: ${messageOf(error)}.`, { cause: error });
+      throw new MCPConnectionError(this.server, this.connection.redact(`MCP server ${this.server} failed to list its tools: ${messageOf(error)}.`), { cause: error });
     }
     const selected = infos.filter(this.filter);
     const names = toolNames(
@@ -125,7 +139,7 @@ export class MCPToolset extends BaseToolset {
   private connect(): Promise<Session> {
     if (this.current?.session?.closed) this.current = undefined;
     if (!this.current) {
-      const entry: { promise: Promise<Session>; session?: Session } = { promise: Session.open(this.connection, this.timeoutMs) };
+      const entry: { promise: Promise<Session>; session?: Session } = { promise: Session.open(this.connection, this.timeoutMs, this.onStderr) };
       this.current = entry;
       entry.promise.then(
         (session) => {
@@ -145,25 +159,27 @@ export class MCPToolset extends BaseToolset {
     const ready = this.current?.session;
     const session = ready && !ready.closed ? ready : await untilAborted(this.connect(), signal);
     const call = followSignal(signal);
+    session.calling.push(name);
     let result: MCPCallResult;
     try {
       result = (await session.client.callTool({ name, arguments: args }, undefined, { signal: call.signal, timeout: this.timeoutMs, resetTimeoutOnProgress: true })) as MCPCallResult;
     } catch (error) {
       if (signal.aborted) throw error; // the run was cancelled: not the tool's failure
       if (isConnectionClosed(error)) {
-        // The model reads this: a short tail of stderr is enough to say why.
-        const stderr = (await session.stderr()).trim().slice(-500);
+        // The crash's last stderr lines arrive after the close; they still name this call.
+        await session.settled();
         throw new MCPToolError(
           name,
-          `MCP server ${this.server} closed the connection while tool '${name}' was running (it exited or crashed); the call did not complete. It is restarted on the next use.${stderr ? ` Its stderr ends with:\n${stderr}` : ''}`,
+          `MCP server ${this.server} closed the connection while tool '${name}' was running (it exited or crashed); the call did not complete. It is restarted on the next use.`,
           { cause: error },
         );
       }
-      throw new MCPToolError(name, `MCP tool '${name}' failed: ${messageOf(error)}.`, { cause: error });
+      throw new MCPToolError(name, this.connection.redact(`MCP tool '${name}' failed: ${messageOf(error)}.`), { cause: error });
     } finally {
+      session.calling.splice(session.calling.indexOf(name), 1);
       call.release();
     }
-    if (result.isError) throw new MCPToolError(name, errorText(result) || `MCP tool '${name}' reported an error without a message.`);
+    if (result.isError) throw new MCPToolError(name, this.connection.redact(errorText(result)) || `MCP tool '${name}' reported an error without a message.`);
     return toResponse(result);
   }
 }

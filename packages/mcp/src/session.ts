@@ -5,11 +5,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CheckedConnection } from './connection.js';
 import { connectError } from './errors.js';
+import { StderrLines, type StderrListener } from './stderr-lines.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-
-/** How much of a server's stderr is kept, for error messages. */
-const STDERR_TAIL = 2_000;
 
 /** One connection to a server: a client over a started process or an HTTP session. */
 export class Session {
@@ -17,7 +15,8 @@ export class Session {
   closed = false;
   /** The server's tools, listed once and again after it announces a change. */
   tools: Promise<Tool[]> | undefined;
-  private stderrTail = '';
+  /** Names (on the server) of the tools being called, for stderr lines; one entry per call. */
+  readonly calling: string[] = [];
 
   private constructor(
     readonly connection: CheckedConnection,
@@ -25,16 +24,21 @@ export class Session {
     private readonly transport: StdioClientTransport | StreamableHTTPClientTransport,
   ) {}
 
-  /** Starts (or reaches) the server and completes the MCP handshake. */
-  static async open(connection: CheckedConnection, timeoutMs: number): Promise<Session> {
+  /**
+   * Starts (or reaches) the server and completes the MCP handshake. What a started server writes
+   * to stderr goes, line by line, to `onStderr` (with the tools being called), never into errors.
+   */
+  static async open(connection: CheckedConnection, timeoutMs: number, onStderr: StderrListener | undefined): Promise<Session> {
     const transport =
       connection.kind === 'stdio'
-        ? new StdioClientTransport({ command: connection.command, args: connection.args, stderr: 'pipe', ...defined({ env: connection.env, cwd: connection.cwd }) })
+        ? new StdioClientTransport({ command: connection.command, args: connection.args, stderr: onStderr ? 'pipe' : 'ignore', ...defined({ env: connection.env, cwd: connection.cwd }) })
         : new StreamableHTTPClientTransport(connection.url, { requestInit: { headers: connection.headers } });
     const client = new Client({ name: 'troupe', version: VERSION }, { capabilities: {} });
     const session = new Session(connection, client, transport);
-    if (transport instanceof StdioClientTransport) {
-      transport.stderr?.on('data', (chunk: Buffer | string) => session.recordStderr(String(chunk)));
+    if (transport instanceof StdioClientTransport && transport.stderr && onStderr) {
+      const lines = new StderrLines(connection, () => session.calling, onStderr);
+      transport.stderr.on('data', (chunk: Buffer | string) => lines.write(String(chunk)));
+      transport.stderr.on('end', () => lines.end());
     }
     client.onclose = () => {
       session.closed = true;
@@ -48,7 +52,7 @@ export class Session {
       session.closed = true;
       // Ends a process that started but failed the handshake; the connect error is the one to report.
       await client.close().catch(() => undefined);
-      throw connectError(connection, error, await session.stderr());
+      throw connectError(connection, error);
     }
     return session;
   }
@@ -58,10 +62,9 @@ export class Session {
     return this.transport instanceof StdioClientTransport ? (this.transport.pid ?? undefined) : undefined;
   }
 
-  /** The end of what the server wrote to stderr (read once pending output has arrived). */
-  async stderr(): Promise<string> {
+  /** Resolves once output the server wrote before now has arrived (so a crash's last lines name the call). */
+  async settled(): Promise<void> {
     await new Promise((resolve) => setImmediate(resolve));
-    return this.stderrTail;
   }
 
   /** Lists all the server's tools, page by page. */
@@ -87,10 +90,6 @@ export class Session {
       await this.transport.terminateSession().catch(() => undefined);
     }
     await this.client.close();
-  }
-
-  private recordStderr(text: string): void {
-    this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL);
   }
 }
 

@@ -1,10 +1,24 @@
 import { isAbsolute, resolve } from 'node:path';
-import type { ToolEntryContext } from '@troupe/core';
+import type { ToolEntryContext, ToolEntryFactory } from '@troupe/core';
 import { describe } from './connection.js';
 import { MCPToolset, type MCPToolsetOptions } from './mcp-toolset.js';
 
 const CONNECTION_KEYS = ['command', 'args', 'env', 'cwd', 'url', 'headers'];
 const OPTION_KEYS = ['toolFilter', 'prefix', 'timeoutMs'];
+
+/** Options a program gives every toolset made from `mcp:` entries (see {@link createMcpToolEntry}). */
+export type MCPToolEntryDefaults = Pick<MCPToolsetOptions, 'onStderr'>;
+
+/**
+ * The `mcp:` entry factory with options of the program's own, such as where servers' stderr is
+ * logged; register it in place of the default one.
+ *
+ * @example
+ * registerToolEntry('mcp', createMcpToolEntry({ onStderr: (o) => console.error(`[${o.server}] ${o.line}`) }));
+ */
+export function createMcpToolEntry(defaults: MCPToolEntryDefaults): ToolEntryFactory {
+  return (spec, ctx) => mcpToolEntry(spec, ctx, defaults);
+}
 
 /**
  * Makes the toolset of an `mcp:` entry in an agent definition's `tools`:
@@ -17,9 +31,10 @@ const OPTION_KEYS = ['toolFilter', 'prefix', 'timeoutMs'];
  *
  * A relative `cwd` is relative to the definition file's folder, which is also the default, so
  * `args: [./server.mjs]` names a file beside the definition. `${NAME}` in `env` and `headers`
- * values is replaced by the environment variable NAME.
+ * values is replaced by the environment variable NAME. `defaults` are options given to every
+ * such toolset (the entry's own keys win).
  */
-export function mcpToolEntry(spec: unknown, ctx: ToolEntryContext): MCPToolset {
+export function mcpToolEntry(spec: unknown, ctx: ToolEntryContext, defaults: MCPToolEntryDefaults = {}): MCPToolset {
   if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) {
     throw new Error(`an 'mcp' entry is a mapping such as { command: npx, args: [-y, '@modelcontextprotocol/server-memory'] } or { url: 'http://127.0.0.1:3000/mcp' }; got ${describe(spec)}.`);
   }
@@ -37,7 +52,7 @@ export function mcpToolEntry(spec: unknown, ctx: ToolEntryContext): MCPToolset {
     const cwd = connection.cwd;
     connection.cwd = typeof cwd === 'string' && cwd !== '' ? (isAbsolute(cwd) ? cwd : resolve(ctx.dir, cwd)) : cwd === undefined ? ctx.dir : cwd;
   }
-  const options: MCPToolsetOptions = {};
+  const options: MCPToolsetOptions = { ...defaults };
   if (fields.toolFilter !== undefined && fields.toolFilter !== null) options.toolFilter = fields.toolFilter as string[];
   if (fields.prefix !== undefined && fields.prefix !== null) options.prefix = fields.prefix as string;
   if (fields.timeoutMs !== undefined && fields.timeoutMs !== null) options.timeoutMs = fields.timeoutMs as number;

@@ -1,8 +1,11 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { AgentDefinitionError, LlmAgent, getFunctionResponses, loadAgent } from '@troupe/core';
+import { AgentDefinitionError, LlmAgent, getFunctionResponses, loadAgent, registerToolEntry } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
-import { MCPToolset } from '@troupe/mcp';
+import { MCPToolset, createMcpToolEntry, mcpToolEntry, type MCPStderrLine } from '@troupe/mcp';
 import { chat, isAlive, logFile, pids } from './helpers.js';
 
 const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -48,5 +51,21 @@ describe("agent definitions: tools: [{ mcp: ... }] (registered by import '@troup
     delete process.env.TROUPE_MCP_UNSET_TOKEN;
     const unset = await loadError('unset-variable.yaml');
     expect(unset.message).toContain(`'headers.Authorization' uses \${TROUPE_MCP_UNSET_TOKEN}, but the environment variable TROUPE_MCP_UNSET_TOKEN is not set.`);
+  });
+
+  it("createMcpToolEntry gives every mcp entry the program's onStderr (how a CLI or server logs servers' stderr)", async () => {
+    const lines: MCPStderrLine[] = [];
+    const dir = mkdtempSync(join(tmpdir(), 'troupe-mcp-entry-'));
+    const file = join(dir, 'agent.yaml');
+    writeFileSync(file, `name: Failing\ntools:\n  - mcp: { command: node, args: [${JSON.stringify(fixture('failing-server.mjs'))}] }\n`);
+    registerToolEntry('mcp', createMcpToolEntry({ onStderr: (line) => lines.push(line) }));
+    try {
+      const agent = await loadAgent(file, { model: new ScriptedModel([]) });
+      const result = await (await chat(agent)).turn('go');
+      expect(result.status).toBe('failed');
+      expect(lines.map((l) => l.line)).toContain('fatal: config read from /srv/internal/mcp-config.json');
+    } finally {
+      registerToolEntry('mcp', mcpToolEntry);
+    }
   });
 });
