@@ -48,6 +48,10 @@ export class AnthropicLlm extends ProviderLlm {
   private readonly options: AnthropicOptions;
   private client: Promise<Anthropic> | undefined;
 
+  private get identity(): ProviderIdentity {
+    return { ...IDENTITY, secrets: [this.options.apiKey] };
+  }
+
   constructor(model: string, options: AnthropicOptions = {}) {
     super(checkModelName(model, 'anthropic', 'claude-sonnet-4-5'), options.retry);
     if (options.maxTokens !== undefined && (!Number.isInteger(options.maxTokens) || options.maxTokens < 1)) {
@@ -95,7 +99,7 @@ export class AnthropicLlm extends ProviderLlm {
       try {
         message = await client.messages.create({ ...body, stream: false }, { signal: abortSignal });
       } catch (error) {
-        throw failure(this.model, error, abortSignal, 'request');
+        throw failure(this.identity, this.model, error, abortSignal, 'request');
       }
       yield fromMessage(message);
       return;
@@ -104,7 +108,7 @@ export class AnthropicLlm extends ProviderLlm {
     try {
       events = await client.messages.create({ ...body, stream: true }, { signal: abortSignal });
     } catch (error) {
-      throw failure(this.model, error, abortSignal, 'request');
+      throw failure(this.identity, this.model, error, abortSignal, 'request');
     }
     const accumulator = new MessageStreamAccumulator();
     const iterator = events[Symbol.asyncIterator]();
@@ -113,19 +117,19 @@ export class AnthropicLlm extends ProviderLlm {
       try {
         next = await iterator.next();
       } catch (error) {
-        throw failure(this.model, error, abortSignal, 'stream');
+        throw failure(this.identity, this.model, error, abortSignal, 'stream');
       }
       if (next.done) break;
       yield* accumulator.add(next.value);
     }
     if (!accumulator.finished) {
-      throw providerError(IDENTITY, this.model, { message: 'the stream ended before message_stop', retryable: true }, undefined, 'stream');
+      throw providerError(this.identity, this.model, { message: 'the stream ended before message_stop', retryable: true }, undefined, 'stream');
     }
     yield accumulator.final();
   }
 }
 
-function failure(model: string, error: unknown, abortSignal: AbortSignal | undefined, phase: 'request' | 'stream'): unknown {
+function failure(identity: ProviderIdentity, model: string, error: unknown, abortSignal: AbortSignal | undefined, phase: 'request' | 'stream'): unknown {
   throwIfAborted(abortSignal);
   if (error instanceof ConfigurationError) return error;
   const { status, error: body } = error as { status?: unknown; error?: unknown };
@@ -133,7 +137,7 @@ function failure(model: string, error: unknown, abortSignal: AbortSignal | undef
   const inner = isRecord(body) && isRecord(body.error) ? body.error : undefined;
   const message = typeof inner?.message === 'string' ? inner.message : messageOf(error);
   const overloaded = inner?.type === 'overloaded_error' || inner?.type === 'api_error' ? true : undefined;
-  return providerError(IDENTITY, model, { status: typeof status === 'number' ? status : undefined, message, retryable: overloaded }, error, phase);
+  return providerError(identity, model, { status: typeof status === 'number' ? status : undefined, message, retryable: overloaded }, error, phase);
 }
 
 /** A Claude model, e.g. `anthropic('claude-sonnet-4-5')`. The key comes from `ANTHROPIC_API_KEY` unless given. */

@@ -69,6 +69,7 @@ export class GeminiLlm extends ProviderLlm {
       provider: 'gemini',
       label: this.vertexai ? 'Gemini (Vertex AI)' : 'Gemini',
       keyHint: this.vertexai ? 'your Google Cloud credentials and project' : 'GEMINI_API_KEY or GOOGLE_API_KEY, or the apiKey option',
+      secrets: [this.options.apiKey],
     };
   }
 

@@ -87,7 +87,7 @@ export class OpenAiLlm extends ProviderLlm {
 
   private get identity(): ProviderIdentity {
     const keyHint = this.flavor.keyRequired ? `${this.flavor.keyVariables.join(' or ')} or the apiKey option` : undefined;
-    return { provider: this.flavor.provider, label: this.flavor.label, keyHint };
+    return { provider: this.flavor.provider, label: this.flavor.label, keyHint, secrets: [this.options.apiKey] };
   }
 
   private getClient(): Promise<OpenAI> {

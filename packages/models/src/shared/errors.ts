@@ -1,4 +1,4 @@
-import { ModelError } from '@troupe/core';
+import { createRedactor, ModelError } from '@troupe/core';
 
 /**
  * A failed provider call. Besides `status` and `provider` (from {@link ModelError}) it may carry
@@ -37,14 +37,23 @@ export interface ProviderIdentity {
   label: string;
   /** Where the key comes from, for the 401/403 hint (e.g. `OPENAI_API_KEY or the apiKey option`). */
   keyHint?: string | undefined;
+  /**
+   * Strings masked in error messages besides core's default rules (URL passwords, Bearer values,
+   * key-shaped values, secret-named environment variables): the `apiKey` option, for servers that
+   * echo a rejected key.
+   */
+  secrets?: readonly (string | undefined)[] | undefined;
 }
 
-/** Builds the ModelError for a failure: it names the provider, the model, the HTTP status and the provider's message. */
+/**
+ * Builds the ModelError for a failure: it names the provider, the model, the HTTP status and the
+ * provider's message, with secrets masked (the message ends up in the session's error event).
+ */
 export function providerError(who: ProviderIdentity, model: string, details: FailureDetails, cause: unknown, phase: 'request' | 'stream' | 'response' = 'request'): ProviderError {
   const { status } = details;
   const what = `${who.label} ${phase} for model '${model}'`;
   const how = status !== undefined ? `failed with HTTP ${status}` : phase === 'stream' ? 'broke off' : phase === 'response' ? 'was unusable' : 'failed without an HTTP response';
-  const message = `${what} ${how}: ${details.message.trim() || 'no message'}${hintFor(who, status)}`;
+  const message = maskSecrets(`${what} ${how}: ${details.message.trim() || 'no message'}${hintFor(who, status)}`, who.secrets);
   return new ProviderError(message, {
     provider: who.provider,
     cause,
@@ -52,6 +61,12 @@ export function providerError(who: ProviderIdentity, model: string, details: Fai
     ...(details.retryAfterMs === undefined ? {} : { retryAfterMs: details.retryAfterMs }),
     ...(details.retryable === undefined ? {} : { retryable: details.retryable }),
   });
+}
+
+function maskSecrets(text: string, secrets: ProviderIdentity['secrets']): string {
+  // Too short to be a real key (e.g. a placeholder for a local server): masking it would garble the message.
+  const usable = (secrets ?? []).filter((secret): secret is string => typeof secret === 'string' && secret.length >= 4);
+  return createRedactor({ secrets: usable })(text);
 }
 
 function hintFor(who: ProviderIdentity, status: number | undefined): string {
