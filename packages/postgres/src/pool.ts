@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { StorageError } from '@troupe/core';
+import { redact, StorageError } from '@troupe/core';
 
 /**
  * How the service survives a lost database connection (a PostgreSQL restart, a failover, a backend
@@ -46,8 +46,9 @@ export const MAYBE_DONE = 'It may or may not have taken effect; repeating the ca
  */
 export function connectionLost(action: string, error: unknown, outcome?: string): StorageError {
   const reason = error instanceof Error ? describe(error) : String(error);
+  // The driver's text may hold the connection string (with its password); the message reaches sessions and HTTP answers.
   return new StorageError(
-    `PostgreSQL could not be reached while ${action}: ${reason}.${outcome ? ` ${outcome}` : ''} The service opens a new connection for the next call; retry once the database is reachable.`,
+    redact(`PostgreSQL could not be reached while ${action}: ${reason}.${outcome ? ` ${outcome}` : ''} The service opens a new connection for the next call; retry once the database is reachable.`),
     { cause: error },
   );
 }
@@ -110,7 +111,7 @@ export async function probe(pool: pg.Pool, timeoutMs: number): Promise<void> {
     await Promise.race([query, late]);
   } catch (error) {
     if (error instanceof StorageError) throw error;
-    throw isConnectionError(error) ? connectionLost('checking its health', error) : new StorageError(`PostgreSQL failed SELECT 1: ${String(error)}.`, { cause: error });
+    throw isConnectionError(error) ? connectionLost('checking its health', error) : new StorageError(redact(`PostgreSQL failed SELECT 1: ${String(error)}.`), { cause: error });
   } finally {
     clearTimeout(timer);
   }
