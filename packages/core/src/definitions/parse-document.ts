@@ -94,8 +94,21 @@ export function describeNode(node: SourceNode): string {
   return `a ${typeof value}`;
 }
 
+/**
+ * Values an alias may bring into a document in all. Aliases inside aliases multiply: nine levels
+ * of nine aliases (a "billion laughs", under 600 bytes) would expand to 9^9 values and freeze the
+ * loader. The `yaml` package's own `maxAliasCount` bounds only `toJS()`, which is not used here.
+ */
+export const MAX_ALIAS_VALUES = 10_000;
+/** How deeply mappings and lists may nest (deeper input would exhaust the stack later on). */
+export const MAX_NESTING = 100;
+
 class Converter {
   private readonly active = new Set<unknown>();
+  /** Values created so far by expanding aliases. */
+  private aliasValues = 0;
+  /** The outermost alias being expanded, for the message when the expansion is too large. */
+  private expanding: { source: string; line: number } | undefined;
 
   constructor(
     private readonly yaml: YamlModule,
@@ -111,7 +124,20 @@ class Converter {
       const target = node.resolve(this.doc);
       if (target === undefined) throw new AgentDefinitionError({ file, line }, `the alias *${node.source} names no anchor. Define &${node.source} before using it.`);
       if (this.active.has(target)) throw new AgentDefinitionError({ file, line }, `the alias *${node.source} refers to a value that contains it. Remove the recursive alias.`);
-      return this.convert(target, line);
+      const outermost = this.expanding === undefined;
+      if (outermost) this.expanding = { source: node.source, line };
+      try {
+        return this.convert(target, line);
+      } finally {
+        if (outermost) this.expanding = undefined;
+      }
+    }
+    if (this.expanding && ++this.aliasValues > MAX_ALIAS_VALUES) {
+      const { source, line: aliasLine } = this.expanding;
+      throw new AgentDefinitionError(
+        { file, line: aliasLine },
+        `the alias *${source} brings the document over ${MAX_ALIAS_VALUES} values copied from anchors: aliases inside aliases multiply (an alias bomb). Write the repeated values out, or nest fewer aliases.`,
+      );
     }
     if (yaml.isMap(node)) {
       return this.within(node, () => ({
@@ -133,6 +159,9 @@ class Converter {
   }
 
   private within<T>(node: unknown, make: () => T): T {
+    if (this.active.size >= MAX_NESTING) {
+      throw new AgentDefinitionError({ file: this.file, line: this.lineOf(node) }, `values nest more than ${MAX_NESTING} levels deep here. Flatten this part of the definition.`);
+    }
     this.active.add(node);
     try {
       return make();
