@@ -11,7 +11,6 @@ export const richState = {
   none: null,
   list: [1, 'two', { three: [3] }, [], {}],
   nested: { deep: { deeper: { deepest: 'yes' } }, emptyObject: {}, emptyList: [] },
-  protoData: JSON.parse('{"__proto__": {"polluted": "no"}}') as unknown,
   'user:profile': { name: 'Alice', langs: ['fr', 'en'] },
   'app:config': { retries: 3, ratio: 0.25 },
 };

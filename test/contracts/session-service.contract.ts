@@ -18,7 +18,7 @@
  * });
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LeaseLostError, SessionNotFoundError, StaleSessionError, createEvent, supportsLeases, type Event, type EventInit, type LeasingSessionService, type Session, type SessionService } from '@troupe/core';
+import { InvalidStateKeyError, LeaseLostError, SessionNotFoundError, StaleSessionError, createEvent, supportsLeases, type Event, type EventInit, type LeasingSessionService, type Session, type SessionService } from '@troupe/core';
 
 /** A service under test and how to dispose of it. Extra fields (a file path, a URL) reach `openSecond`. */
 export interface SessionServiceFixture {
@@ -600,10 +600,14 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
         await service.createSession({ appName: APP, userId: USER, state: JSON.parse(json) as Record<string, unknown> }).catch(() => undefined);
         expectPrototypeClean();
       }
-      // Nested payloads are data, never merged into prototypes.
-      await append(session, { actions: { stateDelta: { safe: JSON.parse('{"__proto__": {"polluted": "yes"}}') as unknown } } });
+      // Nested forbidden keys are refused too (at any depth, naming the path), and nothing is stored.
+      const nested = JSON.parse('{"safe": {"list": [{"__proto__": {"polluted": "yes"}}]}}') as Record<string, unknown>;
+      await expect(service.appendEvent({ session: await mustGet(session.id), event: event({ actions: { stateDelta: nested } }) })).rejects.toThrow(
+        "State key 'safe' holds the key '__proto__' at safe.list[0].__proto__",
+      );
+      await expect(service.createSession({ appName: APP, userId: USER, state: nested })).rejects.toThrow(InvalidStateKeyError);
       const got = await mustGet(session.id);
-      expect(got.state).toHaveProperty('safe');
+      expect(got.state).not.toHaveProperty('safe');
       for (const s of [got, ...(await service.listSessions({ appName: APP, userId: USER })).sessions]) {
         expect(Object.getPrototypeOf(s.state) === Object.prototype || Object.getPrototypeOf(s.state) === null).toBe(true);
         expect((s.state as { polluted?: unknown }).polluted).toBeUndefined();

@@ -15,6 +15,7 @@ import { InMemorySessionService } from '../sessions/in-memory-session-service.js
 import type { Session, SessionService } from '../sessions/session.js';
 import { assertValidDelta } from '../sessions/state-keys.js';
 import { newId } from '../utils/ids.js';
+import { findForbiddenKey } from '../utils/forbidden-keys.js';
 import { createRedactor, secretsProblem, type Redactor } from '../utils/redact.js';
 import { validate } from '../utils/schema.js';
 import type { BasePlugin } from './base-plugin.js';
@@ -199,6 +200,7 @@ export class Runner {
     }
     if (params.invocationId !== undefined) checkInvocationId(params.invocationId);
     if (params.stateDelta) assertValidDelta(params.stateDelta);
+    refuseForbiddenKeys(params.input, 'input');
     const runConfig = resolveRunConfig(params.runConfig);
     const { session, claim } = await this.claim(userId, sessionId);
     try {
@@ -237,6 +239,7 @@ export class Runner {
 
   private async prepareResume(params: ResumeParams): Promise<InvocationSetup> {
     const { userId, sessionId } = checkIds(params);
+    refuseForbiddenKeys(params.responses, 'responses');
     const runConfig = resolveRunConfig(params.runConfig);
     const { session, claim } = await this.claim(userId, sessionId);
     try {
@@ -344,6 +347,16 @@ function collectToolsets(agent: BaseAgent, into: Set<BaseToolset>, seen: Set<Bas
 function flat(text: string): string {
   text.charCodeAt(0);
   return text;
+}
+
+/** Refuses a run's input (or a resume's responses) holding a prototype-polluting key at any depth. */
+function refuseForbiddenKeys(value: unknown, name: 'input' | 'responses'): void {
+  const found = findForbiddenKey(value, name);
+  if (found) {
+    throw new InputValidationError(
+      `The run's ${name} holds the key '${found.key}' at ${found.path}: '__proto__', 'constructor' and 'prototype' are refused at any depth, since merging them could pollute object prototypes. Rename that key; nothing was run or stored.`,
+    );
+  }
 }
 
 const INVOCATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;

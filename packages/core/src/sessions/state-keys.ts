@@ -1,4 +1,5 @@
 import { InvalidStateKeyError } from '../errors.js';
+import { FORBIDDEN_KEYS, findForbiddenKey } from '../utils/forbidden-keys.js';
 
 /** Shared by all sessions of an app. */
 export const APP_PREFIX = 'app:';
@@ -7,24 +8,38 @@ export const USER_PREFIX = 'user:';
 /** Lives for one invocation only; never persisted. */
 export const TEMP_PREFIX = 'temp:';
 
-const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
-
 /** Throws for keys that could pollute prototypes or are empty. */
 export function assertValidStateKey(key: string): void {
   if (typeof key !== 'string' || key.length === 0) {
     throw new InvalidStateKeyError(`State key ${JSON.stringify(key)} is not a non-empty string. Use a name such as 'topic' or 'user:name'.`);
   }
   const bare = key.slice(key.indexOf(':') + 1);
-  if (FORBIDDEN.has(key) || FORBIDDEN.has(bare)) {
+  if (FORBIDDEN_KEYS.has(key) || FORBIDDEN_KEYS.has(bare)) {
     throw new InvalidStateKeyError(
       `State key '${key}' is not allowed: '__proto__', 'constructor' and 'prototype' could pollute object prototypes. Choose another key name.`,
     );
   }
 }
 
-/** Checks every key of a delta. */
+/**
+ * Throws when a state value holds `__proto__`, `constructor` or `prototype` as a key at any depth
+ * of its objects and arrays, naming the path; merging such a value could pollute prototypes.
+ */
+export function assertValidStateValue(key: string, value: unknown): void {
+  const found = findForbiddenKey(value, key);
+  if (found) {
+    throw new InvalidStateKeyError(
+      `State key '${key}' holds the key '${found.key}' at ${found.path}: '__proto__', 'constructor' and 'prototype' are refused at any depth of state values, since merging them could pollute object prototypes. Rename that key.`,
+    );
+  }
+}
+
+/** Checks every key of a delta, and the keys inside its values at any depth. */
 export function assertValidDelta(delta: Record<string, unknown>): void {
-  for (const key in delta) assertValidStateKey(key);
+  for (const key in delta) {
+    assertValidStateKey(key);
+    assertValidStateValue(key, delta[key]);
+  }
 }
 
 export function isTempKey(key: string): boolean {

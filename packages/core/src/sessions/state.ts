@@ -1,4 +1,4 @@
-import { assertValidStateKey } from './state-keys.js';
+import { assertValidStateKey, assertValidStateValue } from './state-keys.js';
 
 /**
  * State as tools, callbacks and function agents see it: reads return the current value
@@ -24,9 +24,13 @@ export class State {
     return Object.hasOwn(this.delta, key) || Object.hasOwn(this.base, key);
   }
 
-  /** Records `key = value`. Throws `InvalidStateKeyError` for `__proto__`, `constructor`, `prototype`. */
+  /**
+   * Records `key = value`. Throws `InvalidStateKeyError` when the key, or a key at any depth of
+   * the value's objects, is `__proto__`, `constructor` or `prototype`.
+   */
   set(key: string, value: unknown): void {
     assertValidStateKey(key);
+    assertValidStateValue(key, value);
     this.delta[key] = value;
   }
 

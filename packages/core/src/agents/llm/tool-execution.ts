@@ -6,6 +6,7 @@ import { firstResult, type OneOrMany } from '../../runner/plugin-manager.js';
 import { toFunctionResponse, type BaseTool } from '../../tools/base-tool.js';
 import { ToolContext } from '../../tools/tool-context.js';
 import { EventChannel } from '../../utils/event-channel.js';
+import { findForbiddenKey } from '../../utils/forbidden-keys.js';
 import type { InvocationContext } from '../invocation-context.js';
 
 export type ToolResult = Record<string, unknown>;
@@ -100,6 +101,14 @@ async function callTool(
   // A cancelled run starts no tool (calls of one turn start together; one may cancel the run).
   ctx.throwIfAborted();
   const args = call.args ?? {};
+  const forbidden = findForbiddenKey(args, 'args');
+  if (forbidden) {
+    return {
+      response: {
+        error: `Tool '${call.name}' was not run: its arguments hold the key '${forbidden.key}' at ${forbidden.path}, and '__proto__', 'constructor' and 'prototype' are refused at any depth. Call it again without that key.`,
+      },
+    };
+  }
   const plugins = ctx.shared.plugins;
   const skipped = (await plugins.run('beforeTool', { tool, args, context: toolCtx })) ?? (await firstResult(callbacks.beforeToolCallback, { tool, args, context: toolCtx }));
   let response: ToolResult;

@@ -1,0 +1,48 @@
+/**
+ * Keys refused in data that comes from outside (state, run inputs, tool arguments): merging an
+ * object with one of them into another (`Object.assign`, a spread, a deep merge) can replace the
+ * target's prototype or reach `Object.prototype` itself.
+ */
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Where a forbidden key was found: the key and its path from the root (`input.a[2].__proto__`). */
+export interface ForbiddenKey {
+  key: string;
+  path: string;
+}
+
+/**
+ * The first forbidden key in `value` at any depth of its plain objects and arrays, with its path
+ * starting at `root`; undefined when there is none. Other objects (Dates, class instances) are not
+ * looked into. Walks without recursion, so deeply nested data cannot overflow the stack, and visits
+ * each object once, so cycles end.
+ */
+export function findForbiddenKey(value: unknown, root: string): ForbiddenKey | undefined {
+  const pending: { value: unknown; path: string }[] = [{ value, path: root }];
+  const seen = new Set<object>();
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const current = next.value;
+    if (typeof current !== 'object' || current === null || seen.has(current)) continue;
+    seen.add(current);
+    if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i--) pending.push({ value: current[i] as unknown, path: `${next.path}[${i}]` });
+      continue;
+    }
+    const proto: unknown = Object.getPrototypeOf(current);
+    if (proto !== Object.prototype && proto !== null) continue;
+    const keys = Object.keys(current);
+    for (const key of keys) {
+      if (FORBIDDEN_KEYS.has(key)) return { key, path: `${next.path}${segment(key)}` };
+    }
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i]!;
+      pending.push({ value: (current as Record<string, unknown>)[key], path: `${next.path}${segment(key)}` });
+    }
+  }
+  return undefined;
+}
+
+/** `.name` for identifier-like keys, `["a key"]` otherwise. */
+function segment(key: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+}
