@@ -1,11 +1,12 @@
 import { stat } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import { AgentDefinitionError, BaseAgent, type BaseLlm, loadAgent, TroupeError } from '@troupe/core';
+import { AGENT_ENTRY_FILES } from '@troupe/server';
 import { AgentLoadError } from './errors.js';
 import { enableTypeScript, importModule, JAVASCRIPT_EXTENSIONS, TYPESCRIPT_EXTENSIONS } from './import-module.js';
 
-/** The file names looked for, in order, when the agent path is a directory. */
-export const AGENT_FILE_NAMES: readonly string[] = ['agent.ts', 'agent.mts', 'agent.js', 'agent.mjs', 'agent.yaml', 'agent.yml', 'agent.json'];
+/** The file names looked for, in order, when the agent path is a directory: the entries of an app folder, as `troupe api`/`web` find them. */
+export const AGENT_FILE_NAMES: readonly string[] = AGENT_ENTRY_FILES;
 
 /** File extensions of YAML/JSON agent definitions, loaded with core's `loadAgent`. */
 export const DEFINITION_EXTENSIONS: ReadonlySet<string> = new Set(['.yaml', '.yml', '.json']);
@@ -113,10 +114,10 @@ export async function resolveAgentFile(path: string, cwd: string = process.cwd()
   return absolute;
 }
 
-/** The app name sessions are stored under: the folder of an `agent.*` file, otherwise the file stem. */
+/** The app name sessions are stored under: the folder of an `agent.*` or `root_agent.yaml` file, otherwise the file stem. */
 export function appNameFor(file: string): string {
   const stem = basename(file, extname(file));
-  return stem === 'agent' ? basename(dirname(file)) || stem : stem;
+  return stem === 'agent' || stem === 'root_agent' ? basename(dirname(file)) || stem : stem;
 }
 
 function pickAgent(namespace: Record<string, unknown>, file: string): { agent: BaseAgent; exportName: 'rootAgent' | 'default' } {

@@ -37,20 +37,20 @@ describe('troupe api / troupe web: arguments', () => {
     for (const command of ['api', 'web']) {
       const help = await troupe(command, '--help');
       expect(help.code).toBe(ExitCode.ok);
-      expect(help.out).toContain(`Usage: troupe ${command} <agents dir>`);
+      expect(help.out).toContain(`Usage: troupe ${command} <agents dir | agent file>`);
       for (const flag of ['--host', '--port', '--token', '--model', '--db', '--pg', '--memory']) expect(help.out).toContain(flag);
     }
     expect((await troupe('help', 'web')).out).toContain('browser dev UI');
   });
 
   it.each([
-    [['api'], "'troupe api' takes one agents directory (each app a folder with agent.ts, agent.js or agent.yaml); got none. Example: 'troupe api examples'."],
-    [['web', 'a', 'b'], "'troupe web' takes one agents directory (each app a folder with agent.ts, agent.js or agent.yaml); got 'a', 'b'. Example: 'troupe web examples'."],
+    [['api'], "'troupe api' takes one agents directory (each app a folder with agent.ts, agent.js or agent.yaml) or one agent file; got none. Example: 'troupe api examples'."],
+    [['web', 'a', 'b'], "'troupe web' takes one agents directory (each app a folder with agent.ts, agent.js or agent.yaml) or one agent file; got 'a', 'b'. Example: 'troupe web examples'."],
     [['api', 'serve-apps', '--port', '80x'], '--port "80x" is not a port; use a whole number from 0 to 65535 (0 picks a free port).'],
     [['api', 'serve-apps', '--port', '70000'], '--port "70000" is not a port; use a whole number from 0 to 65535 (0 picks a free port).'],
     [['api', 'serve-apps', '--db', 'x.db', '--pg', 'postgres://localhost/x'], '--db and --pg both choose where sessions live; give only one.'],
     [['web', 'serve-apps', '--verbose'], "Unknown option '--verbose' for 'troupe web' (it takes --host, --port, --token, --model, --db, --pg, --memory, --help). Run 'troupe web --help' for the options."],
-    [['api', 'no-such-dir'], `'no-such-dir' is not a directory (looked for ${join(fixtures, 'no-such-dir')}). Pass the folder that holds your apps, e.g. 'troupe api examples'.`],
+    [['api', 'no-such-dir'], `'no-such-dir' is not a directory or an agent file (looked for ${join(fixtures, 'no-such-dir')}). Pass the folder that holds your apps, e.g. 'troupe api examples', or one agent file.`],
   ])('troupe %j exits with 2: %s', async (argv, message) => {
     const result = await troupe(...argv);
     expect(result.err).toBe(`troupe: ${message}\n`);
@@ -105,6 +105,16 @@ describe('troupe api / troupe web: serving', () => {
     expect((await fetch(`${url}/list-apps`)).status).toBe(401);
     const apps = await fetch(`${url}/list-apps`, { headers: { Authorization: 'Bearer s3cret' } });
     expect(await apps.json()).toEqual(['broken', 'echo', 'greeter']);
+    io.interrupt();
+    expect(await exit).toBe(ExitCode.ok);
+  });
+
+  it('serves one agent file named on the command line as the only app, named after the file', async () => {
+    const { io, url, exit } = await start('api', 'hello.ts', '--port', '0', '--memory');
+    expect(io.out()).toContain('App hello from hello.ts\n');
+    expect(await (await fetch(`${url}/list-apps`)).json()).toEqual(['hello']);
+    const graph = (await (await fetch(`${url}/apps/hello/graph`)).json()) as { name: string };
+    expect(graph.name).toBe('Greeter');
     io.interrupt();
     expect(await exit).toBe(ExitCode.ok);
   });

@@ -1,5 +1,5 @@
 import { readdir } from 'node:fs/promises';
-import { basename, extname, join } from 'node:path';
+import { extname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BaseAgent, loadAgent, type LoadAgentOptions } from '@troupe/core';
 import { HttpError } from './http-error.js';
@@ -7,19 +7,20 @@ import { HttpError } from './http-error.js';
 /** Imports a module file and returns its namespace. The CLI passes one that compiles TypeScript (tsx). */
 export type ImportModule = (path: string) => Promise<unknown>;
 
-/** Names of the entry file looked for in each folder of `agentsDir`, in order: code first, then definitions. */
-export const AGENT_ENTRY_FILES: readonly string[] = ['agent.ts', 'agent.mts', 'agent.js', 'agent.mjs', 'agent.yaml', 'agent.yml', 'agent.json'];
+/**
+ * Names of the entry file looked for in each folder of `agentsDir`, in order: code first, then
+ * definitions (`root_agent.yaml` is the name ADK's agent config uses).
+ */
+export const AGENT_ENTRY_FILES: readonly string[] = ['agent.ts', 'agent.mts', 'agent.js', 'agent.mjs', 'agent.yaml', 'agent.yml', 'agent.json', 'root_agent.yaml'];
 
 const DEFINITION_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 
 /** How discovered apps are loaded. */
 export interface DiscoveryOptions {
   importModule: ImportModule;
-  /** Options of core's `loadAgent` for `agent.yaml`/`agent.yml`/`agent.json` entries. */
+  /** Options of core's `loadAgent` for `agent.yaml`/`agent.yml`/`agent.json`/`root_agent.yaml` entries. */
   loadAgentOptions?: LoadAgentOptions;
 }
-
-const MODULE_EXTENSIONS = new Set(['.ts', '.mts', '.js', '.mjs']);
 
 /** An app found in `agentsDir`: its name and how to load its root agent. */
 export interface DiscoveredApp {
@@ -32,13 +33,12 @@ export interface DiscoveredApp {
 export const defaultImportModule: ImportModule = (path) => import(pathToFileURL(path).href);
 
 /**
- * Finds the apps of an agents directory, like `adk api_server <agents_dir>`:
- * - each folder holding one of {@link AGENT_ENTRY_FILES} is an app named after the folder
- *   (loaded on first use; a YAML or JSON definition through core's `loadAgent`);
- * - each module file directly in the directory that exports `rootAgent` is an app named after the
- *   file (these are imported here, to tell agents from helper modules; one that fails to import
- *   is listed and reports its error when used).
- * The root agent is the `rootAgent` export, else the default export.
+ * Finds the apps of an agents directory, like `adk api_server <agents_dir>`: each folder holding
+ * one of {@link AGENT_ENTRY_FILES} is an app named after the folder. Finding them runs no code:
+ * folders are only listed, and an app's entry file is imported (a YAML or JSON definition loaded
+ * through core's `loadAgent`) on its first use. Nothing else is ever imported — not the files
+ * beside the apps (scripts, helpers), nor other files inside an app's folder unless its entry
+ * imports them. The root agent of a module is its `rootAgent` export, else its default export.
  */
 export async function discoverApps(agentsDir: string, options: DiscoveryOptions): Promise<DiscoveredApp[]> {
   const { importModule } = options;
@@ -50,39 +50,16 @@ export async function discoverApps(agentsDir: string, options: DiscoveryOptions)
   }
   const apps: DiscoveredApp[] = [];
   for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-    if (entry.name.startsWith('.') || entry.name.startsWith('_') || entry.name === 'node_modules') continue;
+    if (!entry.isDirectory() || entry.name.startsWith('.') || entry.name.startsWith('_') || entry.name === 'node_modules') continue;
     const path = join(agentsDir, entry.name);
-    if (entry.isDirectory()) {
-      const names = new Set(await readdir(path));
-      const entryFile = AGENT_ENTRY_FILES.find((name) => names.has(name));
-      if (entryFile) {
-        const file = join(path, entryFile);
-        const load = DEFINITION_EXTENSIONS.has(extname(file)) ? () => loadDefinition(file, options.loadAgentOptions) : () => loadRootAgent(file, importModule);
-        apps.push({ name: entry.name, file, load });
-      }
-    } else if (entry.isFile() && isAgentModuleCandidate(entry.name)) {
-      const found = await probeModule(path, importModule);
-      if (found) apps.push(found);
-    }
+    const names = new Set(await readdir(path));
+    const entryFile = AGENT_ENTRY_FILES.find((name) => names.has(name));
+    if (!entryFile) continue;
+    const file = join(path, entryFile);
+    const load = DEFINITION_EXTENSIONS.has(extname(file)) ? () => loadDefinition(file, options.loadAgentOptions) : () => loadRootAgent(file, importModule);
+    apps.push({ name: entry.name, file, load });
   }
   return apps;
-}
-
-function isAgentModuleCandidate(name: string): boolean {
-  return MODULE_EXTENSIONS.has(extname(name)) && !/\.d\.m?ts$/.test(name) && !/\.(test|spec)\.m?[jt]s$/.test(name);
-}
-
-async function probeModule(file: string, importModule: ImportModule): Promise<DiscoveredApp | undefined> {
-  const name = basename(file, extname(file));
-  let namespace: unknown;
-  try {
-    namespace = await importModule(file);
-  } catch (error) {
-    return { name, file, load: () => Promise.reject(loadError(file, `importing it failed: ${(error as Error).message}`, error)) };
-  }
-  if (!isRecord(namespace) || namespace.rootAgent === undefined) return undefined;
-  const agent = pickAgent(namespace, file);
-  return { name, file, load: () => Promise.resolve(agent) };
 }
 
 async function loadRootAgent(file: string, importModule: ImportModule): Promise<BaseAgent> {

@@ -6,6 +6,7 @@ import { chooseDefaultModel } from '../default-model.js';
 import { CliUsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { enableTypeScript, importModule } from '../import-module.js';
+import { loadAgentModule } from '../load-agent.js';
 import type { CliIo } from '../io.js';
 import { parseServeOptions, type ServeMode, serveUsage } from './serve-options.js';
 import { openServeStore } from './serve-store.js';
@@ -14,9 +15,9 @@ import { openServeStore } from './serve-store.js';
 const GRACE_PERIOD_MS = 10_000;
 
 /**
- * `troupe api <agents dir>` and `troupe web <agents dir>`: serves the apps of the directory over
- * HTTP (and, for `web`, the dev UI at `/`) until Ctrl-C or SIGTERM, then stops gracefully and
- * returns the exit code. Throws `CliUsageError` for bad arguments.
+ * `troupe api <agents dir | agent file>` and `troupe web ...`: serves the apps of the directory
+ * (or the one agent of the file) over HTTP (and, for `web`, the dev UI at `/`) until Ctrl-C or
+ * SIGTERM, then stops gracefully and returns the exit code. Throws `CliUsageError` for bad arguments.
  */
 export async function serveCommand(mode: ServeMode, args: readonly string[], io: CliIo): Promise<number> {
   const options = parseServeOptions(mode, args);
@@ -25,14 +26,20 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
     return ExitCode.ok;
   }
   const agentsDir = resolve(io.cwd, options.agentsDir);
-  if (!isDirectory(agentsDir)) {
-    throw new CliUsageError(`'${options.agentsDir}' is not a directory (looked for ${agentsDir}). Pass the folder that holds your apps, e.g. 'troupe ${mode} examples'.`);
+  const kind = pathKind(agentsDir);
+  if (kind === 'missing') {
+    throw new CliUsageError(
+      `'${options.agentsDir}' is not a directory or an agent file (looked for ${agentsDir}). Pass the folder that holds your apps, e.g. 'troupe ${mode} examples', or one agent file.`,
+    );
   }
   const staticDir = mode === 'web' ? devUiDir() : undefined;
   const defaultModel = chooseDefaultModel(options.model);
   // TypeScript modules named by YAML definitions (tools, sub-agents) are imported by core's loader,
   // so tsx is registered for the whole process, as for the agent modules themselves.
   await enableTypeScript();
+  // A file named on the command line is the only app, loaded now; a directory's apps are found
+  // without running any code and loaded on first use.
+  const single = kind === 'file' ? await loadAgentModule(agentsDir, { cwd: io.cwd, model: defaultModel.model }) : undefined;
 
   const store = await openServeStore(options, io.cwd);
   let handle: ServerHandle | undefined;
@@ -40,9 +47,7 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
   try {
     const auth: AuthOptions | undefined = options.token === undefined ? undefined : { tokens: { [options.token]: '*' } };
     const app = createApp({
-      agentsDir,
-      importModule,
-      loadAgentOptions: { model: defaultModel.model },
+      ...(single ? { apps: { [single.appName]: single.agent } } : { agentsDir, importModule, loadAgentOptions: { model: defaultModel.model } }),
       sessionService: store.service,
       defaultModel: defaultModel.model,
       ...(auth ? { auth } : {}),
@@ -59,7 +64,11 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
 
   const where = relative(io.cwd, agentsDir) || '.';
   io.stdout.write(`${mode === 'web' ? 'Troupe dev UI' : 'Troupe API'}: ${handle.url}/${mode === 'web' && options.token ? `#token=${options.token}` : ''}\n`);
-  io.stdout.write(`Apps in ${where}: ${names.length > 0 ? names.join(', ') : `none (add a folder with an agent.ts, or run 'troupe ${mode} examples')`}\n`);
+  io.stdout.write(
+    single
+      ? `App ${single.appName} from ${where}\n`
+      : `Apps in ${where}: ${names.length > 0 ? names.join(', ') : `none (add a folder with an agent.ts, or run 'troupe ${mode} examples')`}\n`,
+  );
   io.stdout.write(`Sessions: ${store.description}\n`);
   if (defaultModel.offline) {
     io.stderr.write(`Note: agents that name no model answer with the offline demo model, which is not an LLM. Choose a real one with --model, e.g. --model openai/gpt-4o-mini.\n`);
@@ -120,10 +129,10 @@ function stopRequested(io: CliIo): Promise<void> {
   });
 }
 
-function isDirectory(path: string): boolean {
+function pathKind(path: string): 'directory' | 'file' | 'missing' {
   try {
-    return statSync(path).isDirectory();
+    return statSync(path).isDirectory() ? 'directory' : 'file';
   } catch {
-    return false;
+    return 'missing';
   }
 }

@@ -8,7 +8,7 @@ export type ServeMode = 'api' | 'web';
 
 /** The options of `troupe api` / `troupe web`, parsed and checked. */
 export interface ServeCommandOptions {
-  /** The agents directory. Empty when `help` is set. */
+  /** The agents directory, or one agent file (module or YAML/JSON definition) to serve as the only app. Empty when `help` is set. */
   agentsDir: string;
   /** `--host`: the address to bind. @default '127.0.0.1' */
   host: string;
@@ -56,7 +56,7 @@ export function parseServeOptions(mode: ServeMode, args: readonly string[]): Ser
   if (values.help) return { agentsDir: '', ...defaults, help: true };
   if (positionals.length !== 1) {
     const got = positionals.length === 0 ? 'none' : positionals.map((p) => `'${p}'`).join(', ');
-    throw new CliUsageError(`'${command}' takes one agents directory (each app a folder with agent.ts, agent.js or agent.yaml); got ${got}. Example: '${command} examples'.`);
+    throw new CliUsageError(`'${command}' takes one agents directory (each app a folder with agent.ts, agent.js or agent.yaml) or one agent file; got ${got}. Example: '${command} examples'.`);
   }
   for (const name of ['host', 'port', 'token', 'model', 'db', 'pg'] as const) {
     const value = values[name];
@@ -85,12 +85,14 @@ export function serveUsage(mode: ServeMode): string {
     mode === 'web'
       ? 'Serves the browser dev UI at / and the HTTP API (the routes of ADK\'s API server) for the apps in\n<agents dir>: chat, the agent tree, events live, state changes, approvals, and stored sessions.'
       : "Serves the HTTP API (the routes of ADK's API server, with SSE streaming) for the apps in <agents dir>.";
-  return `Usage: troupe ${mode} <agents dir> [options]
+  return `Usage: troupe ${mode} <agents dir | agent file> [options]
 
 ${what}
-Each folder of <agents dir> with an agent.ts, agent.js or agent.yaml is an app named after the
-folder; so is each module file in it that exports 'rootAgent'. Sessions are kept in SQLite at
-.troupe/troupe.db under the current directory.
+Each folder of <agents dir> with an agent.ts, agent.js, agent.yaml (or another agent.* entry, or
+root_agent.yaml) is an app named after the folder, loaded on first use; nothing else in the
+directory is imported. An agent file (a module exporting 'rootAgent', or a YAML/JSON definition)
+is served as the only app, named after the file. Sessions are kept in SQLite at .troupe/troupe.db
+under the current directory.
 
 Options:
   --host <address>    Address to bind (default: 127.0.0.1); any other needs --token
