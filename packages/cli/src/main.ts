@@ -1,9 +1,16 @@
 #!/usr/bin/env node
 // Registers the model providers (openai/…, gemini-…, anthropic/…, ollama/…) for --model and agent files.
 import '@troupe/models';
-// Registers `mcp:` entries in the tools of agent files.
-import '@troupe/mcp';
+import { registerToolEntry } from '@troupe/core';
+// Registers `mcp:` entries in the tools of agent files; registered again below with a logger.
+import { createMcpToolEntry } from '@troupe/mcp';
 import { runCli } from './cli.js';
 import { processIo } from './io.js';
+
+// MCP servers' stderr is never stored in sessions: the terminal is where it is seen.
+registerToolEntry(
+  'mcp',
+  createMcpToolEntry({ onStderr: ({ server, tools, line }) => process.stderr.write(`troupe: MCP server ${server}${tools.length > 0 ? ` (calling ${tools.join(', ')})` : ''}: ${line}\n`) }),
+);
 
 process.exitCode = await runCli(process.argv.slice(2), processIo());

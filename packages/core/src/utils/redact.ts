@@ -47,7 +47,7 @@ const RULES: ReadonlyArray<readonly [RegExp, string | ((match: string, ...groups
   [/\b([a-z][a-z0-9+.-]{0,30}:\/\/[^\s:/?#@]{0,256}):[^\s/?#]{1,512}@/gi, `$1:${REDACTED}@`],
   // Authorization: Bearer xyz / Authorization=Basic xyz / "authorization": "token xyz"
   [
-    /\b((?:proxy-)?authorization["']?\s{0,8}[:=]\s{0,8}["']?)(?:(bearer|basic|digest|token|bot|apikey)\s{1,8}|(?!(?:bearer|basic|digest|token|bot|apikey)\b))(?=[A-Za-z0-9])[^\s"',;}]{1,4096}/gi,
+    /\b((?:proxy-)?authorization["']?\s{0,8}[:=]\s{0,8}["']?)(?:(bearer|basic|digest|token|bot|apikey)\s{1,8}|(?!(?:bearer|basic|digest|token|bot|apikey)\b))(?=[A-Za-z0-9])[^\s"'\x60,;}]{1,4096}/gi,
     (_match, prefix: string, scheme: string | undefined) => `${prefix}${scheme ? `${scheme} ` : ''}${REDACTED}`,
   ],
   // Bearer xyz anywhere else.
@@ -57,9 +57,9 @@ const RULES: ReadonlyArray<readonly [RegExp, string | ((match: string, ...groups
   // JSON Web Tokens.
   [/\beyJ[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{0,4096}/g, REDACTED],
   // name=value where the name ends in a secret word: ?token=, &api_key=, --password=, OPENAI_API_KEY=
-  [new RegExp(String.raw`(^|[\s?&;,({\["'])([\w.-]{0,64}?${SECRET_NAME})=[^\s&#"'<>,;)\]}]{0,4095}[^\s&#"'<>,;)\]}.:!?]`, 'gi'), `$1$2=${REDACTED}`],
+  [new RegExp(String.raw`(^|[\s?&;,({\["'])([\w.-]{0,64}?${SECRET_NAME})=[^\s&#"'\x60<>,;)\]}]{0,4095}[^\s&#"'\x60<>,;)\]}.:!?]`, 'gi'), `$1$2=${REDACTED}`],
   // "password": "x", secret: x
-  [new RegExp(String.raw`(["']?[\w.-]{0,64}?(?:password|passwd|pwd|secret)["']?\s{0,8}:\s{0,8}["']?)(?=[^\s"'])[^\s"',;}]{1,4096}`, 'gi'), `$1${REDACTED}`],
+  [new RegExp(String.raw`(["']?[\w.-]{0,64}?(?:password|passwd|pwd|secret)["']?\s{0,8}:\s{0,8}["']?)(?=[^\s"'\x60])[^\s"'\x60,;}]{1,4096}`, 'gi'), `$1${REDACTED}`],
   // "api_key": "<token>", token: <token>, "invalid api key <token>"
   [new RegExp(String.raw`(\b[\w.-]{0,64}?${LOOSE_NAME}["']?(?:\s{0,8}[:=]\s{0,8}|\s{1,8}(?:is\s{1,8}|was\s{1,8}|of\s{1,8})?)["'\x60]?)${TOKEN_VALUE}`, 'gi'), `$1${REDACTED}`],
 ];

@@ -19,7 +19,9 @@ describe('redact', () => {
     );
     expect(plain('node server.js --api-key=abc --password=pw --port=3')).toBe('node server.js --api-key=*** --password=*** --port=3');
     expect(plain('OPENAI_API_KEY=whatever was set')).toBe('OPENAI_API_KEY=*** was set');
-    // Punctuation after the value is kept.
+    // Punctuation and quotes after the value are kept, and masking twice changes nothing.
+    expect(plain('server `node s.mjs --api-key=abc` exited')).toBe('server `node s.mjs --api-key=***` exited');
+    expect(plain(plain('server `node s.mjs --api-key=abc` exited'))).toBe('server `node s.mjs --api-key=***` exited');
     expect(plain('failed at http://h/mcp?api_key=abc: refused. See ?token=xyz.')).toBe('failed at http://h/mcp?api_key=***: refused. See ?token=***.');
     // Words that only contain a secret word are left alone.
     expect(plain('maxTokens=100 author=bob design=flat')).toBe('maxTokens=100 author=bob design=flat');
