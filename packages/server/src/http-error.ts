@@ -9,10 +9,22 @@ export interface ErrorBody {
     /** Stable, machine-readable: `INVALID_REQUEST`, `SESSION_NOT_FOUND`, `SESSION_BUSY`, ... */
     code: string;
     message: string;
-    /** The request field at fault, for `INVALID_REQUEST`. */
+    /** The request field at fault (`INVALID_REQUEST`, `LIMIT_EXCEEDED`, `RESERVED_KEY`, ...). */
     field?: string;
+    /** On every 5xx: the request's id, as in the `X-Request-Id` header and the server's log (`onError`). */
+    requestId?: string;
   };
 }
+
+/** 5xx codes whose messages the server writes itself, without internal detail: sent as they are. */
+const OWN_MESSAGES: ReadonlySet<string> = new Set(['SERVER_CLOSING', 'CANCEL_PENDING']);
+
+/** What the client of a 5xx is told, by code (see {@link HttpError.clientMessage}). */
+const SERVER_SIDE_MESSAGES: Readonly<Record<string, string>> = {
+  STORAGE: "The session store failed, so the request was not completed. Retry once the store is back; the server's log (onError) has the store's message.",
+  AGENT_LOAD: "The app could not be loaded: its module or definition failed. The server's log (onError) names the file and the reason.",
+  AGENTS_DIR: "The agents directory could not be read. The server's log (onError) has the reason.",
+};
 
 /** An error the API reports with an HTTP status (bad request, unknown app, busy session, ...). */
 export class HttpError extends TroupeError {
@@ -26,9 +38,26 @@ export class HttpError extends TroupeError {
     super(code, message, options);
   }
 
-  /** The response body for this error. */
-  toBody(): ErrorBody {
-    return { error: { code: this.code, message: this.message, ...(this.field === undefined ? {} : { field: this.field }) } };
+  /**
+   * What the client is told. A 4xx says what to fix, in full. A 5xx says only what failed: the
+   * message of the failure itself may hold file paths, database hosts or a stack, and goes to
+   * `onError` (the server's log) instead; only the server's own 5xx messages, which hold none, are sent.
+   */
+  get clientMessage(): string {
+    if (this.status < 500 || OWN_MESSAGES.has(this.code)) return this.message;
+    return SERVER_SIDE_MESSAGES[this.code] ?? `The server failed to handle the request (${this.code}); the server's log (onError) has the details.`;
+  }
+
+  /** The response body for this error, with the request's id when given (5xx). */
+  toBody(requestId?: string): ErrorBody {
+    return {
+      error: {
+        code: this.code,
+        message: requestId === undefined ? this.clientMessage : `${this.clientMessage} Request id: ${requestId}.`,
+        ...(this.field === undefined ? {} : { field: this.field }),
+        ...(requestId === undefined ? {} : { requestId }),
+      },
+    };
   }
 }
 
@@ -50,10 +79,11 @@ const STATUS_BY_CODE: Readonly<Record<string, ErrorStatus>> = {
 
 /**
  * Codes of run failures caused by the store rather than by the agents: the session could not
- * record the run (STORAGE), or another process took it over (LEASE_LOST). `/run` answers them with
- * their HTTP status instead of a 200, since the run's error event could not be stored.
+ * record the run (STORAGE), another process took it over (LEASE_LOST), or another process wrote to
+ * it mid-run (STALE_SESSION, with a store without leases). `/run` answers them with their HTTP
+ * status instead of a 200, since the run's error event could not be stored.
  */
-const STORE_FAILURES: ReadonlySet<string> = new Set(['STORAGE', 'LEASE_LOST']);
+const STORE_FAILURES: ReadonlySet<string> = new Set(['STORAGE', 'LEASE_LOST', 'STALE_SESSION']);
 
 /** True for an error that means the store, not the agents, stopped the run (see {@link toHttpError}). */
 export function isStoreFailure(error: unknown): boolean {
@@ -62,14 +92,29 @@ export function isStoreFailure(error: unknown): boolean {
 
 /**
  * Turns anything thrown while handling a request into an {@link HttpError}: core's errors keep
- * their code with the matching status; anything else is a 500 that keeps the original as `cause`.
+ * their code with the matching status; anything else is a 500 `INTERNAL`. The original is the
+ * `cause` (what a 5xx's client is told is {@link HttpError.clientMessage}).
  */
 export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
+  let wrapper: HttpError;
   if (error instanceof TroupeError) {
-    const status = STATUS_BY_CODE[error.code] ?? 500;
-    return new HttpError(status, error.code, error.message, undefined, { cause: error });
+    wrapper = new HttpError(STATUS_BY_CODE[error.code] ?? 500, error.code, error.message, undefined, { cause: error });
+  } else {
+    const message = error instanceof Error ? error.message : String(error);
+    wrapper = new HttpError(500, 'INTERNAL', `The server failed to handle the request: ${message}`, undefined, { cause: error });
   }
-  const message = error instanceof Error ? error.message : String(error);
-  return new HttpError(500, 'INTERNAL', `The server failed to handle the request: ${message}`, undefined, { cause: error });
+  wrappers.add(wrapper);
+  return wrapper;
+}
+
+const wrappers = new WeakSet<HttpError>();
+
+/**
+ * What failed, for the server's log: the error an {@link HttpError} was made from by
+ * {@link toHttpError} (the store's StorageError, the bug's Error), or the HttpError itself when the
+ * server raised it (its message says what it was doing, e.g. which app file failed to load).
+ */
+export function reportedError(http: HttpError): unknown {
+  return wrappers.has(http) ? http.cause : http;
 }

@@ -3,9 +3,17 @@
  * interrupt resume, the agent graph, and the static assets of the dev UI.
  * @packageDocumentation
  */
-export { createApp, DEFAULT_BODY_LIMIT, DEFAULT_HEALTH_CHECK_TIMEOUT_MS, type CreateAppOptions } from './create-app.js';
+export { createApp } from './create-app.js';
+export { DEFAULT_BODY_LIMIT, DEFAULT_HEALTH_CHECK_TIMEOUT_MS, type CreateAppOptions } from './create-app-options.js';
+export type { ErrorListener, ErrorReport } from './error-response.js';
+export { DEFAULT_JSON_LIMITS, type JsonLimits } from './json-limits.js';
+export { DEFAULT_STATE_LIMITS, type StateLimits } from './state-policy.js';
+export { REQUEST_ID_HEADER } from './request-id.js';
 export type { HealthBody } from './routes/health.js';
-export { serve, isLoopback, type ServeOptions, type ServerHandle } from './serve.js';
+export { serve, type ServeOptions, type ServerHandle } from './serve.js';
+export { isLoopback } from './loopback.js';
+export { allowedHostProblem } from './host-check.js';
+export { allowedOriginProblem } from './origin-check.js';
 export { ADMIN, type AuthOptions } from './auth.js';
 export { AGENT_ENTRY_FILES, discoverApps, type DiscoveredApp, type DiscoveryOptions, type ImportModule } from './discover-apps.js';
 export { agentGraph, type AgentGraphNode, type AgentGraphTool, type AgentKind } from './graph.js';

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { HttpError } from './http-error.js';
+import { checkJsonValue, checkNesting, DEFAULT_JSON_LIMITS, type JsonLimits } from './json-limits.js';
 
 // Request bodies, validated at the edge so a bad request is a 400 naming the field, never a run
 // that fails later. ADK clients send camelCase; snake_case top-level keys (`app_name`) are
@@ -33,12 +34,15 @@ const invocationId = z
   .regex(/^[A-Za-z0-9._:-]{1,128}$/, { error: 'expected 1 to 128 characters of letters, digits, ".", "_", ":" or "-"' })
   .nullish();
 
+/** An app, user or session id: used in paths, as store keys and in every list, so kept short. */
+const id = z.string().min(1).max(256, { error: 'expected at most 256 characters' });
+
 /** Body of `POST /run` and `POST /run_sse`. */
 export const runBody = z
   .object({
-    appName: z.string().min(1),
-    userId: z.string().min(1),
-    sessionId: z.string().min(1),
+    appName: id,
+    userId: id,
+    sessionId: id,
     newMessage: userContent.optional(),
     /** Troupe extension: a structured input for the agent (`ctx.input`), instead of or with `newMessage`. */
     input: record.optional(),
@@ -55,14 +59,14 @@ export type RunBody = z.infer<typeof runBody>;
 
 /** Body of `POST /apps/{app}/users/{user}/sessions` (and, without `sessionId`, of `.../sessions/{id}`). */
 export const createSessionBody = z.object({
-  sessionId: z.string().min(1).nullish(),
+  sessionId: id.nullish(),
   state: record.nullish(),
 });
 
 /** Body of `POST /apps/{app}/users/{user}/sessions/{id}/resume`. */
 export const resumeBody = z.object({
-  /** Answers by interrupt id. */
-  responses: record,
+  /** Answers by interrupt id. Absent or empty only to continue a crashed invocation (`invocationId`). */
+  responses: record.nullish(),
   invocationId,
   /** Partial text events while the rest of the run streams. */
   streaming: z.boolean().nullish(),
@@ -77,15 +81,18 @@ export const getSessionQuery = z.object({
 
 /**
  * Reads and validates a JSON body. An empty body counts as `{}` when `emptyAllowed` (session
- * creation takes an optional body); malformed JSON, a non-object or a schema mismatch is a 400
- * whose message and `field` name the offending field.
+ * creation takes an optional body); malformed JSON, a non-object, a body past the `jsonLimits`
+ * (nesting, sizes, reserved keys) or a schema mismatch is a 400 whose message and `field` name the
+ * offending field.
  */
 export async function readBody<S extends z.ZodType>(c: Context, schema: S, options: { emptyAllowed?: boolean } = {}): Promise<z.output<S>> {
   const text = await readText(c.req.raw, bodyLimitOf(c));
+  const limits = jsonLimitsOf(c);
   let raw: unknown = {};
   if (text.trim() === '') {
     if (!options.emptyAllowed) throw new HttpError(400, 'INVALID_REQUEST', 'The request needs a JSON body.');
   } else {
+    checkNesting(text, limits.maxDepth);
     try {
       raw = JSON.parse(text);
     } catch (error) {
@@ -93,11 +100,10 @@ export async function readBody<S extends z.ZodType>(c: Context, schema: S, optio
     }
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new HttpError(400, 'INVALID_REQUEST', `The request body must be a JSON object; got ${Array.isArray(raw) ? 'an array' : JSON.stringify(raw)}.`);
+    throw new HttpError(400, 'INVALID_REQUEST', `The request body must be a JSON object; got ${Array.isArray(raw) ? 'an array' : JSON.stringify(raw).slice(0, 100)}.`);
   }
-  const body = camelCaseKeys(raw as Record<string, unknown>);
-  rejectPrototypeKeys(body);
-  return validate(schema, body, 'request body');
+  checkJsonValue(raw, limits);
+  return validate(schema, camelCaseKeys(raw as Record<string, unknown>), 'request body');
 }
 
 /** The body size limit createApp stored on the request's context. */
@@ -106,9 +112,17 @@ function bodyLimitOf(c: Context): number {
   return typeof limit === 'number' ? limit : Number.POSITIVE_INFINITY;
 }
 
+/** The JSON limits createApp stored on the request's context. */
+function jsonLimitsOf(c: Context): Required<JsonLimits> {
+  const limits: unknown = c.get('jsonLimits');
+  return typeof limits === 'object' && limits !== null ? (limits as Required<JsonLimits>) : DEFAULT_JSON_LIMITS;
+}
+
 /**
  * Reads a request body as UTF-8, refusing (413) one larger than `limit` bytes: up front when
  * Content-Length says so, else as soon as the bytes read pass the limit, without reading the rest.
+ * A body whose client gave up mid-upload (the connection closed) is a 400 `REQUEST_ABORTED`, which
+ * nobody receives and `onError` hears of at info level: the client's doing, not a server failure.
  */
 export async function readText(request: Request, limit: number): Promise<string> {
   const tooLarge = () => new HttpError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than the server's limit of ${limit} bytes. Send less, or raise createApp's bodyLimit.`);
@@ -119,7 +133,15 @@ export async function readText(request: Request, limit: number): Promise<string>
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let step: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      step = await reader.read();
+    } catch (error) {
+      // The body comes from the client's connection: it fails only when that connection does.
+      const why = error instanceof Error ? error.message : String(error);
+      throw new HttpError(400, 'REQUEST_ABORTED', `The client stopped sending the request body after ${size} bytes (${why}); the request was dropped.`, undefined, { cause: error });
+    }
+    const { done, value } = step;
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
@@ -138,22 +160,6 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown, what: s
   const issue = parsed.error.issues[0]!;
   const field = issue.path.map(String).join('.');
   throw new HttpError(400, 'INVALID_REQUEST', `Invalid ${what}: field '${field || '(root)'}': ${issue.message}.`, field || undefined);
-}
-
-// Object-valued fields whose keys are the user's (state keys, interrupt ids). A `__proto__` key
-// would vanish when copied into a plain object, so it is refused here rather than silently dropped.
-const KEYED_FIELDS = ['state', 'stateDelta', 'input', 'responses'];
-const RESERVED_KEYS = ['__proto__', 'constructor', 'prototype'];
-
-function rejectPrototypeKeys(body: Record<string, unknown>): void {
-  for (const field of KEYED_FIELDS) {
-    const value = body[field];
-    if (typeof value !== 'object' || value === null) continue;
-    const bad = RESERVED_KEYS.find((key) => Object.hasOwn(value, key));
-    if (bad !== undefined) {
-      throw new HttpError(400, 'INVALID_STATE_KEY', `Invalid request body: field '${field}.${bad}': the key '${bad}' is reserved (it could change object prototypes); rename it.`, `${field}.${bad}`);
-    }
-  }
 }
 
 /** `app_name` → `appName` for the top-level keys only (state keys inside are the user's). */

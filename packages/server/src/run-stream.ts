@@ -3,7 +3,8 @@ import { toHttpError } from './http-error.js';
 import type { TrackedRun } from './run-tracker.js';
 import { sseFrame } from './wire.js';
 
-type RunEvents = AsyncGenerator<Event, RunResult, undefined>;
+/** A started run, as `runner.start` and `runner.startResume` return it. */
+export type RunEvents = AsyncGenerator<Event, RunResult, undefined>;
 
 /** Headers of a server-sent-events response. */
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
@@ -104,12 +105,16 @@ function eventStream(tracked: TrackedRun, events: RunEvents): ReadableStream<Uin
   );
 }
 
-function failureEvent(error: unknown, last: Event | undefined): Event {
+/**
+ * The terminal event for a run that failed outside the runner's own handling (the runner yields
+ * its failures as events itself). Its message is the client's version: no internal detail.
+ */
+export function failureEvent(error: unknown, last: Event | undefined): Event {
   const http = toHttpError(error);
   return createEvent({
     invocationId: last?.invocationId ?? '',
     author: last?.author ?? '',
     errorCode: error instanceof TroupeError ? error.code : http.code,
-    errorMessage: http.message,
+    errorMessage: http.clientMessage,
   });
 }

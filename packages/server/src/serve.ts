@@ -1,8 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { ConfigurationError } from '@troupe/core';
 import { HttpError } from './http-error.js';
+import { isLoopback } from './loopback.js';
+import { REQUEST_ID_HEADER } from './request-id.js';
 import { contextOf, type TroupeApp } from './server-context.js';
 
 /** Options of {@link serve}. */
@@ -34,7 +37,8 @@ export interface ServerHandle {
 /**
  * Listens with an app made by `createApp`. Binds 127.0.0.1 unless told otherwise, and refuses any
  * other address when the app has no `auth`: without it anyone who reaches the port could run the
- * agents and read every session.
+ * agents and read every session. Once bound, the app answers only to its own names at this port
+ * (`localhost`, `127.0.0.1`, `[::1]`, and `allowedHosts`; see createApp's `allowedHosts`).
  *
  * @example
  * const handle = await serve(createApp({ apps: { travel: coordinator } }), { port: 8000 });
@@ -82,6 +86,8 @@ export async function serve(app: TroupeApp, options: ServeOptions = {}): Promise
     });
   });
   const address = server.address() as AddressInfo;
+  // From now on only this port is the server's own (a page on another local port is another origin).
+  context.hosts.bind(address.address, address.port);
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
 
   let closed: Promise<void> | undefined;
@@ -115,13 +121,8 @@ export async function serve(app: TroupeApp, options: ServeOptions = {}): Promise
   };
 }
 
-/** True for addresses only this machine can reach. */
-export function isLoopback(host: string): boolean {
-  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  return bare === 'localhost' || bare === '::1' || /^127(\.\d{1,3}){3}$/.test(bare) || /^::ffff:127(\.\d{1,3}){3}$/.test(bare);
-}
-
 function shuttingDown(): Response {
-  const body = new HttpError(503, 'SERVER_CLOSING', 'The server is shutting down. Retry against another instance.').toBody();
-  return new Response(JSON.stringify(body), { status: 503, headers: { 'Content-Type': 'application/json', Connection: 'close' } });
+  const requestId = randomUUID();
+  const body = new HttpError(503, 'SERVER_CLOSING', 'The server is shutting down. Retry against another instance.').toBody(requestId);
+  return new Response(JSON.stringify(body), { status: 503, headers: { 'Content-Type': 'application/json', Connection: 'close', [REQUEST_ID_HEADER]: requestId } });
 }

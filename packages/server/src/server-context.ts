@@ -2,7 +2,11 @@ import type { Hono } from 'hono';
 import type { SessionService } from '@troupe/core';
 import type { AppRegistry } from './app-registry.js';
 import type { Authenticator } from './auth.js';
+import type { ErrorListener } from './error-response.js';
+import type { HostPolicy } from './host-check.js';
+import type { JsonLimits } from './json-limits.js';
 import type { RunTracker } from './run-tracker.js';
+import type { StateLimits } from './state-policy.js';
 
 /** What every route of one app shares. */
 export interface ServerContext {
@@ -10,11 +14,26 @@ export interface ServerContext {
   sessionService: SessionService;
   runs: RunTracker;
   auth: Authenticator;
+  /** The server's own host names; `serve` records the address and port it binds. */
+  hosts: HostPolicy;
+  /** Sizes a request's `state` or `stateDelta` may have. */
+  stateLimits: Required<StateLimits>;
+  /** createApp's `onError`, if any. */
+  onError: ErrorListener | undefined;
 }
 
-/** Hono's environment of the server: the user id the request acts as (`'*'` for admin) and the body size limit. */
+/** Hono's environment of the server: what createApp's middleware stores on each request. */
 export interface ServerEnv {
-  Variables: { principal: string; bodyLimit: number };
+  Variables: {
+    /** The user id the request acts as (`'*'` for admin). */
+    principal: string;
+    /** Largest body accepted, in bytes. */
+    bodyLimit: number;
+    /** Shape limits of JSON bodies. */
+    jsonLimits: Required<JsonLimits>;
+    /** The request's id (`X-Request-Id`). */
+    requestId: string;
+  };
 }
 
 /** The app type `createApp` returns. */

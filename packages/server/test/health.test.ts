@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError, FunctionAgent, InMemorySessionService, type SessionService } from '@troupe/core';
-import { createApp, type HealthBody, serve } from '../src/index.js';
+import { createApp, type ErrorReport, type HealthBody, serve } from '../src/index.js';
 import { OutageStore } from './stores.js';
 
 const echo = new FunctionAgent({ name: 'echo', run: () => 'echo' });
@@ -16,11 +16,15 @@ describe('GET /health reports the session store', () => {
     expect(await health(app)).toEqual([200, { status: 'ok', store: 'ok' }]);
   });
 
-  it("503 { status: 'unavailable', store: { error } } naming the problem when the check rejects with a StorageError", async () => {
+  it("503 { status: 'unavailable', store: { error }, requestId } when the check rejects; the store's own message goes to onError only", async () => {
     const store = new OutageStore();
-    const app = createApp({ apps: { echo }, sessionService: store });
+    const reported: [unknown, ErrorReport][] = [];
+    const app = createApp({ apps: { echo }, sessionService: store, onError: (error, _request, report) => reported.push([error, report]) });
     store.down = true;
-    expect(await health(app)).toEqual([503, { status: 'unavailable', store: { error: OutageStore.PROBLEM } }]);
+    const res = await app.request('/health');
+    const requestId = res.headers.get('X-Request-Id')!;
+    expect([res.status, await res.json()]).toEqual([503, { status: 'unavailable', store: { error: "The session store failed its health check; the server's log (onError) has its message." }, requestId }]);
+    expect(reported).toEqual([[expect.objectContaining({ message: OutageStore.PROBLEM }), { requestId, level: 'error' }]]);
     store.down = false;
     expect((await health(app))[0]).toBe(200);
   });
@@ -30,7 +34,7 @@ describe('GET /health reports the session store', () => {
     store.health = 'hangs';
     const app = createApp({ apps: { echo }, sessionService: store, healthCheckTimeoutMs: 150 });
     const asked = Date.now();
-    expect(await health(app)).toEqual([503, { status: 'unavailable', store: { error: 'The session store did not answer its health check within 150 ms.' } }]);
+    expect(await health(app)).toEqual([503, { status: 'unavailable', store: { error: 'The session store did not answer its health check within 150 ms.' }, requestId: expect.any(String) }]);
     expect(Date.now() - asked).toBeGreaterThanOrEqual(140);
     expect(Date.now() - asked).toBeLessThan(2000);
   });
@@ -39,7 +43,7 @@ describe('GET /health reports the session store', () => {
     const store = new OutageStore();
     store.health = 'throws';
     const app = createApp({ apps: { echo }, sessionService: store });
-    expect(await health(app)).toEqual([503, { status: 'unavailable', store: { error: 'The health query could not be prepared: the database file is read-only.' } }]);
+    expect(await health(app)).toEqual([503, { status: 'unavailable', store: { error: "The session store failed its health check; the server's log (onError) has its message." }, requestId: expect.any(String) }]);
   });
 
   it("says 'unchecked' for a store without checkHealth, and needs no token even with auth", async () => {

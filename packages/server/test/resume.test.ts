@@ -53,7 +53,7 @@ describe('interrupt and resume over HTTP', () => {
     const res = await call(app, 'POST', path, { answers: {} });
     expect(((await res.json()) as { error: { field: string } }).error.field).toBe('responses');
     expect(res.status).toBe(400);
-    await expectError(await call(app, 'POST', `/apps/bank/users/alice/sessions/missing/resume`, { responses: {} }), 404, 'SESSION_NOT_FOUND');
+    await expectError(await call(app, 'POST', `/apps/bank/users/alice/sessions/missing/resume`, { responses: { 'Banker:c1': true } }), 404, 'SESSION_NOT_FOUND');
     expect(sent).toEqual([]);
     const after = ((await (await call(app, 'GET', `/apps/bank/users/alice/sessions/${sessionId}`)).json()) as WireSession).events!.length;
     expect(after).toBe(before);

@@ -64,7 +64,7 @@ describe('POST /run', () => {
     await expectError(await call(app, 'POST', '/run', 'not json'), 400, 'INVALID_JSON');
     await expectError(await call(app, 'POST', '/run'), 400, 'INVALID_REQUEST');
     // A reserved state key is refused by name rather than dropped.
-    await expectError(await call(app, 'POST', '/run', `{"appName":"chat","userId":"alice","sessionId":"s","newMessage":{"role":"user","parts":[{"text":"x"}]},"stateDelta":{"__proto__":{}}}`), 400, 'INVALID_STATE_KEY');
+    await expectError(await call(app, 'POST', '/run', `{"appName":"chat","userId":"alice","sessionId":"s","newMessage":{"role":"user","parts":[{"text":"x"}]},"stateDelta":{"__proto__":{}}}`), 400, 'RESERVED_KEY');
   });
 
   it('404 for an unknown app or session', async () => {

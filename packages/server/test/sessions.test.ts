@@ -116,6 +116,6 @@ describe('session routes', () => {
     // A prototype key would vanish when copied; it is refused instead of silently dropped.
     const res = await call(app, 'POST', '/apps/chat/users/alice/sessions', '{"state": {"__proto__": {"admin": true}}}');
     const body = (await res.json()) as { error: { code: string; field: string } };
-    expect([res.status, body.error.code, body.error.field]).toEqual([400, 'INVALID_STATE_KEY', 'state.__proto__']);
+    expect([res.status, body.error.code, body.error.field]).toEqual([400, 'RESERVED_KEY', 'state.__proto__']);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FunctionAgent, SequentialAgent, StorageError, isSessionBusy } from '@troupe/core';
-import { createApp, type WireEvent } from '../src/index.js';
+import { createApp, type ErrorBody, type ErrorReport, type WireEvent } from '../src/index.js';
 import { bankApp, call, createSession, expectError, message, readSse } from './helpers.js';
 import { OutageStore, ShortLeaseStore } from './stores.js';
 
@@ -20,6 +20,7 @@ async function untilFree(store: OutageStore, sessionId: string): Promise<void> {
 function outageApp() {
   const store = new OutageStore();
   const errors: unknown[] = [];
+  const reports: ErrorReport[] = [];
   // 'breaker' takes the store down as it finishes, so its own event cannot be stored.
   const pipeline = new SequentialAgent({
     name: 'pipeline',
@@ -34,15 +35,22 @@ function outageApp() {
       }),
     ],
   });
-  const app = createApp({ apps: { pipeline }, sessionService: store, onError: (error) => errors.push(error) });
-  return { app, store, errors };
+  const app = createApp({
+    apps: { pipeline },
+    sessionService: store,
+    onError: (error, _request, report) => {
+      errors.push(error);
+      reports.push(report);
+    },
+  });
+  return { app, store, errors, reports };
 }
 
 const run = (sessionId: string, text: string, extra: Record<string, unknown> = {}) => ({ appName: 'pipeline', userId: 'u', sessionId, newMessage: message(text), ...extra });
 
 describe('a session store that is down', () => {
-  it('answers 503 STORAGE naming the store problem on every route that needs it, and tells onError', async () => {
-    const { app, store, errors } = outageApp();
+  it("answers 503 STORAGE on every route that needs it, with a request id and without the store's own message, which onError gets", async () => {
+    const { app, store, errors, reports } = outageApp();
     const s = await createSession(app, 'pipeline', 'u');
     store.down = true;
     const requests: [string, string, unknown?][] = [
@@ -54,12 +62,21 @@ describe('a session store that is down', () => {
       ['POST', '/run_sse', run(s.id, 'hi')],
       ['POST', `/apps/pipeline/users/u/sessions/${s.id}/resume`, { responses: {}, invocationId: 'e-1' }],
     ];
+    const ids: string[] = [];
     for (const [method, path, body] of requests) {
       const res = await call(app, method, path, body);
-      expect(await expectError(res, 503, 'STORAGE'), `${method} ${path}`).toBe(OutageStore.PROBLEM);
+      const id = res.headers.get('X-Request-Id')!;
+      const { error } = (await res.json()) as ErrorBody;
+      expect([res.status, error.code, error.requestId], `${method} ${path}`).toEqual([503, 'STORAGE', id]);
+      expect(error.message).toMatch(/^The session store failed/);
+      expect(error.message).toContain(`Request id: ${id}.`);
+      // The store's message names a database host: the server's log gets it, the client does not.
+      expect(error.message).not.toContain('db.internal');
+      ids.push(id);
     }
     expect(errors).toHaveLength(requests.length);
-    expect(errors.every((e) => e instanceof StorageError)).toBe(true);
+    expect(errors.every((e) => e instanceof StorageError && e.message === OutageStore.PROBLEM)).toBe(true);
+    expect(reports).toEqual(ids.map((requestId) => ({ requestId, level: 'error' })));
 
     store.down = false;
     expect((await call(app, 'POST', '/run', run(s.id, 'hi'))).status).toBe(200);
@@ -68,7 +85,7 @@ describe('a session store that is down', () => {
   it('/run: a store that fails mid-run is a 503, not a 200 with part of the events; the session is free afterwards', async () => {
     const { app, store } = outageApp();
     const s = await createSession(app, 'pipeline', 'u');
-    expect(await expectError(await call(app, 'POST', '/run', run(s.id, 'break')), 503, 'STORAGE')).toBe(OutageStore.PROBLEM);
+    expect(await expectError(await call(app, 'POST', '/run', run(s.id, 'break')), 503, 'STORAGE')).toMatch(/^The session store failed/);
     store.down = false;
     // The run's error record is stored once the store is back; until then the session stays claimed.
     await untilFree(store, s.id);

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
-import { type AuthOptions, createApp, serve, type ServerHandle, type TroupeApp } from '@troupe/server';
+import { type AuthOptions, createApp, type ErrorReport, serve, type ServerHandle, type TroupeApp } from '@troupe/server';
 import { chooseDefaultModel } from '../default-model.js';
 import { CliUsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -52,7 +52,9 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
       defaultModel: defaultModel.model,
       ...(auth ? { auth } : {}),
       ...(staticDir ? { staticDir } : {}),
-      onError: (error, request) => io.stderr.write(`troupe: ${request.method} ${new URL(request.url).pathname} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
+      allowedOrigins: options.allowOrigins,
+      allowedHosts: options.allowedHosts,
+      onError: (error, request, report) => io.stderr.write(logLine(error, request, report)),
     });
     handle = await listen(app, options.host, options.port);
     names = await appNames(app, options.token);
@@ -70,6 +72,8 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
       : `Apps in ${where}: ${names.length > 0 ? names.join(', ') : `none (add a folder with an agent.ts, or run 'troupe ${mode} examples')`}\n`,
   );
   io.stdout.write(`Sessions: ${store.description}\n`);
+  if (options.allowOrigins.length > 0) io.stdout.write(`Pages allowed to call the API (CORS): ${options.allowOrigins.join(', ')}\n`);
+  if (options.allowedHosts.length > 0) io.stdout.write(`Host names answered besides the loopback ones: ${options.allowedHosts.join(', ')}\n`);
   if (defaultModel.offline) {
     io.stderr.write(`Note: agents that name no model answer with the offline demo model, which is not an LLM. Choose a real one with --model, e.g. --model openai/gpt-4o-mini.\n`);
   }
@@ -83,6 +87,16 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
     await store.close();
   }
   return ExitCode.ok;
+}
+
+/**
+ * One report of `onError` as the terminal shows it: a server-side failure with its stack (the
+ * client got only the request id), a client's doing (an upload it gave up) as one line.
+ */
+function logLine(error: unknown, request: Request, report: ErrorReport): string {
+  const what = `${request.method} ${new URL(request.url).pathname} (request ${report.requestId})`;
+  if (report.level === 'info') return `troupe: ${what}: ${error instanceof Error ? error.message : String(error)}\n`;
+  return `troupe: ${what} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`;
 }
 
 /** The built dev UI: `dist/ui` of @troupe/server, next to its entry point. */

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { isLoopback } from '@troupe/server';
+import { allowedHostProblem, allowedOriginProblem, isLoopback } from '@troupe/server';
 import { CliUsageError } from '../errors.js';
 import { parseArgsErrorMessage } from '../parse-args-error.js';
 
@@ -24,6 +24,10 @@ export interface ServeCommandOptions {
   pg: string | undefined;
   /** `--memory`: keep sessions in memory only, gone when the server stops. */
   memory: boolean;
+  /** `--allow-origin` (repeatable): web pages of other origins that may call the API (CORS), e.g. a Vite dev server. @default [] */
+  allowOrigins: string[];
+  /** `--allowed-host` (repeatable): host names the server answers to besides its loopback names. @default [] */
+  allowedHosts: string[];
   /** `--help`: print the usage and do nothing else. */
   help: boolean;
 }
@@ -39,6 +43,8 @@ const OPTIONS = {
   db: { type: 'string' },
   pg: { type: 'string' },
   memory: { type: 'boolean' },
+  'allow-origin': { type: 'string', multiple: true },
+  'allowed-host': { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -52,7 +58,7 @@ export function parseServeOptions(mode: ServeMode, args: readonly string[]): Ser
     throw new CliUsageError(`${parseArgsErrorMessage(error, command, OPTIONS)} Run '${command} --help' for the options.`);
   }
   const { values, positionals } = parsed;
-  const defaults = { host: '127.0.0.1', port: DEFAULT_PORT, token: undefined, model: undefined, db: undefined, pg: undefined, memory: false };
+  const defaults = { host: '127.0.0.1', port: DEFAULT_PORT, token: undefined, model: undefined, db: undefined, pg: undefined, memory: false, allowOrigins: [], allowedHosts: [] };
   if (values.help) return { agentsDir: '', ...defaults, help: true };
   if (positionals.length !== 1) {
     const got = positionals.length === 0 ? 'none' : positionals.map((p) => `'${p}'`).join(', ');
@@ -76,7 +82,18 @@ export function parseServeOptions(mode: ServeMode, args: readonly string[]): Ser
       `--host ${host} is reachable from other machines, and without a token anyone who reaches it could run the agents and read every session. Add --token <secret> (clients send 'Authorization: Bearer <secret>'), or bind 127.0.0.1.`,
     );
   }
-  return { agentsDir: positionals[0]!, host, port, token, model: values.model, db: values.db, pg: values.pg, memory: values.memory ?? false, help: false };
+  const allowOrigins = checkedList('allow-origin', values['allow-origin'], allowedOriginProblem, "scheme, host and port, e.g. --allow-origin http://localhost:5173");
+  const allowedHosts = checkedList('allowed-host', values['allowed-host'], allowedHostProblem, 'a host name as browsers send it, e.g. --allowed-host dev.example.com (any port), dev.example.com:8443 or .example.com');
+  return { agentsDir: positionals[0]!, host, port, token, model: values.model, db: values.db, pg: values.pg, memory: values.memory ?? false, allowOrigins, allowedHosts, help: false };
+}
+
+/** The values of a repeatable flag, each checked by the server's own rule. */
+function checkedList(flag: string, values: string[] | undefined, problemOf: (entry: string) => string | undefined, form: string): string[] {
+  for (const value of values ?? []) {
+    const problem = problemOf(value);
+    if (problem !== undefined) throw new CliUsageError(`--${flag} ${JSON.stringify(value)} is refused, ${problem}. Give ${form}.`);
+  }
+  return [...(values ?? [])];
 }
 
 /** `troupe api --help` / `troupe web --help`. */
@@ -103,6 +120,14 @@ Options:
   --db <path>         SQLite file for sessions (default: .troupe/troupe.db)
   --pg <url>          Keep sessions in PostgreSQL instead (needs @troupe/postgres)
   --memory            Keep sessions in memory only (gone when the server stops)
+  --allow-origin <url>
+                      Let web pages of this origin call the API from a browser (CORS), e.g.
+                      http://localhost:5173 for a Vite dev server; repeat for more
+  --allowed-host <name>
+                      Answer to this host name too (e.g. behind a proxy: dev.example.com,
+                      dev.example.com:8443, .example.com); repeat for more. By default only
+                      127.0.0.1, localhost and [::1] at the server's port are answered, so a
+                      web page on another name cannot drive the server (DNS rebinding)
   -h, --help          Show this help
 
 Stop the server with Ctrl-C: runs in flight get 10 seconds to finish, then are cancelled.

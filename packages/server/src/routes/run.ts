@@ -1,11 +1,14 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { RunConfig } from '@troupe/core';
 import { assertMayAccess } from '../auth.js';
-import { isStoreFailure, toHttpError } from '../http-error.js';
+import { toHttpError } from '../http-error.js';
 import { readBody, resumeBody, runBody, type RunBody } from '../request-body.js';
+import { assertResumeAnswers } from '../resume-guard.js';
+import { collectRun } from '../run-collect.js';
 import { streamRun } from '../run-stream.js';
 import { sessionKey } from '../run-tracker.js';
 import type { ServerContext, ServerEnv } from '../server-context.js';
+import { checkStateWrite } from '../state-policy.js';
 import { encodeEvent } from '../wire.js';
 
 /**
@@ -15,19 +18,23 @@ import { encodeEvent } from '../wire.js';
 export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
   const routes = new Hono<ServerEnv>();
 
-  routes.post('/run', async (c) => {
+  /** A run's body, once the principal may run on its user's session and write its stateDelta. */
+  async function runRequest(c: Context<ServerEnv>): Promise<RunBody> {
     const body = await readBody(c, runBody);
-    assertMayAccess(c.get('principal'), body.userId);
+    const principal = c.get('principal');
+    assertMayAccess(principal, body.userId);
+    if (body.stateDelta) checkStateWrite('stateDelta', body.stateDelta, principal, ctx.stateLimits);
+    return body;
+  }
+
+  routes.post('/run', async (c) => {
+    const body = await runRequest(c);
     const runner = await ctx.registry.runner(body.appName);
     const tracked = ctx.runs.begin(sessionKey(body.appName, body.userId, body.sessionId), c.req.raw.signal);
     try {
-      // run() reports a failure inside the agents as the result (its error event included) and rejects only for misuse.
-      const result = await runner.run({ ...runParams(body), abortSignal: tracked.signal });
-      tracked.end(result.events.at(-1));
-      // A store that failed mid-run could not store the run's error event either: a 200 with the
-      // events it did store would hide the failure.
-      if (result.status === 'failed' && isStoreFailure(result.error)) throw result.error;
-      return c.json(result.events.map(encodeEvent));
+      // Misuse (unknown or busy session, open interrupts) rejects here, before anything is stored.
+      const events = await runner.start({ ...runParams(body), abortSignal: tracked.signal });
+      return c.json((await collectRun(tracked, events)).map(encodeEvent));
     } catch (error) {
       throw toHttpError(error);
     } finally {
@@ -36,8 +43,7 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
   });
 
   routes.post('/run_sse', async (c) => {
-    const body = await readBody(c, runBody);
-    assertMayAccess(c.get('principal'), body.userId);
+    const body = await runRequest(c);
     const runner = await ctx.registry.runner(body.appName);
     const tracked = ctx.runs.begin(sessionKey(body.appName, body.userId, body.sessionId), c.req.raw.signal);
     return streamRun(tracked, () => runner.start({ ...runParams(body), abortSignal: tracked.signal }));
@@ -48,6 +54,7 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
     assertMayAccess(c.get('principal'), userId);
     const body = await readBody(c, resumeBody);
     const runner = await ctx.registry.runner(appName);
+    await assertResumeAnswers(ctx.sessionService, { appName, userId, sessionId }, body.responses, body.invocationId);
     const tracked = ctx.runs.begin(sessionKey(appName, userId, sessionId), c.req.raw.signal);
     return streamRun(
       tracked,
@@ -55,7 +62,7 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
         runner.startResume({
           userId,
           sessionId,
-          responses: body.responses,
+          ...(body.responses ? { responses: body.responses } : {}),
           ...(body.invocationId ? { invocationId: body.invocationId } : {}),
           runConfig: runConfigOf(body.streaming),
           abortSignal: tracked.signal,

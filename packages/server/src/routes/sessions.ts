@@ -4,6 +4,7 @@ import { HttpError } from '../http-error.js';
 import { createSessionBody, getSessionQuery, readBody, validate } from '../request-body.js';
 import { sessionKey } from '../run-tracker.js';
 import type { ServerContext, ServerEnv } from '../server-context.js';
+import { checkStateWrite } from '../state-policy.js';
 import { encodeSession, secondsToMs } from '../wire.js';
 
 /** Create, list, read and delete sessions: `/apps/{app}/users/{user}/sessions[/{id}]`. */
@@ -22,6 +23,7 @@ export function sessionRoutes(ctx: ServerContext): Hono<ServerEnv> {
   async function create(c: Context<ServerEnv>, pathSessionId: string | undefined) {
     const { appName, userId } = await target(c);
     const body = await readBody(c, createSessionBody, { emptyAllowed: true });
+    if (body.state) checkStateWrite('state', body.state, c.get('principal'), ctx.stateLimits);
     if (pathSessionId !== undefined && body.sessionId && body.sessionId !== pathSessionId) {
       throw new HttpError(400, 'INVALID_REQUEST', `The body's sessionId '${body.sessionId}' differs from the path's '${pathSessionId}'; send one of them.`, 'sessionId');
     }

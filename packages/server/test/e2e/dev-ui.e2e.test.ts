@@ -1,5 +1,7 @@
 import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +31,7 @@ const POLL = { timeout: 15_000 };
 const GREETING = 'Hello! I am the concierge of Chez Troupe. Ask me to book a table.';
 const CONFIRMATION = 'Done: your table for 2 at 19:30 is booked (reference CT-042).';
 const PLAN = 'Plan: research, then write.';
+const REBOUND = 'rebound.test';
 
 describe.skipIf(!existsSync(CHROMIUM) && !IN_CI)('troupe web: the dev UI in Chromium', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'troupe-dev-ui-'));
@@ -47,7 +50,18 @@ describe.skipIf(!existsSync(CHROMIUM) && !IN_CI)('troupe web: the dev UI in Chro
     browser = await chromium.launchPersistentContext(join(scratch, 'chromium-profile'), {
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        // Names an attacker controls, resolved to this machine: DNS rebinding without a DNS server.
+        `--host-resolver-rules=MAP ${REBOUND} 127.0.0.1`,
+      ],
       viewport: { width: 1440, height: 900 },
     });
     page = browser.pages()[0] ?? (await browser.newPage());
@@ -178,6 +192,49 @@ describe.skipIf(!existsSync(CHROMIUM) && !IN_CI)('troupe web: the dev UI in Chro
     expect(await chat(page).getByText(/CANCELLED:/).count()).toBe(1);
     expect(await page.getByRole('heading', { name: /^Events/ }).textContent()).toBe('Events (7)');
     expect(pageErrors).toEqual([]);
+  }, 60_000);
+
+  it('works at http://localhost too; a page on a rebound name or another origin cannot read or change sessions', async () => {
+    const port = new URL(baseUrl).port;
+    const sessions = async () => ((await (await fetch(`${baseUrl}/apps/concierge/users/user/sessions`)).json()) as WireSession[]).length;
+    const before = await sessions();
+
+    // The dev UI opened by another loopback name is the server's own page.
+    await page.goto(`http://localhost:${port}/`);
+    await expect.poll(() => page.getByLabel('App').inputValue(), POLL).toBe('concierge');
+    await page.locator('.session-item').first().waitFor();
+
+    // The rebound name gets nothing from the server, not even the UI; its script cannot list or create sessions.
+    const rebound = await page.goto(`http://${REBOUND}:${port}/`);
+    expect(rebound!.status()).toBe(403);
+    expect(await rebound!.text()).toContain('HOST_NOT_ALLOWED');
+    const fromRebound = await page.evaluate(async () => {
+      const list = await fetch('/apps/concierge/users/user/sessions');
+      const create = await fetch('/apps/concierge/users/user/sessions', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+      return [list.status, create.status];
+    });
+    expect(fromRebound).toEqual([403, 403]);
+
+    // A page of another origin (another local dev server): its JSON call fails the preflight, and its
+    // "simple" no-cors POST, which needs none, is refused by the server.
+    const elsewhere = createServer((_request, response) => response.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>elsewhere</title>'));
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+    try {
+      await page.goto(`http://localhost:${(elsewhere.address() as AddressInfo).port}/`);
+      const fromForeign = await page.evaluate(async (api) => {
+        const url = `${api}/apps/concierge/users/user/sessions`;
+        const outcome = (request: Promise<Response>) => request.then((response) => `answered ${response.type} ${response.status}`, (error: Error) => `blocked: ${error.message}`);
+        return [
+          await outcome(fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })),
+          await outcome(fetch(url, { method: 'POST', mode: 'no-cors', headers: { 'Content-Type': 'text/plain' }, body: '{}' })),
+        ];
+      }, baseUrl);
+      expect(fromForeign).toEqual(['blocked: Failed to fetch', 'answered opaque 0']);
+    } finally {
+      elsewhere.close();
+    }
+    expect(await sessions()).toBe(before);
+    expect(serverOutput).not.toContain('failed');
   }, 60_000);
 
   it('stops gracefully on SIGTERM', async () => {

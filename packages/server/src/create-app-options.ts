@@ -1,0 +1,130 @@
+import { statSync } from 'node:fs';
+import { type BaseAgent, type BaseLlm, type BasePlugin, ConfigurationError, type LoadAgentOptions, type SessionService } from '@troupe/core';
+import type { AuthOptions } from './auth.js';
+import type { ImportModule } from './discover-apps.js';
+import type { ErrorListener } from './error-response.js';
+import { DEFAULT_JSON_LIMITS, type JsonLimits } from './json-limits.js';
+import { DEFAULT_STATE_LIMITS, type StateLimits } from './state-policy.js';
+
+/** Options of `createApp`. At least one of `apps` and `agentsDir` is needed. */
+export interface CreateAppOptions {
+  /** Apps by name: the root agent of each. */
+  apps?: Readonly<Record<string, BaseAgent>>;
+  /**
+   * A directory of apps, as `adk api_server` takes: each folder with an `agent.ts`/`agent.mts`/
+   * `agent.js`/`agent.mjs` (its `rootAgent` or default export), or an `agent.yaml`/`agent.yml`/
+   * `agent.json` definition, is an app named after the folder; each module file in the directory
+   * that exports `rootAgent` is an app named after the file. Explicit `apps` win on a name clash.
+   * The directory is read once, on the first request that needs it.
+   */
+  agentsDir?: string;
+  /** Options of core's `loadAgent` for YAML/JSON definitions in `agentsDir` (`model`, `models`). */
+  loadAgentOptions?: LoadAgentOptions;
+  /**
+   * Imports the agent modules of `agentsDir`. The CLI passes one that compiles TypeScript.
+   * @default plain `import()` (JavaScript, or TypeScript when the process runs under a TS loader)
+   */
+  importModule?: ImportModule;
+  /** Where sessions live. @default new InMemorySessionService() */
+  sessionService?: SessionService;
+  /** Bearer-token auth. Without it every request acts as admin, which `serve` allows on loopback only. */
+  auth?: AuthOptions;
+  /** Largest request body accepted, in bytes; larger ones get 413. @default 1_048_576 (1 MiB) */
+  bodyLimit?: number;
+  /**
+   * The shape of JSON bodies: nesting depth, string and array sizes (reserved keys such as
+   * `__proto__` are always refused). Past them a request is a 400 naming the field.
+   * @default { maxDepth: 64, maxStringLength: 1_048_576, maxItems: 10_000 }
+   */
+  jsonLimits?: JsonLimits;
+  /**
+   * Sizes of the `state` (new session) and `stateDelta` (run) one request may write; past them a
+   * 400 names the key. Agents and tools, which run on the server, are not limited.
+   * @default { maxValueBytes: 65_536, maxDeltaBytes: 262_144 }
+   */
+  stateLimits?: StateLimits;
+  /** A folder of static files (the dev UI) served at `/` under the API routes, without auth. */
+  staticDir?: string;
+  /** Plugins of every app's runner. */
+  plugins?: readonly BasePlugin[];
+  /** Model for LlmAgents that name none (the CLI's `--model`). */
+  defaultModel?: BaseLlm | string;
+  /**
+   * Host names the server answers to besides its own loopback names (`localhost`, `127.0.0.1`,
+   * `[::1]` at the bound port; and IP addresses at that port when bound to a non-loopback address):
+   * `'dev.example.com'` (any port), `'dev.example.com:8443'`, or `'.example.com'` (the domain and
+   * its subdomains). A request for any other `Host` is refused with 403 `HOST_NOT_ALLOWED`, so a web
+   * page on a name rebound to this machine (DNS rebinding) cannot drive it. Their pages are the
+   * server's own origins too.
+   * @default [] (the loopback names only)
+   */
+  allowedHosts?: readonly string[];
+  /**
+   * Origins of other web pages allowed to call the API from a browser (CORS), such as a Vite or
+   * Next.js dev server: `'http://localhost:5173'`. They get the CORS headers and their preflights
+   * are answered; a state-changing request or a preflight from any other origin than these and the
+   * server's own is refused with 403 `ORIGIN_NOT_ALLOWED`.
+   * @default [] (the server's own pages only)
+   */
+  allowedOrigins?: readonly string[];
+  /**
+   * Told about every failure on the server's side, e.g. to log it (the library itself never logs):
+   * every 5xx, with what caused it (the store's StorageError, the bug's Error) and the request id
+   * the client received; and, at level `'info'`, a client that gave up mid-upload.
+   */
+  onError?: ErrorListener;
+  /**
+   * How long a run's session lease holds without renewal (the runners' `leaseTtlMs`): after a
+   * replica crashes, another resumes its sessions once this much time has passed.
+   * @default 30000
+   */
+  leaseTtlMs?: number;
+  /**
+   * How long `GET /health` waits for the session store's `checkHealth()` before answering 503.
+   * @default 3000
+   */
+  healthCheckTimeoutMs?: number;
+}
+
+/** The default `bodyLimit`: 1 MiB. */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/** The default `healthCheckTimeoutMs`: 3 s, below the usual 5 s probe timeout of load balancers. */
+export const DEFAULT_HEALTH_CHECK_TIMEOUT_MS = 3000;
+
+/** Rejects unusable options with the option, the value and the fix. */
+export function checkOptions(options: CreateAppOptions): void {
+  if (typeof options !== 'object' || options === null) throw new ConfigurationError(`createApp needs an options object such as { apps: { myApp: rootAgent } }; got ${String(options)}.`);
+  if (options.apps === undefined && options.agentsDir === undefined) {
+    throw new ConfigurationError('createApp needs apps ({ name: rootAgent }) or an agentsDir to find them in; it got neither.');
+  }
+  checkPositive('bodyLimit', options.bodyLimit, 'bytes, e.g. 1048576');
+  checkPositive('healthCheckTimeoutMs', options.healthCheckTimeoutMs, 'milliseconds, e.g. 3000');
+  for (const name of Object.keys(DEFAULT_JSON_LIMITS) as (keyof JsonLimits)[]) checkPositive(`jsonLimits.${name}`, options.jsonLimits?.[name], `${JSON_LIMIT_UNITS[name]}, e.g. ${DEFAULT_JSON_LIMITS[name]}`);
+  for (const name of Object.keys(DEFAULT_STATE_LIMITS) as (keyof StateLimits)[]) checkPositive(`stateLimits.${name}`, options.stateLimits?.[name], `bytes, e.g. ${DEFAULT_STATE_LIMITS[name]}`);
+  for (const name of ['allowedHosts', 'allowedOrigins'] as const) {
+    const list: unknown = options[name];
+    if (list !== undefined && !Array.isArray(list)) throw new ConfigurationError(`createApp's ${name} is ${JSON.stringify(list)}; it must be an array of strings.`);
+  }
+  for (const [name, dir] of [
+    ['agentsDir', options.agentsDir],
+    ['staticDir', options.staticDir],
+  ] as const) {
+    if (dir === undefined) continue;
+    let isDirectory = false;
+    try {
+      isDirectory = statSync(dir).isDirectory();
+    } catch {
+      // Reported below with the fix.
+    }
+    if (!isDirectory) throw new ConfigurationError(`createApp's ${name} '${dir}' is not a directory. Pass the path of an existing folder.`);
+  }
+}
+
+const JSON_LIMIT_UNITS: Readonly<Record<keyof JsonLimits, string>> = { maxDepth: 'levels', maxStringLength: 'characters', maxItems: 'items' };
+
+function checkPositive(name: string, value: unknown, example: string): void {
+  if (value !== undefined && !(Number.isInteger(value) && (value as number) > 0)) {
+    throw new ConfigurationError(`createApp's ${name} is ${JSON.stringify(value)}; it must be a positive whole number of ${example}.`);
+  }
+}

@@ -1,0 +1,36 @@
+import { openInterrupts, type SessionService } from '@troupe/core';
+import { HttpError } from './http-error.js';
+
+/**
+ * Refuses a resume that answers nothing, before anything is stored: without answers the runner
+ * would raise (and store) the same interrupts again at every call. A resume without answers is
+ * for an invocation that stopped without asking anything (its process died): it needs that
+ * `invocationId`, and the invocation must have no open interrupts.
+ */
+export async function assertResumeAnswers(
+  sessionService: SessionService,
+  key: { appName: string; userId: string; sessionId: string },
+  responses: Readonly<Record<string, unknown>> | null | undefined,
+  invocationId: string | null | undefined,
+): Promise<void> {
+  if (responses && Object.keys(responses).length > 0) return;
+  if (!invocationId) {
+    throw new HttpError(
+      400,
+      'INVALID_REQUEST',
+      `Invalid request body: field 'responses': the resume answers nothing, so it would only raise the open interrupts again. Send answers by interrupt id, e.g. { "responses": { "<interrupt id>": true } }, or the invocationId of a run to continue after its process stopped.`,
+      'responses',
+    );
+  }
+  const session = await sessionService.getSession(key);
+  // A missing session is reported by the runner, in its own words.
+  const open = session ? openInterrupts(session.events, invocationId) : [];
+  if (open.length > 0) {
+    throw new HttpError(
+      400,
+      'INVALID_REQUEST',
+      `Invalid request body: field 'responses': invocation '${invocationId}' of session '${key.sessionId}' waits for answers to ${open.map((i) => `'${i.id}'`).join(', ')}, and the resume gives none. Send them in responses.`,
+      'responses',
+    );
+  }
+}
