@@ -13,9 +13,9 @@ export interface CreateAppOptions {
   /**
    * A directory of apps, as `adk api_server` takes: each folder with an `agent.ts`/`agent.mts`/
    * `agent.js`/`agent.mjs` (its `rootAgent` or default export), or an `agent.yaml`/`agent.yml`/
-   * `agent.json` definition, is an app named after the folder; each module file in the directory
-   * that exports `rootAgent` is an app named after the file. Explicit `apps` win on a name clash.
-   * The directory is read once, on the first request that needs it.
+   * `agent.json`/`root_agent.yaml` definition, is an app named after the folder (see
+   * `discoverApps`: nothing else in the directory is imported). Explicit `apps` win on a name
+   * clash. The directory is read once, on the first request that needs it.
    */
   agentsDir?: string;
   /** Options of core's `loadAgent` for YAML/JSON definitions in `agentsDir` (`model`, `models`). */

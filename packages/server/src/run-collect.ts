@@ -1,6 +1,6 @@
 import type { Event } from '@troupe/core';
 import { isStoreFailure } from './http-error.js';
-import { failureEvent, type RunEvents } from './run-stream.js';
+import { failureEvent, type RunEvents, type RunFailureListener } from './run-stream.js';
 import type { TrackedRun } from './run-tracker.js';
 
 /**
@@ -10,7 +10,7 @@ import type { TrackedRun } from './run-tracker.js';
  * failure). A run the store stopped (`STORAGE`, `LEASE_LOST`, `STALE_SESSION`) rejects instead, so
  * the route answers with that status.
  */
-export async function collectRun(tracked: TrackedRun, events: RunEvents): Promise<Event[]> {
+export async function collectRun(tracked: TrackedRun, events: RunEvents, onFailure: RunFailureListener): Promise<Event[]> {
   const collected: Event[] = [];
   try {
     for (;;) {
@@ -21,7 +21,10 @@ export async function collectRun(tracked: TrackedRun, events: RunEvents): Promis
   } catch (error) {
     if (isStoreFailure(error)) throw error;
     // The runner yields its failure as an event before throwing; anything else becomes one here.
-    if (collected.at(-1)?.errorCode === undefined) collected.push(failureEvent(error, collected.at(-1)));
+    if (collected.at(-1)?.errorCode === undefined) {
+      onFailure(error);
+      collected.push(failureEvent(error, collected.at(-1)));
+    }
   } finally {
     tracked.end(collected.at(-1));
   }

@@ -15,11 +15,17 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /**
+ * Told about a failure of a started run that the runner did not report as an event itself (a bug):
+ * the client gets a terminal event without its detail, the server's log gets the error.
+ */
+export type RunFailureListener = (error: unknown) => void;
+
+/**
  * Starts a run (`runner.start` or `runner.startResume`) and answers with a stream of its events.
  * Misuse (unknown session, busy session, open interrupts, bad answers) is thrown as an HTTP error
  * before any byte is sent; once the run has started, everything, a failure included, is a frame.
  */
-export async function streamRun(tracked: TrackedRun, start: () => Promise<RunEvents>): Promise<Response> {
+export async function streamRun(tracked: TrackedRun, start: () => Promise<RunEvents>, onFailure: RunFailureListener): Promise<Response> {
   let events: RunEvents;
   try {
     events = await start();
@@ -27,7 +33,7 @@ export async function streamRun(tracked: TrackedRun, start: () => Promise<RunEve
     tracked.end();
     throw toHttpError(error);
   }
-  return new Response(eventStream(tracked, events), { status: 200, headers: SSE_HEADERS });
+  return new Response(eventStream(tracked, events, onFailure), { status: 200, headers: SSE_HEADERS });
 }
 
 /**
@@ -38,7 +44,7 @@ export async function streamRun(tracked: TrackedRun, start: () => Promise<RunEve
  * the client and runs the generator to its end, so the cancellation is stored and the session
  * released even if nobody reads: a cancelled run yields at most a few more events.
  */
-function eventStream(tracked: TrackedRun, events: RunEvents): ReadableStream<Uint8Array> {
+function eventStream(tracked: TrackedRun, events: RunEvents, onFailure: RunFailureListener): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let open = true;
@@ -78,7 +84,10 @@ function eventStream(tracked: TrackedRun, events: RunEvents): ReadableStream<Uin
       }
     } catch (error) {
       // The runner yields the failure as an event before throwing; anything else becomes one here.
-      if (last?.errorCode === undefined) send(failureEvent(error, last));
+      if (last?.errorCode === undefined) {
+        onFailure(error);
+        send(failureEvent(error, last));
+      }
     } finally {
       tracked.end(lastStored);
       if (open) {

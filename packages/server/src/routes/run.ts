@@ -5,7 +5,7 @@ import { toHttpError } from '../http-error.js';
 import { readBody, resumeBody, runBody, type RunBody } from '../request-body.js';
 import { assertResumeAnswers } from '../resume-guard.js';
 import { collectRun } from '../run-collect.js';
-import { streamRun } from '../run-stream.js';
+import { type RunFailureListener, streamRun } from '../run-stream.js';
 import { sessionKey } from '../run-tracker.js';
 import type { ServerContext, ServerEnv } from '../server-context.js';
 import { checkStateWrite } from '../state-policy.js';
@@ -27,6 +27,11 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
     return body;
   }
 
+  /** Tells onError, with the request's id, of a run failure the runner did not report itself. */
+  function failureReporter(c: Context<ServerEnv>): RunFailureListener {
+    return (error) => ctx.onError?.(error, c.req.raw, { requestId: c.get('requestId'), level: 'error' });
+  }
+
   routes.post('/run', async (c) => {
     const body = await runRequest(c);
     const runner = await ctx.registry.runner(body.appName);
@@ -34,7 +39,7 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
     try {
       // Misuse (unknown or busy session, open interrupts) rejects here, before anything is stored.
       const events = await runner.start({ ...runParams(body), abortSignal: tracked.signal });
-      return c.json((await collectRun(tracked, events)).map(encodeEvent));
+      return c.json((await collectRun(tracked, events, failureReporter(c))).map(encodeEvent));
     } catch (error) {
       throw toHttpError(error);
     } finally {
@@ -46,7 +51,7 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
     const body = await runRequest(c);
     const runner = await ctx.registry.runner(body.appName);
     const tracked = ctx.runs.begin(sessionKey(body.appName, body.userId, body.sessionId), c.req.raw.signal);
-    return streamRun(tracked, () => runner.start({ ...runParams(body), abortSignal: tracked.signal }));
+    return streamRun(tracked, () => runner.start({ ...runParams(body), abortSignal: tracked.signal }), failureReporter(c));
   });
 
   routes.post('/apps/:app/users/:user/sessions/:session/resume', async (c) => {
@@ -67,6 +72,7 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
           runConfig: runConfigOf(body.streaming),
           abortSignal: tracked.signal,
         }),
+      failureReporter(c),
     );
   });
 

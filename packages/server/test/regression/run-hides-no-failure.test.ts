@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BasePlugin, createEvent, type Event, FunctionAgent, InMemorySessionService, SequentialAgent, type SessionService } from '@troupe/core';
-import { createApp, type WireEvent, type WireSession } from '../../src/index.js';
+import { createApp, type ErrorReport, type WireEvent, type WireSession } from '../../src/index.js';
 import { call, createSession, expectError, message, readSse } from '../helpers.js';
 
 // `/run` answered 200 while hiding a failed run: when the run's error event could not be stored
@@ -13,9 +13,10 @@ const body = (sessionId: string, text = 'go') => ({ appName: 'pipeline', userId:
 
 function pipelineApp(second: FunctionAgent, options: { plugins?: BasePlugin[]; sessionService?: SessionService } = {}) {
   const sessionService = options.sessionService ?? new InMemorySessionService();
+  const reports: [unknown, ErrorReport][] = [];
   const pipeline = new SequentialAgent({ name: 'pipeline', subAgents: [new FunctionAgent({ name: 'first', run: () => 'first done' }), second] });
-  const app = createApp({ apps: { pipeline }, sessionService, ...(options.plugins ? { plugins: options.plugins } : {}) });
-  return { app, sessionService };
+  const app = createApp({ apps: { pipeline }, sessionService, ...(options.plugins ? { plugins: options.plugins } : {}), onError: (error, _request, report) => reports.push([error, report]) });
+  return { app, sessionService, reports };
 }
 
 async function storedEvents(app: ReturnType<typeof createApp>, sessionId: string): Promise<WireEvent[]> {
@@ -67,6 +68,30 @@ describe('POST /run never hides a failed run behind a 200', () => {
     expect(ending(events.at(-1))).toEqual({ author: 'second', errorCode: 'ERROR', errorMessage: 'step two failed' });
     // It was not stored: the array is the only place the client learns of the failure.
     expect((await storedEvents(app, 's')).map((e) => e.errorCode ?? e.author)).toEqual(['user', 'first']);
+  });
+
+  it("a failure after the run's events (a plugin's afterRun threw) ends the array and the stream with an event without its detail; onError gets it with the request id", async () => {
+    class BrokenAfterRun extends BasePlugin {
+      override afterRun(): never {
+        throw new Error('metrics sink at /srv/app/metrics.sock refused');
+      }
+    }
+    const { app, reports } = pipelineApp(new FunctionAgent({ name: 'second', run: () => 'second done' }), { plugins: [new BrokenAfterRun('metrics')] });
+    for (const id of ['json', 'sse']) await createSession(app, 'pipeline', 'u', { sessionId: id });
+    const res = await call(app, 'POST', '/run', body('json'));
+    expect(res.status).toBe(200);
+    const events = (await res.json()) as WireEvent[];
+    const { events: frames } = await readSse(await call(app, 'POST', '/run_sse', body('sse')));
+    for (const ended of [events, frames]) {
+      expect(ended.map((e) => e.errorCode ?? e.author)).toEqual(['first', 'second', 'INTERNAL']);
+      expect(ended.at(-1)!.errorMessage).toMatch(/^The server failed to handle the request \(INTERNAL\)/);
+      expect(JSON.stringify(ended)).not.toContain('/srv/app');
+    }
+    expect(reports.map(([error, report]) => [(error as Error).message, report.level])).toEqual([
+      ['metrics sink at /srv/app/metrics.sock refused', 'error'],
+      ['metrics sink at /srv/app/metrics.sock refused', 'error'],
+    ]);
+    expect(reports[0]![1].requestId).toBe(res.headers.get('X-Request-Id'));
   });
 
   it('another process writing to the session mid-run (a store without leases): 409 STALE_SESSION, not a 200 with part of the events', async () => {
