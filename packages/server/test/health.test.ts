@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError, FunctionAgent, InMemorySessionService, type SessionService } from '@troupe/core';
+import { ConfigurationError, FunctionAgent, InMemorySessionService } from '@troupe/core';
 import { createApp, type ErrorReport, type HealthBody, serve } from '../src/index.js';
-import { OutageStore } from './stores.js';
+import { OutageStore, requiredMethodsOnly } from './stores.js';
 
 const echo = new FunctionAgent({ name: 'echo', run: () => 'echo' });
 
@@ -48,14 +48,7 @@ describe('GET /health reports the session store', () => {
 
   it("says 'unchecked' for a store without checkHealth, and needs no token even with auth", async () => {
     // A store written before checkHealth existed: only the required methods.
-    const inner = new InMemorySessionService();
-    const bare: SessionService = {
-      createSession: (params) => inner.createSession(params),
-      getSession: (params) => inner.getSession(params),
-      listSessions: (params) => inner.listSessions(params),
-      deleteSession: (params) => inner.deleteSession(params),
-      appendEvent: (params) => inner.appendEvent(params),
-    };
+    const bare = requiredMethodsOnly(new InMemorySessionService());
     const app = createApp({ apps: { echo }, sessionService: bare, auth: { tokens: { secret: '*' } } });
     expect(await health(app)).toEqual([200, { status: 'ok', store: 'unchecked' }]);
   });

@@ -69,3 +69,17 @@ export class ShortLeaseStore extends InMemorySessionService implements LeasingSe
     return super.renewLease(lease, this.ttlMs);
   }
 }
+
+/**
+ * A store with only the methods every SessionService has, in front of `inner`: no leases and no
+ * health check, as a store written before those capabilities existed.
+ */
+export function requiredMethodsOnly(inner: SessionService): SessionService {
+  return {
+    createSession: (params) => inner.createSession(params),
+    getSession: (params) => inner.getSession(params),
+    listSessions: (params) => inner.listSessions(params),
+    deleteSession: (params) => inner.deleteSession(params),
+    appendEvent: (params) => inner.appendEvent(params),
+  };
+}

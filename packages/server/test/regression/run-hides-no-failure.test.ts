@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BasePlugin, createEvent, type Event, FunctionAgent, InMemorySessionService, SequentialAgent, type SessionService } from '@troupe/core';
 import { createApp, type ErrorReport, type WireEvent, type WireSession } from '../../src/index.js';
 import { call, createSession, expectError, message, readSse } from '../helpers.js';
+import { requiredMethodsOnly } from '../stores.js';
 
 // `/run` answered 200 while hiding a failed run: when the run's error event could not be stored
 // (another process wrote to the session mid-run, a plugin failed on the error event), its array
@@ -96,14 +97,8 @@ describe('POST /run never hides a failed run behind a 200', () => {
 
   it('another process writing to the session mid-run (a store without leases): 409 STALE_SESSION, not a 200 with part of the events', async () => {
     const inner = new InMemorySessionService();
-    // A store without leases (only the required methods), so nothing fences the run's session.
-    const unleased: SessionService = {
-      createSession: (params) => inner.createSession(params),
-      getSession: (params) => inner.getSession(params),
-      listSessions: (params) => inner.listSessions(params),
-      deleteSession: (params) => inner.deleteSession(params),
-      appendEvent: (params) => inner.appendEvent(params),
-    };
+    // A store without leases, so nothing fences the run's session.
+    const unleased = requiredMethodsOnly(inner);
     const racer = new FunctionAgent({
       name: 'second',
       run: async (_input, ctx) => {
