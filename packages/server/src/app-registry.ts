@@ -12,6 +12,7 @@ export interface AppRegistryOptions {
   plugins: readonly BasePlugin[];
   defaultModel: BaseLlm | string | undefined;
   leaseTtlMs: number | undefined;
+  secrets: readonly string[] | undefined;
 }
 
 /** The apps the server offers, by name, each with its runner (made on first use). */
@@ -64,6 +65,7 @@ export class AppRegistry {
       plugins: this.plugins,
       ...(this.options.defaultModel === undefined ? {} : { defaultModel: this.options.defaultModel }),
       ...(this.options.leaseTtlMs === undefined ? {} : { leaseTtlMs: this.options.leaseTtlMs }),
+      ...(this.options.secrets === undefined ? {} : { secrets: [...this.options.secrets] }),
     });
   }
 

@@ -80,6 +80,11 @@ export interface CreateAppOptions {
    */
   leaseTtlMs?: number;
   /**
+   * Strings to mask in every error message the apps' runners store (API keys, passwords), besides
+   * what the redactor finds by itself (the runners' `secrets`).
+   */
+  secrets?: readonly string[];
+  /**
    * How long `GET /health` waits for the session store's `checkHealth()` before answering 503.
    * @default 3000
    */

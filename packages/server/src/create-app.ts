@@ -43,6 +43,7 @@ export function createApp(options: CreateAppOptions): TroupeApp {
       plugins: options.plugins ?? [],
       defaultModel: options.defaultModel,
       leaseTtlMs: options.leaseTtlMs,
+      secrets: options.secrets,
     }),
     sessionService,
     runs: new RunTracker(),

@@ -254,7 +254,15 @@ export class Runner {
         throw new ConfigurationError(`Invocation '${invocationId}' of session '${sessionId}' was followed by newer turns and can no longer be resumed.`);
       }
       const earlier = answersOf(events, invocationId);
-      const checked = await checkResponses(openInterrupts(events, invocationId), earlier, params.responses ?? {});
+      const open = openInterrupts(events, invocationId);
+      const checked = await checkResponses(open, earlier, params.responses ?? {});
+      // Resuming a paused invocation without answering anything would only raise the same
+      // interrupts again (and store them again): refuse it, under the session's claim, storing nothing.
+      if (open.length > 0 && Object.keys(checked).length === 0) {
+        throw new ConfigurationError(
+          `Invocation '${invocationId}' of session '${sessionId}' is waiting for answers to ${open.map((i) => i.id).join(', ')}; this resume answered none. Pass responses: { '<interrupt id>': value }.`,
+        );
+      }
       const answers = new Map([...earlier, ...Object.entries(checked)]);
       const userEvent = events[start]!;
       const recorded = invocationStart(userEvent);

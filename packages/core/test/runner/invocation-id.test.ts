@@ -57,3 +57,20 @@ describe('caller-chosen invocation ids', () => {
     expect((await runner.sessionService.getSession({ appName: runner.appName, userId: 'u', sessionId: session.id }))!.events).toEqual([]);
   });
 });
+
+describe('an answer-less resume of a paused invocation', () => {
+  it('is refused and stores nothing', async () => {
+    const { FunctionTool, LlmAgent } = await import('@troupe/core');
+    const { ScriptedModel } = await import('@troupe/core/testing');
+    const pay = new FunctionTool({ name: 'pay', description: 'pays', requireConfirmation: true, execute: () => ({ ok: true }) });
+    const runner = new InMemoryRunner({ agent: new LlmAgent({ name: 'Cashier', model: new ScriptedModel([{ functionCalls: [{ name: 'pay', args: {} }] }]), tools: [pay] }) });
+    const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
+    const paused = await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'pay' });
+    expect(paused.status).toBe('interrupted');
+    const before = (await runner.sessionService.getSession({ appName: runner.appName, userId: 'u', sessionId: session.id }))!.events;
+    for (const attempt of [{}, { invocationId: paused.invocationId }, { responses: {} }]) {
+      await expect(runner.resume({ userId: 'u', sessionId: session.id, ...attempt })).rejects.toThrow(/answered none/);
+    }
+    expect((await runner.sessionService.getSession({ appName: runner.appName, userId: 'u', sessionId: session.id }))!.events).toEqual(before);
+  });
+});
