@@ -45,7 +45,7 @@ export { FunctionTool, ToolArgumentsError, type FunctionToolOptions } from './to
 export { AgentTool, type AgentToolOptions } from './tools/agent-tool.js';
 export { exitLoop } from './tools/exit-loop.js';
 export { BaseLlm, isBaseLlm } from './models/base-llm.js';
-export type { LlmRequest, LlmResponse, LlmRequestConfig, FunctionDeclaration, GenerateContentConfig } from './models/llm-request.js';
+export type { FailedModelAttempt, LlmRequest, LlmResponse, LlmRequestConfig, FunctionDeclaration, GenerateContentConfig } from './models/llm-request.js';
 export { registerModel, resolveModel, type ModelFactory } from './models/registry.js';
 export { OfflineModel } from './models/offline-model.js';
 export { Runner, InMemoryRunner, type RunnerOptions, type RunParams, type ResumeParams } from './runner/runner.js';

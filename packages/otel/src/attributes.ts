@@ -27,6 +27,7 @@ export const ATTR = {
   toolDescription: 'gen_ai.tool.description',
   toolType: 'gen_ai.tool.type',
   errorType: 'error.type',
+  httpStatusCode: 'http.response.status_code',
   // Content, only with captureContent.
   systemInstructions: 'gen_ai.system_instructions',
   inputMessages: 'gen_ai.input.messages',
@@ -36,6 +37,7 @@ export const ATTR = {
   // Troupe's own.
   invocationId: 'troupe.invocation.id',
   invocationAgent: 'troupe.invocation.agent',
+  invocationEntryAgent: 'troupe.invocation.entry_agent',
   appName: 'troupe.app.name',
   agentPath: 'troupe.agent.path',
   agentBranch: 'troupe.agent.branch',

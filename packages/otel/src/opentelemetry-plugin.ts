@@ -2,6 +2,7 @@ import { context as otelContext, diag, SpanKind, trace, type Attributes, type Tr
 import {
   BasePlugin,
   ConfigurationError,
+  isFinalResponse,
   RunLimitError,
   type AgentOutcome,
   type BaseAgent,
@@ -15,7 +16,7 @@ import {
 } from '@troupe/core';
 import { ATTR, providerOf, requestAttributes, responseAttributes } from './attributes.js';
 import { jsonText, messagesJson } from './content.js';
-import { InvocationTrace, markError, type Outcome } from './span-tree.js';
+import { InvocationTrace, markError, type AgentNode, type Outcome } from './span-tree.js';
 
 /** The instrumentation scope name of the plugin's tracer. */
 export const TRACER_NAME = '@troupe/otel';
@@ -97,7 +98,8 @@ export class OpenTelemetryPlugin extends BasePlugin {
         [ATTR.invocationId]: invocationId,
         [ATTR.conversationId]: session.id,
         [ATTR.appName]: session.appName,
-        [ATTR.invocationAgent]: context.agent.name,
+        // The agent the run started with; the one that answered is known at the end (afterRun).
+        [ATTR.invocationEntryAgent]: context.agent.name,
       };
       if (context.resumeFrom !== undefined) attributes[ATTR.resumed] = true;
       if (this.captureContent && context.userContent) attributes[ATTR.inputMessages] = messagesJson([context.userContent]);
@@ -120,6 +122,7 @@ export class OpenTelemetryPlugin extends BasePlugin {
       const run = this.traces.get(context.invocationId);
       if (!run) return;
       this.traces.delete(context.invocationId);
+      run.root.span.setAttribute(ATTR.invocationAgent, answeringAgent(result) ?? context.agent.name);
       if (this.captureContent && result.output !== undefined) run.root.span.setAttribute(ATTR.runOutput, jsonText(result.output));
       run.finish(result);
     });
@@ -173,6 +176,16 @@ export class OpenTelemetryPlugin extends BasePlugin {
       const run = this.traces.get(context.invocationId);
       const node = run?.models.get(context);
       if (!node || node.ended) return;
+      // A routed model: the span is named after the model that answered, and each model that
+      // failed before it gets its own error span, so a trace shows why the fallback happened.
+      if (response.model && response.model !== node.requestModel) node.span.updateName(`chat ${response.model}`);
+      for (const attempt of response.failedAttempts ?? []) {
+        const agent = node.parent as AgentNode;
+        const attributes: Attributes = { [ATTR.operationName]: 'chat', [ATTR.requestModel]: attempt.model, [ATTR.agentName]: agent.agent.name, [ATTR.agentPath]: agent.path };
+        const provider = providerOf(attempt.model);
+        if (provider) attributes[ATTR.providerName] = provider;
+        run!.recordFailedAttempt(node, attempt, attributes);
+      }
       node.span.setAttributes(responseAttributes(response, node.requestModel));
       if (this.captureContent && response.content) node.span.setAttribute(ATTR.outputMessages, messagesJson([response.content], response.finishReason));
       run!.close(node);
@@ -246,4 +259,13 @@ export class OpenTelemetryPlugin extends BasePlugin {
 function describe(value: unknown): string {
   if (typeof value === 'object' && value !== null) return value.constructor?.name ?? 'object';
   return `${typeof value} ${JSON.stringify(value)}`;
+}
+
+/** The agent whose final response ended the run (after transfers, the last step of a pipeline…). */
+function answeringAgent(result: RunResult): string | undefined {
+  for (let i = result.events.length - 1; i >= 0; i--) {
+    const event = result.events[i]!;
+    if (event.author !== 'user' && event.errorCode === undefined && isFinalResponse(event)) return event.author;
+  }
+  return undefined;
 }

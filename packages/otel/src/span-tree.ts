@@ -1,5 +1,5 @@
 import { SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
-import type { BaseAgent, BaseTool, InvocationContext, RunResult } from '@troupe/core';
+import type { BaseAgent, BaseTool, FailedModelAttempt, InvocationContext, RunResult } from '@troupe/core';
 import { ATTR, runAttributes, type EndReason } from './attributes.js';
 
 /** How a span the plugin closes itself ended: why, and the error that passed through it, if any. */
@@ -160,6 +160,20 @@ export class InvocationTrace {
     agent.openModel = node;
     this.models.set(key, node);
     return node;
+  }
+
+  /**
+   * Records a model call that failed before a fallback model answered (RoutedLlm, `fallbackModels`):
+   * its own span beside the call that answered, with the times it ran and its error.
+   */
+  recordFailedAttempt(model: ModelNode, attempt: FailedModelAttempt, attributes: Attributes): void {
+    const agent = model.parent as AgentNode;
+    Object.assign(attributes, this.common);
+    const span = this.tracer.startSpan(`chat ${attempt.model}`, { kind: SpanKind.CLIENT, attributes, startTime: attempt.startTime }, agent.contextFor(this.base));
+    const status = (attempt.error as { status?: unknown } | null)?.status;
+    if (typeof status === 'number') span.setAttribute(ATTR.httpStatusCode, status);
+    markError(span, attempt.error);
+    span.end(attempt.endTime);
   }
 
   /** Opens the span of a tool call. */

@@ -1,6 +1,6 @@
 import { SpanStatusCode, type Attributes } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type Span, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { InMemoryRunner, type BaseAgent, type BasePlugin, type RunResult } from '@troupe/core';
+import { InMemoryRunner, type BaseAgent, type BasePlugin, type RunConfig, type RunResult } from '@troupe/core';
 import { OpenTelemetryPlugin, type OpenTelemetryPluginOptions } from '../src/index.js';
 
 /**
@@ -41,9 +41,9 @@ export async function runTurn(agent: BaseAgent, message: string, plugins: BasePl
   return runOn(runner, message);
 }
 
-export async function runOn(runner: InMemoryRunner, message: string): Promise<RunResult & { runner: InMemoryRunner; sessionId: string }> {
+export async function runOn(runner: InMemoryRunner, message: string, runConfig?: RunConfig): Promise<RunResult & { runner: InMemoryRunner; sessionId: string }> {
   const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
-  const result = await runner.run({ userId: 'u', sessionId: session.id, newMessage: message });
+  const result = await runner.run({ userId: 'u', sessionId: session.id, newMessage: message, ...(runConfig ? { runConfig } : {}) });
   return { ...result, runner, sessionId: session.id };
 }
 

@@ -69,7 +69,9 @@ describe('OpenTelemetryPlugin: the span tree', () => {
     expect(root.attributes).toMatchObject({
       'troupe.invocation.id': result.events[0]!.invocationId,
       'gen_ai.conversation.id': result.sessionId,
-      'troupe.invocation.agent': 'Root',
+      // The agent that answered (after a transfer to Specialist), and the one the run started with.
+      'troupe.invocation.agent': 'Specialist',
+      'troupe.invocation.entry_agent': 'Root',
       'troupe.run.status': 'completed',
       'troupe.usage.input_tokens': result.usage.inputTokens,
       'troupe.usage.output_tokens': result.usage.outputTokens,

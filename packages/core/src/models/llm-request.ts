@@ -45,4 +45,18 @@ export interface LlmResponse {
   errorMessage?: string;
   /** The model that answered, when it differs from the one asked (routing, fallback). */
   model?: string;
+  /**
+   * Models tried before the one that answered and failed before their first chunk (RoutedLlm,
+   * `fallbackModels`), in order; set on the first response only. Tracing shows each as a span.
+   */
+  failedAttempts?: FailedModelAttempt[];
+}
+
+/** A model call a RoutedLlm tried and gave up on before falling back to another model. */
+export interface FailedModelAttempt {
+  model: string;
+  error: unknown;
+  /** Milliseconds since the epoch. */
+  startTime: number;
+  endTime: number;
 }

@@ -1,7 +1,7 @@
 import { endsRun } from '../errors.js';
 import { keyed, routeWithFailover, type RoutingErrorContext } from '../utils/routing.js';
 import { BaseLlm } from './base-llm.js';
-import type { LlmRequest, LlmResponse } from './llm-request.js';
+import type { FailedModelAttempt, LlmRequest, LlmResponse } from './llm-request.js';
 
 /** Picks the key of the model that answers this request; sync or async. */
 export type LlmRouter = (
@@ -37,14 +37,26 @@ export class RoutedLlm extends BaseLlm {
   }
 
   async *generateContentAsync(request: LlmRequest, stream?: boolean, abortSignal?: AbortSignal): AsyncGenerator<LlmResponse> {
+    // What failed before the model that answers, so traces can show why a fallback happened.
+    const failed: FailedModelAttempt[] = [];
     yield* routeWithFailover<BaseLlm, LlmResponse>({
       owner: this.model,
       candidates: this.models,
       choose: (errorContext) => this.router(this.models, request, errorContext),
       isFatal: (error) => endsRun(error, abortSignal),
       run: async function* (_key, model) {
-        for await (const response of model.generateContentAsync(request, stream, abortSignal)) {
-          yield response.model ? response : { ...response, model: model.model };
+        const startTime = Date.now();
+        let first = true;
+        try {
+          for await (const response of model.generateContentAsync(request, stream, abortSignal)) {
+            let named = response.model ? response : { ...response, model: model.model };
+            if (first && failed.length > 0) named = { ...named, failedAttempts: failed.slice() };
+            first = false;
+            yield named;
+          }
+        } catch (error) {
+          if (first) failed.push({ model: model.model, error, startTime, endTime: Date.now() });
+          throw error;
         }
       },
     });

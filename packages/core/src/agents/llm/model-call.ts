@@ -63,7 +63,10 @@ export async function* callModel(
   try {
     let streamedText = '';
     let streamed = false;
+    // A routed model reports its failed attempts on its first chunk; the final response keeps them.
+    let failedAttempts: LlmResponse['failedAttempts'];
     for await (const chunk of model.generateContentAsync(request, shared.runConfig.streaming === 'sse', ctx.abortSignal)) {
+      failedAttempts ??= chunk.failedAttempts;
       if (chunk.partial) {
         streamed = true;
         streamedText += textOf(chunk.content);
@@ -74,8 +77,11 @@ export async function* callModel(
     }
     // A stream that ended without a final aggregate: build it from the chunks.
     response ??= streamed ? { content: { role: 'model', parts: [{ text: streamedText }] }, turnComplete: true } : { content: { role: 'model', parts: [] } };
+    if (failedAttempts && !response.failedAttempts) response = { ...response, failedAttempts };
     if (response.errorCode) {
-      throw new ModelError(`Model '${model.model}' answered agent '${ctx.agent.name}' with error ${response.errorCode}: ${response.errorMessage ?? 'no message'}.`);
+      // Providers' messages usually end with a period already; the sentence gets exactly one.
+      const detail = (response.errorMessage ?? 'no message').replace(/\.+$/, '');
+      throw new ModelError(`Model '${model.model}' answered agent '${ctx.agent.name}' with error ${response.errorCode}: ${detail}.`);
     }
   } catch (error) {
     if (ctx.abortSignal.aborted) throw ctx.abortSignal.reason;
