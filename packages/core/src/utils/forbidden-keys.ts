@@ -18,28 +18,49 @@ export interface ForbiddenKey {
  * each object once, so cycles end.
  */
 export function findForbiddenKey(value: unknown, root: string): ForbiddenKey | undefined {
-  const pending: { value: unknown; path: string }[] = [{ value, path: root }];
+  // Runs on every append with state: primitives cost nothing, and paths are only spelled out for
+  // the key that is found (each pending entry points at its parent instead).
+  if (typeof value !== 'object' || value === null) return undefined;
+  const pending: Step[] = [{ value, parent: undefined, key: '' }];
   const seen = new Set<object>();
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const current = next.value;
     if (typeof current !== 'object' || current === null || seen.has(current)) continue;
     seen.add(current);
     if (Array.isArray(current)) {
-      for (let i = current.length - 1; i >= 0; i--) pending.push({ value: current[i] as unknown, path: `${next.path}[${i}]` });
+      for (let i = current.length - 1; i >= 0; i--) {
+        const item: unknown = current[i];
+        if (typeof item === 'object' && item !== null) pending.push({ value: item, parent: next, key: i });
+      }
       continue;
     }
     const proto: unknown = Object.getPrototypeOf(current);
     if (proto !== Object.prototype && proto !== null) continue;
     const keys = Object.keys(current);
     for (const key of keys) {
-      if (FORBIDDEN_KEYS.has(key)) return { key, path: `${next.path}${segment(key)}` };
+      if (FORBIDDEN_KEYS.has(key)) return { key, path: pathOf({ value: undefined, parent: next, key }, root) };
     }
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i]!;
-      pending.push({ value: (current as Record<string, unknown>)[key], path: `${next.path}${segment(key)}` });
+      const item = (current as Record<string, unknown>)[key];
+      if (typeof item === 'object' && item !== null) pending.push({ value: item, parent: next, key });
     }
   }
   return undefined;
+}
+
+/** A value still to look into, and how it was reached. */
+interface Step {
+  value: unknown;
+  parent: Step | undefined;
+  /** Its key in the parent (an index for arrays). */
+  key: string | number;
+}
+
+function pathOf(step: Step, root: string): string {
+  const segments: string[] = [];
+  for (let s: Step | undefined = step; s?.parent !== undefined; s = s.parent) segments.push(typeof s.key === 'number' ? `[${s.key}]` : segment(s.key));
+  return root + segments.reverse().join('');
 }
 
 /** `.name` for identifier-like keys, `["a key"]` otherwise. */
