@@ -48,7 +48,7 @@ export { BaseLlm, isBaseLlm } from './models/base-llm.js';
 export type { FailedModelAttempt, LlmRequest, LlmResponse, LlmRequestConfig, FunctionDeclaration, GenerateContentConfig } from './models/llm-request.js';
 export { registerModel, resolveModel, type ModelFactory } from './models/registry.js';
 export { OfflineModel } from './models/offline-model.js';
-export { Runner, InMemoryRunner, type RunnerOptions, type RunParams, type ResumeParams } from './runner/runner.js';
+export { Runner, InMemoryRunner, INVOCATION_ID_PATTERN, type RunnerOptions, type RunParams, type ResumeParams } from './runner/runner.js';
 export { isSessionBusy } from './runner/session-lock.js';
 export { InterruptResponseError, openInterrupts } from './interrupts/open-interrupts.js';
 export type { RunConfig } from './runner/run-config.js';

@@ -1,3 +1,4 @@
+import { INVOCATION_ID_PATTERN } from '@troupe/core';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { HttpError } from './http-error.js';
@@ -31,7 +32,7 @@ const userContent = z.object({
  */
 const invocationId = z
   .string()
-  .regex(/^[A-Za-z0-9._:-]{1,128}$/, { error: 'expected 1 to 128 characters of letters, digits, ".", "_", ":" or "-"' })
+  .regex(INVOCATION_ID_PATTERN, { error: 'expected 1 to 128 characters of letters, digits, ".", "_", ":" or "-"' })
   .nullish();
 
 /** An app, user or session id: used in paths, as store keys and in every list, so kept short. */

@@ -367,10 +367,11 @@ function refuseForbiddenKeys(value: unknown, name: 'input' | 'responses'): void 
   }
 }
 
-const INVOCATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** What a caller-chosen invocation id may be: 1–128 characters of `A-Za-z0-9._:-`. */
+export const INVOCATION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 function checkInvocationId(id: unknown): void {
-  if (typeof id !== 'string' || !INVOCATION_ID.test(id)) {
+  if (typeof id !== 'string' || !INVOCATION_ID_PATTERN.test(id)) {
     throw new ConfigurationError(`invocationId ${JSON.stringify(id)} is not usable: use 1 to 128 characters of letters, digits, '.', '_', ':' or '-' (e.g. a job id), or leave it out to get a generated one.`);
   }
 }
