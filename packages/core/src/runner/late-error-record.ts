@@ -3,8 +3,8 @@ import { StaleSessionError, StorageError } from '../errors.js';
 import type { Session, SessionService } from '../sessions/session.js';
 import type { SessionClaim } from './session-claim.js';
 
-/** How long a run keeps trying to store its error record while the store is down. @internal */
-export const LATE_RECORD_LIMIT_MS = 60_000;
+/** How long a run keeps trying to store its error record while the store is down. */
+const LATE_RECORD_LIMIT_MS = 60_000;
 
 /**
  * Stores a failed run's error record once the store is back, holding the run's claim on the session
