@@ -19,6 +19,20 @@ export {
 } from './events/event.js';
 export type { Session, SessionService, CreateSessionParams, GetSessionParams, SessionKey, AppendEventParams } from './sessions/session.js';
 export { supportsLeases, type SessionLease, type LeaseParams, type LeasingSessionService } from './sessions/session-lease.js';
+export {
+  supportsRunRecords,
+  ACTIVE_RUN_STATUSES,
+  FINAL_RUN_STATUSES,
+  type RunStatus,
+  type RunRecord,
+  type RunError,
+  type CreateRunParams,
+  type RunUpdate,
+  type RunCondition,
+  type RunFilter,
+  type RunRecordStore,
+  type RunRecordingSessionService,
+} from './sessions/run-records.js';
 export { InMemorySessionService } from './sessions/in-memory-session-service.js';
 export { State } from './sessions/state.js';
 export { APP_PREFIX, USER_PREFIX, TEMP_PREFIX } from './sessions/state-keys.js';
