@@ -23,7 +23,7 @@ export {
   supportsRunRecords,
   ACTIVE_RUN_STATUSES,
   FINAL_RUN_STATUSES,
-  type RunStatus,
+  type RunRecordStatus,
   type RunRecord,
   type RunError,
   type CreateRunParams,

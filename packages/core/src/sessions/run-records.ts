@@ -4,13 +4,13 @@ import type { SessionKey, SessionService } from './session.js';
  * Where a background run is (`@troupe/queue`, SPEC §13). `pending` waits for a worker, `running` is
  * on one; the others are final, except `interrupted`, which a resume turns back into `pending`.
  */
-export type RunStatus = 'pending' | 'running' | 'completed' | 'interrupted' | 'failed' | 'cancelled' | 'abandoned';
+export type RunRecordStatus = 'pending' | 'running' | 'completed' | 'interrupted' | 'failed' | 'cancelled' | 'abandoned';
 
 /** Statuses of a run that holds its session's turn: a new run with `multitaskStrategy: 'reject'` is refused. */
-export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['pending', 'running'];
+export const ACTIVE_RUN_STATUSES: readonly RunRecordStatus[] = ['pending', 'running'];
 
 /** Statuses after which nothing more happens to a run. */
-export const FINAL_RUN_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled', 'abandoned'];
+export const FINAL_RUN_STATUSES: readonly RunRecordStatus[] = ['completed', 'failed', 'cancelled', 'abandoned'];
 
 /** A run's error, as stored: the code of the `TroupeError` (or `'INTERNAL'`) and its message. */
 export interface RunError {
@@ -25,7 +25,7 @@ export interface RunError {
 export interface RunRecord extends SessionKey {
   /** Unique across the store; equals the invocation id and the queue's job id. */
   runId: string;
-  status: RunStatus;
+  status: RunRecordStatus;
   /** How many times a worker took the run; a crash-resume counts again, a resume after a pause starts at 0. */
   attempts: number;
   /** Set by a cancel; a worker that takes or holds the run stops it. */
@@ -52,7 +52,7 @@ export interface CreateRunParams extends SessionKey {
 
 /** Fields of a run to change; `error: null` clears the error. */
 export interface RunUpdate {
-  status?: RunStatus;
+  status?: RunRecordStatus;
   attempts?: number;
   cancelRequested?: boolean;
   request?: Record<string, unknown>;
@@ -61,7 +61,7 @@ export interface RunUpdate {
 
 /** An update applies only when the stored run matches every field given (compare-and-set). */
 export interface RunCondition {
-  status?: readonly RunStatus[];
+  status?: readonly RunRecordStatus[];
   attempts?: number;
 }
 
@@ -69,7 +69,7 @@ export interface RunFilter {
   /** Runs of one session. */
   session?: SessionKey;
   /** Only runs in one of these statuses. */
-  statuses?: readonly RunStatus[];
+  statuses?: readonly RunRecordStatus[];
   /** At most this many, oldest first. */
   limit?: number;
 }
