@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { type BaseAgent, type BaseLlm, type BasePlugin, ConfigurationError, type LoadAgentOptions, type SessionService } from '@troupe/core';
 import type { AuthOptions } from './auth.js';
+import type { BackgroundRuns } from './background-runs.js';
 import type { ImportModule } from './discover-apps.js';
 import type { ErrorListener } from './error-response.js';
 import { DEFAULT_JSON_LIMITS, type JsonLimits } from './json-limits.js';
@@ -89,6 +90,21 @@ export interface CreateAppOptions {
    * @default 3000
    */
   healthCheckTimeoutMs?: number;
+  /**
+   * Run on worker processes instead of in this one: `@troupe/queue`'s `RunQueue` (BullMQ on
+   * Redis). With it, `/run`, `/run_sse` and `.../resume` enqueue the run and follow its events
+   * live, the cancel route cancels the queued run, and the background-run routes are served:
+   * `POST|GET .../sessions/{id}/runs`, `GET .../runs/{runId}[/stream]`, `POST .../runs/{runId}/cancel`
+   * and `POST|GET|DELETE /apps/{app}/schedules[/{id}]`. A client that disconnects stops following
+   * its run; the run goes on (cancel it with the cancel routes). The caller closes the queue.
+   * Workers (`RunWorker`, `troupe worker`) must share the session store and Redis.
+   * @default undefined (runs execute in this process; the background-run routes answer 404)
+   *
+   * @example
+   * const queue = new RunQueue({ redis: 'redis://127.0.0.1:6379', sessionService });
+   * const app = createApp({ agentsDir: 'agents', sessionService, queue });
+   */
+  queue?: BackgroundRuns;
 }
 
 /** The default `bodyLimit`: 1 MiB. */
@@ -107,6 +123,10 @@ export function checkOptions(options: CreateAppOptions): void {
   checkPositive('healthCheckTimeoutMs', options.healthCheckTimeoutMs, 'milliseconds, e.g. 3000');
   for (const name of Object.keys(DEFAULT_JSON_LIMITS) as (keyof JsonLimits)[]) checkPositive(`jsonLimits.${name}`, options.jsonLimits?.[name], `${JSON_LIMIT_UNITS[name]}, e.g. ${DEFAULT_JSON_LIMITS[name]}`);
   for (const name of Object.keys(DEFAULT_STATE_LIMITS) as (keyof StateLimits)[]) checkPositive(`stateLimits.${name}`, options.stateLimits?.[name], `bytes, e.g. ${DEFAULT_STATE_LIMITS[name]}`);
+  const queue: unknown = options.queue;
+  if (queue !== undefined && !(typeof queue === 'object' && queue !== null && QUEUE_METHODS.every((m) => typeof (queue as Record<string, unknown>)[m] === 'function'))) {
+    throw new ConfigurationError(`createApp's queue must be a RunQueue from @troupe/queue (an object with ${QUEUE_METHODS.join(', ')}); got ${typeof queue === 'object' ? 'an object without them' : String(queue)}.`);
+  }
   for (const name of ['allowedHosts', 'allowedOrigins'] as const) {
     const list: unknown = options[name];
     if (list !== undefined && !Array.isArray(list)) throw new ConfigurationError(`createApp's ${name} is ${JSON.stringify(list)}; it must be an array of strings.`);
@@ -125,6 +145,8 @@ export function checkOptions(options: CreateAppOptions): void {
     if (!isDirectory) throw new ConfigurationError(`createApp's ${name} '${dir}' is not a directory. Pass the path of an existing folder.`);
   }
 }
+
+const QUEUE_METHODS = ['enqueue', 'resume', 'join', 'status', 'list', 'cancel', 'schedule', 'listSchedules', 'getSchedule', 'removeSchedule'] as const;
 
 const JSON_LIMIT_UNITS: Readonly<Record<keyof JsonLimits, string>> = { maxDepth: 'levels', maxStringLength: 'characters', maxItems: 'items' };
 

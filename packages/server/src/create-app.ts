@@ -10,10 +10,13 @@ import { HttpError } from './http-error.js';
 import { DEFAULT_JSON_LIMITS } from './json-limits.js';
 import { originCheck, OriginPolicy } from './origin-check.js';
 import { requestIds } from './request-id.js';
+import { backgroundRunRoutes } from './routes/background-runs.js';
 import { cancelRoutes } from './routes/cancel.js';
 import { healthRoutes } from './routes/health.js';
 import { metaRoutes } from './routes/meta.js';
+import { queuedRunRoutes } from './routes/queued-run.js';
 import { runRoutes } from './routes/run.js';
+import { scheduleRoutes } from './routes/schedules.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { RunTracker } from './run-tracker.js';
 import { registerContext, type ServerContext, type ServerEnv, type TroupeApp } from './server-context.js';
@@ -22,7 +25,8 @@ import { staticFiles } from './static-files.js';
 
 /**
  * Builds the HTTP API: ADK's API server routes (so ADK clients work) plus resume, cancel, graph and health,
- * as a Hono app. Test it in process with `app.request(...)`; listen with {@link serve}.
+ * as a Hono app. With a `queue`, runs execute on worker processes and the background-run and
+ * schedule routes are added. Test it in process with `app.request(...)`; listen with {@link serve}.
  *
  * @example
  * const app = createApp({ apps: { travel: coordinator }, sessionService: new SqliteSessionService({ path: 'troupe.db' }) });
@@ -50,6 +54,7 @@ export function createApp(options: CreateAppOptions): TroupeApp {
     auth: new Authenticator(options.auth),
     hosts,
     stateLimits: { ...DEFAULT_STATE_LIMITS, ...options.stateLimits },
+    queue: options.queue,
     onError: options.onError,
   };
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
@@ -75,7 +80,14 @@ export function createApp(options: CreateAppOptions): TroupeApp {
   app.route('/', healthRoutes(context, options.healthCheckTimeoutMs ?? DEFAULT_HEALTH_CHECK_TIMEOUT_MS));
   app.route('/', metaRoutes(context));
   app.route('/', sessionRoutes(context));
-  app.route('/', runRoutes(context));
+  if (options.queue) {
+    // Runs execute on workers: the ADK routes enqueue and follow them, beside the background-run routes.
+    app.route('/', queuedRunRoutes(context, options.queue));
+    app.route('/', backgroundRunRoutes(context, options.queue));
+    app.route('/', scheduleRoutes(context, options.queue));
+  } else {
+    app.route('/', runRoutes(context));
+  }
   app.route('/', cancelRoutes(context));
   if (options.staticDir !== undefined) app.use('*', staticFiles(options.staticDir));
 

@@ -24,6 +24,7 @@ const SERVER_SIDE_MESSAGES: Readonly<Record<string, string>> = {
   STORAGE: "The session store failed, so the request was not completed. Retry once the store is back; the server's log (onError) has the store's message.",
   AGENT_LOAD: "The app could not be loaded: its module or definition failed. The server's log (onError) names the file and the reason.",
   AGENTS_DIR: "The agents directory could not be read. The server's log (onError) has the reason.",
+  QUEUE_UNAVAILABLE: "The run queue (Redis) did not answer, so nothing was queued. Retry once it is back; the server's log (onError) has the reason.",
 };
 
 /** An error the API reports with an HTTP status (bad request, unknown app, busy session, ...). */
@@ -69,12 +70,14 @@ const STATUS_BY_CODE: Readonly<Record<string, ErrorStatus>> = {
   PENDING_INTERRUPT: 409,
   STALE_SESSION: 409,
   INVOCATION_EXISTS: 409,
+  RUN_NOT_FOUND: 404,
   LEASE_LOST: 409,
   INTERRUPT_RESPONSE: 400,
   CONFIGURATION: 400,
   INPUT_VALIDATION: 400,
   INVALID_STATE_KEY: 400,
   STORAGE: 503,
+  QUEUE_UNAVAILABLE: 503,
 };
 
 /**

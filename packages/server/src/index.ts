@@ -4,6 +4,17 @@
  * @packageDocumentation
  */
 export { createApp } from './create-app.js';
+export type {
+  BackgroundJoinOptions,
+  BackgroundResumeParams,
+  BackgroundRunInfo,
+  BackgroundRunParams,
+  BackgroundRuns,
+  BackgroundScheduleInfo,
+  BackgroundScheduleParams,
+  BackgroundStreamEntry,
+  MultitaskStrategy,
+} from './background-runs.js';
 export { DEFAULT_BODY_LIMIT, DEFAULT_HEALTH_CHECK_TIMEOUT_MS, type CreateAppOptions } from './create-app-options.js';
 export type { ErrorListener, ErrorReport } from './error-response.js';
 export { DEFAULT_JSON_LIMITS, type JsonLimits } from './json-limits.js';
@@ -20,4 +31,4 @@ export { agentGraph, type AgentGraphNode, type AgentGraphTool, type AgentKind } 
 export { HttpError, type ErrorBody, type ErrorStatus } from './http-error.js';
 export type { ServerEnv, TroupeApp } from './server-context.js';
 export { contentTypeOf } from './static-files.js';
-export { encodeEvent, encodeSession, msToSeconds, secondsToMs, sseFrame, type WireEvent, type WireSession } from './wire.js';
+export { encodeEvent, encodeRunInfo, encodeSession, msToSeconds, secondsToMs, sseFrame, type WireEvent, type WireSession } from './wire.js';

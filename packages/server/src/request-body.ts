@@ -38,25 +38,74 @@ const invocationId = z
 /** An app, user or session id: used in paths, as store keys and in every list, so kept short. */
 const id = z.string().min(1).max(256, { error: 'expected at most 256 characters' });
 
+/** What a run is asked to do: the fields `/run` shares with the background-run routes. */
+const turnFields = {
+  newMessage: userContent.optional(),
+  /** Troupe extension: a structured input for the agent (`ctx.input`), instead of or with `newMessage`. */
+  input: record.optional(),
+  stateDelta: record.nullish(),
+  streaming: z.boolean().nullish(),
+};
+
+const needsMessage = {
+  path: ['newMessage'],
+  error: 'expected the user message as ADK Content { role: "user", parts: [{ text }] } (or an input object)',
+};
+
 /** Body of `POST /run` and `POST /run_sse`. */
 export const runBody = z
   .object({
     appName: id,
     userId: id,
     sessionId: id,
-    newMessage: userContent.optional(),
-    /** Troupe extension: a structured input for the agent (`ctx.input`), instead of or with `newMessage`. */
-    input: record.optional(),
-    stateDelta: record.nullish(),
-    streaming: z.boolean().nullish(),
+    ...turnFields,
     /** Troupe extension: the invocation's id, chosen by the caller (a retry with the same id is refused with 409). */
     invocationId,
   })
-  .refine((body) => body.newMessage !== undefined || body.input !== undefined, {
-    path: ['newMessage'],
-    error: 'expected the user message as ADK Content { role: "user", parts: [{ text }] } (or an input object)',
-  });
+  .refine((body) => body.newMessage !== undefined || body.input !== undefined, needsMessage);
 export type RunBody = z.infer<typeof runBody>;
+
+const multitaskStrategy = z.enum(['reject', 'enqueue', 'interrupt'], { error: "expected 'reject', 'enqueue' or 'interrupt'" }).nullish();
+
+/** Body of `POST /apps/{app}/users/{user}/sessions/{id}/runs`: a turn for a worker (the path names the session). */
+export const backgroundRunBody = z
+  .object({
+    ...turnFields,
+    /** With a run already pending or running on the session. Absent: `'reject'` (409). */
+    multitaskStrategy,
+    /** The run's id, which is also its invocation id. */
+    runId: invocationId,
+  })
+  .refine((body) => body.newMessage !== undefined || body.input !== undefined, needsMessage);
+export type BackgroundRunBody = z.infer<typeof backgroundRunBody>;
+
+/** A schedule id: 1 to 128 characters of `A-Za-z0-9._-`, as the queue keeps them. */
+export const scheduleId = z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, { error: 'expected 1 to 128 characters of letters, digits, ".", "_" or "-"' });
+
+/** Body of `POST /apps/{app}/schedules`. */
+export const scheduleBody = z
+  .object({
+    id: scheduleId.nullish(),
+    userId: id,
+    /** Every tick runs in this session; absent: a new session per tick. */
+    sessionId: id.nullish(),
+    newMessage: userContent.optional(),
+    input: record.optional(),
+    pattern: z.string().min(1).max(256, { error: 'expected at most 256 characters' }).nullish(),
+    tz: z.string().min(1).max(64, { error: 'expected at most 64 characters' }).nullish(),
+    everyMs: z.number().int({ error: 'expected a whole number of milliseconds' }).min(1000, { error: 'expected at least 1000 (one second)' }).nullish(),
+    multitaskStrategy,
+  })
+  .refine((body) => body.newMessage !== undefined || body.input !== undefined, needsMessage)
+  .refine((body) => (body.pattern ?? undefined) !== undefined || (body.everyMs ?? undefined) !== undefined, {
+    path: ['pattern'],
+    error: "expected a cron pattern (e.g. '0 9 * * 1-5') or everyMs (e.g. 3600000)",
+  })
+  .refine((body) => (body.pattern ?? undefined) === undefined || (body.everyMs ?? undefined) === undefined, {
+    path: ['everyMs'],
+    error: 'expected only one of pattern and everyMs',
+  });
+export type ScheduleBody = z.infer<typeof scheduleBody>;
 
 /** Body of `POST /apps/{app}/users/{user}/sessions` (and, without `sessionId`, of `.../sessions/{id}`). */
 export const createSessionBody = z.object({

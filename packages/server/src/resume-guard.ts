@@ -1,4 +1,4 @@
-import { openInterrupts, type SessionService } from '@troupe/core';
+import { openInterrupts, type Session, type SessionService } from '@troupe/core';
 import { HttpError } from './http-error.js';
 
 /**
@@ -33,4 +33,21 @@ export async function assertResumeAnswers(
       'responses',
     );
   }
+}
+
+/**
+ * The invocation a resume without an `invocationId` answers, as the runner picks it: the session's
+ * latest invocation, when it has open interrupts. A 400 naming the field when there is none.
+ */
+export function interruptedInvocation(session: Session): string {
+  const last = session.events.at(-1);
+  if (!last || openInterrupts(session.events).length === 0) {
+    throw new HttpError(
+      400,
+      'INVALID_REQUEST',
+      `Invalid request body: field 'invocationId': session '${session.id}' has no open interrupts to answer. Send the invocationId (the run id) of the paused run.`,
+      'invocationId',
+    );
+  }
+  return last.invocationId;
 }

@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import type { SessionService } from '@troupe/core';
 import type { AppRegistry } from './app-registry.js';
+import type { BackgroundRuns } from './background-runs.js';
 import type { Authenticator } from './auth.js';
 import type { ErrorListener } from './error-response.js';
 import type { HostPolicy } from './host-check.js';
@@ -18,6 +19,8 @@ export interface ServerContext {
   hosts: HostPolicy;
   /** Sizes a request's `state` or `stateDelta` may have. */
   stateLimits: Required<StateLimits>;
+  /** createApp's `queue`: runs go to workers. Undefined: runs execute in this process. */
+  queue: BackgroundRuns | undefined;
   /** createApp's `onError`, if any. */
   onError: ErrorListener | undefined;
 }

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { Event } from '@troupe/core';
 import { assertMayAccess } from '../auth.js';
 import { HttpError } from '../http-error.js';
+import { cancelQueuedRuns } from '../queued-cancel.js';
 import { sessionKey } from '../run-tracker.js';
 import type { ServerContext, ServerEnv } from '../server-context.js';
 import { withTimeout } from '../timeout.js';
@@ -18,6 +19,8 @@ const CANCEL_WAIT_MS = 10_000;
  * on the session and answers, once the run has ended, with the event it ended on as stored: its
  * `CANCELLED` event, or the event it ended with if it finished before the cancellation reached it.
  * A client that reads the session after this answer is sure to see it (the dev UI's Stop).
+ * With createApp's `queue`, it cancels the session's pending and running background runs instead,
+ * wherever they run, and answers the same way once they have ended.
  */
 export function cancelRoutes(ctx: ServerContext): Hono<ServerEnv> {
   const routes = new Hono<ServerEnv>();
@@ -26,6 +29,7 @@ export function cancelRoutes(ctx: ServerContext): Hono<ServerEnv> {
     const { app: appName, user: userId, session: sessionId } = c.req.param();
     assertMayAccess(c.get('principal'), userId);
     await ctx.registry.runner(appName);
+    if (ctx.queue) return c.json(encodeEvent(await cancelQueuedRuns(ctx.queue, ctx.sessionService, { appName, userId, sessionId }, CANCEL_WAIT_MS)));
     const runs = ctx.runs.runsOn(sessionKey(appName, userId, sessionId));
     if (runs.length === 0) throw nothingRuns(appName, userId, sessionId);
     for (const run of runs) run.cancel(`The run was cancelled on request (POST /apps/${appName}/users/${userId}/sessions/${sessionId}/cancel).`);

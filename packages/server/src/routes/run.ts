@@ -17,20 +17,8 @@ import { encodeEvent } from '../wire.js';
  */
 export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
   const routes = new Hono<ServerEnv>();
-
-  /** A run's body, once the principal may run on its user's session and write its stateDelta. */
-  async function runRequest(c: Context<ServerEnv>): Promise<RunBody> {
-    const body = await readBody(c, runBody);
-    const principal = c.get('principal');
-    assertMayAccess(principal, body.userId);
-    if (body.stateDelta) checkStateWrite('stateDelta', body.stateDelta, principal, ctx.stateLimits);
-    return body;
-  }
-
-  /** Tells onError, with the request's id, of a run failure the runner did not report itself. */
-  function failureReporter(c: Context<ServerEnv>): RunFailureListener {
-    return (error) => ctx.onError?.(error, c.req.raw, { requestId: c.get('requestId'), level: 'error' });
-  }
+  const runRequest = (c: Context<ServerEnv>) => readRunRequest(ctx, c);
+  const failureReporter = (c: Context<ServerEnv>) => reportFailures(ctx, c);
 
   routes.post('/run', async (c) => {
     const body = await runRequest(c);
@@ -77,6 +65,20 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
   });
 
   return routes;
+}
+
+/** A run's body (`/run`, `/run_sse`), once the principal may run on its user's session and write its stateDelta. */
+export async function readRunRequest(ctx: ServerContext, c: Context<ServerEnv>): Promise<RunBody> {
+  const body = await readBody(c, runBody);
+  const principal = c.get('principal');
+  assertMayAccess(principal, body.userId);
+  if (body.stateDelta) checkStateWrite('stateDelta', body.stateDelta, principal, ctx.stateLimits);
+  return body;
+}
+
+/** Tells onError, with the request's id, of a run failure the runner did not report itself. */
+export function reportFailures(ctx: ServerContext, c: Context<ServerEnv>): RunFailureListener {
+  return (error) => ctx.onError?.(error, c.req.raw, { requestId: c.get('requestId'), level: 'error' });
 }
 
 function runParams(body: RunBody) {

@@ -1,4 +1,5 @@
 import { Hono, type Context } from 'hono';
+import { ACTIVE_RUN_STATUSES } from '@troupe/core';
 import { assertMayAccess } from '../auth.js';
 import { HttpError } from '../http-error.js';
 import { createSessionBody, getSessionQuery, readBody, validate } from '../request-body.js';
@@ -63,7 +64,10 @@ export function sessionRoutes(ctx: ServerContext): Hono<ServerEnv> {
     const { appName, userId } = await target(c);
     const sessionId = c.req.param('session');
     if (!(await service.getSession({ appName, userId, sessionId, numRecentEvents: 0 }))) throw sessionNotFound(appName, userId, sessionId);
-    if (ctx.runs.isRunning(sessionKey(appName, userId, sessionId))) {
+    const busy = ctx.queue
+      ? (await ctx.queue.list({ appName, userId, sessionId })).some((run) => ACTIVE_RUN_STATUSES.includes(run.status))
+      : ctx.runs.isRunning(sessionKey(appName, userId, sessionId));
+    if (busy) {
       throw new HttpError(409, 'SESSION_BUSY', `Session '${sessionId}' is running an invocation; delete it once the run has ended.`);
     }
     await service.deleteSession({ appName, userId, sessionId });

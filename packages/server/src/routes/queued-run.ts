@@ -1,0 +1,89 @@
+import { Hono } from 'hono';
+import { assertMayAccess } from '../auth.js';
+import type { BackgroundRunParams, BackgroundRuns } from '../background-runs.js';
+import { HttpError, toHttpError } from '../http-error.js';
+import { collectQueuedRun } from '../queued-run-collect.js';
+import { queuedRunStream } from '../queued-run-stream.js';
+import { readBody, resumeBody, type RunBody } from '../request-body.js';
+import { afterResume } from '../resumed-run-entries.js';
+import { assertResumeAnswers, interruptedInvocation } from '../resume-guard.js';
+import { runOfSession } from '../run-access.js';
+import { sessionKey, type TrackedRun } from '../run-tracker.js';
+import type { ServerContext, ServerEnv } from '../server-context.js';
+import { encodeEvent } from '../wire.js';
+import { readRunRequest, reportFailures } from './run.js';
+
+/**
+ * `POST /run`, `POST /run_sse` and `POST /apps/{app}/users/{user}/sessions/{id}/resume` when runs
+ * execute on workers (createApp's `queue`): each enqueues the run (or puts the paused one back
+ * with its answers) and follows its events, with the same bodies and answers as in process. The
+ * SSE frames also carry `id:`, so a client can follow on with `GET .../runs/{runId}/stream`.
+ */
+export function queuedRunRoutes(ctx: ServerContext, queue: BackgroundRuns): Hono<ServerEnv> {
+  const routes = new Hono<ServerEnv>();
+
+  /** Enqueues; a refusal (busy session, taken id, unknown session) is an HTTP error, nothing followed. */
+  async function enqueue(body: RunBody, tracked: TrackedRun): Promise<string> {
+    try {
+      return (await queue.enqueue(enqueueParams(body))).runId;
+    } catch (error) {
+      tracked.end();
+      throw toHttpError(error);
+    }
+  }
+
+  routes.post('/run', async (c) => {
+    const body = await readRunRequest(ctx, c);
+    await ctx.registry.runner(body.appName);
+    const tracked = ctx.runs.begin(sessionKey(body.appName, body.userId, body.sessionId), c.req.raw.signal);
+    const runId = await enqueue(body, tracked);
+    return c.json((await collectQueuedRun(queue, runId, tracked, reportFailures(ctx, c))).map(encodeEvent));
+  });
+
+  routes.post('/run_sse', async (c) => {
+    const body = await readRunRequest(ctx, c);
+    await ctx.registry.runner(body.appName);
+    const tracked = ctx.runs.begin(sessionKey(body.appName, body.userId, body.sessionId), c.req.raw.signal);
+    const runId = await enqueue(body, tracked);
+    return queuedRunStream({ queue, runId, tracked, onFailure: reportFailures(ctx, c) });
+  });
+
+  routes.post('/apps/:app/users/:user/sessions/:session/resume', async (c) => {
+    const { app: appName, user: userId, session: sessionId } = c.req.param();
+    assertMayAccess(c.get('principal'), userId);
+    const body = await readBody(c, resumeBody);
+    await ctx.registry.runner(appName);
+    const key = { appName, userId, sessionId };
+    await assertResumeAnswers(ctx.sessionService, key, body.responses, body.invocationId);
+    const session = await ctx.sessionService.getSession(key);
+    if (!session) throw new HttpError(404, 'SESSION_NOT_FOUND', `Session '${sessionId}' not found for app '${appName}' and user '${userId}'.`);
+    const { runId } = await runOfSession(queue, body.invocationId ?? interruptedInvocation(session), key);
+    // What the client has already seen: the stream of the resumed run starts with it.
+    const before = session.events.filter((event) => event.invocationId === runId);
+    const tracked = ctx.runs.begin(sessionKey(appName, userId, sessionId), c.req.raw.signal);
+    try {
+      await queue.resume({ runId, responses: body.responses ?? {}, ...(body.streaming ? { streaming: true } : {}) });
+    } catch (error) {
+      tracked.end();
+      throw toHttpError(error);
+    }
+    return queuedRunStream({ queue, runId, tracked, onFailure: reportFailures(ctx, c), select: (entries) => afterResume(entries, before) });
+  });
+
+  return routes;
+}
+
+function enqueueParams(body: RunBody): BackgroundRunParams {
+  return {
+    appName: body.appName,
+    userId: body.userId,
+    sessionId: body.sessionId,
+    ...(body.newMessage ? { newMessage: body.newMessage } : {}),
+    ...(body.input ? { input: body.input } : {}),
+    ...(body.stateDelta ? { stateDelta: body.stateDelta } : {}),
+    ...(body.streaming ? { streaming: true } : {}),
+    ...(body.invocationId ? { runId: body.invocationId } : {}),
+    // As in process: a second turn on a busy session is refused (409), not queued behind it.
+    multitaskStrategy: 'reject',
+  };
+}
