@@ -17,6 +17,7 @@ export default defineConfig({
       { find: /^@troupe\/eval$/, replacement: src('./packages/eval/src/index.ts') },
       { find: /^@troupe\/mcp$/, replacement: src('./packages/mcp/src/index.ts') },
       { find: /^@troupe\/otel$/, replacement: src('./packages/otel/src/index.ts') },
+      { find: /^@troupe\/queue$/, replacement: src('./packages/queue/src/index.ts') },
     ],
   },
   test: {

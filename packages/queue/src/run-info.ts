@@ -1,0 +1,17 @@
+import type { RunRecord } from '@troupe/core';
+import type { RunInfo } from './types.js';
+
+/** What callers see of a stored run (the request and bookkeeping fields stay inside). */
+export function runInfo(record: RunRecord): RunInfo {
+  return {
+    runId: record.runId,
+    appName: record.appName,
+    userId: record.userId,
+    sessionId: record.sessionId,
+    status: record.status,
+    attempts: record.attempts,
+    ...(record.error ? { error: record.error } : {}),
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+  };
+}

@@ -1,0 +1,241 @@
+import {
+  ACTIVE_RUN_STATUSES,
+  type BaseAgent,
+  type BaseLlm,
+  type BasePlugin,
+  ConfigurationError,
+  RunCancelledError,
+  RunDrainedError,
+  type RunRecord,
+  type RunRecordingSessionService,
+  Runner,
+  type SessionService,
+} from '@troupe/core';
+import { type Job, Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { ensureJob, JOB_OPTIONS, type QueueJobData, type RunJobData, TICK_JOB, type TickJobData } from './jobs.js';
+import { QUEUE_NAME, RedisKeys } from './keys.js';
+import { processRunJob, type RunJobContext } from './process-run.js';
+import { processTickJob } from './process-tick.js';
+import { duplicate, openRedis, type RedisConnection } from './redis-connection.js';
+import { prefixOf, RunQueue, runRecordStore } from './run-queue.js';
+
+export interface RunWorkerOptions {
+  /** The apps this worker runs, by name: the root agent of each (as `createApp({ apps })`). */
+  apps: Readonly<Record<string, BaseAgent>>;
+  /** The session store every API replica and worker shares (PostgreSQL, or SQLite on one machine). */
+  sessionService: SessionService;
+  redis: RedisConnection;
+  /** Prefix of every Redis key, as the queue's. @default 'troupe' */
+  prefix?: string;
+  /** Runs this worker runs at once. @default 10 */
+  concurrency?: number;
+  /**
+   * How long a run is held without a sign of life from its worker; after it, another worker takes
+   * it over (and the session lease, which has the same length, lets it). Work that blocks the event
+   * loop longer than this (synchronous CPU-bound tools) gets its run taken over: make such work
+   * asynchronous or raise this.
+   * @default 30000
+   */
+  lockDurationMs?: number;
+  /** How often workers look for runs whose worker stopped. @default half of lockDurationMs, at least 500 */
+  stalledIntervalMs?: number;
+  /** Takeovers after a worker died before the run ends `abandoned` (with a stored `RUN_ABANDONED` event). @default 2 */
+  maxStalledCount?: number;
+  /** How long a run's live stream stays in Redis after the run ended or paused; later joins replay the stored events. @default 600000 */
+  streamTtlMs?: number;
+  /** How often the store's pending and running runs are checked for a job (Redis may have lost it); 0 turns it off. @default 30000 */
+  sweepIntervalMs?: number;
+  /** Plugins of every app's runner. */
+  plugins?: readonly BasePlugin[];
+  /** Model for LlmAgents that name none. */
+  defaultModel?: BaseLlm | string;
+  /** Strings masked in stored errors (see `RunnerOptions.secrets`). */
+  secrets?: readonly string[];
+  /** Told of failures that do not end a run (Redis dropping a live frame, a sweep that failed). @default console.error */
+  onError?: (error: unknown, context: { runId?: string; during: string }) => void;
+}
+
+/** Running streams outlive any sane run; they only bound what a run that dies without ending leaves. */
+const RUNNING_STREAM_TTL_MS = 24 * 3_600_000;
+
+/**
+ * Takes runs from the queue and runs them (SPEC §13): leases the session, runs or resumes the
+ * invocation, publishes every event to the run's Redis Stream, records how the run ended. A worker
+ * that dies mid-run has its runs taken over by another once the lock expires; `close` stops taking
+ * runs, lets those in progress finish within a grace period, and hands the rest back.
+ *
+ * @example
+ * const worker = new RunWorker({ apps: { helpdesk: rootAgent }, sessionService, redis: 'redis://127.0.0.1:6379' });
+ * await worker.start();
+ * process.once('SIGTERM', () => void worker.close({ gracePeriodMs: 10_000 }));
+ */
+export class RunWorker {
+  private readonly store: RunRecordingSessionService;
+  private readonly redis: Redis;
+  private readonly ownsRedis: boolean;
+  private readonly keys: RedisKeys;
+  private readonly runners = new Map<string, Runner>();
+  private readonly active = new Map<string, AbortController>();
+  private readonly settings: Required<Pick<RunWorkerOptions, 'concurrency' | 'lockDurationMs' | 'stalledIntervalMs' | 'maxStalledCount' | 'streamTtlMs' | 'sweepIntervalMs'>>;
+  private readonly onError: NonNullable<RunWorkerOptions['onError']>;
+  private readonly queue: RunQueue;
+  private readonly bullQueue: Queue<QueueJobData>;
+  private worker: Worker<QueueJobData> | undefined;
+  private subscriber: Redis | undefined;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(options: RunWorkerOptions) {
+    this.store = runRecordStore(options.sessionService, 'RunWorker');
+    if (!options.apps || typeof options.apps !== 'object' || Object.keys(options.apps).length === 0) {
+      throw new ConfigurationError('RunWorker needs apps: { [appName]: rootAgent }, the same apps the API serves.');
+    }
+    this.settings = settingsOf(options);
+    const { client, shared } = openRedis(options.redis, 'RunWorker');
+    this.redis = client;
+    this.ownsRedis = !shared;
+    this.keys = new RedisKeys(prefixOf(options.prefix, 'RunWorker'));
+    this.onError = options.onError ?? ((error, context) => console.error(`[troupe worker] ${context.during}${context.runId ? ` (run ${context.runId})` : ''}:`, error));
+    for (const [appName, agent] of Object.entries(options.apps)) {
+      this.runners.set(
+        appName,
+        new Runner({
+          appName,
+          agent,
+          sessionService: this.store,
+          leaseTtlMs: this.settings.lockDurationMs,
+          ...(options.plugins ? { plugins: options.plugins } : {}),
+          ...(options.defaultModel ? { defaultModel: options.defaultModel } : {}),
+          ...(options.secrets ? { secrets: options.secrets } : {}),
+        }),
+      );
+    }
+    this.queue = new RunQueue({ redis: client, sessionService: this.store, prefix: this.keys.prefix });
+    this.bullQueue = new Queue<QueueJobData>(QUEUE_NAME, { connection: client, prefix: this.keys.prefix, defaultJobOptions: JOB_OPTIONS });
+  }
+
+  /** Starts taking runs (and schedule ticks). Resolves once connected and listening for cancels. */
+  async start(): Promise<void> {
+    if (this.worker) return;
+    this.subscriber = duplicate(this.redis);
+    this.subscriber.on('message', (_channel: string, runId: string) => this.active.get(runId)?.abort(new RunCancelledError(`Run '${runId}' was cancelled.`)));
+    this.subscriber.on('error', (error: unknown) => this.onError(error, { during: 'listening for cancels' }));
+    await this.subscriber.subscribe(this.keys.cancelChannel);
+    const context = this.jobContext();
+    this.worker = new Worker<QueueJobData>(
+      QUEUE_NAME,
+      async (job, token) => {
+        if (job.name === TICK_JOB) return processTickJob(this.queue, this.store, job as Job<TickJobData>);
+        return processRunJob(context, job as Job<RunJobData>, token!);
+      },
+      {
+        connection: this.redis,
+        prefix: this.keys.prefix,
+        concurrency: this.settings.concurrency,
+        lockDuration: this.settings.lockDurationMs,
+        stalledInterval: this.settings.stalledIntervalMs,
+        // Crash recovery counts takeovers in the run record (and abandons with a stored event); BullMQ
+        // must not fail the job on its own first.
+        maxStalledCount: 1_000_000,
+        drainDelay: 1,
+      },
+    );
+    this.worker.on('error', (error) => this.onError(error, { during: 'taking jobs' }));
+    this.worker.on('failed', (job, error) => this.onError(error, { ...(job ? { runId: String(job.id) } : {}), during: 'processing a job' }));
+    await this.worker.waitUntilReady();
+    if (this.settings.sweepIntervalMs > 0) {
+      void this.sweep();
+      this.sweepTimer = setInterval(() => void this.sweep(), this.settings.sweepIntervalMs);
+      this.sweepTimer.unref();
+    }
+  }
+
+  /**
+   * Stops taking runs; runs in progress may finish within `gracePeriodMs`, after which they are
+   * drained (no cancellation stored) and handed back for another worker to resume.
+   */
+  close(options: { gracePeriodMs?: number } = {}): Promise<void> {
+    this.closing ??= this.shutdown(options.gracePeriodMs ?? 10_000);
+    return this.closing;
+  }
+
+  private async shutdown(gracePeriodMs: number): Promise<void> {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    const drain = setTimeout(() => {
+      for (const controller of this.active.values()) controller.abort(new RunDrainedError());
+    }, gracePeriodMs);
+    try {
+      await this.worker?.close();
+    } finally {
+      clearTimeout(drain);
+    }
+    await this.subscriber?.quit().catch(() => undefined);
+    await this.queue.close();
+    await this.bullQueue.close();
+    await Promise.allSettled([...this.runners.values()].map((runner) => runner.close()));
+    if (this.ownsRedis) await this.redis.quit().catch(() => undefined);
+  }
+
+  /** Re-adds the jobs of runs the store says are pending or running but Redis no longer has. */
+  private async sweep(): Promise<void> {
+    try {
+      const runs = await this.store.listRuns({ statuses: ACTIVE_RUN_STATUSES, limit: 1_000 });
+      for (const run of runs) {
+        if (this.closing) return;
+        await ensureJob(this.bullQueue, run.runId, false);
+      }
+    } catch (error) {
+      this.onError(error, { during: 'sweeping for lost jobs' });
+    }
+  }
+
+  private jobContext(): RunJobContext {
+    return {
+      store: this.store,
+      redis: this.redis,
+      keys: this.keys,
+      ttls: { runningMs: RUNNING_STREAM_TTL_MS, endedMs: this.settings.streamTtlMs },
+      runnerFor: (appName) => this.runners.get(appName),
+      active: this.active,
+      maxStalledCount: this.settings.maxStalledCount,
+      leaseTtlMs: this.settings.lockDurationMs,
+      promoteNext: (run) => this.promoteNext(run),
+      onError: (error, runId) => this.onError(error, { runId, during: 'publishing events' }),
+    };
+  }
+
+  /** The session's next run has been waiting its turn: start it now rather than at its next look. */
+  private async promoteNext(run: RunRecord): Promise<void> {
+    try {
+      const session = { appName: run.appName, userId: run.userId, sessionId: run.sessionId };
+      const [next] = await this.store.listRuns({ session, statuses: ['pending'], limit: 1 });
+      if (!next) return;
+      const job = await this.bullQueue.getJob(next.runId);
+      if (job && (await job.isDelayed())) await job.promote();
+    } catch (error) {
+      // It starts at its next look anyway.
+      this.onError(error, { runId: run.runId, during: 'starting the next run of the session' });
+    }
+  }
+}
+
+function settingsOf(options: RunWorkerOptions): RunWorker['settings'] {
+  const lockDurationMs = positive(options.lockDurationMs, 'lockDurationMs', 30_000, 1_000);
+  return {
+    concurrency: positive(options.concurrency, 'concurrency', 10, 1),
+    lockDurationMs,
+    stalledIntervalMs: positive(options.stalledIntervalMs, 'stalledIntervalMs', Math.max(500, Math.floor(lockDurationMs / 2)), 100),
+    maxStalledCount: positive(options.maxStalledCount, 'maxStalledCount', 2, 0),
+    streamTtlMs: positive(options.streamTtlMs, 'streamTtlMs', 600_000, 1_000),
+    sweepIntervalMs: positive(options.sweepIntervalMs, 'sweepIntervalMs', 30_000, 0),
+  };
+}
+
+function positive(value: unknown, name: string, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
+    throw new ConfigurationError(`RunWorker: ${name} is ${JSON.stringify(value)}; use a whole number of at least ${min}.`);
+  }
+  return value;
+}

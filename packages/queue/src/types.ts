@@ -1,0 +1,104 @@
+import type { Content, Event, RunError, RunRecordStatus } from '@troupe/core';
+
+/** What happens when a session already has a pending or running run. */
+export type MultitaskStrategy = 'reject' | 'enqueue' | 'interrupt';
+
+/** One background run: a user turn to run on a worker. */
+export interface EnqueueParams {
+  appName: string;
+  userId: string;
+  sessionId: string;
+  /** The user's message. Optional when `input` is given. */
+  newMessage?: Content | string;
+  /** A structured input for the agent (`ctx.input`). */
+  input?: Record<string, unknown>;
+  /** State written together with the user's message. */
+  stateDelta?: Record<string, unknown>;
+  /** Stream the model's text as partial events (`runConfig.streaming: 'sse'`). @default false */
+  streaming?: boolean;
+  /**
+   * With a run already pending or running on the session: `'reject'` refuses with
+   * `SessionBusyError` (HTTP 409), `'enqueue'` runs this one after it (first in, first out per
+   * session), `'interrupt'` cancels it and then runs this one.
+   * @default 'reject'
+   */
+  multitaskStrategy?: MultitaskStrategy;
+  /** The run's id, which is also its invocation id and its job id. @default a generated id */
+  runId?: string;
+}
+
+/** Answers for a background run that paused for a human (an interrupt): it goes back on the queue. */
+export interface EnqueueResumeParams {
+  runId: string;
+  /** Answers by interrupt id, as `runner.resume` takes them. */
+  responses: Record<string, unknown>;
+  /** @default false */
+  streaming?: boolean;
+}
+
+/** Where a run is, as any replica can tell from the session store. */
+export interface RunInfo {
+  runId: string;
+  appName: string;
+  userId: string;
+  sessionId: string;
+  status: RunRecordStatus;
+  /** How many times a worker took the run (more than 1 after a worker crashed or froze). */
+  attempts: number;
+  error?: RunError;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
+ * One frame of a run's live stream. `id` is the Redis stream entry id (the SSE `id:`; pass it back
+ * as `lastEventId` to continue after it), or, once the stream has expired and the stored events are
+ * replayed, the event's own id. Partial (streaming) events are included.
+ */
+export interface StreamEntry {
+  id: string;
+  event: Event;
+}
+
+export interface JoinOptions {
+  /** Continue after this entry id (an SSE `Last-Event-ID`): every later frame comes exactly once. */
+  lastEventId?: string;
+  /** Stops following the run (the run itself goes on). */
+  signal?: AbortSignal;
+}
+
+/** A run started on a timer, by every worker together: each tick runs once. */
+export interface ScheduleParams {
+  /** The schedule's id (1–128 characters of `A-Za-z0-9._-`). Creating one with an existing id replaces it. @default a generated id */
+  id?: string;
+  appName: string;
+  userId: string;
+  /** Run every tick in this session. @default a new session per tick */
+  sessionId?: string;
+  newMessage?: Content | string;
+  input?: Record<string, unknown>;
+  /** A cron pattern (`'0 9 * * 1-5'`, with seconds as an optional first field). Exactly one of `pattern` and `everyMs`. */
+  pattern?: string;
+  /** Time zone of `pattern` (an IANA name such as `'Europe/Paris'`). @default the worker's */
+  tz?: string;
+  /** Run every this many milliseconds (at least 1000). */
+  everyMs?: number;
+  /** When a tick finds the session's previous run still going. @default 'enqueue' */
+  multitaskStrategy?: MultitaskStrategy;
+}
+
+export interface ScheduleInfo {
+  id: string;
+  appName: string;
+  userId: string;
+  sessionId?: string;
+  newMessage?: Content | string;
+  input?: Record<string, unknown>;
+  pattern?: string;
+  tz?: string;
+  everyMs?: number;
+  multitaskStrategy: MultitaskStrategy;
+  /** When the next tick is due (ms since the epoch), when known. */
+  next?: number;
+}
