@@ -3,11 +3,17 @@ import type pg from 'pg';
 import {
   ConfigurationError,
   type AppendEventParams,
+  type CreateRunParams,
   type CreateSessionParams,
   type Event,
   type GetSessionParams,
   type LeaseParams,
   type LeasingSessionService,
+  type RunCondition,
+  type RunFilter,
+  type RunRecord,
+  type RunRecordStore,
+  type RunUpdate,
   type Session,
   type SessionKey,
   type SessionLease,
@@ -28,11 +34,15 @@ import { PLAIN_FORMAT, VALUE_FORMAT, decodeKey, decodeValue, encodeKey, encodeVa
 import { Leases } from './leases.js';
 import { resolveOptions, type PostgresSessionServiceOptions } from './options.js';
 import { MAYBE_DONE, asStorageError, listenForIdleErrors, openPool, probe } from './pool.js';
+import { Runs } from './runs.js';
 import { buildQueries, run, runCount, type Queries, type ScopedRows, type SessionHeadRow, type SessionRow, type ValueRow } from './queries.js';
 import { isCurrent, migrate } from './schema.js';
 import { inTransaction } from './transaction.js';
 
 export type { PostgresSessionServiceOptions } from './options.js';
+
+// Repeating a compare-and-set that did take effect finds the run changed and returns undefined.
+const UPDATE_MAYBE_DONE = 'It may or may not have taken effect; read the run back with getRun before repeating the update.';
 
 type AppendOutcome = { stored: Event } | { persisted: Event; version: number; lastUpdateTime: number };
 
@@ -44,7 +54,8 @@ type AppendOutcome = { stored: Event } | { persisted: Event; version: number; la
  * its `version` (and the writer's lease), so a writer holding an outdated copy gets
  * `StaleSessionError` and nothing is interleaved. Events and state are JSONB, each value with a
  * format number so the encoding can evolve. Sessions can be leased (`LeasingSessionService`), on the
- * database's clock.
+ * database's clock. It keeps the run records of background runs (`RunRecordStore`) in the `runs`
+ * table; deleting a session deletes its runs.
  *
  * A lost connection (a restart, a failover) fails only the call in flight, with `StorageError`
  * (nothing half-stored); the next call opens a new connection.
@@ -59,7 +70,7 @@ type AppendOutcome = { stored: Event } | { persisted: Event; version: number; la
  * await runner.run({ userId: 'u1', sessionId: session.id, newMessage: 'Book a flight to Paris' });
  * await sessionService.close();
  */
-export class PostgresSessionService implements LeasingSessionService {
+export class PostgresSessionService implements LeasingSessionService, RunRecordStore {
   /** The schema holding the tables. */
   readonly schema: string;
   private readonly pool: pg.Pool;
@@ -68,6 +79,7 @@ export class PostgresSessionService implements LeasingSessionService {
   private readonly healthTimeoutMs: number;
   private readonly sql: Queries;
   private readonly leases: Leases;
+  private readonly runs: Runs;
   private ready: Promise<void> | undefined;
   private migrated = false;
   private closed = false;
@@ -78,6 +90,7 @@ export class PostgresSessionService implements LeasingSessionService {
     this.healthTimeoutMs = resolved.healthTimeoutMs;
     this.sql = buildQueries(resolved.schema);
     this.leases = new Leases(resolved.schema);
+    this.runs = new Runs(resolved.schema);
     this.ownsPool = resolved.pool === undefined;
     this.pool = resolved.pool ?? openPool({ connectionString: resolved.connectionString, applicationName: resolved.applicationName, connectTimeoutMs: resolved.connectTimeoutMs });
     this.stopListening = listenForIdleErrors(this.pool);
@@ -148,7 +161,7 @@ export class PostgresSessionService implements LeasingSessionService {
 
   async deleteSession(params: SessionKey): Promise<void> {
     await this.ensureReady();
-    // Its events go with it (ON DELETE CASCADE).
+    // Its events and runs go with it (ON DELETE CASCADE).
     await this.guard(`deleting session '${params.sessionId}'`, () => run(this.pool, this.sql.deleteSession, [params.appName, params.userId, params.sessionId]), MAYBE_DONE);
   }
 
@@ -182,6 +195,32 @@ export class PostgresSessionService implements LeasingSessionService {
   async releaseLease(lease: SessionLease): Promise<void> {
     await this.ensureReady();
     await this.guard(`releasing the lease of session '${lease.sessionId}'`, () => this.leases.release(this.pool, lease), MAYBE_DONE);
+  }
+
+  /**
+   * Stores a new pending run (see `RunRecordStore.createRun`): one transaction that takes turns with
+   * the other creates for the session, so of two processes racing to start an exclusive run on one
+   * session, exactly one does.
+   */
+  async createRun(params: CreateRunParams): Promise<RunRecord> {
+    await this.ensureReady();
+    return this.runs.create(this.pool, params);
+  }
+
+  async getRun(runId: string): Promise<RunRecord | undefined> {
+    await this.ensureReady();
+    return this.guard(`reading run '${runId}'`, () => this.runs.get(this.pool, runId));
+  }
+
+  async listRuns(filter: RunFilter): Promise<RunRecord[]> {
+    await this.ensureReady();
+    return this.guard('listing runs', () => this.runs.list(this.pool, filter));
+  }
+
+  /** Changes a run in one conditional UPDATE (compare-and-set); see `RunRecordStore.updateRun`. */
+  async updateRun(runId: string, update: RunUpdate, condition?: RunCondition): Promise<RunRecord | undefined> {
+    await this.ensureReady();
+    return this.guard(`updating run '${runId}'`, () => this.runs.update(this.pool, runId, update, condition), UPDATE_MAYBE_DONE);
   }
 
   /**

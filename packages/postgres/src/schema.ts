@@ -75,6 +75,33 @@ export const MIGRATIONS: readonly Migration[] = [
       UPDATE ${s}.user_state SET key = replace(key, chr(65533), chr(65533) || 'fffd') WHERE strpos(key, chr(65533)) > 0;
     `,
   },
+  {
+    version: 3,
+    description: 'run records of background runs',
+    // The session is a foreign key on its (app_name, user_id, id) key, so deleting it deletes its
+    // runs; the session index serves that cascade too. request and error are JSON text, not JSONB:
+    // text holds the escapes JSON.stringify writes for NUL and lone surrogates, which JSONB refuses.
+    // (status, seq) lets a sweeper read one status oldest first without sorting.
+    sql: (s) => `
+      CREATE TABLE ${s}.runs (
+        run_id TEXT PRIMARY KEY,
+        app_name TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        attempts INTEGER NOT NULL,
+        cancel_requested BOOLEAN NOT NULL,
+        request TEXT NOT NULL,
+        error TEXT,
+        seq BIGINT GENERATED ALWAYS AS IDENTITY,
+        created_at TIMESTAMPTZ NOT NULL,
+        updated_at TIMESTAMPTZ NOT NULL,
+        FOREIGN KEY (app_name, user_id, session_id) REFERENCES ${s}.sessions (app_name, user_id, id) ON DELETE CASCADE
+      );
+      CREATE INDEX runs_session ON ${s}.runs (app_name, user_id, session_id, seq);
+      CREATE INDEX runs_status ON ${s}.runs (status, seq);
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -29,7 +29,7 @@ describePostgres('PostgresSessionService schema', () => {
     expect(SCHEMA_VERSION).toBe(MIGRATIONS.length);
     expect(await versions(schema)).toEqual(MIGRATIONS.map((m) => m.version));
     const tables = await adminQuery<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name', [schema]);
-    expect(tables.map((t) => t.table_name)).toEqual(['app_state', 'events', 'schema_version', 'sessions', 'user_state']);
+    expect(tables.map((t) => t.table_name)).toEqual(['app_state', 'events', 'runs', 'schema_version', 'sessions', 'user_state']);
 
     const again = new PostgresSessionService({ connectionString: PG_URL, schema });
     expect((await again.getSession({ appName: 'app', userId: 'u', sessionId: session.id }))!.state).toEqual({ kept: true });
@@ -102,6 +102,33 @@ describePostgres('PostgresSessionService schema', () => {
       expect(await adminQuery(`SELECT key FROM "${schema}".app_state WHERE app_name = 'app'`)).toHaveLength(1);
       await service.close();
       await again.close();
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('a database at schema version 2 (before run records) gets the runs table; its sessions take runs, and deleting one deletes them', async () => {
+    const schema = newSchema('v2');
+    const pool = new pg.Pool({ connectionString: PG_URL });
+    try {
+      await inTransaction(pool, (client) => migrate(client, schema, MIGRATIONS.slice(0, 2)));
+      await adminQuery(
+        `INSERT INTO "${schema}".sessions (app_name, user_id, id, state_format, state, version, last_update_time) VALUES ('app', 'u', 's1', 1, '{"n":1}', 0, 1000)`,
+      );
+      expect(await versions(schema)).toEqual([1, 2]);
+
+      const service = new PostgresSessionService({ connectionString: PG_URL, schema });
+      const key = { appName: 'app', userId: 'u', sessionId: 's1' };
+      expect((await service.getSession(key))!.state).toEqual({ n: 1 });
+      expect(await versions(schema)).toEqual([1, 2, 3]);
+      const run = await service.createRun({ ...key, runId: 'r1', request: { newMessage: 'hi' }, exclusive: true });
+      expect(await service.getRun('r1')).toEqual(run);
+      await expect(service.createRun({ ...key, runId: 'r2', request: {}, exclusive: true })).rejects.toMatchObject({ code: 'SESSION_BUSY' });
+      const indexes = await adminQuery<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'runs' ORDER BY indexname`, [schema]);
+      expect(indexes.map((i) => i.indexname)).toEqual(['runs_pkey', 'runs_session', 'runs_status']);
+      await service.deleteSession(key);
+      expect(await adminQuery(`SELECT run_id FROM "${schema}".runs`)).toEqual([]);
+      await service.close();
     } finally {
       await pool.end();
     }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
+import { runRecordsContract } from '../../../test/contracts/run-records.contract.js';
 import { sessionServiceContract } from '../../../test/contracts/session-service.contract.js';
 import { PostgresSessionService } from '../src/index.js';
 import { PG_URL, describePostgres, dropSchema, requirePostgres, uniqueSchema } from './pg-test-env.js';
@@ -11,21 +12,19 @@ describePostgres('PostgresSessionService on a real server', () => {
     if (PG_URL !== '') await dropSchema(schema);
   });
 
-  sessionServiceContract(
-    'PostgresSessionService',
-    async () => {
-      const service = new PostgresSessionService({ connectionString: PG_URL, schema });
-      return { service, close: () => service.close() };
-    },
-    {
-      // A second service with its own pool over the same database and schema, already connected, as
-      // in a second process that is up: the lease cases give it 100 ms, and opening a connection
-      // alone takes longer than that on a busy machine (PostgreSQL starts a backend per connection).
-      openSecond: async () => {
-        const service = new PostgresSessionService({ connectionString: PG_URL, schema });
-        await service.listSessions({ appName: 'warm-up', userId: 'warm-up' });
-        return { service, close: () => service.close() };
-      },
-    },
-  );
+  const open = async () => {
+    const service = new PostgresSessionService({ connectionString: PG_URL, schema });
+    return { service, close: () => service.close() };
+  };
+  // A second service with its own pool over the same database and schema, already connected, as
+  // in a second process that is up: the lease cases give it 100 ms, and opening a connection
+  // alone takes longer than that on a busy machine (PostgreSQL starts a backend per connection).
+  const openSecond = async () => {
+    const service = new PostgresSessionService({ connectionString: PG_URL, schema });
+    await service.listSessions({ appName: 'warm-up', userId: 'warm-up' });
+    return { service, close: () => service.close() };
+  };
+
+  sessionServiceContract('PostgresSessionService', open, { openSecond });
+  runRecordsContract('PostgresSessionService', open, { openSecond });
 });

@@ -68,6 +68,32 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE sessions ADD COLUMN lease_expires_at INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 3,
+    description: 'run records of background runs',
+    // seq is the rowid, with AUTOINCREMENT so that it never goes back (a plain rowid reuses the
+    // number of a deleted newest row): it orders runs across the table. run_id is the key callers
+    // use, unique. Every index ends with the rowid, so (status) lists a status in seq order.
+    // request and error are JSON text; a session's runs are deleted with it, in its transaction.
+    sql: `
+      CREATE TABLE runs (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id TEXT NOT NULL UNIQUE,
+        app_name TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        attempts INTEGER NOT NULL,
+        cancel_requested INTEGER NOT NULL,
+        request TEXT NOT NULL,
+        error TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX runs_session ON runs (app_name, user_id, session_id, seq);
+      CREATE INDEX runs_status ON runs (status);
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

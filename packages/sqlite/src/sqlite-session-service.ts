@@ -4,11 +4,17 @@ import {
   ConfigurationError,
   StorageError,
   type AppendEventParams,
+  type CreateRunParams,
   type CreateSessionParams,
   type Event,
   type GetSessionParams,
   type LeaseParams,
   type LeasingSessionService,
+  type RunCondition,
+  type RunFilter,
+  type RunRecord,
+  type RunRecordStore,
+  type RunUpdate,
   type Session,
   type SessionKey,
   type SessionLease,
@@ -17,6 +23,7 @@ import { VALUE_FORMAT, decodeValue, encodeValue } from './codec.js';
 import { releaseLease, renewLease, takeLease } from './leases.js';
 import { resolveOptions, type SqliteSessionServiceOptions } from './options.js';
 import { openDatabase } from './open-database.js';
+import { SqliteRuns } from './runs.js';
 import { SCHEMA_VERSION, checkedVersion } from './schema.js';
 import { guarded, type StorageSite } from './storage-errors.js';
 import {
@@ -46,9 +53,11 @@ type AppendOutcome = { stored: Event } | { persisted: Event; version: number; la
  *
  * It leases sessions (`LeasingSessionService`): the lease lives on the session's row, is taken in
  * one atomic statement (one owner wins across processes), and an append checks its epoch in the
- * same transaction that stores it. When the storage fails (a read-only file, a full disk, an I/O
- * error, a lock held past `busyTimeoutMs`) the operation rejects with a `StorageError` naming the
- * file and the remedy, stores nothing, and the service keeps working once the cause is gone.
+ * same transaction that stores it. It keeps the run records of background runs (`RunRecordStore`)
+ * in the `runs` table; deleting a session deletes its runs. When the storage fails (a read-only
+ * file, a full disk, an I/O error, a lock held past `busyTimeoutMs`) the operation rejects with a
+ * `StorageError` naming the file and the remedy, stores nothing, and the service keeps working
+ * once the cause is gone.
  *
  * Runs on better-sqlite3 in WAL mode. Its calls are synchronous under the returned promises: each
  * is a few indexed reads and writes, and an append never reads the session's other events.
@@ -63,13 +72,14 @@ type AppendOutcome = { stored: Event } | { persisted: Event; version: number; la
  * await runner.run({ userId: 'u1', sessionId: session.id, newMessage: 'Book a flight to Paris' });
  * await sessionService.close();
  */
-export class SqliteSessionService implements LeasingSessionService {
+export class SqliteSessionService implements LeasingSessionService, RunRecordStore {
   /** The database file, as given. */
   readonly path: string;
   /** What a `StorageError` names besides the operation. */
   private readonly site: StorageSite;
   private readonly db: Database.Database;
   private readonly sql: Statements;
+  private readonly runs: SqliteRuns;
   private readonly appendTransaction: Database.Transaction<(session: Session, event: Event, lease: SessionLease | undefined) => AppendOutcome>;
   private readonly readTransaction: Database.Transaction<(params: GetSessionParams) => Session | undefined>;
   private readonly createTransaction: Database.Transaction<(params: CreateSessionParams, sessionId: string, scoped: ScopedDelta, stateText: string) => Session>;
@@ -90,6 +100,7 @@ export class SqliteSessionService implements LeasingSessionService {
     const { db, sql } = openDatabase(resolved);
     this.db = db;
     this.sql = sql;
+    this.runs = new SqliteRuns(db);
     this.appendTransaction = db.transaction((session: Session, event: Event, lease: SessionLease | undefined) => this.appendInTransaction(session, event, lease));
     this.readTransaction = db.transaction((params: GetSessionParams) => this.readSession(params));
     this.createTransaction = db.transaction((params: CreateSessionParams, sessionId: string, scoped: ScopedDelta, stateText: string) =>
@@ -101,6 +112,7 @@ export class SqliteSessionService implements LeasingSessionService {
     this.deleteTransaction = db.transaction((key: SessionKey) => {
       const head = this.sql.selectSessionHead.get(key.appName, key.userId, key.sessionId);
       if (!head) return;
+      this.runs.deleteSession(key);
       this.sql.deleteEvents.run(head.pk);
       this.sql.deleteSession.run(head.pk);
     });
@@ -169,6 +181,32 @@ export class SqliteSessionService implements LeasingSessionService {
   async releaseLease(lease: SessionLease): Promise<void> {
     this.assertOpen();
     this.guard(true, () => `release the lease of session '${lease.sessionId}' for '${lease.owner}'`, () => releaseLease(this.sql, lease));
+  }
+
+  /**
+   * Stores a new pending run (see `RunRecordStore.createRun`). The run id, session and exclusive
+   * checks and the insert are one write transaction, so of two services or processes racing to
+   * start an exclusive run on one session, exactly one does.
+   */
+  async createRun(params: CreateRunParams): Promise<RunRecord> {
+    this.assertOpen();
+    return this.guard(true, () => `create run '${params.runId}' for session '${params.sessionId}'`, () => this.runs.create(params));
+  }
+
+  async getRun(runId: string): Promise<RunRecord | undefined> {
+    this.assertOpen();
+    return this.guard(false, () => `read run '${runId}'`, () => this.runs.get(runId));
+  }
+
+  async listRuns(filter: RunFilter): Promise<RunRecord[]> {
+    this.assertOpen();
+    return this.guard(false, () => 'list runs', () => this.runs.list(filter));
+  }
+
+  /** Changes a run in one conditional UPDATE (compare-and-set); see `RunRecordStore.updateRun`. */
+  async updateRun(runId: string, update: RunUpdate, condition?: RunCondition): Promise<RunRecord | undefined> {
+    this.assertOpen();
+    return this.guard(true, () => `update run '${runId}'`, () => this.runs.update(runId, update, condition));
   }
 
   /**

@@ -28,7 +28,8 @@ describe('SqliteSessionService schema', () => {
     const tables = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all().map((r) => r.name);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.close();
-    expect(tables).toEqual(['app_state', 'events', 'schema_version', 'sessions', 'user_state']);
+    // sqlite_sequence keeps the last seq of runs (AUTOINCREMENT).
+    expect(tables).toEqual(['app_state', 'events', 'runs', 'schema_version', 'sessions', 'sqlite_sequence', 'user_state']);
   });
 
   it('re-opening a current file applies nothing and keeps its data', async () => {
@@ -51,7 +52,7 @@ describe('SqliteSessionService schema', () => {
     expect(versions(path)).toEqual([1]);
 
     const service = new SqliteSessionService({ path });
-    expect(versions(path)).toEqual([1, 2]);
+    expect(versions(path)).toEqual([1, 2, 3]);
     const key = { appName: 'travel', userId: 'alice' };
     const trip = (await service.getSession({ ...key, sessionId: 'trip-1' }))!;
     expect(trip.state).toEqual({ topic: 'paris', booked: true, 'user:lang': 'fr', 'app:flag': true });
@@ -68,6 +69,30 @@ describe('SqliteSessionService schema', () => {
     await service.appendEvent({ session: trip, event: createEvent({ author: 'planner', actions: { stateDelta: { hotel: 'yes' } } }), lease });
     expect((await service.getSession({ ...key, sessionId: 'trip-1' }))!.version).toBe(3);
     await service.close();
+  });
+
+  it('a file at schema version 2 (before run records) gets the runs table on open; its sessions take runs, and deleting one deletes them', async () => {
+    const path = tempDb();
+    const v2 = new Database(path);
+    migrate(v2, 'v2 file', MIGRATIONS.slice(0, 2));
+    v2.prepare("INSERT INTO sessions (app_name, user_id, id, state_format, state, version, last_update_time) VALUES ('app', 'u', 's1', 1, '{\"n\":1}', 0, 1000)").run();
+    v2.close();
+
+    const service = new SqliteSessionService({ path });
+    expect(versions(path)).toEqual([1, 2, 3]);
+    const key = { appName: 'app', userId: 'u', sessionId: 's1' };
+    expect((await service.getSession(key))!.state).toEqual({ n: 1 });
+    const run = await service.createRun({ ...key, runId: 'r1', request: { newMessage: 'hi' }, exclusive: true });
+    expect(await service.getRun('r1')).toEqual(run);
+    await expect(service.createRun({ ...key, runId: 'r2', request: {}, exclusive: true })).rejects.toMatchObject({ code: 'SESSION_BUSY' });
+    await service.deleteSession(key);
+    expect(await service.listRuns({})).toEqual([]);
+    await service.close();
+
+    const db = new Database(path, { readonly: true });
+    const indexes = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'runs' AND sql IS NOT NULL ORDER BY name").all();
+    db.close();
+    expect(indexes.map((i) => i.name)).toEqual(['runs_session', 'runs_status']);
   });
 
   it('a current file opens with reads alone; an older one opened read-only fails, saying it needs migrating', async () => {

@@ -6,6 +6,8 @@ import { copyEvent } from './event-copy.js';
 import { newId } from '../utils/ids.js';
 import type { AppendEventParams, CreateSessionParams, GetSessionParams, Session, SessionKey } from './session.js';
 import type { LeaseParams, LeasingSessionService, SessionLease } from './session-lease.js';
+import { InMemoryRuns } from './in-memory-runs.js';
+import type { CreateRunParams, RunCondition, RunFilter, RunRecord, RunRecordStore, RunUpdate } from './run-records.js';
 import { APP_PREFIX, TEMP_PREFIX, USER_PREFIX, assertValidDelta, hasTempKeys, withoutTempKeys } from './state-keys.js';
 
 interface StoredSession {
@@ -28,13 +30,15 @@ interface StoredSession {
 /**
  * Sessions kept in process memory: the default for tests and quick starts. It behaves like a
  * persistent store: it keeps its own copy of what is appended and hands out copies, so changing a
- * returned session or an appended event never changes what is stored.
+ * returned session or an appended event never changes what is stored. It keeps run records
+ * (`RunRecordStore`) for the background-run queue, within this process.
  */
-export class InMemorySessionService implements LeasingSessionService {
+export class InMemorySessionService implements LeasingSessionService, RunRecordStore {
   // app → user → session id: no long composite key string kept per session.
   private readonly sessions = new Map<string, Map<string, Map<string, StoredSession>>>();
   private readonly appState = new Map<string, Record<string, unknown>>();
   private readonly userState = new Map<string, Record<string, unknown>>();
+  private readonly runs = new InMemoryRuns();
 
   async createSession(params: CreateSessionParams): Promise<Session> {
     const sessionId = params.sessionId ?? newId();
@@ -84,6 +88,7 @@ export class InMemorySessionService implements LeasingSessionService {
   }
 
   async deleteSession(params: SessionKey): Promise<void> {
+    this.runs.deleteSession(params);
     const users = this.sessions.get(params.appName);
     const byId = users?.get(params.userId);
     if (!byId?.delete(params.sessionId)) return;
@@ -140,6 +145,22 @@ export class InMemorySessionService implements LeasingSessionService {
   async releaseLease(lease: SessionLease): Promise<void> {
     const stored = this.find(lease.appName, lease.userId, lease.sessionId);
     if (stored?.leaseEpoch === lease.epoch) stored.held = undefined;
+  }
+
+  async createRun(params: CreateRunParams): Promise<RunRecord> {
+    return this.runs.create(params, this.find(params.appName, params.userId, params.sessionId) !== undefined);
+  }
+
+  async getRun(runId: string): Promise<RunRecord | undefined> {
+    return this.runs.get(runId);
+  }
+
+  async listRuns(filter: RunFilter): Promise<RunRecord[]> {
+    return this.runs.list(filter);
+  }
+
+  async updateRun(runId: string, update: RunUpdate, condition?: RunCondition): Promise<RunRecord | undefined> {
+    return this.runs.update(runId, update, condition);
   }
 
   /** Always healthy: the sessions are in this process's memory. */

@@ -1,7 +1,7 @@
 /**
  * Building blocks for session stores (`@troupe/core/stores`): what every `SessionService` must do
- * the same way — validate keys, drop `temp:` keys, split a delta by scope, serialise values and
- * report a newer schema — so the SQLite, PostgreSQL and in-memory stores behave alike.
+ * the same way — validate keys, drop `temp:` keys, split a delta by scope, serialise values and run
+ * records, report a newer schema — so the SQLite, PostgreSQL and in-memory stores behave alike.
  * @packageDocumentation
  */
 export { assertValidDelta, withoutTempKeys } from '../sessions/state-keys.js';
@@ -10,4 +10,14 @@ export { encodeJson, checkValueFormat } from './value-codec.js';
 export { SchemaVersionError } from '../errors.js';
 export { copyEvent } from '../sessions/event-copy.js';
 export { updateLiveSession } from './live-session.js';
-export { leaseLostError, missingLeaseSessionError, missingSessionError, sessionExistsError, staleSessionError } from './store-errors.js';
+export {
+  leaseLostError,
+  missingLeaseSessionError,
+  missingRunSessionError,
+  missingSessionError,
+  runExistsError,
+  sessionBusyError,
+  sessionExistsError,
+  staleSessionError,
+} from './store-errors.js';
+export { encodeRunRequest, encodeRunUpdate, runFromRow, runListLimit, type RunChanges, type RunRow } from './run-codec.js';

@@ -1,6 +1,6 @@
-import { ConfigurationError, LeaseLostError, SessionNotFoundError, StaleSessionError } from '../errors.js';
+import { ConfigurationError, InvocationExistsError, LeaseLostError, SessionBusyError, SessionNotFoundError, StaleSessionError } from '../errors.js';
 import type { SessionLease } from '../sessions/session-lease.js';
-import type { Session } from '../sessions/session.js';
+import type { Session, SessionKey } from '../sessions/session.js';
 
 /** The errors every session store raises the same way, so their messages match across stores. */
 
@@ -33,4 +33,23 @@ export function leaseLostError(lease: SessionLease, currentEpoch: number | undef
 /** leaseSession on a session that is not stored. */
 export function missingLeaseSessionError(key: { appName: string; userId: string; sessionId: string }): SessionNotFoundError {
   return new SessionNotFoundError(`Cannot lease session '${key.sessionId}' (app '${key.appName}', user '${key.userId}'): it does not exist. Create it with createSession first.`);
+}
+
+/** createRun with a run id that is taken (by any session: run ids are unique across the store). */
+export function runExistsError(runId: string): InvocationExistsError {
+  return new InvocationExistsError(`Run '${runId}' already exists; nothing was stored. Choose another run id, or omit it to get a new one.`);
+}
+
+/** createRun for a session that is not stored. */
+export function missingRunSessionError(runId: string, key: SessionKey): SessionNotFoundError {
+  return new SessionNotFoundError(
+    `Cannot create run '${runId}' for session '${key.sessionId}' (app '${key.appName}', user '${key.userId}'): it does not exist. Create it with createSession first.`,
+  );
+}
+
+/** An exclusive createRun on a session that has a pending or running run. */
+export function sessionBusyError(runId: string, key: SessionKey, activeRunId: string): SessionBusyError {
+  return new SessionBusyError(
+    `Cannot start run '${runId}': session '${key.sessionId}' (app '${key.appName}', user '${key.userId}') already has the active run '${activeRunId}'. Wait for it to finish, cancel it, or start the new run with multitaskStrategy 'enqueue' or 'interrupt'.`,
+  );
 }
