@@ -18,6 +18,7 @@ export default defineConfig({
       { find: /^@troupe\/mcp$/, replacement: src('./packages/mcp/src/index.ts') },
       { find: /^@troupe\/otel$/, replacement: src('./packages/otel/src/index.ts') },
       { find: /^@troupe\/queue$/, replacement: src('./packages/queue/src/index.ts') },
+      { find: /^@troupe\/postgres$/, replacement: src('./packages/postgres/src/index.ts') },
     ],
   },
   test: {

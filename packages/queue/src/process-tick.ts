@@ -9,9 +9,10 @@ import type { RunQueue } from './run-queue.js';
  */
 export async function processTickJob(queue: RunQueue, sessions: SessionService, job: Job<TickJobData>): Promise<void> {
   const { schedule } = job.data;
-  const tick = String(job.id).replace(/[^A-Za-z0-9._:-]/g, '_');
-  const runId = `tick:${tick}`.slice(0, 128);
-  const sessionId = schedule.sessionId ?? `tick-${tick}`.slice(0, 128);
+  // Job ids of ticks look like `repeat:<schedule>:<due time>`; run ids cannot hold ':'.
+  const tick = String(job.id).replace(/[^A-Za-z0-9._-]/g, '.');
+  const runId = `tick.${tick}`.slice(0, 128);
+  const sessionId = schedule.sessionId ?? `session.${tick}`.slice(0, 128);
   // A schedule's own session is made on its first tick; a per-run one on each.
   const key = { appName: schedule.appName, userId: schedule.userId, sessionId };
   if (!(await sessions.getSession({ ...key, numRecentEvents: 0 }))) {

@@ -42,9 +42,10 @@ export function strategyOf(value: unknown, what: string, fallback: MultitaskStra
   return value as MultitaskStrategy;
 }
 
+/** A run id is an invocation id that is also a BullMQ job id, which cannot hold ':'. */
 export function checkRunId(runId: unknown): asserts runId is string {
-  if (typeof runId !== 'string' || !INVOCATION_ID_PATTERN.test(runId)) {
-    throw new ConfigurationError(`runId ${JSON.stringify(runId)} is not valid: use 1–128 characters of A-Za-z0-9._:- (it is also the invocation id), or omit it.`);
+  if (typeof runId !== 'string' || !INVOCATION_ID_PATTERN.test(runId) || runId.includes(':')) {
+    throw new ConfigurationError(`runId ${JSON.stringify(runId)} is not valid: use 1–128 characters of A-Za-z0-9._- (it is also the invocation id and the job id), or omit it.`);
   }
 }
 

@@ -23,7 +23,7 @@ export interface EnqueueParams {
    * @default 'reject'
    */
   multitaskStrategy?: MultitaskStrategy;
-  /** The run's id, which is also its invocation id and its job id. @default a generated id */
+  /** The run's id (1–128 characters of `A-Za-z0-9._-`), which is also its invocation id and its job id. @default a generated id */
   runId?: string;
 }
 
@@ -70,7 +70,7 @@ export interface JoinOptions {
 
 /** A run started on a timer, by every worker together: each tick runs once. */
 export interface ScheduleParams {
-  /** The schedule's id (1–128 characters of `A-Za-z0-9._-`). Creating one with an existing id replaces it. @default a generated id */
+  /** The schedule's id (1–64 characters of `A-Za-z0-9._-`). Creating one with an existing id replaces it. @default a generated id */
   id?: string;
   appName: string;
   userId: string;

@@ -1,0 +1,198 @@
+import type { Event } from '@troupe/core';
+import { PostgresSessionService } from '@troupe/postgres';
+import { RunQueue, type StreamEntry } from '@troupe/queue';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { PG_URL, dropSchema, requirePostgres, uniqueSchema } from '../../packages/postgres/test/pg-test-env.js';
+import { describeRedis, useRedis } from '../../packages/queue/test/redis-server.js';
+import { Children, StepLog, WORKER, exited, requireBuilt, until } from './queue-harness.js';
+
+// Background workers as real `node` processes over one PostgreSQL schema and a private Redis: a
+// worker killed, frozen or crashing in a loop; Redis losing its jobs; schedules with two workers;
+// graceful shutdown. The test process is the API side (a RunQueue).
+
+const LOCK_MS = 1_000;
+const STEP_MS = 300;
+
+describeRedis('background workers across processes', () => {
+  const redis = useRedis();
+  const schema = uniqueSchema('queue_workers');
+  const children = new Children();
+  let store: PostgresSessionService;
+  let queue: RunQueue;
+  let prefix: string;
+  let log: StepLog;
+
+  beforeAll(async () => {
+    await requirePostgres();
+    requireBuilt();
+    store = new PostgresSessionService({ connectionString: PG_URL, schema });
+  });
+  afterEach(async () => {
+    children.killAll();
+    await queue?.close();
+  });
+  afterAll(async () => {
+    await store?.close();
+    if (PG_URL !== '') await dropSchema(schema);
+  });
+
+  /** A fresh Redis prefix (so nothing of an earlier test is seen), queue and step log. */
+  function fresh(): void {
+    prefix = `w${Math.random().toString(36).slice(2, 8)}`;
+    queue = new RunQueue({ redis: redis().url, sessionService: store, prefix });
+    log = new StepLog();
+  }
+
+  function startWorker(extra: Record<string, unknown> = {}) {
+    return children.start(WORKER, { redis: redis().url, pg: PG_URL, schema, prefix, log: log.path, lockDurationMs: LOCK_MS, stepMs: STEP_MS, ...extra });
+  }
+
+  /** Follows a run's stream in the background, as an SSE client would. */
+  function follow(runId: string): { entries: StreamEntry[]; done: Promise<void> } {
+    const entries: StreamEntry[] = [];
+    const done = (async () => {
+      for await (const entry of queue.join(runId)) entries.push(entry);
+    })();
+    return { entries, done };
+  }
+
+  async function storedEvents(sessionId: string, userId = 'u1', appName = 'pipeline'): Promise<Event[]> {
+    return (await store.getSession({ appName, userId, sessionId }))!.events;
+  }
+
+  it('a worker killed mid-pipeline: another completes the run within 10 s, finished steps not repeated, the stream has every stored event once, in order', async () => {
+    fresh();
+    const [a, b] = await Promise.all([startWorker(), startWorker()]);
+    const session = await store.createSession({ appName: 'pipeline', userId: 'u1' });
+    const run = await queue.enqueue({ appName: 'pipeline', userId: 'u1', sessionId: session.id, newMessage: 'go' });
+    const client = follow(run.runId);
+    await until(() => log.lines(run.runId).some((l) => l.step === 's2'), 'step s2 to finish');
+    const holder = log.lines(run.runId)[0]!.pid;
+    const victim = holder === a.pid ? a : b;
+    const killedAt = Date.now();
+    victim.process.kill('SIGKILL');
+    await until(async () => (await queue.status(run.runId)).status === 'completed', 'the run to complete', 10_000);
+    expect(Date.now() - killedAt).toBeLessThan(10_000);
+    await client.done;
+
+    const steps = log.lines(run.runId);
+    const before = steps.filter((l) => l.pid === victim.pid).map((l) => l.step);
+    expect(before).toEqual(expect.arrayContaining(['s1', 's2']));
+    // Each step ran once, except the one in flight at the kill (at least once, by design).
+    for (const step of before) expect(steps.filter((l) => l.step === step)).toHaveLength(1);
+    expect(new Set(steps.map((l) => l.step))).toEqual(new Set(['s1', 's2', 's3', 's4', 's5']));
+
+    const events = await storedEvents(session.id);
+    expect(new Set(events.map((e) => e.invocationId))).toEqual(new Set([run.runId]));
+    expect(events.filter((e) => e.author === 'user')).toHaveLength(1);
+    expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+    const seen = client.entries.filter((e) => !e.event.partial).map((e) => e.event.id);
+    expect(seen).toEqual(events.filter((e) => e.author !== 'user').map((e) => e.id));
+    expect((await queue.status(run.runId)).attempts).toBe(2);
+  });
+
+  it('a frozen worker that wakes after its run was taken over stores nothing', async () => {
+    fresh();
+    const [a, b] = await Promise.all([startWorker(), startWorker()]);
+    const session = await store.createSession({ appName: 'pipeline', userId: 'u1' });
+    const run = await queue.enqueue({ appName: 'pipeline', userId: 'u1', sessionId: session.id, newMessage: 'go' });
+    await until(() => log.lines(run.runId).some((l) => l.step === 's1'), 'step s1 to finish');
+    const frozen = log.lines(run.runId)[0]!.pid === a.pid ? a : b;
+    frozen.process.kill('SIGSTOP');
+    await until(async () => (await queue.status(run.runId)).status === 'completed', 'the other worker to complete the run', 10_000);
+    const settled = await storedEvents(session.id);
+    frozen.process.kill('SIGCONT');
+    // Long enough for the woken worker to finish its step and try to store it.
+    await new Promise((resolve) => setTimeout(resolve, STEP_MS + 700));
+    expect((await storedEvents(session.id)).map((e) => e.id)).toEqual(settled.map((e) => e.id));
+    const outputs = settled.filter((e) => e.author.startsWith('s') && e.output !== undefined).map((e) => e.author);
+    expect(outputs).toEqual(['s1', 's2', 's3', 's4', 's5']);
+    expect((await queue.status(run.runId)).status).toBe('completed');
+  });
+
+  it('a run that crashes its worker every time ends abandoned with a stored RUN_ABANDONED event, and the session takes new runs', async () => {
+    fresh();
+    const session = await store.createSession({ appName: 'pipeline', userId: 'u1' });
+    const run = await queue.enqueue({ appName: 'pipeline', userId: 'u1', sessionId: session.id, newMessage: 'go', stateDelta: { crashAt: 's2' } });
+    // A supervisor: whenever the worker dies, another starts (as a container orchestrator would).
+    let current = await startWorker();
+    const deadline = Date.now() + 30_000;
+    let restarts = 0;
+    while (!['abandoned', 'completed', 'failed'].includes((await queue.status(run.runId)).status)) {
+      if (Date.now() > deadline) throw new Error('the crashing run did not end within 30 s');
+      if (current.process.exitCode !== null || current.process.signalCode !== null) {
+        current = await startWorker();
+        restarts++;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const status = await queue.status(run.runId);
+    expect(status.status).toBe('abandoned');
+    expect(status.error?.code).toBe('RUN_ABANDONED');
+    expect(restarts).toBe(3);
+    const events = await storedEvents(session.id);
+    expect(events.filter((e) => e.errorCode === 'RUN_ABANDONED')).toHaveLength(1);
+    expect(events.at(-1)!.errorCode).toBe('RUN_ABANDONED');
+
+    const next = await queue.enqueue({ appName: 'pipeline', userId: 'u1', sessionId: session.id, newMessage: 'again', stateDelta: { crashAt: null } });
+    await until(async () => (await queue.status(next.runId)).status === 'completed', 'a new run on the same session', 10_000);
+  });
+
+  it('Redis loses the job before any worker takes it: the sweeper puts it back and the run completes exactly once', async () => {
+    fresh();
+    const session = await store.createSession({ appName: 'pipeline', userId: 'u1' });
+    const run = await queue.enqueue({ appName: 'pipeline', userId: 'u1', sessionId: session.id, newMessage: 'go' });
+    const admin = new Redis(redis().url);
+    try {
+      await admin.flushall();
+    } finally {
+      admin.disconnect();
+    }
+    await Promise.all([startWorker({ sweepIntervalMs: 300, stepMs: 20 }), startWorker({ sweepIntervalMs: 300, stepMs: 20 })]);
+    await until(async () => (await queue.status(run.runId)).status === 'completed', 'the swept run to complete', 10_000);
+    // Both workers sweep: the run still ran once.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(log.lines(run.runId).map((l) => l.step)).toEqual(['s1', 's2', 's3', 's4', 's5']);
+    expect((await storedEvents(session.id)).filter((e) => e.author === 'user')).toHaveLength(1);
+  });
+
+  it('a schedule every second with two workers for 5 s runs 4 to 6 times, each tick once', async () => {
+    fresh();
+    await Promise.all([startWorker(), startWorker()]);
+    await queue.schedule({ id: 'every-second', appName: 'tick', userId: 'u1', newMessage: 'tick', everyMs: 1_000 });
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    await queue.removeSchedule('every-second');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const ticks = log.lines().filter((l) => l.step === 'tick');
+    expect(ticks.length).toBeGreaterThanOrEqual(4);
+    expect(ticks.length).toBeLessThanOrEqual(6);
+    expect(new Set(ticks.map((t) => t.runId)).size).toBe(ticks.length);
+    expect(await queue.listSchedules('tick')).toEqual([]);
+  });
+
+  it('SIGTERM: a run that outlasts the grace period is handed back without a stored cancellation and finished by another worker; one that fits finishes', async () => {
+    fresh();
+    const quick = await startWorker({ graceMs: 0 });
+    const session = await store.createSession({ appName: 'pipeline', userId: 'u1' });
+    const run = await queue.enqueue({ appName: 'pipeline', userId: 'u1', sessionId: session.id, newMessage: 'go' });
+    await until(() => log.lines(run.runId).some((l) => l.step === 's1'), 'step s1 to finish');
+    quick.process.kill('SIGTERM');
+    await exited(quick);
+    expect((await queue.status(run.runId)).status).toBe('pending');
+    await startWorker();
+    await until(async () => (await queue.status(run.runId)).status === 'completed', 'another worker to finish the handed-back run', 10_000);
+    const events = await storedEvents(session.id);
+    expect(events.some((e) => e.errorCode !== undefined)).toBe(false);
+    expect((await queue.status(run.runId)).attempts).toBe(1);
+
+    children.killAll();
+    const patient = await startWorker({ graceMs: 10_000 });
+    const second = await queue.enqueue({ appName: 'pipeline', userId: 'u1', sessionId: session.id, newMessage: 'again' });
+    await until(() => log.lines(second.runId).some((l) => l.step === 's1'), 'step s1 of the second run');
+    patient.process.kill('SIGTERM');
+    await exited(patient);
+    expect(await queue.status(second.runId)).toMatchObject({ status: 'completed', attempts: 1 });
+    expect(log.lines(second.runId).map((l) => l.step)).toEqual(['s1', 's2', 's3', 's4', 's5']);
+  });
+});
