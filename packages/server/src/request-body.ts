@@ -79,8 +79,8 @@ export const backgroundRunBody = z
   .refine((body) => body.newMessage !== undefined || body.input !== undefined, needsMessage);
 export type BackgroundRunBody = z.infer<typeof backgroundRunBody>;
 
-/** A schedule id: 1 to 128 characters of `A-Za-z0-9._-`, as the queue keeps them. */
-export const scheduleId = z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, { error: 'expected 1 to 128 characters of letters, digits, ".", "_" or "-"' });
+/** A schedule id: 1 to 64 characters of `A-Za-z0-9._-`, as the queue keeps them. */
+export const scheduleId = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, { error: 'expected 1 to 64 characters of letters, digits, ".", "_" or "-"' });
 
 /** Body of `POST /apps/{app}/schedules`. */
 export const scheduleBody = z

@@ -1,0 +1,106 @@
+import { expect, it } from 'vitest';
+import { describeRedis, useRedis } from '../../../queue/test/redis-server.js';
+import type { BackgroundRunInfo, WireEvent, WireSession } from '../../src/index.js';
+import { call, createSession, eventually, expectError, message } from '../helpers.js';
+import { bankAgent, queuedApp, readIdFrames, scriptedAgent, slowAgent } from './queued-app.js';
+
+// ADK's routes with createApp({ queue }): /run_sse, /run, resume and cancel keep their bodies and
+// answers, while the runs execute on a worker (here one in this process, on a private Redis).
+
+describeRedis('ADK routes through the queue', () => {
+  const redis = useRedis();
+
+  it('/run_sse enqueues and streams the run: frames carry id: and data: in one write, partial text included', async () => {
+    const api = await queuedApp(redis().url, { chat: scriptedAgent([{ chunks: ['Hel', 'lo ', 'there.'] }]) });
+    try {
+      const s = await createSession(api.app, 'chat', 'alice');
+      const res = await call(api.app, 'POST', '/run_sse', { appName: 'chat', userId: 'alice', sessionId: s.id, newMessage: message('hi'), streaming: true, invocationId: 'turn-1' });
+      const { chunks, frames } = await readIdFrames(res);
+      expect(chunks).toHaveLength(frames.length);
+      expect(frames.map((f) => [f.event.partial ?? false, f.event.content!.parts[0]])).toEqual([
+        [true, { text: 'Hel' }],
+        [true, { text: 'lo ' }],
+        [true, { text: 'there.' }],
+        [false, { text: 'Hello there.' }],
+      ]);
+      expect(frames.every((f) => f.event.invocationId === 'turn-1')).toBe(true);
+      // The wire encoding of /run_sse: timestamps in seconds.
+      expect(frames[3]!.event.timestamp).toBeLessThan(Date.now() / 100);
+      expect((await api.queue.status('turn-1')).status).toBe('completed');
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('/run answers with the JSON array of stored events, as in process; a failed run ends with its error event', async () => {
+    const api = await queuedApp(redis().url, { chat: scriptedAgent([{ chunks: ['A', 'B'] }, { error: 'model down', status: 503 }]) });
+    try {
+      const s = await createSession(api.app, 'chat', 'alice');
+      const body = { appName: 'chat', userId: 'alice', sessionId: s.id, streaming: true };
+      const ok = await call(api.app, 'POST', '/run', { ...body, newMessage: message('one') });
+      expect(ok.status).toBe(200);
+      const events = (await ok.json()) as WireEvent[];
+      expect(events.map((e) => e.content!.parts)).toEqual([[{ text: 'AB' }]]);
+      const session = (await (await call(api.app, 'GET', `/apps/chat/users/alice/sessions/${s.id}`)).json()) as WireSession;
+      expect(events).toEqual(session.events!.slice(1));
+
+      const failed = (await (await call(api.app, 'POST', '/run', { ...body, newMessage: message('two') })).json()) as WireEvent[];
+      expect(failed.at(-1)).toMatchObject({ errorCode: 'MODEL', errorMessage: expect.stringMatching(/model down/) });
+      await expectError(await call(api.app, 'POST', '/run', { ...body, appName: 'nope', newMessage: message('x') }), 404, 'APP_NOT_FOUND');
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('resume puts the paused run back on the queue with the answers and streams only what follows the pause', async () => {
+    const { agent, sent } = bankAgent([{ functionCalls: [{ name: 'transfer_money', args: { amount: 500 }, id: 'c1' }] }, 'Done: sent 500.']);
+    const api = await queuedApp(redis().url, { bank: agent });
+    try {
+      const s = await createSession(api.app, 'bank', 'alice');
+      const paused = await readIdFrames(await call(api.app, 'POST', '/run_sse', { appName: 'bank', userId: 'alice', sessionId: s.id, newMessage: message('send 500') }));
+      const interrupt = paused.frames.at(-1)!.event.interrupt!;
+      const runId = paused.frames[0]!.event.invocationId;
+      expect(interrupt).toMatchObject({ id: 'Banker:c1', kind: 'confirmation' });
+      const runPath = `/apps/bank/users/alice/sessions/${s.id}/runs/${runId}`;
+      expect(((await (await call(api.app, 'GET', runPath)).json()) as BackgroundRunInfo).status).toBe('interrupted');
+      expect(sent).toEqual([]);
+
+      // Without invocationId, the session's paused invocation is answered.
+      const resumed = await readIdFrames(await call(api.app, 'POST', `/apps/bank/users/alice/sessions/${s.id}/resume`, { responses: { [interrupt.id]: true } }));
+      expect(sent).toEqual([500]);
+      const before = new Set(paused.frames.map((f) => f.event.id));
+      expect(resumed.frames.some((f) => before.has(f.event.id))).toBe(false);
+      expect(resumed.frames[0]!.event.content!.parts[0]).toEqual({ functionResponse: { id: 'c1', name: 'transfer_money', response: { status: 'sent', amount: 500 } } });
+      expect(resumed.frames.at(-1)!.event.content!.parts).toEqual([{ text: 'Done: sent 500.' }]);
+      expect(((await (await call(api.app, 'GET', runPath)).json()) as BackgroundRunInfo).status).toBe('completed');
+
+      // Nothing is paused any more: a resume is a 400 that changes nothing.
+      await expectError(await call(api.app, 'POST', `/apps/bank/users/alice/sessions/${s.id}/resume`, { responses: { [interrupt.id]: true } }), 400, 'INVALID_REQUEST');
+      await expectError(await call(api.app, 'POST', `/apps/bank/users/alice/sessions/${s.id}/resume`, { invocationId: runId, responses: { [interrupt.id]: true } }), 400, 'CONFIGURATION');
+      expect(sent).toEqual([500]);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('POST .../sessions/{id}/cancel cancels the queued run and answers with its stored CANCELLED event; the stream ends with it', async () => {
+    const api = await queuedApp(redis().url, { slow: slowAgent(5_000) });
+    try {
+      const s = await createSession(api.app, 'slow', 'alice');
+      const stream = call(api.app, 'POST', '/run_sse', { appName: 'slow', userId: 'alice', sessionId: s.id, newMessage: message('go'), invocationId: 'long' });
+      await eventually(async () => expect((await api.queue.status('long')).status).toBe('running'));
+      const res = await call(api.app, 'POST', `/apps/slow/users/alice/sessions/${s.id}/cancel`);
+      expect(res.status).toBe(200);
+      const ended = (await res.json()) as WireEvent;
+      expect(ended).toMatchObject({ invocationId: 'long', errorCode: 'CANCELLED' });
+      const session = (await (await call(api.app, 'GET', `/apps/slow/users/alice/sessions/${s.id}`)).json()) as WireSession;
+      expect(session.events!.at(-1)).toEqual(ended);
+      const { frames } = await readIdFrames(await stream);
+      expect(frames.at(-1)!.event).toEqual(ended);
+      // Nothing is left to stop.
+      await expectError(await call(api.app, 'POST', `/apps/slow/users/alice/sessions/${s.id}/cancel`), 404, 'NO_RUN');
+    } finally {
+      await api.close();
+    }
+  });
+});
