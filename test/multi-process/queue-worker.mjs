@@ -8,7 +8,8 @@ import { RunWorker } from '@troupe/queue';
 import { apps } from './queue-worker-apps.mjs';
 
 const options = JSON.parse(process.argv[2]);
-const sessionService = new PostgresSessionService({ connectionString: options.pg, schema: options.schema });
+// As short as the lock: a worker frozen mid-write must not hold the session's row past its lease.
+const sessionService = new PostgresSessionService({ connectionString: options.pg, schema: options.schema, idleInTransactionTimeoutMs: options.lockDurationMs });
 const worker = new RunWorker({
   apps: apps(options),
   sessionService,

@@ -29,6 +29,14 @@ export interface PostgresSessionServiceOptions {
    */
   connectTimeoutMs?: number;
   /**
+   * How long one of the service's transactions may sit idle between statements before PostgreSQL
+   * ends it (`idle_in_transaction_session_timeout`). Its own transactions take milliseconds; this
+   * bounds how long a process frozen or cut off in the middle of one blocks the session for every
+   * other process. Not with `pool` (set `idle_in_transaction_session_timeout` on your pool).
+   * @default 5000
+   */
+  idleInTransactionTimeoutMs?: number;
+  /**
    * How long `checkHealth()` waits for `SELECT 1` before it reports the store unavailable.
    * @default 3000
    */
@@ -36,7 +44,7 @@ export interface PostgresSessionServiceOptions {
 }
 
 /** The options with defaults applied; exactly one of `connectionString` and `pool`. */
-export type ResolvedOptions = Required<Pick<PostgresSessionServiceOptions, 'schema' | 'applicationName' | 'connectTimeoutMs' | 'healthTimeoutMs'>> &
+export type ResolvedOptions = Required<Pick<PostgresSessionServiceOptions, 'schema' | 'applicationName' | 'connectTimeoutMs' | 'idleInTransactionTimeoutMs' | 'healthTimeoutMs'>> &
   ({ connectionString: string; pool?: undefined } | { pool: pg.Pool; connectionString?: undefined });
 
 /** Applies the defaults, once; rejects invalid options with the option, the value and the fix. */
@@ -46,7 +54,7 @@ export function resolveOptions(options: PostgresSessionServiceOptions): Resolved
       `PostgresSessionService needs an options object; got ${String(options)}. Write new PostgresSessionService({ connectionString: 'postgres://user@127.0.0.1:5432/app' }).`,
     );
   }
-  const { connectionString, pool, schema = 'troupe', applicationName, connectTimeoutMs, healthTimeoutMs = 3000 } = options;
+  const { connectionString, pool, schema = 'troupe', applicationName, connectTimeoutMs, idleInTransactionTimeoutMs, healthTimeoutMs = 3000 } = options;
   if (pool !== undefined && connectionString !== undefined) {
     throw new ConfigurationError(
       "PostgresSessionService got both 'connectionString' and 'pool'. Give one: the connection string to let the service open its own pool, or your pool.",
@@ -65,10 +73,10 @@ export function resolveOptions(options: PostgresSessionServiceOptions): Resolved
       `PostgresSessionService option 'schema' must be 1 to 63 letters, digits or '_', not starting with a digit; got ${JSON.stringify(schema)}. Omit it for 'troupe'.`,
     );
   }
-  if (pool !== undefined && (applicationName !== undefined || connectTimeoutMs !== undefined)) {
-    const name = applicationName !== undefined ? 'applicationName' : 'connectTimeoutMs';
+  if (pool !== undefined && (applicationName !== undefined || connectTimeoutMs !== undefined || idleInTransactionTimeoutMs !== undefined)) {
+    const name = applicationName !== undefined ? 'applicationName' : connectTimeoutMs !== undefined ? 'connectTimeoutMs' : 'idleInTransactionTimeoutMs';
     throw new ConfigurationError(
-      `PostgresSessionService option '${name}' applies to the pool the service opens, but 'pool' was given. Set application_name or connectionTimeoutMillis on your pool instead.`,
+      `PostgresSessionService option '${name}' applies to the pool the service opens, but 'pool' was given. Set application_name, connectionTimeoutMillis or idle_in_transaction_session_timeout on your pool instead.`,
     );
   }
   if (applicationName !== undefined && !(typeof applicationName === 'string' && /^[\x20-\x7e]{1,63}$/.test(applicationName))) {
@@ -77,8 +85,9 @@ export function resolveOptions(options: PostgresSessionServiceOptions): Resolved
     );
   }
   checkDuration('connectTimeoutMs', connectTimeoutMs);
+  checkDuration('idleInTransactionTimeoutMs', idleInTransactionTimeoutMs);
   checkDuration('healthTimeoutMs', healthTimeoutMs);
-  const common = { schema, applicationName: applicationName ?? 'troupe', connectTimeoutMs: connectTimeoutMs ?? 5000, healthTimeoutMs };
+  const common = { schema, applicationName: applicationName ?? 'troupe', connectTimeoutMs: connectTimeoutMs ?? 5000, idleInTransactionTimeoutMs: idleInTransactionTimeoutMs ?? 5000, healthTimeoutMs };
   return pool !== undefined ? { ...common, pool } : { ...common, connectionString: connectionString! };
 }
 

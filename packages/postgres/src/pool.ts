@@ -70,6 +70,7 @@ export interface OwnPoolSettings {
   connectionString: string;
   applicationName: string;
   connectTimeoutMs: number;
+  idleInTransactionTimeoutMs: number;
 }
 
 /** Opens the service's own pool. */
@@ -80,6 +81,10 @@ export function openPool(settings: OwnPoolSettings): pg.Pool {
     application_name: settings.applicationName,
     // Without it, connecting to an unreachable host waits for the operating system's TCP timeout (minutes).
     connectionTimeoutMillis: settings.connectTimeoutMs,
+    // A process frozen (SIGSTOP, a VM pause) or cut off inside a write keeps its row locks, and every
+    // other process writing that session would wait for it for ever; the server ends such a
+    // transaction instead, and the session's lease lets the next owner in.
+    idle_in_transaction_session_timeout: settings.idleInTransactionTimeoutMs,
   });
 }
 

@@ -92,7 +92,12 @@ export class PostgresSessionService implements LeasingSessionService, RunRecordS
     this.leases = new Leases(resolved.schema);
     this.runs = new Runs(resolved.schema);
     this.ownsPool = resolved.pool === undefined;
-    this.pool = resolved.pool ?? openPool({ connectionString: resolved.connectionString, applicationName: resolved.applicationName, connectTimeoutMs: resolved.connectTimeoutMs });
+    this.pool = resolved.pool ?? openPool({
+        connectionString: resolved.connectionString,
+        applicationName: resolved.applicationName,
+        connectTimeoutMs: resolved.connectTimeoutMs,
+        idleInTransactionTimeoutMs: resolved.idleInTransactionTimeoutMs,
+      });
     this.stopListening = listenForIdleErrors(this.pool);
   }
 
