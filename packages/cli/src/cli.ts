@@ -5,6 +5,8 @@ import { EVAL_USAGE, evalCommand } from './commands/eval.js';
 import { runCommand } from './commands/run.js';
 import { serveUsage } from './commands/serve-options.js';
 import { webCommand } from './commands/web.js';
+import { workerCommand } from './commands/worker.js';
+import { WORKER_USAGE } from './commands/worker-options.js';
 import { AgentLoadError, CliUsageError } from './errors.js';
 import { ExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
@@ -37,6 +39,8 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
       return apiCommand(rest, io);
     case 'web':
       return webCommand(rest, io);
+    case 'worker':
+      return workerCommand(rest, io);
     case 'eval':
       return evalCommand(rest, io);
     case 'create':
@@ -44,7 +48,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
     case 'help':
     case '--help':
     case '-h':
-      io.stdout.write(rest[0] === 'run' ? RUN_USAGE : rest[0] === 'eval' ? EVAL_USAGE : rest[0] === 'create' ? CREATE_USAGE : rest[0] === 'api' || rest[0] === 'web' ? serveUsage(rest[0]) : MAIN_USAGE);
+      io.stdout.write(helpOf(rest[0]));
       return ExitCode.ok;
     case '--version':
     case '-v':
@@ -52,7 +56,27 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
       return ExitCode.ok;
     default:
       if (command.startsWith('-')) throw new CliUsageError(`Unknown option '${command}'. Put the command first, e.g. 'troupe run ${command} ...', or run 'troupe --help'.`);
-      throw new CliUsageError(`Unknown command '${command}'. The commands are: run, api, web, eval, create. Run 'troupe --help' for usage.`);
+      throw new CliUsageError(`Unknown command '${command}'. The commands are: run, api, web, worker, eval, create. Run 'troupe --help' for usage.`);
+  }
+}
+
+/** `troupe help [command]`. */
+function helpOf(command: string | undefined): string {
+  switch (command) {
+    case 'run':
+      return RUN_USAGE;
+    case 'eval':
+      return EVAL_USAGE;
+    case 'create':
+      return CREATE_USAGE;
+    case 'api':
+    case 'web':
+      return serveUsage(command);
+    case 'worker':
+      return WORKER_USAGE;
+    case undefined:
+    default:
+      return MAIN_USAGE;
   }
 }
 

@@ -5,6 +5,7 @@ Commands:
   run <agent file or dir>   Chat with an agent in the terminal, or run one message (--input)
   web <agents dir>          Serve the browser dev UI and the HTTP API (http://127.0.0.1:8000/)
   api <agents dir>          Serve the HTTP API only (ADK's API server routes)
+  worker <agents dir>       Run the API's background runs, handed over through Redis (--redis)
   eval <agent> <evalset>    Score an agent against an eval set (tool calls and responses)
   create <name>             Create a new app from a template (single, pipeline, team)
 
@@ -17,6 +18,7 @@ Examples:
   troupe run agent.ts --model openai/gpt-4o-mini --input "Weather in Paris?"
   troupe run agents/team.yaml
   troupe web examples
+  troupe api agents --redis redis://127.0.0.1:6379 & troupe worker agents --redis redis://127.0.0.1:6379
   troupe eval agents/weather evals/weather.evalset.json
   troupe create my-agents --template team
 `;

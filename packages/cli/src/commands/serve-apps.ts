@@ -8,7 +8,9 @@ import { ExitCode } from '../exit-codes.js';
 import { enableTypeScript, importModule } from '../import-module.js';
 import { loadAgentModule } from '../load-agent.js';
 import type { CliIo } from '../io.js';
+import { stopRequested } from '../stop-requested.js';
 import { parseServeOptions, type ServeMode, serveUsage } from './serve-options.js';
+import { type BackgroundQueue, openBackgroundQueue } from './serve-queue.js';
 import { openServeStore } from './serve-store.js';
 
 /** How long a stopping server lets runs in flight finish before cancelling them. */
@@ -43,12 +45,15 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
 
   const store = await openServeStore(options, io.cwd);
   let handle: ServerHandle | undefined;
+  let queue: BackgroundQueue | undefined;
   let names: string[];
   try {
+    queue = options.redis === undefined ? undefined : await openBackgroundQueue(options.redis, store);
     const auth: AuthOptions | undefined = options.token === undefined ? undefined : { tokens: { [options.token]: '*' } };
     const app = createApp({
       ...(single ? { apps: { [single.appName]: single.agent } } : { agentsDir, importModule, loadAgentOptions: { model: defaultModel.model } }),
       sessionService: store.service,
+      ...(queue ? { queue: queue.queue } : {}),
       defaultModel: defaultModel.model,
       ...(auth ? { auth } : {}),
       ...(staticDir ? { staticDir } : {}),
@@ -60,6 +65,7 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
     names = await appNames(app, options.token);
   } catch (error) {
     await handle?.close({ gracePeriodMs: 0 });
+    await queue?.close();
     await store.close();
     throw error;
   }
@@ -72,6 +78,8 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
       : `Apps in ${where}: ${names.length > 0 ? names.join(', ') : `none (add a folder with an agent.ts, or run 'troupe ${mode} examples')`}\n`,
   );
   io.stdout.write(`Sessions: ${store.description}\n`);
+  if (queue) io.stdout.write(`Runs: on workers, through Redis at ${queue.description} (start them with 'troupe worker ${where} --redis <url>' and the same session store)\n`);
+  if (queue?.warning) io.stderr.write(`Warning: ${queue.warning}\n`);
   if (options.allowOrigins.length > 0) io.stdout.write(`Pages allowed to call the API (CORS): ${options.allowOrigins.join(', ')}\n`);
   if (options.allowedHosts.length > 0) io.stdout.write(`Host names answered besides the loopback ones: ${options.allowedHosts.join(', ')}\n`);
   if (defaultModel.offline) {
@@ -84,6 +92,7 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
   try {
     await handle.close({ gracePeriodMs: GRACE_PERIOD_MS });
   } finally {
+    await queue?.close();
     await store.close();
   }
   return ExitCode.ok;
@@ -128,19 +137,6 @@ async function appNames(app: TroupeApp, token: string | undefined): Promise<stri
     throw new Error(`Listing the apps failed: ${message}`);
   }
   return body as string[];
-}
-
-/** Resolves on Ctrl-C (through `io`) or SIGTERM, whichever comes first. */
-function stopRequested(io: CliIo): Promise<void> {
-  return new Promise((resolveStop) => {
-    const stop = () => {
-      stopListening();
-      process.off('SIGTERM', stop);
-      resolveStop();
-    };
-    const stopListening = io.onInterrupt(stop);
-    process.once('SIGTERM', stop);
-  });
 }
 
 function pathKind(path: string): 'directory' | 'file' | 'missing' {

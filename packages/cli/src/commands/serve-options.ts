@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { allowedHostProblem, allowedOriginProblem, isLoopback } from '@troupe/server';
 import { CliUsageError } from '../errors.js';
 import { parseArgsErrorMessage } from '../parse-args-error.js';
+import { checkRedisUrl } from './queue-support.js';
 
 /** `troupe api` serves the HTTP API; `troupe web` the API and the browser dev UI. */
 export type ServeMode = 'api' | 'web';
@@ -26,6 +27,8 @@ export interface ServeCommandOptions {
   memory: boolean;
   /** `--allow-origin` (repeatable): web pages of other origins that may call the API (CORS), e.g. a Vite dev server. @default [] */
   allowOrigins: string[];
+  /** `--redis`: a Redis URL; runs then execute on `troupe worker` processes, handed over through it. */
+  redis: string | undefined;
   /** `--allowed-host` (repeatable): host names the server answers to besides its loopback names. @default [] */
   allowedHosts: string[];
   /** `--help`: print the usage and do nothing else. */
@@ -43,6 +46,7 @@ const OPTIONS = {
   db: { type: 'string' },
   pg: { type: 'string' },
   memory: { type: 'boolean' },
+  redis: { type: 'string' },
   'allow-origin': { type: 'string', multiple: true },
   'allowed-host': { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
@@ -58,18 +62,26 @@ export function parseServeOptions(mode: ServeMode, args: readonly string[]): Ser
     throw new CliUsageError(`${parseArgsErrorMessage(error, command, OPTIONS)} Run '${command} --help' for the options.`);
   }
   const { values, positionals } = parsed;
-  const defaults = { host: '127.0.0.1', port: DEFAULT_PORT, token: undefined, model: undefined, db: undefined, pg: undefined, memory: false, allowOrigins: [], allowedHosts: [] };
+  const defaults = { host: '127.0.0.1', port: DEFAULT_PORT, token: undefined, model: undefined, db: undefined, pg: undefined, memory: false, redis: undefined, allowOrigins: [], allowedHosts: [] };
   if (values.help) return { agentsDir: '', ...defaults, help: true };
   if (positionals.length !== 1) {
     const got = positionals.length === 0 ? 'none' : positionals.map((p) => `'${p}'`).join(', ');
     throw new CliUsageError(`'${command}' takes one agents directory (each app a folder with agent.ts, agent.js or agent.yaml) or one agent file; got ${got}. Example: '${command} examples'.`);
   }
-  for (const name of ['host', 'port', 'token', 'model', 'db', 'pg'] as const) {
+  for (const name of ['host', 'port', 'token', 'model', 'db', 'pg', 'redis'] as const) {
     const value = values[name];
     if (value !== undefined && value.trim() === '') throw new CliUsageError(`--${name} is empty; give it a value or leave it out.`);
   }
   const stores = (['db', 'pg', 'memory'] as const).filter((name) => values[name] !== undefined && values[name] !== false);
   if (stores.length > 1) throw new CliUsageError(`${stores.map((s) => `--${s}`).join(' and ')} both choose where sessions live; give only one.`);
+  if (values.redis !== undefined) {
+    checkRedisUrl(values.redis);
+    if (values.memory) {
+      throw new CliUsageError(
+        `${command} --redis cannot keep sessions in memory (--memory): the API and the workers are separate processes and must share one session store. Use --db <path> (SQLite, one machine) or --pg <url> (PostgreSQL).`,
+      );
+    }
+  }
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
   if (!/^\d+$/.test(values.port ?? '0') || !Number.isInteger(port) || port > 65535) {
     throw new CliUsageError(`--port ${JSON.stringify(values.port)} is not a port; use a whole number from 0 to 65535 (0 picks a free port).`);
@@ -84,7 +96,7 @@ export function parseServeOptions(mode: ServeMode, args: readonly string[]): Ser
   }
   const allowOrigins = checkedList('allow-origin', values['allow-origin'], allowedOriginProblem, "scheme, host and port, e.g. --allow-origin http://localhost:5173");
   const allowedHosts = checkedList('allowed-host', values['allowed-host'], allowedHostProblem, 'a host name as browsers send it, e.g. --allowed-host dev.example.com (any port), dev.example.com:8443 or .example.com');
-  return { agentsDir: positionals[0]!, host, port, token, model: values.model, db: values.db, pg: values.pg, memory: values.memory ?? false, allowOrigins, allowedHosts, help: false };
+  return { agentsDir: positionals[0]!, host, port, token, model: values.model, db: values.db, pg: values.pg, memory: values.memory ?? false, redis: values.redis, allowOrigins, allowedHosts, help: false };
 }
 
 /** The values of a repeatable flag, each checked by the server's own rule. */
@@ -120,6 +132,9 @@ Options:
   --db <path>         SQLite file for sessions (default: .troupe/troupe.db)
   --pg <url>          Keep sessions in PostgreSQL instead (needs @troupe/postgres)
   --memory            Keep sessions in memory only (gone when the server stops)
+  --redis <url>       Run on workers: runs go through this Redis to 'troupe worker' processes
+                      sharing the session store (--db or --pg), e.g. redis://127.0.0.1:6379,
+                      and the background-run routes (.../runs, /apps/{app}/schedules) are served
   --allow-origin <url>
                       Let web pages of this origin call the API from a browser (CORS), e.g.
                       http://localhost:5173 for a Vite dev server; repeat for more

@@ -2,16 +2,17 @@ import type * as Postgres from '@troupe/postgres';
 import type { SessionService } from '@troupe/core';
 import { CliUsageError } from '../errors.js';
 import { createSessionStore, type SessionStore } from '../session-store.js';
+import { redactUrl } from '../redact-url.js';
 import type { ServeCommandOptions } from './serve-options.js';
 
 /**
- * The session store of `troupe api` / `troupe web`: PostgreSQL with `--pg`, otherwise the CLI's
- * own choice (SQLite at `.troupe/troupe.db`, `--db`, or `--memory`).
+ * The session store of `troupe api`, `troupe web` and `troupe worker`: PostgreSQL with `--pg`,
+ * otherwise the CLI's own choice (SQLite at `.troupe/troupe.db`, `--db`, or `--memory`).
  */
-export async function openServeStore(options: ServeCommandOptions, cwd: string): Promise<SessionStore & { description: string }> {
+export async function openServeStore(options: Pick<ServeCommandOptions, 'pg' | 'db' | 'memory'>, cwd: string): Promise<SessionStore & { description: string }> {
   if (options.pg !== undefined) {
     const service = await openPostgres(options.pg);
-    return { service, path: undefined, close: () => service.close(), description: `PostgreSQL (${redact(options.pg)})` };
+    return { service, path: undefined, close: () => service.close(), description: `PostgreSQL (${redactUrl(options.pg)})` };
   }
   const store = createSessionStore({ cwd, db: options.db, memory: options.memory });
   return { ...store, description: store.path === undefined ? 'memory (gone when the server stops)' : `SQLite ${store.path}` };
@@ -25,15 +26,4 @@ async function openPostgres(connectionString: string): Promise<SessionService & 
     throw new CliUsageError(`--pg needs the package @troupe/postgres, which could not be loaded (${(error as Error).message}). Install it next to @troupe/cli: npm install @troupe/postgres`);
   }
   return new postgres.PostgresSessionService({ connectionString });
-}
-
-/** A connection string without its password, for printing. */
-function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'the given connection string';
-  }
 }
