@@ -73,8 +73,11 @@ export const backgroundRunBody = z
     ...turnFields,
     /** With a run already pending or running on the session. Absent: `'reject'` (409). */
     multitaskStrategy,
-    /** The run's id, which is also its invocation id. */
-    runId: invocationId,
+    /** The run's id, which is also its invocation id and its job id (BullMQ's job ids cannot hold ':'). */
+    runId: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,128}$/, { error: 'expected 1 to 128 characters of letters, digits, ".", "_" or "-"' })
+      .nullish(),
   })
   .refine((body) => body.newMessage !== undefined || body.input !== undefined, needsMessage);
 export type BackgroundRunBody = z.infer<typeof backgroundRunBody>;
