@@ -16,7 +16,17 @@ export interface QueuedStreamParams {
   /** This server's handle on the stream: aborting its signal (client gone, shutdown) stops following. */
   tracked: TrackedRun;
   onFailure: RunFailureListener;
+  /** How long the stream may stay silent before a comment line keeps proxies from closing it. @default 15000 */
+  keepAliveMs?: number;
 }
+
+/**
+ * Silence after which a `: keep-alive` comment is sent: below the idle timeouts of common proxies
+ * and load balancers (often 30 to 60 s), which would otherwise cut a stream whose run waits for a
+ * worker or runs a long tool. EventSource ignores comments.
+ */
+const KEEP_ALIVE_MS = 15_000;
+const KEEP_ALIVE = ': keep-alive\n\n';
 
 /**
  * Answers with a background run's events as server-sent events, each frame `id: <entry id>` and
@@ -24,6 +34,7 @@ export interface QueuedStreamParams {
  * only as fast as the client takes them (one frame buffered), and the run goes on whatever the
  * client does: a client that goes away only stops following it, and can come back with
  * `Last-Event-ID`. A failure while following (Redis gone) ends the stream with an error event.
+ * While nothing happens, a comment line every `keepAliveMs` keeps the connection open.
  */
 export function queuedRunStream(params: QueuedStreamParams): Response {
   const { queue, runId, tracked, onFailure } = params;
@@ -31,8 +42,11 @@ export function queuedRunStream(params: QueuedStreamParams): Response {
   const joined = queue.join(runId, { signal: tracked.signal, ...(params.lastEventId === undefined ? {} : { lastEventId: params.lastEventId }) });
   const entries = params.select ? params.select(joined) : joined;
   let iterator: AsyncIterator<BackgroundStreamEntry> | undefined;
+  // The read in progress: after a keep-alive, the next pull waits for the same one.
+  let pending: Promise<IteratorResult<BackgroundStreamEntry>> | undefined;
   let last: Event | undefined;
   let done = false;
+  const keepAliveMs = params.keepAliveMs ?? KEEP_ALIVE_MS;
 
   const finish = (controller: ReadableStreamDefaultController<Uint8Array>, final?: Event) => {
     done = true;
@@ -47,7 +61,13 @@ export function queuedRunStream(params: QueuedStreamParams): Response {
         if (done) return;
         try {
           iterator ??= entries[Symbol.asyncIterator]();
-          const step = await iterator.next();
+          pending ??= iterator.next();
+          const step = await quietFor(pending, keepAliveMs);
+          if (step === SILENT) {
+            controller.enqueue(encoder.encode(KEEP_ALIVE));
+            return;
+          }
+          pending = undefined;
           if (!step.done) {
             if (!step.value.event.partial) last = step.value.event;
             controller.enqueue(encoder.encode(sseFrame(step.value.event, step.value.id)));
@@ -71,4 +91,19 @@ export function queuedRunStream(params: QueuedStreamParams): Response {
     { highWaterMark: 1 },
   );
   return new Response(body, { status: 200, headers: SSE_HEADERS });
+}
+
+const SILENT = Symbol('silent');
+
+/** `read`'s result, or {@link SILENT} when it takes longer than `ms` (the read goes on). */
+async function quietFor<T>(read: Promise<T>, ms: number): Promise<T | typeof SILENT> {
+  let timer: NodeJS.Timeout | undefined;
+  const silence = new Promise<typeof SILENT>((resolve) => {
+    timer = setTimeout(() => resolve(SILENT), ms);
+  });
+  try {
+    return await Promise.race([read, silence]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
