@@ -88,6 +88,15 @@ const STATUS_BY_CODE: Readonly<Record<string, ErrorStatus>> = {
  */
 const STORE_FAILURES: ReadonlySet<string> = new Set(['STORAGE', 'LEASE_LOST', 'STALE_SESSION']);
 
+/**
+ * True for the code of a request the server refuses as the client's mistake (a 4xx: busy session,
+ * open interrupts, bad input), as opposed to a failure of the run or of the server.
+ */
+export function isRefusalCode(code: string): boolean {
+  const status = STATUS_BY_CODE[code];
+  return status !== undefined && status < 500;
+}
+
 /** True for an error that means the store, not the agents, stopped the run (see {@link toHttpError}). */
 export function isStoreFailure(error: unknown): boolean {
   return error instanceof TroupeError && STORE_FAILURES.has(error.code);

@@ -1,6 +1,6 @@
 import { type Event, TroupeError } from '@troupe/core';
 import type { BackgroundRuns } from './background-runs.js';
-import { isStoreFailure } from './http-error.js';
+import { isRefusalCode, isStoreFailure } from './http-error.js';
 import { unreportedEnd } from './queued-run-end.js';
 import { failureEvent, type RunFailureListener } from './run-stream.js';
 import type { TrackedRun } from './run-tracker.js';
@@ -9,22 +9,18 @@ import type { TrackedRun } from './run-tracker.js';
  * Follows a background run to its end (or pause) for `POST /run` and returns what `/run_sse` would
  * have sent, partial events left out, as `collectRun` does for a run in this process: a failure the
  * stream did not show is appended as an error event, and one caused by the store (`STORAGE`,
- * `LEASE_LOST`, `STALE_SESSION`) rejects instead, so the route answers with that status.
+ * `LEASE_LOST`, `STALE_SESSION`) rejects instead, so the route answers with that status; so does a
+ * run the worker's runner refused before storing anything (bad input, open interrupts: a 4xx).
  */
 export async function collectQueuedRun(queue: BackgroundRuns, runId: string, tracked: TrackedRun, onFailure: RunFailureListener): Promise<Event[]> {
   const collected: Event[] = [];
+  let end: Event | undefined;
   try {
     for await (const entry of queue.join(runId, { signal: tracked.signal })) {
       if (!entry.event.partial) collected.push(entry.event);
     }
-    const end = await unreportedEnd(queue, runId, collected.at(-1));
-    if (end) {
-      const error = new TroupeError(end.errorCode!, end.errorMessage ?? end.errorCode!);
-      if (isStoreFailure(error)) throw error;
-      collected.push(end);
-    }
+    end = await unreportedEnd(queue, runId, collected.at(-1));
   } catch (error) {
-    if (isStoreFailure(error)) throw error;
     // Unless the client went away (nobody reads the answer, and the run goes on), a failure to follow the run is its last event.
     if (!tracked.signal.aborted) {
       onFailure(error);
@@ -32,6 +28,12 @@ export async function collectQueuedRun(queue: BackgroundRuns, runId: string, tra
     }
   } finally {
     tracked.end(collected.at(-1));
+  }
+  if (end) {
+    const error = new TroupeError(end.errorCode!, end.errorMessage ?? end.errorCode!);
+    // Refused by the worker's runner before it stored anything: the status it would have had in process.
+    if (isStoreFailure(error) || (collected.length === 0 && isRefusalCode(error.code))) throw error;
+    collected.push(end);
   }
   return collected;
 }

@@ -51,3 +51,23 @@ export function interruptedInvocation(session: Session): string {
   }
   return last.invocationId;
 }
+
+/**
+ * Refuses a new turn on a session that waits for answers (409 `PENDING_INTERRUPT`, as the runner
+ * does), or that does not exist (404), before a background run is queued for it: the worker would
+ * only refuse it, after the client got its 200 or 202.
+ */
+export async function assertNoOpenInterrupts(sessionService: SessionService, key: { appName: string; userId: string; sessionId: string }): Promise<void> {
+  const session = await sessionService.getSession(key);
+  if (!session) {
+    throw new HttpError(404, 'SESSION_NOT_FOUND', `Session '${key.sessionId}' not found for app '${key.appName}' and user '${key.userId}'. Create it with POST /apps/${key.appName}/users/${key.userId}/sessions.`);
+  }
+  const open = openInterrupts(session.events);
+  if (open.length > 0) {
+    throw new HttpError(
+      409,
+      'PENDING_INTERRUPT',
+      `Session '${key.sessionId}' has ${open.length} unanswered interrupt(s) (${open.map((i) => i.id).join(', ')}). Answer them with POST /apps/${key.appName}/users/${key.userId}/sessions/${key.sessionId}/resume first.`,
+    );
+  }
+}

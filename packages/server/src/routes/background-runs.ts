@@ -3,6 +3,7 @@ import type { BackgroundRuns } from '../background-runs.js';
 import { HttpError } from '../http-error.js';
 import { queuedRunStream } from '../queued-run-stream.js';
 import { backgroundRunBody, readBody } from '../request-body.js';
+import { assertNoOpenInterrupts } from '../resume-guard.js';
 import { runOfSession, sessionOfPath } from '../run-access.js';
 import { sessionKey } from '../run-tracker.js';
 import type { ServerContext, ServerEnv } from '../server-context.js';
@@ -26,6 +27,7 @@ export function backgroundRunRoutes(ctx: ServerContext, queue: BackgroundRuns): 
     const session = await sessionOfPath(ctx, c);
     const body = await readBody(c, backgroundRunBody);
     if (body.stateDelta) checkStateWrite('stateDelta', body.stateDelta, c.get('principal'), ctx.stateLimits);
+    await assertNoOpenInterrupts(ctx.sessionService, session);
     const info = await queue.enqueue({
       ...session,
       ...(body.newMessage ? { newMessage: body.newMessage } : {}),

@@ -6,7 +6,7 @@ import { collectQueuedRun } from '../queued-run-collect.js';
 import { queuedRunStream } from '../queued-run-stream.js';
 import { readBody, resumeBody, type RunBody } from '../request-body.js';
 import { afterResume } from '../resumed-run-entries.js';
-import { assertResumeAnswers, interruptedInvocation } from '../resume-guard.js';
+import { assertNoOpenInterrupts, assertResumeAnswers, interruptedInvocation } from '../resume-guard.js';
 import { runOfSession } from '../run-access.js';
 import { sessionKey, type TrackedRun } from '../run-tracker.js';
 import type { ServerContext, ServerEnv } from '../server-context.js';
@@ -25,6 +25,7 @@ export function queuedRunRoutes(ctx: ServerContext, queue: BackgroundRuns): Hono
   /** Enqueues; a refusal (busy session, taken id, unknown session) is an HTTP error, nothing followed. */
   async function enqueue(body: RunBody, tracked: TrackedRun): Promise<string> {
     try {
+      await assertNoOpenInterrupts(ctx.sessionService, body);
       return (await queue.enqueue(enqueueParams(body))).runId;
     } catch (error) {
       tracked.end();

@@ -1,4 +1,6 @@
+import { FunctionAgent } from '@troupe/core';
 import { expect, it } from 'vitest';
+import { z } from 'zod';
 import { describeRedis, useRedis } from '../../../queue/test/redis-server.js';
 import type { BackgroundRunInfo, WireEvent, WireSession } from '../../src/index.js';
 import { call, createSession, eventually, expectError, message } from '../helpers.js';
@@ -78,6 +80,29 @@ describeRedis('ADK routes through the queue', () => {
       await expectError(await call(api.app, 'POST', `/apps/bank/users/alice/sessions/${s.id}/resume`, { responses: { [interrupt.id]: true } }), 400, 'INVALID_REQUEST');
       await expectError(await call(api.app, 'POST', `/apps/bank/users/alice/sessions/${s.id}/resume`, { invocationId: runId, responses: { [interrupt.id]: true } }), 400, 'CONFIGURATION');
       expect(sent).toEqual([500]);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('a turn the runner would refuse keeps its status: 409 on a paused session, 400 for an input the worker refused', async () => {
+    const { agent } = bankAgent([{ functionCalls: [{ name: 'transfer_money', args: { amount: 5 }, id: 'c1' }] }]);
+    const typed = new FunctionAgent({ name: 'Typed', inputSchema: z.object({ city: z.string() }), run: ({ city }) => `Weather in ${city}` });
+    const api = await queuedApp(redis().url, { bank: agent, typed });
+    try {
+      const s = await createSession(api.app, 'bank', 'alice');
+      await readIdFrames(await call(api.app, 'POST', '/run_sse', { appName: 'bank', userId: 'alice', sessionId: s.id, newMessage: message('send 5') }));
+      const turn = { appName: 'bank', userId: 'alice', sessionId: s.id, newMessage: message('and 6') };
+      expect(await expectError(await call(api.app, 'POST', '/run', turn), 409, 'PENDING_INTERRUPT')).toMatch(/unanswered interrupt\(s\) \(Banker:c1\)/);
+      await expectError(await call(api.app, 'POST', '/run_sse', turn), 409, 'PENDING_INTERRUPT');
+      await expectError(await call(api.app, 'POST', `/apps/bank/users/alice/sessions/${s.id}/runs`, { newMessage: message('and 6') }), 409, 'PENDING_INTERRUPT');
+      expect((await api.queue.list({ appName: 'bank', userId: 'alice', sessionId: s.id })).map((r) => r.status)).toEqual(['interrupted']);
+
+      const t = await createSession(api.app, 'typed', 'alice');
+      const refused = await call(api.app, 'POST', '/run', { appName: 'typed', userId: 'alice', sessionId: t.id, input: { city: 3 } });
+      expect(await expectError(refused, 400, 'INPUT_VALIDATION')).toMatch(/does not match its inputSchema/);
+      const ok = (await (await call(api.app, 'POST', '/run', { appName: 'typed', userId: 'alice', sessionId: t.id, input: { city: 'Oslo' } })).json()) as WireEvent[];
+      expect(ok.at(-1)!.content!.parts).toEqual([{ text: 'Weather in Oslo' }]);
     } finally {
       await api.close();
     }
