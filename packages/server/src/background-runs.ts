@@ -84,16 +84,8 @@ export interface BackgroundScheduleParams {
 }
 
 /** A schedule as stored. `next` is when the next tick is due (ms since the epoch), when known. */
-export interface BackgroundScheduleInfo {
+export interface BackgroundScheduleInfo extends Omit<BackgroundScheduleParams, 'id' | 'multitaskStrategy'> {
   id: string;
-  appName: string;
-  userId: string;
-  sessionId?: string;
-  newMessage?: Content | string;
-  input?: Record<string, unknown>;
-  pattern?: string;
-  tz?: string;
-  everyMs?: number;
   multitaskStrategy: MultitaskStrategy;
   next?: number;
 }

@@ -70,6 +70,12 @@ export async function expectError(res: Response, status: number, code: string): 
  * server, so `chunks` shows how the frames were written; `events` are the parsed frames.
  */
 export async function readSse(res: Response): Promise<{ chunks: string[]; events: WireEvent[] }> {
+  const chunks = await readSseChunks(res);
+  return { chunks, events: parseFrames(chunks.join('')) };
+}
+
+/** The chunks of a 200 server-sent-events body, as the server wrote them. */
+export async function readSseChunks(res: Response): Promise<string[]> {
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
   const decoder = new TextDecoder();
@@ -80,7 +86,7 @@ export async function readSse(res: Response): Promise<{ chunks: string[]; events
     if (done) break;
     chunks.push(decoder.decode(value));
   }
-  return { chunks, events: parseFrames(chunks.join('')) };
+  return chunks;
 }
 
 /** Splits an SSE text into frames, checking each is exactly one `data:` line of JSON. */

@@ -5,6 +5,7 @@ import { RunQueue, RunWorker } from '@troupe/queue';
 import { expect } from 'vitest';
 import { z } from 'zod';
 import { createApp, type CreateAppOptions, type WireEvent } from '../../src/index.js';
+import { readSseChunks } from '../helpers.js';
 
 /**
  * An API with `createApp({ queue })` and one RunWorker in this process (unless `worker: false`),
@@ -91,15 +92,6 @@ export function parseIdFrames(text: string): IdFrame[] {
 
 /** Reads an SSE response to its end: the chunks as written, and the frames. */
 export async function readIdFrames(res: Response): Promise<{ chunks: string[]; frames: IdFrame[] }> {
-  expect(res.status).toBe(200);
-  expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-  const decoder = new TextDecoder();
-  const chunks: string[] = [];
-  const reader = res.body!.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(decoder.decode(value));
-  }
+  const chunks = await readSseChunks(res);
   return { chunks, frames: parseIdFrames(chunks.join('')) };
 }
