@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { FunctionAgent } from '@troupe/core';
 import { expect, it } from 'vitest';
 import { z } from 'zod';
@@ -80,6 +81,32 @@ describeRedis('ADK routes through the queue', () => {
       await expectError(await call(api.app, 'POST', `/apps/bank/users/alice/sessions/${s.id}/resume`, { responses: { [interrupt.id]: true } }), 400, 'INVALID_REQUEST');
       await expectError(await call(api.app, 'POST', `/apps/bank/users/alice/sessions/${s.id}/resume`, { invocationId: runId, responses: { [interrupt.id]: true } }), 400, 'CONFIGURATION');
       expect(sent).toEqual([500]);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('a resume after the paused run\'s live stream expired streams only what follows the pause too', async () => {
+    const { agent, sent } = bankAgent([{ functionCalls: [{ name: 'transfer_money', args: { amount: 7 }, id: 'c1' }] }, { chunks: ['Sent ', '7.'] }]);
+    const api = await queuedApp(redis().url, { bank: agent }, { streamTtlMs: 1_000 });
+    try {
+      const s = await createSession(api.app, 'bank', 'alice');
+      const paused = await readIdFrames(await call(api.app, 'POST', '/run_sse', { appName: 'bank', userId: 'alice', sessionId: s.id, newMessage: message('send 7') }));
+      const runId = paused.frames[0]!.event.invocationId;
+      // Past the stream's TTL, the worker that takes the resume publishes the stored events again first.
+      await sleep(1_300);
+      const resumed = await readIdFrames(
+        await call(api.app, 'POST', `/apps/bank/users/alice/sessions/${s.id}/resume`, { invocationId: runId, responses: { 'Banker:c1': true }, streaming: true }),
+      );
+      expect(sent).toEqual([7]);
+      const before = new Set(paused.frames.map((f) => f.event.id));
+      expect(resumed.frames.some((f) => before.has(f.event.id))).toBe(false);
+      expect(resumed.frames.map((f) => [f.event.partial ?? false, f.event.content!.parts[0]])).toEqual([
+        [false, { functionResponse: { id: 'c1', name: 'transfer_money', response: { status: 'sent', amount: 7 } } }],
+        [true, { text: 'Sent ' }],
+        [true, { text: '7.' }],
+        [false, { text: 'Sent 7.' }],
+      ]);
     } finally {
       await api.close();
     }
