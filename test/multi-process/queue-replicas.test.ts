@@ -10,6 +10,8 @@ import { API, type Child, Children, StepLog, WORKER, requireBuilt, until } from 
 // runs. Double texts, cancels, stream reconnects and approvals cross replicas here.
 
 const STEP_MS = 250;
+// Every test spawns four processes: bounded, but past vitest's default.
+const TEST_MS = 60_000;
 
 interface Frame {
   id: string;
@@ -126,7 +128,7 @@ describeRedis('background runs across API replicas', () => {
     await until(async () => (await runStatus(apis[0], 'pipeline', session.id, String(turn2.json.runId))) === 'completed', 'turn 2 to complete', 15_000);
     const order = (await storedEvents('pipeline', session.id)).map((e) => e.invocationId);
     expect(order.lastIndexOf(String(turn1.json.runId))).toBeLessThan(order.indexOf(String(turn2.json.runId)));
-  });
+  }, TEST_MS);
 
   it('a cancel posted to the other replica ends the run cancelled within 1 s', async () => {
     await deploy();
@@ -140,7 +142,7 @@ describeRedis('background runs across API replicas', () => {
     await until(async () => (await runStatus(apis[0], 'pipeline', session.id, runId)) === 'cancelled', 'the run to be cancelled', 1_000);
     expect(Date.now() - asked).toBeLessThan(1_000);
     expect((await storedEvents('pipeline', session.id)).filter((e) => e.errorCode === 'CANCELLED')).toHaveLength(1);
-  });
+  }, TEST_MS);
 
   it('a stream dropped on one replica resumes on the other with Last-Event-ID: every later frame exactly once', async () => {
     await deploy();
@@ -154,7 +156,7 @@ describeRedis('background runs across API replicas', () => {
     const stored = (await storedEvents('pipeline', session.id)).filter((e) => e.author !== 'user');
     expect(seen.map((f) => f.event.id)).toEqual(stored.map((e) => e.id));
     expect(head.every((f) => /^\d+-\d+$/.test(f.id))).toBe(true);
-  });
+  }, TEST_MS);
 
   it('/run_sse on a replica runs on a worker and streams every stored event in order', async () => {
     await deploy();
@@ -165,7 +167,7 @@ describeRedis('background runs across API replicas', () => {
     const stored = (await storedEvents('pipeline', session.id)).filter((e) => e.author !== 'user');
     expect(frames.map((f) => f.event.id)).toEqual(stored.map((e) => e.id));
     expect(log.lines().map((l) => l.step)).toEqual(['s1', 's2', 's3', 's4', 's5']);
-  });
+  }, TEST_MS);
 
   it('a background run that pauses for approval is resumed through the other replica; the tool runs exactly once', async () => {
     await deploy();
@@ -179,5 +181,5 @@ describeRedis('background runs across API replicas', () => {
     expect(await runStatus(apis[1], 'desk', session.id, runId)).toBe('completed');
     expect(log.lines(runId).filter((l) => l.step === 'refund')).toHaveLength(1);
     expect(new Set((await storedEvents('desk', session.id)).map((e) => e.invocationId))).toEqual(new Set([runId]));
-  });
+  }, TEST_MS);
 });

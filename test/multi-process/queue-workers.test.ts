@@ -11,7 +11,10 @@ import { Children, StepLog, WORKER, exited, requireBuilt, until } from './queue-
 // worker killed, frozen or crashing in a loop; Redis losing its jobs; schedules with two workers;
 // graceful shutdown. The test process is the API side (a RunQueue).
 
-const LOCK_MS = 1_000;
+// Short enough that takeovers are quick, long enough that a loaded machine does not look dead.
+const LOCK_MS = 1_500;
+// Every test spawns processes and waits for takeovers: bounded, but past vitest's default.
+const TEST_MS = 60_000;
 const STEP_MS = 300;
 
 describeRedis('background workers across processes', () => {
@@ -67,7 +70,8 @@ describeRedis('background workers across processes', () => {
     const session = await store.createSession({ appName: 'pipeline', userId: 'u1' });
     const run = await queue.enqueue({ appName: 'pipeline', userId: 'u1', sessionId: session.id, newMessage: 'go' });
     const client = follow(run.runId);
-    await until(() => log.lines(run.runId).some((l) => l.step === 's2'), 'step s2 to finish');
+    // Killed once step s2's result is stored: s1 and s2 must not run again.
+    await until(async () => (await storedEvents(session.id)).some((e) => e.author === 's2' && e.output !== undefined), 'step s2 to be stored');
     const holder = log.lines(run.runId)[0]!.pid;
     const victim = holder === a.pid ? a : b;
     const killedAt = Date.now();
@@ -76,11 +80,12 @@ describeRedis('background workers across processes', () => {
     expect(Date.now() - killedAt).toBeLessThan(10_000);
     await client.done;
 
+    // Steps whose results the killed worker had stored are not run again; only the one in flight
+    // at the kill may have run twice (delivery is at least once, by design).
     const steps = log.lines(run.runId);
-    const before = steps.filter((l) => l.pid === victim.pid).map((l) => l.step);
-    expect(before).toEqual(expect.arrayContaining(['s1', 's2']));
-    // Each step ran once, except the one in flight at the kill (at least once, by design).
-    for (const step of before) expect(steps.filter((l) => l.step === step)).toHaveLength(1);
+    const storedByVictim = (await storedEvents(session.id)).filter((e) => e.output === `${e.author} by ${victim.pid}`).map((e) => e.author);
+    expect(storedByVictim).toEqual(expect.arrayContaining(['s1', 's2']));
+    for (const step of storedByVictim) expect(steps.filter((l) => l.step === step)).toHaveLength(1);
     expect(new Set(steps.map((l) => l.step))).toEqual(new Set(['s1', 's2', 's3', 's4', 's5']));
 
     const events = await storedEvents(session.id);
@@ -89,8 +94,8 @@ describeRedis('background workers across processes', () => {
     expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
     const seen = client.entries.filter((e) => !e.event.partial).map((e) => e.event.id);
     expect(seen).toEqual(events.filter((e) => e.author !== 'user').map((e) => e.id));
-    expect((await queue.status(run.runId)).attempts).toBe(2);
-  });
+    expect((await queue.status(run.runId)).attempts).toBeGreaterThanOrEqual(2);
+  }, TEST_MS);
 
   it('a frozen worker that wakes after its run was taken over stores nothing', async () => {
     fresh();
@@ -109,7 +114,7 @@ describeRedis('background workers across processes', () => {
     const outputs = settled.filter((e) => e.author.startsWith('s') && e.output !== undefined).map((e) => e.author);
     expect(outputs).toEqual(['s1', 's2', 's3', 's4', 's5']);
     expect((await queue.status(run.runId)).status).toBe('completed');
-  });
+  }, TEST_MS);
 
   it('a run that crashes its worker every time ends abandoned with a stored RUN_ABANDONED event, and the session takes new runs', async () => {
     fresh();
@@ -117,10 +122,10 @@ describeRedis('background workers across processes', () => {
     const run = await queue.enqueue({ appName: 'pipeline', userId: 'u1', sessionId: session.id, newMessage: 'go', stateDelta: { crashAt: 's2' } });
     // A supervisor: whenever the worker dies, another starts (as a container orchestrator would).
     let current = await startWorker();
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 45_000;
     let restarts = 0;
     while (!['abandoned', 'completed', 'failed'].includes((await queue.status(run.runId)).status)) {
-      if (Date.now() > deadline) throw new Error('the crashing run did not end within 30 s');
+      if (Date.now() > deadline) throw new Error('the crashing run did not end within 45 s');
       if (current.process.exitCode !== null || current.process.signalCode !== null) {
         current = await startWorker();
         restarts++;
@@ -137,7 +142,7 @@ describeRedis('background workers across processes', () => {
 
     const next = await queue.enqueue({ appName: 'pipeline', userId: 'u1', sessionId: session.id, newMessage: 'again', stateDelta: { crashAt: null } });
     await until(async () => (await queue.status(next.runId)).status === 'completed', 'a new run on the same session', 10_000);
-  });
+  }, TEST_MS);
 
   it('Redis loses the job before any worker takes it: the sweeper puts it back and the run completes exactly once', async () => {
     fresh();
@@ -155,7 +160,7 @@ describeRedis('background workers across processes', () => {
     await new Promise((resolve) => setTimeout(resolve, 600));
     expect(log.lines(run.runId).map((l) => l.step)).toEqual(['s1', 's2', 's3', 's4', 's5']);
     expect((await storedEvents(session.id)).filter((e) => e.author === 'user')).toHaveLength(1);
-  });
+  }, TEST_MS);
 
   it('a schedule every second with two workers for 5 s runs 4 to 6 times, each tick once', async () => {
     fresh();
@@ -169,7 +174,7 @@ describeRedis('background workers across processes', () => {
     expect(ticks.length).toBeLessThanOrEqual(6);
     expect(new Set(ticks.map((t) => t.runId)).size).toBe(ticks.length);
     expect(await queue.listSchedules('tick')).toEqual([]);
-  });
+  }, TEST_MS);
 
   it('SIGTERM: a run that outlasts the grace period is handed back without a stored cancellation and finished by another worker; one that fits finishes', async () => {
     fresh();
@@ -194,5 +199,5 @@ describeRedis('background workers across processes', () => {
     await exited(patient);
     expect(await queue.status(second.runId)).toMatchObject({ status: 'completed', attempts: 1 });
     expect(log.lines(second.runId).map((l) => l.step)).toEqual(['s1', 's2', 's3', 's4', 's5']);
-  });
+  }, TEST_MS);
 });

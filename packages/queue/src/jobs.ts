@@ -1,4 +1,4 @@
-import type { JobsOptions, Queue } from 'bullmq';
+import type { JobsOptions, Queue, QueueOptions } from 'bullmq';
 
 import type { StoredSchedule } from './schedules.js';
 
@@ -20,14 +20,16 @@ export const RUN_JOB = 'run';
 export const TICK_JOB = 'tick';
 
 /**
- * Finished jobs stay a while (BullMQ ignores an add whose id exists) and then go, so Redis does not
- * grow with history: the session store keeps that. One attempt: the worker decides what a failure
- * means (crash recovery counts attempts in the run record).
+ * A finished job goes at once: the run record says how the run ended (and a job added again for a
+ * finished run does nothing), so Redis holds only work in progress. A job that failed outside any
+ * run (a worker losing Redis mid-job) stays a day for inspection; the sweeper replaces it if its run
+ * is still due. One attempt: the worker decides what a failure means (crash recovery counts attempts
+ * in the run record).
  */
 export const JOB_OPTIONS: JobsOptions = {
   attempts: 1,
-  removeOnComplete: { age: 3_600, count: 10_000 },
-  removeOnFail: { age: 86_400, count: 10_000 },
+  removeOnComplete: true,
+  removeOnFail: { age: 86_400, count: 1_000 },
 };
 
 /**
@@ -54,4 +56,12 @@ export async function ensureJob(queue: Queue<QueueJobData>, runId: string, repla
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`the job of run '${runId}' stayed active for 5 s`);
+}
+
+/**
+ * Options of every BullMQ queue object of ours. BullMQ's own event log (a stream we do not read:
+ * our runs have streams of their own) is kept short so it does not hold memory for nothing.
+ */
+export function queueOptions(connection: QueueOptions['connection'], prefix: string): QueueOptions {
+  return { connection, prefix, defaultJobOptions: JOB_OPTIONS, streams: { events: { maxLen: 100 } } };
 }

@@ -11,7 +11,7 @@ import {
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { QueueUnavailableError, RunNotFoundError } from './errors.js';
-import { ensureJob, JOB_OPTIONS, type QueueJobData } from './jobs.js';
+import { ensureJob, type QueueJobData, queueOptions } from './jobs.js';
 import { QUEUE_NAME, RedisKeys } from './keys.js';
 import { duplicate, openRedis, type RedisConnection } from './redis-connection.js';
 import { runInfo } from './run-info.js';
@@ -54,7 +54,7 @@ export class RunQueue {
     this.redis = client;
     this.ownsRedis = !shared;
     this.keys = new RedisKeys(prefixOf(options.prefix, 'RunQueue'));
-    this.bull = new Queue<QueueJobData>(QUEUE_NAME, { connection: client, prefix: this.keys.prefix, defaultJobOptions: JOB_OPTIONS });
+    this.bull = new Queue<QueueJobData>(QUEUE_NAME, queueOptions(client, this.keys.prefix));
     this.schedules = new Schedules(this.bull);
   }
 

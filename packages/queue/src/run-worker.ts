@@ -13,7 +13,7 @@ import {
 } from '@troupe/core';
 import { type Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { ensureJob, JOB_OPTIONS, type QueueJobData, type RunJobData, TICK_JOB, type TickJobData } from './jobs.js';
+import { ensureJob, type QueueJobData, queueOptions, type RunJobData, TICK_JOB, type TickJobData } from './jobs.js';
 import { QUEUE_NAME, RedisKeys } from './keys.js';
 import { processRunJob, type RunJobContext } from './process-run.js';
 import { processTickJob } from './process-tick.js';
@@ -112,7 +112,7 @@ export class RunWorker {
       );
     }
     this.queue = new RunQueue({ redis: client, sessionService: this.store, prefix: this.keys.prefix });
-    this.bullQueue = new Queue<QueueJobData>(QUEUE_NAME, { connection: client, prefix: this.keys.prefix, defaultJobOptions: JOB_OPTIONS });
+    this.bullQueue = new Queue<QueueJobData>(QUEUE_NAME, queueOptions(client, this.keys.prefix));
   }
 
   /** Starts taking runs (and schedule ticks). Resolves once connected and listening for cancels. */
