@@ -1,0 +1,220 @@
+// The cost of the queue: 200 background runs of a 3-step instant agent on 2 worker processes ×
+// concurrency 10, next to the same 200 runs in-request (a Runner in this process, 20 at a time, on
+// the same kind of store). Reports enqueue→start latency (p50/p95) and runs/s for both, their ratio,
+// and Redis memory before, after the runs, and after the live streams' TTL.
+// Usage: npm run build && node bench/queue.mjs [--runs 200] [--workers 2] [--concurrency 10]
+//   TROUPE_TEST_PG_URL=postgres://postgres@127.0.0.1:5432/test node bench/queue.mjs --pg   (PostgreSQL instead of SQLite)
+// It starts its own redis-server on a free loopback port (killed by pid at the end) and measures
+// the BUILT packages (dist/). Prints one JSON line per measurement on stdout; progress on stderr.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import process from 'node:process';
+import console from 'node:console';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { URL, fileURLToPath } from 'node:url';
+import { threeStepAgent } from './queue-agent.mjs';
+import { quantile, round } from './stats.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dist = (pkg) => join(root, 'packages', pkg, 'dist', 'index.js');
+for (const pkg of ['core', 'sqlite', 'postgres', 'queue']) {
+  if (!existsSync(dist(pkg))) {
+    console.error(`[queue] ${dist(pkg)} is missing: run npm run build first.`);
+    process.exit(1);
+  }
+}
+const args = parseArgs(process.argv.slice(2));
+const log = (...parts) => console.error('[queue]', ...parts);
+const emit = (line) => console.log(JSON.stringify({ bench: 'queue', ...line }));
+const STREAM_TTL_MS = 2_000;
+
+const core = await import(dist('core'));
+const { RunQueue } = await import(dist('queue'));
+const { Redis } = await import('ioredis');
+
+const dir = mkdtempSync(join(tmpdir(), 'troupe-bench-queue-'));
+const children = [];
+let redisServer;
+try {
+  redisServer = await startRedis();
+  const inRequest = await measureInRequest();
+  emit({ measure: 'in_request', runs: args.runs, concurrency: args.workers * args.concurrency, ...inRequest });
+  const queued = await measureQueued();
+  emit({ measure: 'queued', runs: args.runs, workers: args.workers, concurrency: args.concurrency, ...queued.figures });
+  emit({
+    measure: 'queue_cost',
+    start_p95_ratio: round(queued.figures.start_p95_ms / inRequest.start_p95_ms, 1),
+    runs_per_s_ratio: round(inRequest.runs_per_s / queued.figures.runs_per_s, 2),
+  });
+  emit({ measure: 'redis_memory', ...queued.memory });
+} finally {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  if (redisServer && redisServer.exitCode === null) redisServer.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** The same agent in this process: start = the run's first event, runs/s over the whole batch. */
+async function measureInRequest() {
+  const sessionService = await openStore('in_request');
+  const runner = new core.Runner({ appName: 'bench', agent: threeStepAgent(core), sessionService });
+  const sessions = [];
+  for (let i = 0; i < args.runs; i++) sessions.push((await sessionService.createSession({ appName: 'bench', userId: 'u' })).id);
+  const starts = [];
+  const began = performance.now();
+  await pool(sessions, args.workers * args.concurrency, async (sessionId) => {
+    const asked = performance.now();
+    let first = true;
+    for await (const event of runner.runAsync({ userId: 'u', sessionId, newMessage: 'go' })) {
+      if (first && event.author !== 'user') {
+        starts.push(performance.now() - asked);
+        first = false;
+      }
+    }
+  });
+  const seconds = (performance.now() - began) / 1_000;
+  await sessionService.close?.();
+  return { start_p50_ms: round(quantile(starts, 0.5), 2), start_p95_ms: round(quantile(starts, 0.95), 2), runs_per_s: round(args.runs / seconds, 1) };
+}
+
+/** Enqueue every run, wait for all to complete; start = the first agent event's timestamp. */
+async function measureQueued() {
+  const store = await openStore('queued');
+  const prefix = 'bench';
+  const redisUrl = `redis://127.0.0.1:${redisServer.port}`;
+  const queue = new RunQueue({ redis: redisUrl, sessionService: store, prefix });
+  const admin = new Redis(redisUrl);
+  const sessions = [];
+  for (let i = 0; i < args.runs; i++) sessions.push((await store.createSession({ appName: 'bench', userId: 'u' })).id);
+  const workerOptions = { redis: redisUrl, prefix, concurrency: args.concurrency, streamTtlMs: STREAM_TTL_MS, ...store.location };
+  await Promise.all(Array.from({ length: args.workers }, () => startChild(join(root, 'bench', 'queue-worker.mjs'), workerOptions)));
+  const baseline = await usedMemory(admin);
+
+  const enqueuedAt = new Map();
+  const began = Date.now();
+  for (const sessionId of sessions) {
+    const at = Date.now();
+    const { runId } = await queue.enqueue({ appName: 'bench', userId: 'u', sessionId, newMessage: 'go' });
+    enqueuedAt.set(runId, { at, sessionId });
+  }
+  const deadline = Date.now() + 120_000;
+  let finished = [];
+  while (finished.length < args.runs) {
+    if (Date.now() > deadline) throw new Error(`only ${finished.length} of ${args.runs} runs finished within 120 s`);
+    await sleep(20);
+    finished = await store.listRuns({ statuses: core.FINAL_RUN_STATUSES });
+  }
+  const seconds = (Math.max(...finished.map((r) => r.updatedAt)) - began) / 1_000;
+  const notCompleted = finished.filter((r) => r.status !== 'completed');
+  if (notCompleted.length > 0) throw new Error(`${notCompleted.length} runs did not complete: ${JSON.stringify(notCompleted[0])}`);
+  const afterRuns = await usedMemory(admin);
+
+  const starts = [];
+  for (const [runId, { at, sessionId }] of enqueuedAt) {
+    const session = await store.getSession({ appName: 'bench', userId: 'u', sessionId });
+    const first = session.events.find((e) => e.invocationId === runId && e.author !== 'user');
+    starts.push(first.timestamp - at);
+  }
+  await sleep(STREAM_TTL_MS + 1_000);
+  const afterTtl = await usedMemory(admin);
+  const keysLeft = await admin.dbsize();
+  for (const child of children) child.kill('SIGTERM');
+  await queue.close();
+  admin.disconnect();
+  await store.close?.();
+  return {
+    figures: { start_p50_ms: round(quantile(starts, 0.5), 1), start_p95_ms: round(quantile(starts, 0.95), 1), runs_per_s: round(args.runs / seconds, 1), completed: finished.length },
+    memory: { baseline_kb: round(baseline / 1024, 0), after_runs_kb: round(afterRuns / 1024, 0), after_stream_ttl_kb: round(afterTtl / 1024, 0), keys_left: keysLeft, stream_ttl_ms: STREAM_TTL_MS },
+  };
+}
+
+async function openStore(label) {
+  if (args.pg) {
+    const { PostgresSessionService } = await import(dist('postgres'));
+    const url = process.env.TROUPE_TEST_PG_URL;
+    if (!url) throw new Error('--pg needs TROUPE_TEST_PG_URL, e.g. postgres://postgres@127.0.0.1:5432/test');
+    const schema = `troupe_bench_queue_${label}_${Date.now().toString(36)}`;
+    const store = new PostgresSessionService({ connectionString: url, schema });
+    store.location = { pg: url, schema };
+    return store;
+  }
+  const { SqliteSessionService } = await import(dist('sqlite'));
+  const db = join(dir, `${label}.db`);
+  const store = new SqliteSessionService({ path: db });
+  store.location = { db };
+  return store;
+}
+
+async function usedMemory(client) {
+  const info = await client.info('memory');
+  return Number(/used_memory:(\d+)/.exec(info)[1]);
+}
+
+async function startRedis() {
+  const port = await freePort();
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], { stdio: 'ignore' });
+  child.port = port;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+    probe.on('error', () => undefined);
+    try {
+      await probe.connect();
+      await probe.ping();
+      log(`redis-server on port ${port}`);
+      return child;
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`redis-server did not start on port ${port}: ${error.message}`);
+      await sleep(50);
+    } finally {
+      probe.disconnect();
+    }
+  }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function startChild(script, options) {
+  const child = spawn(process.execPath, [script, JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  let out = '';
+  child.stdout.on('data', (chunk) => (out += chunk));
+  const deadline = Date.now() + 20_000;
+  while (!out.includes('ready')) {
+    if (child.exitCode !== null) throw new Error(`${script} exited before it was ready`);
+    if (Date.now() > deadline) throw new Error(`${script} was not ready within 20 s`);
+    await sleep(20);
+  }
+}
+
+async function pool(items, size, work) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: size }, async () => {
+      while (next < items.length) await work(items[next++]);
+    }),
+  );
+}
+
+function parseArgs(argv) {
+  const parsed = { runs: 200, workers: 2, concurrency: 10, pg: false };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    if (flag === '--pg') parsed.pg = true;
+    else if (['--runs', '--workers', '--concurrency'].includes(flag)) parsed[flag.slice(2)] = Number(argv[++i]);
+    else throw new Error(`Unknown option ${flag}. Use --runs n, --workers n, --concurrency n, --pg.`);
+  }
+  return parsed;
+}
