@@ -38,6 +38,7 @@ const { Redis } = await import('ioredis');
 
 const dir = mkdtempSync(join(tmpdir(), 'troupe-bench-queue-'));
 const children = [];
+const pgSchemas = [];
 let redisServer;
 try {
   redisServer = await startRedis();
@@ -55,6 +56,20 @@ try {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
   if (redisServer && redisServer.exitCode === null) redisServer.kill('SIGKILL');
   rmSync(dir, { recursive: true, force: true });
+  await dropSchemas();
+}
+
+/** The bench's PostgreSQL schemas go with it. */
+async function dropSchemas() {
+  if (pgSchemas.length === 0) return;
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: process.env.TROUPE_TEST_PG_URL });
+  await client.connect();
+  try {
+    for (const schema of pgSchemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
 }
 
 /** The same agent in this process: start = the run's first event, runs/s over the whole batch. */
@@ -137,6 +152,7 @@ async function openStore(label) {
     const url = process.env.TROUPE_TEST_PG_URL;
     if (!url) throw new Error('--pg needs TROUPE_TEST_PG_URL, e.g. postgres://postgres@127.0.0.1:5432/test');
     const schema = `troupe_bench_queue_${label}_${Date.now().toString(36)}`;
+    pgSchemas.push(schema);
     const store = new PostgresSessionService({ connectionString: url, schema });
     store.location = { pg: url, schema };
     return store;
