@@ -19,6 +19,7 @@ export default defineConfig({
       { find: /^@troupe\/otel$/, replacement: src('./packages/otel/src/index.ts') },
       { find: /^@troupe\/queue$/, replacement: src('./packages/queue/src/index.ts') },
       { find: /^@troupe\/postgres$/, replacement: src('./packages/postgres/src/index.ts') },
+      { find: /^@troupe\/a2a$/, replacement: src('./packages/a2a/src/index.ts') },
     ],
   },
   test: {
