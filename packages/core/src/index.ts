@@ -33,6 +33,17 @@ export {
   type RunRecordStore,
   type RunRecordingSessionService,
 } from './sessions/run-records.js';
+export type {
+  BackgroundRuns,
+  EnqueueParams,
+  EnqueueResumeParams,
+  JoinOptions,
+  MultitaskStrategy,
+  RunInfo,
+  ScheduleInfo,
+  ScheduleParams,
+  StreamEntry,
+} from './runner/background-runs.js';
 export { InMemorySessionService } from './sessions/in-memory-session-service.js';
 export { State } from './sessions/state.js';
 export { APP_PREFIX, USER_PREFIX, TEMP_PREFIX } from './sessions/state-keys.js';

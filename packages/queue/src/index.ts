@@ -8,7 +8,9 @@ export { RunQueue, type RunQueueOptions } from './run-queue.js';
 export { RunWorker, type RunWorkerOptions } from './run-worker.js';
 export { RunNotFoundError, QueueUnavailableError } from './errors.js';
 export type { RedisConnection } from './redis-connection.js';
+// The contract's types live in @troupe/core (the server serves it without depending on the queue).
 export type {
+  BackgroundRuns,
   EnqueueParams,
   EnqueueResumeParams,
   JoinOptions,
@@ -17,4 +19,4 @@ export type {
   ScheduleInfo,
   ScheduleParams,
   StreamEntry,
-} from './types.js';
+} from '@troupe/core';

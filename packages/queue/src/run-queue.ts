@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   ACTIVE_RUN_STATUSES,
+  type BackgroundRuns,
   ConfigurationError,
   type RunRecord,
   type RunRecordingSessionService,
@@ -18,7 +19,7 @@ import { runInfo } from './run-info.js';
 import { checkRunId, checkSessionKey, runRequestOf, strategyOf } from './run-request.js';
 import { followStream, STREAM_ID } from './run-stream-reader.js';
 import { Schedules } from './schedules.js';
-import type { EnqueueParams, EnqueueResumeParams, JoinOptions, RunInfo, ScheduleInfo, ScheduleParams, StreamEntry } from './types.js';
+import type { EnqueueParams, EnqueueResumeParams, JoinOptions, RunInfo, ScheduleInfo, ScheduleParams, StreamEntry } from '@troupe/core';
 
 export interface RunQueueOptions {
   /** Redis: a `redis://` URL, ioredis options, or an ioredis client (then not closed by `close`). */
@@ -39,7 +40,7 @@ export interface RunQueueOptions {
  * const { runId } = await queue.enqueue({ appName: 'helpdesk', userId: 'u1', sessionId: 's1', newMessage: 'Hi' });
  * for await (const { event } of queue.join(runId)) console.log(event.author, event.content);
  */
-export class RunQueue {
+export class RunQueue implements BackgroundRuns {
   readonly sessionService: RunRecordingSessionService;
   private readonly redis: Redis;
   private readonly ownsRedis: boolean;

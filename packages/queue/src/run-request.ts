@@ -1,6 +1,6 @@
 import { ConfigurationError, type Content, INVOCATION_ID_PATTERN, type SessionKey } from '@troupe/core';
 import { assertValidDelta } from '@troupe/core/stores';
-import type { EnqueueParams, MultitaskStrategy } from './types.js';
+import type { EnqueueParams, MultitaskStrategy } from '@troupe/core';
 
 /**
  * What a run record keeps of its request, so that any worker (or the sweeper, after Redis lost the

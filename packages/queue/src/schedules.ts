@@ -3,7 +3,7 @@ import { ConfigurationError, type Content } from '@troupe/core';
 import type { JobSchedulerJson, Queue } from 'bullmq';
 import { JOB_OPTIONS, type QueueJobData, TICK_JOB, type TickJobData } from './jobs.js';
 import { strategyOf } from './run-request.js';
-import type { MultitaskStrategy, ScheduleInfo, ScheduleParams } from './types.js';
+import type { MultitaskStrategy, ScheduleInfo, ScheduleParams } from '@troupe/core';
 
 /** What a schedule's ticks carry: everything a worker needs to enqueue the tick's run. */
 export interface StoredSchedule {

@@ -1,4 +1,11 @@
-import type { Content, Event, RunError, RunRecordStatus } from '@troupe/core';
+import type { Content } from '../events/content.js';
+import type { Event } from '../events/event.js';
+import type { SessionKey } from '../sessions/session.js';
+import type { RunError, RunRecordStatus } from '../sessions/run-records.js';
+
+// The contract of background runs (SPEC §13), here so that `@troupe/queue` implements it and
+// `@troupe/server` serves any implementation of it without depending on the queue (nor on BullMQ
+// and Redis) at runtime. Types only: nothing here costs an import.
 
 /** What happens when a session already has a pending or running run. */
 export type MultitaskStrategy = 'reject' | 'enqueue' | 'interrupt';
@@ -101,4 +108,27 @@ export interface ScheduleInfo {
   multitaskStrategy: MultitaskStrategy;
   /** When the next tick is due (ms since the epoch), when known. */
   next?: number;
+}
+
+/**
+ * Background runs on worker processes: `@troupe/queue`'s `RunQueue` implements it, and
+ * `createApp({ queue })` serves it over HTTP.
+ */
+export interface BackgroundRuns {
+  /** Refuses a busy session (`SessionBusyError`), a taken run id (`InvocationExistsError`), an unknown session (`SessionNotFoundError`). */
+  enqueue(params: EnqueueParams): Promise<RunInfo>;
+  /** Puts a paused (`'interrupted'`) run back on the queue with answers. */
+  resume(params: EnqueueResumeParams): Promise<RunInfo>;
+  /** The run's events live, partial ones included; ends when the run ends or pauses. */
+  join(runId: string, options?: JoinOptions): AsyncIterable<StreamEntry>;
+  /** Rejects with code `RUN_NOT_FOUND` for an unknown run. */
+  status(runId: string): Promise<RunInfo>;
+  /** The runs of one session, oldest first. */
+  list(session: SessionKey): Promise<RunInfo[]>;
+  cancel(runId: string): Promise<RunInfo>;
+  schedule(params: ScheduleParams): Promise<ScheduleInfo>;
+  listSchedules(appName: string): Promise<ScheduleInfo[]>;
+  getSchedule(id: string): Promise<ScheduleInfo | undefined>;
+  /** True when a schedule was removed. */
+  removeSchedule(id: string): Promise<boolean>;
 }
