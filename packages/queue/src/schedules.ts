@@ -1,20 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { ConfigurationError, type Content } from '@troupe/core';
+import { ConfigurationError } from '@troupe/core';
 import type { JobSchedulerJson, Queue } from 'bullmq';
 import { JOB_OPTIONS, type QueueJobData, TICK_JOB, type TickJobData } from './jobs.js';
 import { strategyOf } from './run-request.js';
-import type { MultitaskStrategy, ScheduleInfo, ScheduleParams } from '@troupe/core';
+import type { ScheduleInfo, ScheduleParams } from '@troupe/core';
 
 /** What a schedule's ticks carry: everything a worker needs to enqueue the tick's run. */
-export interface StoredSchedule {
-  id: string;
-  appName: string;
-  userId: string;
-  sessionId?: string;
-  newMessage?: Content | string;
-  input?: Record<string, unknown>;
-  multitaskStrategy: MultitaskStrategy;
-}
+export type StoredSchedule = Pick<ScheduleInfo, 'id' | 'appName' | 'userId' | 'sessionId' | 'newMessage' | 'input' | 'multitaskStrategy'>;
 
 const SCHEDULE_ID = /^[A-Za-z0-9._-]{1,64}$/;
 

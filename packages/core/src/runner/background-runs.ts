@@ -95,16 +95,9 @@ export interface ScheduleParams {
   multitaskStrategy?: MultitaskStrategy;
 }
 
-export interface ScheduleInfo {
+/** A schedule as stored. */
+export interface ScheduleInfo extends Omit<ScheduleParams, 'id' | 'multitaskStrategy'> {
   id: string;
-  appName: string;
-  userId: string;
-  sessionId?: string;
-  newMessage?: Content | string;
-  input?: Record<string, unknown>;
-  pattern?: string;
-  tz?: string;
-  everyMs?: number;
   multitaskStrategy: MultitaskStrategy;
   /** When the next tick is due (ms since the epoch), when known. */
   next?: number;
