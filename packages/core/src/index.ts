@@ -68,6 +68,7 @@ export { BaseToolset } from './tools/base-toolset.js';
 export { ToolContext, type ToolConfirmation } from './tools/tool-context.js';
 export { FunctionTool, ToolArgumentsError, type FunctionToolOptions } from './tools/function-tool.js';
 export { AgentTool, type AgentToolOptions } from './tools/agent-tool.js';
+export { ClientTool, isClientToolInterrupt } from './tools/client-tool.js';
 export { exitLoop } from './tools/exit-loop.js';
 export { BaseLlm, isBaseLlm } from './models/base-llm.js';
 export type { FailedModelAttempt, LlmRequest, LlmResponse, LlmRequestConfig, FunctionDeclaration, GenerateContentConfig } from './models/llm-request.js';

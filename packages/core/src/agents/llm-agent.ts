@@ -317,10 +317,11 @@ export class LlmAgent extends BaseAgent {
     return actions.skipSummarization || actions.escalate ? 'stop' : 'continue';
   }
 
-  /** The tools of this run: the fixed ones, then each toolset's current tools. */
+  /** The tools of this run: the fixed ones, then each toolset's current tools, then the caller's client tools. */
   private async toolboxFor(ctx: InvocationContext): Promise<{ tools: ReadonlyMap<string, BaseTool>; targets: readonly BaseAgent[] }> {
     const fixed = this.toolbox();
-    if (this.toolsets.length === 0) return fixed;
+    const clientTools = ctx.shared.runConfig.clientTools;
+    if (this.toolsets.length === 0 && clientTools.length === 0) return fixed;
     const tools = new Map(fixed.tools);
     for (const toolset of this.toolsets) {
       for (const tool of await toolset.getTools(ctx)) {
@@ -330,6 +331,8 @@ export class LlmAgent extends BaseAgent {
         tools.set(tool.name, tool);
       }
     }
+    // The caller cannot know every agent's tools, so a clash is not its mistake: the agent's own tool wins.
+    for (const tool of clientTools) if (!tools.has(tool.name)) tools.set(tool.name, tool);
     return { tools, targets: fixed.targets };
   }
 

@@ -1,4 +1,6 @@
 import { ConfigurationError } from '../errors.js';
+import type { FunctionDeclaration } from '../models/llm-request.js';
+import { clientToolsOf, type ClientTool } from '../tools/client-tool.js';
 
 /** Per-run settings and limits. */
 export interface RunConfig {
@@ -16,12 +18,20 @@ export interface RunConfig {
   restartFromRoot?: boolean;
   /** Start a new run even though the session has unanswered interrupts (they are abandoned). */
   abandonInterrupts?: boolean;
+  /**
+   * Tools the caller executes (a web page's "frontend tools"), offered to every LlmAgent of the
+   * run beside its own (an agent's own tool wins a name clash). A call to one pauses the run with
+   * an input interrupt whose answer, given to `resume`, is the tool's result (see `ClientTool`).
+   * Pass the same tools again when resuming.
+   * @default []
+   */
+  clientTools?: readonly FunctionDeclaration[];
 }
 
 export type ResolvedRunConfig = Required<Pick<RunConfig, 'streaming' | 'maxLlmCalls' | 'maxTransfers' | 'restartFromRoot' | 'abandonInterrupts'>> &
-  Pick<RunConfig, 'maxTokens' | 'timeoutMs'>;
+  Pick<RunConfig, 'maxTokens' | 'timeoutMs'> & { clientTools: readonly ClientTool[] };
 
-const DEFAULTS: ResolvedRunConfig = Object.freeze({ streaming: 'none', maxLlmCalls: 500, maxTransfers: 10, restartFromRoot: false, abandonInterrupts: false });
+const DEFAULTS: ResolvedRunConfig = Object.freeze({ streaming: 'none', maxLlmCalls: 500, maxTransfers: 10, restartFromRoot: false, abandonInterrupts: false, clientTools: [] });
 
 /** Applies defaults once and rejects bad limits with the option, the value and the fix. */
 export function resolveRunConfig(config?: RunConfig): ResolvedRunConfig {
@@ -32,6 +42,7 @@ export function resolveRunConfig(config?: RunConfig): ResolvedRunConfig {
     maxTransfers: config.maxTransfers ?? 10,
     restartFromRoot: config.restartFromRoot ?? false,
     abandonInterrupts: config.abandonInterrupts ?? false,
+    clientTools: clientToolsOf(config.clientTools),
   };
   if (resolved.streaming !== 'none' && resolved.streaming !== 'sse') {
     throw new ConfigurationError(`runConfig.streaming is ${JSON.stringify(config.streaming)}; use 'none' or 'sse'.`);
