@@ -1,5 +1,6 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { InMemorySessionService } from '@troupe/core';
+import { agUiRoutes } from './ag-ui/routes.js';
 import { AppRegistry } from './app-registry.js';
 import { Authenticator } from './auth.js';
 import { checkOptions, DEFAULT_BODY_LIMIT, DEFAULT_HEALTH_CHECK_TIMEOUT_MS, type CreateAppOptions } from './create-app-options.js';
@@ -25,8 +26,8 @@ import { staticFiles } from './static-files.js';
 
 /**
  * Builds the HTTP API: ADK's API server routes (so ADK clients work) plus resume, cancel, graph and health,
- * as a Hono app. With a `queue`, runs execute on worker processes and the background-run and
- * schedule routes are added. Test it in process with `app.request(...)`; listen with {@link serve}.
+ * and the AG-UI routes (`POST /ag-ui/{app}`, for AG-UI front ends), as a Hono app. With a `queue`,
+ * runs execute on worker processes and the background-run and schedule routes are added. Test it in process with `app.request(...)`; listen with {@link serve}.
  *
  * @example
  * const app = createApp({ apps: { travel: coordinator }, sessionService: new SqliteSessionService({ path: 'troupe.db' }) });
@@ -75,7 +76,7 @@ export function createApp(options: CreateAppOptions): TroupeApp {
     c.set('principal', await context.auth.principalOf(c.req.header('Authorization')));
     await next();
   };
-  for (const path of ['/list-apps', '/run', '/run_sse', '/apps/*']) app.use(path, authenticate);
+  for (const path of ['/list-apps', '/run', '/run_sse', '/apps/*', '/ag-ui/*']) app.use(path, authenticate);
 
   app.route('/', healthRoutes(context, options.healthCheckTimeoutMs ?? DEFAULT_HEALTH_CHECK_TIMEOUT_MS));
   app.route('/', metaRoutes(context));
@@ -89,6 +90,8 @@ export function createApp(options: CreateAppOptions): TroupeApp {
     app.route('/', runRoutes(context));
   }
   app.route('/', cancelRoutes(context));
+  // AG-UI runs execute in this process, with a queue too: their events stream to the client that asked.
+  app.route('/', agUiRoutes(context));
   if (options.staticDir !== undefined) app.use('*', staticFiles(options.staticDir));
 
   app.notFound((c) => c.json(new HttpError(404, 'NOT_FOUND', `No route for ${c.req.method} ${c.req.path}.`).toBody(), 404));

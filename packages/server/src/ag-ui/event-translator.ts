@@ -1,0 +1,131 @@
+import { type Event as AgUiEvent, EventType, PROTOCOL_VERSION, type RunFinishedOutcome } from '@ag-ui/core';
+import { type Event, getFunctionCalls, getFunctionResponses, type RunResult, TroupeError } from '@troupe/core';
+import { toHttpError } from '../http-error.js';
+import { pausedOutcome, toolCallIdOf } from './interrupts.js';
+import { MessageLanes } from './message-lanes.js';
+import { StatePatcher } from './state-patch.js';
+import { jsonValue } from './state-input.js';
+import { UsageTally } from './usage.js';
+
+/** What the translator of one AG-UI run needs to know. */
+export interface RunIdentity {
+  threadId: string;
+  /** The input's run id, echoed on RUN_STARTED and RUN_FINISHED. */
+  runId: string;
+  /** The Troupe invocation the run executes: the run id, or the paused invocation it continues. */
+  invocationId: string;
+  userId: string;
+  /** The state the run starts from, as the client is shown it. */
+  state: Record<string, unknown>;
+  /** Client tool calls this input answered: their results are the client's, not sent back. */
+  clientCalls: ReadonlySet<string>;
+}
+
+/**
+ * Turns one run's Troupe events into AG-UI events. There is one event vocabulary, Troupe's; this
+ * is only its AG-UI encoding:
+ *
+ * - streamed and final model text: TEXT_MESSAGE_START/CONTENT/END, one message per agent turn,
+ *   named after the agent; thought parts: REASONING_* (see {@link MessageLanes});
+ * - function calls: TOOL_CALL_START/ARGS/END on the turn's message; function responses:
+ *   TOOL_CALL_RESULT (the result as JSON text);
+ * - state: STATE_SNAPSHOT first, then a STATE_DELTA (JSON Patch) per event that changes state;
+ * - the end: RUN_FINISHED with the outcome (success, interrupt, cancelled) and the token usage,
+ *   or RUN_ERROR with the error event's code and message.
+ */
+export class EventTranslator {
+  private readonly lanes = new MessageLanes();
+  private readonly state: StatePatcher;
+  private readonly usage = new UsageTally();
+  /** The run's last non-partial event: what the cancel route answers with. */
+  lastEvent: Event | undefined;
+
+  constructor(private readonly run: RunIdentity) {
+    this.state = new StatePatcher(run.state);
+  }
+
+  /** RUN_STARTED and the state the run starts from. */
+  start(): AgUiEvent[] {
+    const { threadId, runId, invocationId, userId, state } = this.run;
+    return [
+      { type: EventType.RUN_STARTED, threadId, runId, protocolVersion: PROTOCOL_VERSION, metadata: { troupe: { invocationId, userId } } },
+      { type: EventType.STATE_SNAPSHOT, snapshot: state },
+    ];
+  }
+
+  /** The AG-UI events of one Troupe event. */
+  translate(event: Event): AgUiEvent[] {
+    if (event.partial) return this.lanes.partial(event);
+    this.lastEvent = event;
+    if (event.usage) this.usage.add(event.model, event.usage);
+    const out: AgUiEvent[] = [];
+    // The user's own message is the client's already; an agent's user-role content carries tool results.
+    if (event.content && event.author !== 'user') {
+      if (event.content.role === 'model') out.push(...this.modelTurn(event));
+      out.push(...this.toolResults(event));
+    }
+    const delta = this.state.patch(event.actions.stateDelta);
+    if (delta.length > 0) out.push({ type: EventType.STATE_DELTA, delta });
+    return out;
+  }
+
+  /** The end of a run that returned: RUN_FINISHED with its outcome. */
+  finish(result: RunResult): AgUiEvent[] {
+    const { threadId, runId } = this.run;
+    const outcome: RunFinishedOutcome = result.status === 'interrupted' ? pausedOutcome(result.interrupts) : { type: 'success' };
+    const output = outcome.type === 'success' && result.output !== undefined ? { result: jsonValue(result.output) } : {};
+    return [...this.lanes.closeAll(), { type: EventType.RUN_FINISHED, threadId, runId, outcome, ...output, ...this.usageField() }];
+  }
+
+  /**
+   * The end of a run that threw: RUN_FINISHED `cancelled` for a cancelled run, else RUN_ERROR with
+   * the error event the runner stored. A failure the runner did not report itself (a bug) is told to
+   * `onFailure` and reaches the client without its detail, as 5xx answers do.
+   */
+  fail(error: unknown, onFailure: (error: unknown) => void): AgUiEvent[] {
+    const closing = this.lanes.closeAll();
+    const { threadId, runId } = this.run;
+    if (error instanceof TroupeError && error.code === 'CANCELLED') {
+      return [...closing, { type: EventType.RUN_FINISHED, threadId, runId, outcome: { type: 'cancelled' }, ...this.usageField() }];
+    }
+    const reported = this.lastEvent?.errorCode !== undefined ? this.lastEvent : undefined;
+    if (!reported) onFailure(error);
+    const http = toHttpError(error);
+    const code = reported?.errorCode ?? (error instanceof TroupeError ? error.code : http.code);
+    const message = reported?.errorMessage ?? http.clientMessage;
+    return [...closing, { type: EventType.RUN_ERROR, message, code, ...this.usageField() }];
+  }
+
+  private modelTurn(event: Event): AgUiEvent[] {
+    const parts = event.content!.parts;
+    const text = parts.map((p) => ('text' in p && !p.thought ? p.text : '')).join('');
+    const thought = parts.map((p) => ('text' in p && p.thought ? p.text : '')).join('');
+    const { events, messageId } = this.lanes.final(event, text, thought);
+    // Calls without text still belong to one assistant message: the event's.
+    const parentMessageId = messageId ?? event.id;
+    for (const call of getFunctionCalls(event)) {
+      const toolCallId = toolCallIdOf(event.path, call.id);
+      events.push(
+        { type: EventType.TOOL_CALL_START, toolCallId, toolCallName: call.name, parentMessageId },
+        { type: EventType.TOOL_CALL_ARGS, toolCallId, delta: JSON.stringify(call.args ?? {}) },
+        { type: EventType.TOOL_CALL_END, toolCallId },
+      );
+    }
+    return events;
+  }
+
+  private toolResults(event: Event): AgUiEvent[] {
+    const out: AgUiEvent[] = [];
+    getFunctionResponses(event).forEach((response, i) => {
+      const toolCallId = toolCallIdOf(event.path, response.id);
+      if (this.run.clientCalls.has(toolCallId)) return;
+      out.push({ type: EventType.TOOL_CALL_RESULT, messageId: `${event.id}.${i}`, toolCallId, content: JSON.stringify(response.response), role: 'tool' });
+    });
+    return out;
+  }
+
+  private usageField(): { usage?: NonNullable<ReturnType<UsageTally['entries']>> } {
+    const usage = this.usage.entries();
+    return usage ? { usage } : {};
+  }
+}
