@@ -63,35 +63,46 @@ export class RemoteExchange {
       return yield* this.drive(this.calls.follow(record.taskId), new TaskView(), true);
     }
     const message = userMessage(answerParts(given, answers), { taskId: record.taskId, contextId: record.contextId });
-    yield* this.drive(this.calls.send(sendRequest(message)), new TaskView(), true);
+    yield* this.drive(this.calls.send(sendRequest(message)), new TaskView(), true, record.statusKey);
   }
 
-  /** Reads updates until the task settles, storing a record once its id is known, then settles it. */
-  private async *drive(updates: AsyncGenerator<StreamResponse, void, undefined>, view: TaskView, needsRecord: boolean): AsyncGenerator<Event, void, undefined> {
+  /**
+   * Reads updates until the task settles, storing a record once its id is known, then settles it.
+   * `answeredKey` is the question just answered: a snapshot still showing it is from before the
+   * answer (an SDK server starts a follow-up's stream with the task as it was), not a new question.
+   */
+  private async *drive(updates: AsyncGenerator<StreamResponse, void, undefined>, view: TaskView, needsRecord: boolean, answeredKey?: string): AsyncGenerator<Event, void, undefined> {
     const streaming = this.ctx.runConfig.streaming === 'sse';
+    const settled = () => view.settled && !(answeredKey !== undefined && view.state === TaskState.TASK_STATE_INPUT_REQUIRED && view.statusKey === answeredKey);
+    // Stopped by an error, or by the run ending while this waits at a yield (then only finally runs).
+    let stopped = true;
+    let failure: unknown;
     try {
       for await (const update of updates) {
         const delta = view.apply(update);
-        if (needsRecord && view.taskId && !view.settled) {
+        if (needsRecord && view.taskId && !settled()) {
           needsRecord = false;
           this.record = { ...this.record, taskId: view.taskId, contextId: view.contextId, state: 'working' };
           yield createEvent({ actions: { agentState: progressState(this.record) } });
         }
         if (streaming && delta.thought) yield createEvent({ partial: true, content: { role: 'model', parts: [{ text: delta.thought, thought: true }] } });
         if (streaming && delta.text) yield createEvent({ partial: true, content: { role: 'model', parts: [{ text: delta.text }] } });
-        if (view.settled) break;
+        if (settled()) break;
       }
-      if (!view.settled) {
+      if (!settled()) {
         // The stream ended early (the connection dropped, the server closed it): follow the task.
         if (!view.taskId) throw new RemoteA2aError('A2A_REQUEST', this.details(), 'its answer ended before it finished and named no task to follow. Check the remote agent; it broke the A2A stream.');
         for await (const update of this.calls.follow(view.taskId)) {
           view.apply(update);
-          if (view.settled) break;
+          if (settled()) break;
         }
       }
+      stopped = false;
     } catch (error) {
-      await this.cancelOnAbort(view.taskId || this.record.taskId, error);
+      failure = error;
       throw error;
+    } finally {
+      if (stopped) await this.cancelOnAbort(view.taskId || this.record.taskId, failure);
     }
     yield* this.settle(view);
   }

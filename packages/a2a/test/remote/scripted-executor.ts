@@ -30,7 +30,7 @@ export class ScriptedExecutor implements AgentExecutor {
     const controller = new AbortController();
     this.cancels.set(request.taskId, controller);
     const turn = new Turn(request, bus, controller.signal);
-    this.received.push({ taskId: request.taskId, contextId: request.contextId, text: turn.text, data: turn.data, followUp: request.task !== undefined });
+    this.received.push({ taskId: request.taskId, contextId: request.contextId, text: turn.text, data: turn.data, followUp: turn.followUp });
     try {
       await this.script(turn);
     } catch (error) {
@@ -52,6 +52,8 @@ export class Turn {
   readonly contextId: string;
   readonly text: string;
   readonly data: unknown[];
+  /** The request continues an existing task (it answers a question). */
+  readonly followUp: boolean;
 
   constructor(
     private readonly request: RequestContext,
@@ -61,6 +63,7 @@ export class Turn {
   ) {
     this.taskId = request.taskId;
     this.contextId = request.contextId;
+    this.followUp = request.task !== undefined;
     const parts = request.userMessage.parts;
     this.text = parts.flatMap((p) => (p.content?.$case === 'text' ? [p.content.value] : [])).join('\n');
     this.data = parts.flatMap((p) => (p.content?.$case === 'data' ? [p.content.value as unknown] : []));
