@@ -68,6 +68,26 @@ describe('stopping a run that waits for a remote agent', () => {
     expect((await events()).filter((e) => e.author === 'Slow' && e.content)).toHaveLength(1);
   });
 
+  it('a resume while the remote still works resubscribes to the task and streams the rest', async () => {
+    const release = gate();
+    const server = await scriptedServer(async (turn) => {
+      turn.open();
+      turn.chunk('First half, ');
+      await turn.until(release.promise);
+      turn.chunk('second half.');
+      turn.complete();
+    });
+    const { runner, sessionId, events } = await runnerFor(new RemoteA2aAgent({ name: 'Slow', agentCard: server.url }));
+    const drained = await abortAtFirstText(runner, sessionId, new RunDrainedError('shutting down'));
+    const resuming = runner.resume({ userId: 'u', sessionId, invocationId: drained.invocationId });
+    await eventually(() => server.requests.some((r) => r.method === 'SubscribeToTask'), 5_000, 'the resubscribe');
+    release.open();
+    const resumed = await resuming;
+    expect(resumed.output).toBe('First half, second half.');
+    expect(server.executor.received).toHaveLength(1);
+    expect((await events()).filter((e) => e.author === 'Slow' && e.content)).toHaveLength(1);
+  });
+
   it('a remote silent for longer than timeoutMs fails the run with A2A_TIMEOUT and is canceled', async () => {
     const server = await scriptedServer(async (turn) => {
       turn.open();
