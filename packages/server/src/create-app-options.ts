@@ -97,7 +97,8 @@ export interface CreateAppOptions {
    * `POST|GET .../sessions/{id}/runs`, `GET .../runs/{runId}[/stream]`, `POST .../runs/{runId}/cancel`
    * and `POST|GET|DELETE /apps/{app}/schedules[/{id}]`. A client that disconnects stops following
    * its run; the run goes on (cancel it with the cancel routes). The caller closes the queue.
-   * Workers (`RunWorker`, `troupe worker`) must share the session store and Redis.
+   * Workers (`RunWorker`, `troupe worker`) must share the session store and Redis. AG-UI runs
+   * (`POST /ag-ui/{app}`) still execute in this process, streaming to the client that asked.
    * @default undefined (runs execute in this process; the background-run routes answer 404)
    *
    * @example

@@ -1,6 +1,6 @@
 /**
  * Troupe's HTTP API: the routes of ADK's API server (so ADK clients work), server-sent events,
- * interrupt resume, the agent graph, and the static assets of the dev UI.
+ * interrupt resume, the agent graph, AG-UI for AG-UI front ends, and the static assets of the dev UI.
  * @packageDocumentation
  */
 export { createApp } from './create-app.js';
@@ -26,6 +26,7 @@ export { isLoopback } from './loopback.js';
 export { allowedHostProblem } from './host-check.js';
 export { allowedOriginProblem } from './origin-check.js';
 export { ADMIN, type AuthOptions } from './auth.js';
+export { AG_UI_USER } from './ag-ui/thread.js';
 export { AGENT_ENTRY_FILES, discoverApps, type DiscoveredApp, type DiscoveryOptions, type ImportModule } from './discover-apps.js';
 export { agentGraph, type AgentGraphNode, type AgentGraphTool, type AgentKind } from './graph.js';
 export { HttpError, type ErrorBody, type ErrorStatus } from './http-error.js';

@@ -2,7 +2,7 @@ import { EventType, type RunErrorEvent } from '@ag-ui/client';
 import { describe, expect, it } from 'vitest';
 import { LlmAgent } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
-import { AG_UI_USER } from '../../src/ag-ui/thread.js';
+import { AG_UI_USER } from '../../src/index.js';
 import { eventually } from '../helpers.js';
 import { client, input, ofType, post, runOnce, say, serveApps } from './helpers.js';
 

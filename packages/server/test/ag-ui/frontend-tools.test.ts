@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AgentTool, FunctionTool, getFunctionResponses, LlmAgent } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
-import { AG_UI_USER } from '../../src/ag-ui/thread.js';
+import { AG_UI_USER } from '../../src/index.js';
 import { client, runOnce, say, serveApps } from './helpers.js';
 
 const showNote: Tool = {

@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { FunctionTool, LlmAgent, ParallelAgent } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
-import { AG_UI_USER } from '../../src/ag-ui/thread.js';
+import { AG_UI_USER } from '../../src/index.js';
 import { client, input, ofType, post, runOnce, say, serveApps } from './helpers.js';
 
 function bank(replies: ConstructorParameters<typeof ScriptedModel>[0]) {

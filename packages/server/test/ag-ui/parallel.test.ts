@@ -2,7 +2,7 @@ import { EventType, type TextMessageContentEvent, type TextMessageStartEvent } f
 import { describe, expect, it } from 'vitest';
 import { LlmAgent, ParallelAgent, SequentialAgent } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
-import { AG_UI_USER } from '../../src/ag-ui/thread.js';
+import { AG_UI_USER } from '../../src/index.js';
 import { client, ofType, PacedModel, runOnce, say, serveApps, threadState } from './helpers.js';
 
 describe('AG-UI: sub-agents', () => {
