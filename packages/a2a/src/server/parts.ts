@@ -1,0 +1,85 @@
+import { Role, type Message, type Part as A2aPart } from '@a2a-js/sdk';
+import { ContentTypeNotSupportedError, RequestMalformedError } from '@a2a-js/sdk/errors';
+import type { Content, Part } from '@troupe/core';
+
+/** An A2A text part. */
+export function textPart(text: string, metadata?: Record<string, unknown>): A2aPart {
+  return { content: { $case: 'text', value: text }, metadata, filename: '', mediaType: 'text/plain' };
+}
+
+/** An A2A data part: structured JSON. */
+export function dataPart(value: unknown, metadata?: Record<string, unknown>): A2aPart {
+  return { content: { $case: 'data', value }, metadata, filename: '', mediaType: 'application/json' };
+}
+
+/** A message from the agent to the client. */
+export function agentMessage(ids: { messageId: string; taskId: string; contextId: string }, parts: A2aPart[], metadata?: Record<string, unknown>): Message {
+  return { ...ids, role: Role.ROLE_AGENT, parts, metadata, extensions: [], referenceTaskIds: [] };
+}
+
+/** A message of the user, as the task's history shows it. */
+export function userMessage(ids: { messageId: string; taskId: string; contextId: string }, parts: A2aPart[]): Message {
+  return { ...ids, role: Role.ROLE_USER, parts, metadata: undefined, extensions: [], referenceTaskIds: [] };
+}
+
+/**
+ * What a Troupe message shows a client: its text (not the model's thoughts) and inline files.
+ * Tool calls and results stay inside the agent.
+ */
+export function toA2aParts(content: Content | undefined): A2aPart[] {
+  const parts: A2aPart[] = [];
+  for (const part of content?.parts ?? []) {
+    if ('text' in part) {
+      if (!part.thought && part.text !== '') parts.push(textPart(part.text));
+    } else if ('inlineData' in part) {
+      parts.push({ content: { $case: 'raw', value: Buffer.from(part.inlineData.data, 'base64') }, metadata: undefined, filename: '', mediaType: part.inlineData.mimeType });
+    }
+  }
+  return parts;
+}
+
+/** The parts of an incoming message, as Troupe parts, and the values of its data parts. */
+export interface IncomingParts {
+  /** Text and files; each data part as its JSON text. */
+  parts: Part[];
+  /** The values of the data parts, in order. */
+  data: unknown[];
+  /** The text of the text parts, joined with newlines. */
+  text: string;
+}
+
+/**
+ * Reads a client's message parts. Files by URL are refused: the agent cannot fetch them, and
+ * fetching any URL a client names would let it make this server call other hosts.
+ */
+export function fromA2aParts(parts: readonly A2aPart[]): IncomingParts {
+  if (parts.length === 0) {
+    throw new RequestMalformedError("message.parts is empty; send at least one part, e.g. { text: 'Hello' } (v0.3: { kind: 'text', text: 'Hello' }).");
+  }
+  const out: IncomingParts = { parts: [], data: [], text: '' };
+  const texts: string[] = [];
+  parts.forEach((part, index) => {
+    const content = part.content;
+    switch (content?.$case) {
+      case 'text':
+        texts.push(content.value);
+        out.parts.push({ text: content.value });
+        break;
+      case 'data':
+        out.data.push(content.value);
+        out.parts.push({ text: JSON.stringify(content.value) });
+        break;
+      case 'raw':
+        out.parts.push({ inlineData: { mimeType: part.mediaType || 'application/octet-stream', data: Buffer.from(content.value).toString('base64') } });
+        break;
+      case 'url':
+        throw new ContentTypeNotSupportedError(
+          `message.parts[${index}] is a file by URL (${JSON.stringify(content.value.slice(0, 200))}), which this agent does not fetch. Send the file's bytes in the part instead (v1.0: raw; v0.3: file.bytes), or the URL as text.`,
+        );
+      case undefined:
+        throw new RequestMalformedError(`message.parts[${index}] has no content; give it text, data or a file, e.g. { text: 'Hello' } (v0.3: { kind: 'text', text: 'Hello' }).`);
+    }
+  });
+  out.text = texts.join('\n');
+  return out;
+}
