@@ -15,6 +15,7 @@ export interface ServerConfig {
   toolLog: string;
   tokens?: Record<string, string>;
   allowRemoteApprovals?: boolean;
+  leaseTtlMs?: number;
 }
 
 /** A running fixture server: a real `node` process on 127.0.0.1. */
