@@ -53,7 +53,7 @@ export class RemoteA2aError extends TroupeError {
 /** Turns a failed request into a RemoteA2aError whose remedy fits the failure. */
 export function requestError(details: RemoteA2aErrorDetails, operation: string, error: unknown): RemoteA2aError {
   if (error instanceof RemoteA2aError) return error;
-  const text = describeFailure(error);
+  const text = describeFailure(error).replace(/\.+$/, '');
   return new RemoteA2aError('A2A_REQUEST', details, `${operation} failed: ${text}. ${remedy(text)}`, { cause: error });
 }
 

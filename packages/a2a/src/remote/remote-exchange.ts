@@ -1,8 +1,9 @@
 import { TaskState, type Message, type SendMessageRequest, type StreamResponse } from '@a2a-js/sdk';
+import { A2AError } from '@a2a-js/sdk/errors';
 import { LeaseLostError, RunDrainedError, createEvent, type BaseAgent, type Event, type InvocationContext } from '@troupe/core';
 import { RemoteCalls } from './remote-calls.js';
 import type { RemoteConnection } from './remote-connection.js';
-import { RemoteA2aError, requestError, type RemoteA2aErrorCode, type RemoteA2aErrorDetails } from './remote-errors.js';
+import { RemoteA2aError, describeFailure, requestError, type RemoteA2aErrorCode, type RemoteA2aErrorDetails } from './remote-errors.js';
 import { answerParts, interruptsFor } from './remote-interrupts.js';
 import type { ResolvedRemoteOptions } from './remote-options.js';
 import { userMessage } from './remote-parts.js';
@@ -63,7 +64,7 @@ export class RemoteExchange {
       return yield* this.drive(this.calls.follow(record.taskId), new TaskView(), true);
     }
     const message = userMessage(answerParts(given, answers), { taskId: record.taskId, contextId: record.contextId });
-    yield* this.drive(this.calls.send(sendRequest(message)), new TaskView(), true, record.statusKey);
+    yield* this.drive(this.refusals(this.calls.send(sendRequest(message))), new TaskView(), true, record.statusKey);
   }
 
   /**
@@ -146,6 +147,16 @@ export class RemoteExchange {
       case TaskState.TASK_STATE_UNSPECIFIED:
       case TaskState.UNRECOGNIZED:
         throw this.failed('A2A_REQUEST', view, `its task stopped in state ${TaskState[view.state] ?? view.state}`, 'Check the remote agent; A2A does not end a task in this state.');
+    }
+  }
+
+  /** An answer the remote refuses with an A2A error (not a network failure) says why, as a refusal. */
+  private async *refusals(updates: AsyncGenerator<StreamResponse, void, undefined>): AsyncGenerator<StreamResponse, void, undefined> {
+    try {
+      yield* updates;
+    } catch (error) {
+      if (!(error instanceof RemoteA2aError && error.code === 'A2A_REQUEST' && error.cause instanceof A2AError)) throw error;
+      throw new RemoteA2aError('A2A_ANSWER_REFUSED', this.details(), `it refused the answer: ${describeFailure(error.cause)}`, { cause: error.cause });
     }
   }
 

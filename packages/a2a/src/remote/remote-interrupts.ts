@@ -39,7 +39,6 @@ export interface AskContext {
 export function interruptsFor(view: TaskView, at: AskContext): AskedInterrupt[] {
   const parts = view.statusMessage?.parts ?? [];
   const base = { agentPath: at.agentPath, toolCallId: view.taskId };
-  const text = view.statusText;
   const peerAsks = dataValues(parts).filter(isPeerAsk);
   if (peerAsks.length > 0) {
     return peerAsks.map((ask) => ({
@@ -51,7 +50,8 @@ export function interruptsFor(view: TaskView, at: AskContext): AskedInterrupt[] 
         toolName: ask.toolName ?? at.agentName,
         args: ask.args ?? {},
         hint: ask.hint,
-        message: ask.message ?? (text || undefined),
+        // Not the status text: it tells A2A clients how to answer, which is this agent's job here.
+        message: ask.message,
         payload: ask.payload,
         responseSchema: ask.responseSchema,
       }),
@@ -66,7 +66,7 @@ export function interruptsFor(view: TaskView, at: AskContext): AskedInterrupt[] 
         kind: 'input',
         toolName: at.agentName,
         args: {},
-        message: text || `Remote agent '${at.agentName}' needs more input to continue its task.`,
+        message: view.statusText || `Remote agent '${at.agentName}' needs more input to continue its task.`,
         payload: data.length === 0 ? undefined : data.length === 1 ? data[0] : data,
       }),
     },
