@@ -23,7 +23,7 @@ function toolRuns(toolLog: string): string[] {
 describe('human in the loop over A2A', () => {
   it('pauses for approval, survives a restart of the server, and resumes the same task: the tool runs once', async () => {
     const files = scratch();
-    dirs.push(files.remove);
+    dirs.push(() => files.remove());
     const port = await freePort();
     const config = { db: files.db, port, toolLog: files.toolLog, allowRemoteApprovals: true };
     const first = await processes.start(config);
@@ -63,7 +63,7 @@ describe('human in the loop over A2A', () => {
 
   it('refuses approvals from A2A clients unless allowRemoteApprovals is set, naming the option; the task keeps waiting', async () => {
     const files = scratch();
-    dirs.push(files.remove);
+    dirs.push(() => files.remove());
     const server = await processes.start({ db: files.db, port: await freePort(), toolLog: files.toolLog });
     const client = await sdkClient(server.baseUrl);
     const paused = asTask(await client.sendMessage(message('send 20')));
