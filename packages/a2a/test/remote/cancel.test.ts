@@ -4,7 +4,7 @@ import { ClientFactory } from '@a2a-js/sdk/client';
 import { RunDrainedError, textOf, type Event, type Runner } from '@troupe/core';
 import { RemoteA2aAgent } from '../../src/remote/index.js';
 import { eventually, runnerFor, scriptedServer } from './helpers.js';
-import { gate } from './scripted-executor.js';
+import { gate, twoHalves } from './scripted-executor.js';
 
 async function remoteState(url: string, taskId: string): Promise<TaskState | undefined> {
   const client = await new ClientFactory().createFromUrl(url);
@@ -48,13 +48,7 @@ describe('stopping a run that waits for a remote agent', () => {
 
   it('a drained run leaves the remote task running; the resume follows it and stores its answer once', async () => {
     const release = gate();
-    const server = await scriptedServer(async (turn) => {
-      turn.open();
-      turn.chunk('First half, ');
-      await turn.until(release.promise);
-      turn.chunk('second half.');
-      turn.complete();
-    });
+    const server = await scriptedServer(twoHalves(release.promise));
     const { runner, sessionId, events } = await runnerFor(new RemoteA2aAgent({ name: 'Slow', agentCard: server.url }));
     const drained = await abortAtFirstText(runner, sessionId, new RunDrainedError('shutting down'));
     expect((await events()).some((e) => e.errorCode)).toBe(false);
@@ -70,13 +64,7 @@ describe('stopping a run that waits for a remote agent', () => {
 
   it('a resume while the remote still works resubscribes to the task and streams the rest', async () => {
     const release = gate();
-    const server = await scriptedServer(async (turn) => {
-      turn.open();
-      turn.chunk('First half, ');
-      await turn.until(release.promise);
-      turn.chunk('second half.');
-      turn.complete();
-    });
+    const server = await scriptedServer(twoHalves(release.promise));
     const { runner, sessionId, events } = await runnerFor(new RemoteA2aAgent({ name: 'Slow', agentCard: server.url }));
     const drained = await abortAtFirstText(runner, sessionId, new RunDrainedError('shutting down'));
     const resuming = runner.resume({ userId: 'u', sessionId, invocationId: drained.invocationId });

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteSessionService } from '@troupe/sqlite';
 import { scriptedServer } from './helpers.js';
-import { gate } from './scripted-executor.js';
+import { gate, twoHalves } from './scripted-executor.js';
 
 const run = promisify(execFile);
 const caller = fileURLToPath(new URL('./fixtures/caller.ts', import.meta.url));
@@ -42,13 +42,7 @@ describe('a caller that crashes mid-stream', () => {
     dirs.push(dir);
     const db = join(dir, 'app.db');
     const release = gate();
-    const server = await scriptedServer(async (turn) => {
-      turn.open();
-      turn.chunk('First half, ');
-      await turn.until(release.promise);
-      turn.chunk('second half.');
-      turn.complete();
-    });
+    const server = await scriptedServer(twoHalves(release.promise));
     const store = new SqliteSessionService({ path: db });
     const session = await store.createSession({ appName: 'app', userId: 'u' });
     await store.close();

@@ -6,6 +6,7 @@ import { AgentTool, ConfigurationError, LlmAgent, getFunctionResponses } from '@
 import { ScriptedModel } from '@troupe/core/testing';
 import { RemoteA2aAgent, RemoteA2aError } from '../../src/remote/index.js';
 import { runnerFor, scriptedServer } from './helpers.js';
+import type { Turn } from './scripted-executor.js';
 
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -15,6 +16,12 @@ async function closedPort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
+
+/** A script that ends its task in `state` with a message. */
+const endsIn = (state: TaskState, text: string) => async (turn: Turn) => {
+  turn.open();
+  turn.status(state, text);
+};
 
 async function failure(agent: RemoteA2aAgent): Promise<RemoteA2aError> {
   const { runner, sessionId } = await runnerFor(agent);
@@ -44,10 +51,7 @@ describe('RemoteA2aAgent failures name the agent, the URL and the fix', () => {
   });
 
   it('a failed remote task, with the remote message', async () => {
-    const server = await scriptedServer(async (turn) => {
-      turn.open();
-      turn.status(TaskState.TASK_STATE_FAILED, 'The weather service is down.');
-    });
+    const server = await scriptedServer(endsIn(TaskState.TASK_STATE_FAILED, 'The weather service is down.'));
     const error = await failure(new RemoteA2aAgent({ name: 'Weather', agentCard: server.url }));
     expect(error.code).toBe('A2A_TASK_FAILED');
     expect(error.taskId).toBe(server.executor.received[0]!.taskId);
@@ -55,20 +59,14 @@ describe('RemoteA2aAgent failures name the agent, the URL and the fix', () => {
   });
 
   it('a rejected task', async () => {
-    const server = await scriptedServer(async (turn) => {
-      turn.open();
-      turn.status(TaskState.TASK_STATE_REJECTED, 'I only talk about weather.');
-    });
+    const server = await scriptedServer(endsIn(TaskState.TASK_STATE_REJECTED, 'I only talk about weather.'));
     const error = await failure(new RemoteA2aAgent({ name: 'Weather', agentCard: server.url }));
     expect(error.code).toBe('A2A_TASK_REJECTED');
     expect(error.message).toContain('"I only talk about weather."');
   });
 
   it('inside an AgentTool, a remote failure is an error tool response, not a crash', async () => {
-    const server = await scriptedServer(async (turn) => {
-      turn.open();
-      turn.status(TaskState.TASK_STATE_FAILED, 'Out of order.');
-    });
+    const server = await scriptedServer(endsIn(TaskState.TASK_STATE_FAILED, 'Out of order.'));
     const model = new ScriptedModel([{ functionCalls: [{ name: 'Weather', args: { request: 'weather?' } }] }, 'Sorry, the weather agent is out of order.']);
     const tool = new AgentTool({ agent: new RemoteA2aAgent({ name: 'Weather', agentCard: server.url }) });
     const { runner, sessionId } = await runnerFor(new LlmAgent({ name: 'Assistant', model, tools: [tool] }));

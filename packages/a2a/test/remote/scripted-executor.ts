@@ -164,3 +164,14 @@ export function gate(): { promise: Promise<void>; open: () => void } {
   const promise = new Promise<void>((resolve) => (open = resolve));
   return { promise, open };
 }
+
+/** A script that streams 'First half, ', waits for `release`, then streams 'second half.' and completes. */
+export function twoHalves(release: Promise<void>): Script {
+  return async (turn) => {
+    turn.open();
+    turn.chunk('First half, ');
+    await turn.until(release);
+    turn.chunk('second half.');
+    turn.complete();
+  };
+}
