@@ -32,6 +32,7 @@ export function driveTask(task: LiveTask, events: RunEvents, ids: { taskId: stri
       // A failed run yields its (stored) error event, then throws: the event says it all.
       thrown = error;
     }
+    for (const update of artifacts.flush()) task.publish({ payload: { $case: 'artifactUpdate', value: update } });
     task.publish(statusUpdate(ids, outcomeOf(result, lastError, thrown)));
   })()
     .catch((error: unknown) => {

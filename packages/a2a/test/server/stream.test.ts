@@ -55,8 +55,9 @@ describe('a2aApp served in a real process', () => {
     const client = await sdkClient(server.baseUrl);
     const events = await collect(client.sendMessageStream(message('hello there')));
     // Chunks a slow reader has not taken yet are merged, so how many arrive varies; their order does not.
-    expect(events.map(line).join(' ')).toMatch(/^task:submitted status:working artifact:response-1( artifact:response-1\+)* artifact:response-1! status:completed$/);
-    const chunks = events.flatMap((e) => (e.payload?.$case === 'artifactUpdate' && !e.payload.value.lastChunk ? textsOf(e.payload.value.artifact?.parts) : []));
+    expect(events.map(line).join(' ')).toMatch(/^task:submitted status:working artifact:response-1( artifact:response-1\+)* artifact:response-1\+! status:completed$/);
+    // The chunks add up to the text, once; the last one closes the artifact.
+    const chunks = events.flatMap((e) => (e.payload?.$case === 'artifactUpdate' ? textsOf(e.payload.value.artifact?.parts) : []));
     expect(chunks.join('')).toBe('You said: hello there (turn 1)');
     const final = events.at(-1)!.payload;
     expect(final?.$case === 'statusUpdate' && textsOf(final.value.status?.message?.parts)).toEqual(['You said: hello there (turn 1)']);
