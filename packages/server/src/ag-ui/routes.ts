@@ -1,19 +1,11 @@
 import { Hono } from 'hono';
-import { openInterrupts, type RunConfig } from '@troupe/core';
-import { toHttpError } from '../http-error.js';
 import { reportFailures } from '../routes/run.js';
-import type { RunEvents } from '../run-stream.js';
-import { sessionKey } from '../run-tracker.js';
 import type { ServerContext, ServerEnv } from '../server-context.js';
-import { checkStateWrite } from '../state-policy.js';
 import { capabilitiesOf } from './capabilities.js';
-import { clientToolsOf } from './client-tools.js';
 import { agUiEvents, agUiResponse } from './event-stream.js';
-import { EventTranslator } from './event-translator.js';
 import { readRunInput } from './run-input.js';
-import { stateDeltaOf, visibleState } from './state-input.js';
+import { startRun, type StartedRun } from './start-run.js';
 import { threadSession, threadUser } from './thread.js';
-import { planTurn } from './turn-plan.js';
 
 /**
  * AG-UI (1.0) for every app: `POST /ag-ui/{app}` takes a `RunAgentInput` and streams the run as
@@ -39,41 +31,18 @@ export function agUiRoutes(ctx: ServerContext): Hono<ServerEnv> {
     const userId = threadUser(principal, input.forwardedProps);
     const runner = await ctx.registry.runner(appName);
     const key = { appName, userId, sessionId: input.threadId };
-    const session = await threadSession(ctx.sessionService, key);
-    const plan = planTurn(input, session);
-    const stateDelta = plan.kind === 'run' ? stateDeltaOf(input.state, session.state) : undefined;
-    if (stateDelta) checkStateWrite('state', stateDelta, principal, ctx.stateLimits);
-    const runConfig: RunConfig = {
-      streaming: 'sse',
-      clientTools: clientToolsOf(input.tools, openInterrupts(session.events)),
-      ...(plan.kind === 'run' && plan.abandonInterrupts ? { abandonInterrupts: true } : {}),
-    };
-
-    const tracked = ctx.runs.begin(sessionKey(appName, userId, input.threadId), c.req.raw.signal);
-    let events: RunEvents | undefined;
-    let translator: EventTranslator;
+    // Created before the input is judged, so that it is judged against the state a new thread has
+    // (the user's and the app's keys).
+    const thread = await threadSession(ctx.sessionService, key);
+    let started: StartedRun;
     try {
-      // Misuse (a busy session, a retried run id, answers that do not fit) is refused here, before a byte is sent.
-      events =
-        plan.kind === 'run'
-          ? await runner.start({ userId, sessionId: input.threadId, newMessage: plan.newMessage, invocationId: input.runId, runConfig, abortSignal: tracked.signal, ...(stateDelta ? { stateDelta } : {}) })
-          : await runner.startResume({ userId, sessionId: input.threadId, invocationId: plan.invocationId, responses: plan.responses, runConfig, abortSignal: tracked.signal });
-      // Read once the run holds the session: the state it starts from, which nothing else changes now.
-      const started = await ctx.sessionService.getSession({ ...key, numRecentEvents: 0 });
-      translator = new EventTranslator({
-        threadId: input.threadId,
-        runId: input.runId,
-        invocationId: plan.kind === 'run' ? input.runId : plan.invocationId,
-        userId,
-        state: visibleState({ ...started?.state, ...stateDelta }),
-        clientCalls: plan.kind === 'resume' ? plan.clientCalls : new Set(),
-      });
+      started = await startRun(ctx, runner, thread.session, input, principal, c.req.raw.signal);
     } catch (error) {
-      // Returning a run that has not started gives its session back.
-      await events?.return(undefined as never).catch(() => undefined);
-      tracked.end();
-      throw toHttpError(error);
+      // A refused request stores nothing, not even the thread it made.
+      if (thread.created) await ctx.sessionService.deleteSession(key).catch(() => undefined);
+      throw error;
     }
+    const { tracked, events, translator } = started;
     const onFailure = reportFailures(ctx, c);
     return agUiResponse(tracked, agUiEvents(events, translator, onFailure), translator, onFailure);
   });

@@ -18,18 +18,18 @@ export function threadUser(principal: string, forwardedProps: unknown): string {
 }
 
 /**
- * The thread's session, created empty on first use. Threads are per user, as sessions are: the
- * same thread id of another user is another session, which this user never sees.
+ * The thread's session, created empty on first use (`created`). Threads are per user, as sessions
+ * are: the same thread id of another user is another session, which this user never sees.
  */
-export async function threadSession(service: SessionService, key: { appName: string; userId: string; sessionId: string }): Promise<Session> {
+export async function threadSession(service: SessionService, key: { appName: string; userId: string; sessionId: string }): Promise<{ session: Session; created: boolean }> {
   const existing = await service.getSession(key);
-  if (existing) return existing;
+  if (existing) return { session: existing, created: false };
   try {
-    return await service.createSession(key);
+    return { session: await service.createSession(key), created: true };
   } catch (error) {
     // Two first requests of one thread at once: the other one created it.
     const created = await service.getSession(key);
-    if (created) return created;
+    if (created) return { session: created, created: false };
     throw error;
   }
 }

@@ -58,6 +58,7 @@ describe('AG-UI: auth and the state policy', () => {
     const tooLarge = await post(served, 'chat', input('t1', 'Hi', { state: { notes: 'x'.repeat(200) } }), bearer('bob-token'));
     expect(tooLarge.status).toBe(400);
     expect(await tooLarge.json()).toMatchObject({ error: { code: 'STATE_TOO_LARGE', field: 'state.notes' } });
+    expect(await served.sessionService.getSession({ appName: 'chat', userId: 'bob', sessionId: 't1' })).toBeUndefined();
 
     // An admin set an app: key; a user's client sends it back unchanged with its own change, which is no write of app: state.
     const admin = client(served, 'chat', { headers: bearer('ops-token'), initialState: { 'app:mode': 'calm' } });

@@ -42,6 +42,8 @@ describe('AG-UI: failures and refusals', () => {
     }
     const unknownApp = await post(served, 'nope', input('t1', 'hi'));
     expect(unknownApp.status).toBe(404);
+    // Nothing was stored, not even the thread a refused input named.
+    expect((await served.sessionService.listSessions({ appName: 'chat', userId: AG_UI_USER })).sessions).toEqual([]);
   });
 
   it('a run id is an invocation id: sending the same run again is a 409 that stores nothing', async () => {

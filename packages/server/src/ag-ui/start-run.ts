@@ -1,0 +1,61 @@
+import type { RunAgentInput } from '@ag-ui/core';
+import { openInterrupts, type RunConfig, type Runner, type Session } from '@troupe/core';
+import { toHttpError } from '../http-error.js';
+import type { RunEvents } from '../run-stream.js';
+import { sessionKey, type TrackedRun } from '../run-tracker.js';
+import type { ServerContext } from '../server-context.js';
+import { checkStateWrite } from '../state-policy.js';
+import { clientToolsOf } from './client-tools.js';
+import { EventTranslator } from './event-translator.js';
+import { stateDeltaOf, visibleState } from './state-input.js';
+import { planTurn } from './turn-plan.js';
+
+/** A run that holds its thread and has not sent anything yet. */
+export interface StartedRun {
+  tracked: TrackedRun;
+  events: RunEvents;
+  translator: EventTranslator;
+}
+
+/**
+ * Starts what the input asks of the thread (see {@link planTurn}): a new turn with the user's
+ * message and the state the client changed, or the resume of the paused invocation, with the
+ * input's frontend tools as client tools and the model's text streamed. Everything that can be
+ * refused is refused here, before a byte is sent: the plan, the state policy, and the runner's
+ * own checks (a busy session, a run id the thread holds, answers that do not fit).
+ */
+export async function startRun(ctx: ServerContext, runner: Runner, session: Session, input: RunAgentInput, principal: string, requestSignal: AbortSignal): Promise<StartedRun> {
+  const { appName, userId, id: sessionId } = session;
+  const plan = planTurn(input, session);
+  const stateDelta = plan.kind === 'run' ? stateDeltaOf(input.state, session.state) : undefined;
+  if (stateDelta) checkStateWrite('state', stateDelta, principal, ctx.stateLimits);
+  const runConfig: RunConfig = {
+    streaming: 'sse',
+    clientTools: clientToolsOf(input.tools, openInterrupts(session.events)),
+    ...(plan.kind === 'run' && plan.abandonInterrupts ? { abandonInterrupts: true } : {}),
+  };
+  const tracked = ctx.runs.begin(sessionKey(appName, userId, sessionId), requestSignal);
+  let events: RunEvents | undefined;
+  try {
+    events =
+      plan.kind === 'run'
+        ? await runner.start({ userId, sessionId, newMessage: plan.newMessage, invocationId: input.runId, runConfig, abortSignal: tracked.signal, ...(stateDelta ? { stateDelta } : {}) })
+        : await runner.startResume({ userId, sessionId, invocationId: plan.invocationId, responses: plan.responses, runConfig, abortSignal: tracked.signal });
+    // Read once the run holds the session: the state it starts from, which nothing else changes now.
+    const claimed = await ctx.sessionService.getSession({ appName, userId, sessionId, numRecentEvents: 0 });
+    const translator = new EventTranslator({
+      threadId: sessionId,
+      runId: input.runId,
+      invocationId: plan.kind === 'run' ? input.runId : plan.invocationId,
+      userId,
+      state: visibleState({ ...claimed?.state, ...stateDelta }),
+      clientCalls: plan.kind === 'resume' ? plan.clientCalls : new Set(),
+    });
+    return { tracked, events, translator };
+  } catch (error) {
+    // Returning a run that has not started gives its session back.
+    await events?.return(undefined as never).catch(() => undefined);
+    tracked.end();
+    throw toHttpError(error);
+  }
+}
