@@ -52,7 +52,7 @@ describe('troupe api / troupe web: arguments', () => {
       const help = await troupe(command, '--help');
       expect(help.code).toBe(ExitCode.ok);
       expect(help.out).toContain(`Usage: troupe ${command} <agents dir | agent file>`);
-      for (const flag of ['--host', '--port', '--token', '--model', '--db', '--pg', '--memory', '--allow-origin', '--allowed-host']) expect(help.out).toContain(flag);
+      for (const flag of ['--host', '--port', '--token', '--model', '--db', '--pg', '--memory', '--allow-origin', '--allowed-host', '--a2a']) expect(help.out).toContain(flag);
     }
     expect((await troupe('help', 'web')).out).toContain('browser dev UI');
   });
@@ -63,7 +63,7 @@ describe('troupe api / troupe web: arguments', () => {
     [['api', 'serve-apps', '--port', '80x'], '--port "80x" is not a port; use a whole number from 0 to 65535 (0 picks a free port).'],
     [['api', 'serve-apps', '--port', '70000'], '--port "70000" is not a port; use a whole number from 0 to 65535 (0 picks a free port).'],
     [['api', 'serve-apps', '--db', 'x.db', '--pg', 'postgres://localhost/x'], '--db and --pg both choose where sessions live; give only one.'],
-    [['web', 'serve-apps', '--verbose'], "Unknown option '--verbose' for 'troupe web' (it takes --host, --port, --token, --model, --db, --pg, --memory, --redis, --allow-origin, --allowed-host, --help). Run 'troupe web --help' for the options."],
+    [['web', 'serve-apps', '--verbose'], "Unknown option '--verbose' for 'troupe web' (it takes --host, --port, --token, --model, --db, --pg, --memory, --redis, --allow-origin, --allowed-host, --a2a, --help). Run 'troupe web --help' for the options."],
     [['api', 'serve-apps', '--allow-origin', 'localhost:5173'], `--allow-origin "localhost:5173" is refused, whose scheme 'localhost:' is neither http: nor https:. Give scheme, host and port, e.g. --allow-origin http://localhost:5173.`],
     [['web', 'serve-apps', '--allow-origin', 'http://localhost:5173/app'], '--allow-origin "http://localhost:5173/app" is refused, which has more than an origin (a path, query, fragment or user name). Give scheme, host and port, e.g. --allow-origin http://localhost:5173.'],
     [['api', 'serve-apps', '--allowed-host', '*'], `--allowed-host "*" is refused, but any host ('*') would let any web page on a rebound name drive the server. Give a host name as browsers send it, e.g. --allowed-host dev.example.com (any port), dev.example.com:8443 or .example.com.`],

@@ -9,6 +9,7 @@ import { enableTypeScript, importModule } from '../import-module.js';
 import { loadAgentModule } from '../load-agent.js';
 import type { CliIo } from '../io.js';
 import { stopRequested } from '../stop-requested.js';
+import { type MountedA2a, mountA2a } from './serve-a2a.js';
 import { parseServeOptions, type ServeMode, serveUsage } from './serve-options.js';
 import { type BackgroundQueue, openBackgroundQueue } from './serve-queue.js';
 import { openServeStore } from './serve-store.js';
@@ -46,6 +47,7 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
   const store = await openServeStore(options, io.cwd);
   let handle: ServerHandle | undefined;
   let queue: BackgroundQueue | undefined;
+  let a2a: MountedA2a | undefined;
   let names: string[];
   try {
     queue = options.redis === undefined ? undefined : await openBackgroundQueue(options.redis, store);
@@ -61,6 +63,10 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
       allowedHosts: options.allowedHosts,
       onError: (error, request, report) => io.stderr.write(logLine(error, request, report)),
     });
+    if (options.a2a) {
+      const source = single ? { single } : { agentsDir, importModule, model: defaultModel.model };
+      a2a = await mountA2a(app, { source, sessionService: store.service, defaultModel: defaultModel.model, auth, serverUrl: () => handle!.url });
+    }
     handle = await listen(app, options.host, options.port);
     names = await appNames(app, options.token);
   } catch (error) {
@@ -78,6 +84,10 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
       : `Apps in ${where}: ${names.length > 0 ? names.join(', ') : `none (add a folder with an agent.ts, or run 'troupe ${mode} examples')`}\n`,
   );
   io.stdout.write(`Sessions: ${store.description}\n`);
+  if (a2a) {
+    const first = single?.appName ?? names[0] ?? '{app}';
+    io.stdout.write(`A2A: ${handle.url}/a2a/{app} for each app, e.g. agent card ${handle.url}/a2a/${first}/.well-known/agent-card.json${queue ? ' (A2A tasks run in this process, not on workers)' : ''}\n`);
+  }
   if (queue) io.stdout.write(`Runs: on workers, through Redis at ${queue.description} (start them with 'troupe worker ${where} --redis <url>' and the same session store)\n`);
   if (queue?.warning) io.stderr.write(`Warning: ${queue.warning}\n`);
   if (options.allowOrigins.length > 0) io.stdout.write(`Pages allowed to call the API (CORS): ${options.allowOrigins.join(', ')}\n`);
@@ -90,7 +100,7 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
   await stopRequested(io);
   io.stderr.write('Stopping: runs in flight get up to 10 seconds to finish...\n');
   try {
-    await handle.close({ gracePeriodMs: GRACE_PERIOD_MS });
+    await Promise.all([handle.close({ gracePeriodMs: GRACE_PERIOD_MS }), a2a?.shutdown(GRACE_PERIOD_MS)]);
   } finally {
     await queue?.close();
     await store.close();

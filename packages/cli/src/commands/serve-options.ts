@@ -31,6 +31,8 @@ export interface ServeCommandOptions {
   redis: string | undefined;
   /** `--allowed-host` (repeatable): host names the server answers to besides its loopback names. @default [] */
   allowedHosts: string[];
+  /** `--a2a`: also serve each app over A2A at `/a2a/{app}` (needs @troupe/a2a). @default false */
+  a2a: boolean;
   /** `--help`: print the usage and do nothing else. */
   help: boolean;
 }
@@ -49,6 +51,7 @@ const OPTIONS = {
   redis: { type: 'string' },
   'allow-origin': { type: 'string', multiple: true },
   'allowed-host': { type: 'string', multiple: true },
+  a2a: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -62,7 +65,7 @@ export function parseServeOptions(mode: ServeMode, args: readonly string[]): Ser
     throw new CliUsageError(`${parseArgsErrorMessage(error, command, OPTIONS)} Run '${command} --help' for the options.`);
   }
   const { values, positionals } = parsed;
-  const defaults = { host: '127.0.0.1', port: DEFAULT_PORT, token: undefined, model: undefined, db: undefined, pg: undefined, memory: false, redis: undefined, allowOrigins: [], allowedHosts: [] };
+  const defaults = { host: '127.0.0.1', port: DEFAULT_PORT, token: undefined, model: undefined, db: undefined, pg: undefined, memory: false, redis: undefined, allowOrigins: [], allowedHosts: [], a2a: false };
   if (values.help) return { agentsDir: '', ...defaults, help: true };
   if (positionals.length !== 1) {
     const got = positionals.length === 0 ? 'none' : positionals.map((p) => `'${p}'`).join(', ');
@@ -96,7 +99,7 @@ export function parseServeOptions(mode: ServeMode, args: readonly string[]): Ser
   }
   const allowOrigins = checkedList('allow-origin', values['allow-origin'], allowedOriginProblem, "scheme, host and port, e.g. --allow-origin http://localhost:5173");
   const allowedHosts = checkedList('allowed-host', values['allowed-host'], allowedHostProblem, 'a host name as browsers send it, e.g. --allowed-host dev.example.com (any port), dev.example.com:8443 or .example.com');
-  return { agentsDir: positionals[0]!, host, port, token, model: values.model, db: values.db, pg: values.pg, memory: values.memory ?? false, redis: values.redis, allowOrigins, allowedHosts, help: false };
+  return { agentsDir: positionals[0]!, host, port, token, model: values.model, db: values.db, pg: values.pg, memory: values.memory ?? false, redis: values.redis, allowOrigins, allowedHosts, a2a: values.a2a ?? false, help: false };
 }
 
 /** The values of a repeatable flag, each checked by the server's own rule. */
@@ -143,6 +146,8 @@ Options:
                       dev.example.com:8443, .example.com); repeat for more. By default only
                       127.0.0.1, localhost and [::1] at the server's port are answered, so a
                       web page on another name cannot drive the server (DNS rebinding)
+  --a2a               Also serve each app over A2A (JSON-RPC, 1.0 and 0.3) at /a2a/{app}, its
+                      agent card at /a2a/{app}/.well-known/agent-card.json (needs @troupe/a2a)
   -h, --help          Show this help
 
 Stop the server with Ctrl-C: runs in flight get 10 seconds to finish, then are cancelled.
