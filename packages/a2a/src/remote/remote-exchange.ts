@@ -60,27 +60,30 @@ export class RemoteExchange {
     view.apply({ payload: { $case: 'task', value: await this.calls.getTask(record.taskId) } });
     this.record = { ...record, state: 'working', asked: undefined, statusKey: undefined, answered };
     // After a crash the answer may have been delivered already: only the same question gets it.
-    if (view.state !== TaskState.TASK_STATE_INPUT_REQUIRED || view.statusKey !== record.statusKey) {
+    if (!this.asksAgain(view, record)) {
       return yield* this.drive(this.calls.follow(record.taskId), new TaskView(), true);
     }
     const message = userMessage(answerParts(given, answers), { taskId: record.taskId, contextId: record.contextId });
-    yield* this.drive(this.refusals(this.calls.send(sendRequest(message))), new TaskView(), true, record.statusKey);
+    yield* this.drive(this.refusals(this.calls.send(sendRequest(message))), new TaskView(), true, record);
   }
 
   /**
    * Reads updates until the task settles, storing a record once its id is known, then settles it.
-   * `answeredKey` is the question just answered: a snapshot still showing it is from before the
-   * answer (an SDK server starts a follow-up's stream with the task as it was), not a new question.
+   * `answered` is the record of the question just answered: a snapshot that opens the reply and
+   * still shows that question is the task as it was before the answer (SDK servers start a
+   * follow-up's stream so), not the question asked again.
    */
-  private async *drive(updates: AsyncGenerator<StreamResponse, void, undefined>, view: TaskView, needsRecord: boolean, answeredKey?: string): AsyncGenerator<Event, void, undefined> {
+  private async *drive(updates: AsyncGenerator<StreamResponse, void, undefined>, view: TaskView, needsRecord: boolean, answered?: RemoteTaskRecord): AsyncGenerator<Event, void, undefined> {
     const streaming = this.ctx.runConfig.streaming === 'sse';
-    const settled = () => view.settled && !(answeredKey !== undefined && view.state === TaskState.TASK_STATE_INPUT_REQUIRED && view.statusKey === answeredKey);
+    let changed = false;
+    const settled = () => view.settled && (changed || answered === undefined || !this.asksAgain(view, answered));
     // Stopped by an error, or by the run ending while this waits at a yield (then only finally runs).
     let stopped = true;
     let failure: unknown;
     try {
       for await (const update of updates) {
         const delta = view.apply(update);
+        if (update.payload?.$case !== 'task') changed = true;
         if (needsRecord && view.taskId && !settled()) {
           needsRecord = false;
           this.record = { ...this.record, taskId: view.taskId, contextId: view.contextId, state: 'working' };
@@ -148,6 +151,18 @@ export class RemoteExchange {
       case TaskState.UNRECOGNIZED:
         throw this.failed('A2A_REQUEST', view, `its task stopped in state ${TaskState[view.state] ?? view.state}`, 'Check the remote agent; A2A does not end a task in this state.');
     }
+  }
+
+  /**
+   * Does the remote still ask what `record` asked? The same status, or the same questions (a
+   * server may rebuild its status message, with a new id, each time the task is read).
+   */
+  private asksAgain(view: TaskView, record: RemoteTaskRecord): boolean {
+    if (view.state !== TaskState.TASK_STATE_INPUT_REQUIRED || !record.asked) return false;
+    if (view.statusKey !== '' && view.statusKey === record.statusKey) return true;
+    const now = interruptsFor(view, { agentName: this.owner.agent.name, agentPath: this.ctx.path, round: record.round - 1 });
+    const question = (a: AskedInterrupt) => `${a.interrupt.id}\n${a.interrupt.message ?? ''}`;
+    return now.map(question).join('\n') === record.asked.map(question).join('\n');
   }
 
   /** An answer the remote refuses with an A2A error (not a network failure) says why, as a refusal. */

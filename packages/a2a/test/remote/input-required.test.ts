@@ -137,4 +137,22 @@ describe('a remote input-required', () => {
     expect(done.output).toBe('Sunny in Brest.');
     expect(server.executor.received).toHaveLength(2);
   });
+
+  it('regression: a server that rebuilds its status message on every read (a new message id) still gets the answer, once', async () => {
+    const server = await scriptedServer(cityWeather);
+    // What a2aApp does: the task read back from its store carries a status message with a new id.
+    const rebuilding: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (!String(init?.body ?? '').includes('"GetTask"')) return response;
+      const body = (await response.json()) as { result?: { status?: { message?: { messageId?: string } } } };
+      if (body.result?.status?.message) body.result.status.message.messageId = `rebuilt-${Math.random()}`;
+      return Response.json(body);
+    };
+    const { runner, sessionId } = await runnerFor(new RemoteA2aAgent({ name: 'Weather', agentCard: server.url, fetch: rebuilding }));
+    const paused = await runner.run({ userId: 'u', sessionId, newMessage: 'Weather please' });
+    const done = await runner.resume({ userId: 'u', sessionId, responses: { [paused.interrupts[0]!.id]: 'Lyon' } });
+    expect(done.status).toBe('completed');
+    expect(done.output).toBe('Sunny in Lyon.');
+    expect(server.executor.received.map((r) => r.text)).toEqual(['Weather please', 'Lyon']);
+  });
 });
