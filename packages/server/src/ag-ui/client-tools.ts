@@ -6,7 +6,7 @@ import { type FunctionDeclaration, type InterruptInfo, isClientToolInterrupt } f
  * LlmAgent of the run is offered. A client tool call the thread is paused on is answered where it
  * was made, so its tool is offered again even when the client no longer lists it.
  */
-export function clientToolsOf(tools: readonly Tool[], open: readonly InterruptInfo[]): FunctionDeclaration[] {
+export function clientToolDeclarations(tools: readonly Tool[], open: readonly InterruptInfo[]): FunctionDeclaration[] {
   const declarations: FunctionDeclaration[] = tools.map((tool) => ({
     name: tool.name,
     description: tool.description,

@@ -5,7 +5,7 @@ import type { RunEvents } from '../run-stream.js';
 import { sessionKey, type TrackedRun } from '../run-tracker.js';
 import type { ServerContext } from '../server-context.js';
 import { checkStateWrite } from '../state-policy.js';
-import { clientToolsOf } from './client-tools.js';
+import { clientToolDeclarations } from './client-tools.js';
 import { EventTranslator } from './event-translator.js';
 import { stateDeltaOf, visibleState } from './state-input.js';
 import { planTurn } from './turn-plan.js';
@@ -31,7 +31,7 @@ export async function startRun(ctx: ServerContext, runner: Runner, session: Sess
   if (stateDelta) checkStateWrite('state', stateDelta, principal, ctx.stateLimits);
   const runConfig: RunConfig = {
     streaming: 'sse',
-    clientTools: clientToolsOf(input.tools, openInterrupts(session.events)),
+    clientTools: clientToolDeclarations(input.tools, openInterrupts(session.events)),
     ...(plan.kind === 'run' && plan.abandonInterrupts ? { abandonInterrupts: true } : {}),
   };
   const tracked = ctx.runs.begin(sessionKey(appName, userId, sessionId), requestSignal);

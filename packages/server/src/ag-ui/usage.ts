@@ -9,6 +9,7 @@ import type { Usage } from '@troupe/core';
 export class UsageTally {
   private readonly byModel = new Map<string, Required<Pick<TokenUsage, 'inputTokens' | 'outputTokens'>> & TokenUsage>();
 
+  /** Counts one model call's usage under the model that answered. */
   add(model: string | undefined, usage: Usage): void {
     const key = model ?? '';
     let entry = this.byModel.get(key);
