@@ -73,7 +73,8 @@ export class EventTranslator {
   finish(result: RunResult): AgUiEvent[] {
     const { threadId, runId } = this.run;
     const outcome: RunFinishedOutcome = result.status === 'interrupted' ? pausedOutcome(result.interrupts) : { type: 'success' };
-    const output = outcome.type === 'success' && result.output !== undefined ? { result: jsonValue(result.output) } : {};
+    // A run paused on frontend tools is a success on the wire, but has no return value yet.
+    const output = result.status === 'completed' && result.output !== undefined ? { result: jsonValue(result.output) } : {};
     return [...this.lanes.closeAll(), { type: EventType.RUN_FINISHED, threadId, runId, outcome, ...output, ...this.usageField() }];
   }
 

@@ -25,6 +25,7 @@ describe('AG-UI: frontend tools', () => {
     expect(model.requests[0]!.config.tools).toEqual([{ name: 'show_note', description: 'Shows a note on the page.', parameters: showNote.parameters }]);
     expect(first.types).toEqual([EventType.RUN_STARTED, EventType.STATE_SNAPSHOT, EventType.TOOL_CALL_START, EventType.TOOL_CALL_ARGS, EventType.TOOL_CALL_END, EventType.RUN_FINISHED]);
     expect(first.finished!.outcome).toEqual({ type: 'success', pendingToolCallIds: ['Notes:n1'] });
+    expect(first.finished!.result).toBeUndefined();
     expect(agent.pendingInterrupts).toEqual([]);
 
     // The page runs its tool and answers with a tool message, as AG-UI front ends do.
