@@ -50,6 +50,16 @@ describe('RemoteA2aAgent failures name the agent, the URL and the fix', () => {
     expect(error.message).toContain('`headers` option');
   });
 
+  it('an HTTP error from the JSON-RPC endpoint', async () => {
+    const server = await scriptedServer(endsIn(TaskState.TASK_STATE_COMPLETED, 'never reached'));
+    const overloaded: typeof fetch = async (input, init) => (init?.method === 'POST' ? new Response('busy', { status: 503, statusText: 'Service Unavailable' }) : fetch(input, init));
+    const error = await failure(new RemoteA2aAgent({ name: 'Busy', agentCard: server.url, fetch: overloaded }));
+    expect(error.code).toBe('A2A_REQUEST');
+    expect(error.message).toContain(`Remote agent 'Busy' at ${server.url}/.well-known/agent-card.json: message/stream failed:`);
+    expect(error.message).toContain('503');
+    expect(error.message).toContain("Check the remote agent's logs");
+  });
+
   it('a failed remote task, with the remote message', async () => {
     const server = await scriptedServer(endsIn(TaskState.TASK_STATE_FAILED, 'The weather service is down.'));
     const error = await failure(new RemoteA2aAgent({ name: 'Weather', agentCard: server.url }));
