@@ -172,13 +172,14 @@ async function launch(
   discard: (() => Promise<void>) | undefined,
   start: (signal: AbortSignal) => Promise<RunEvents>,
 ): Promise<StartedTask> {
-  if (ctx.live.has(initial.id)) throw new UnsupportedOperationError(`Task '${initial.id}' is still working and takes no message now. Wait for it (tasks/get), or cancel it with tasks/cancel.`);
-  const task = ctx.live.begin(requester.userId, initial);
+  let task: LiveTask | undefined;
   let events: RunEvents;
   try {
+    if (ctx.live.has(initial.id)) throw new UnsupportedOperationError(`Task '${initial.id}' is still working and takes no message now. Wait for it (tasks/get), or cancel it with tasks/cancel.`);
+    task = ctx.live.begin(requester.userId, initial);
     events = await start(task.signal);
   } catch (error) {
-    task.end();
+    task?.end();
     await discard?.().catch(() => undefined);
     throw toA2aError(error);
   }
