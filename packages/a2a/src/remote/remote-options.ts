@@ -23,7 +23,10 @@ export interface RemoteA2aAgentOptions extends Omit<BaseAgentOptions, 'subAgents
    * older SDKs) are both understood.
    */
   agentCard: string | URL | AgentCard;
-  /** Headers for every request (card, messages, task calls), or a function returning them per request. */
+  /**
+   * Headers for every request (card, messages, task calls), or a function returning them per request.
+   * @default {}
+   */
   headers?: RemoteHeaders | RemoteHeadersProvider;
   /**
    * How long one request may take; for a streamed answer, the longest silence between two
@@ -31,15 +34,20 @@ export interface RemoteA2aAgentOptions extends Omit<BaseAgentOptions, 'subAgents
    * @default 600000 (10 minutes)
    */
   timeoutMs?: number;
-  /** Stores the agent's output in `state[outputKey]` with its final event. */
+  /**
+   * Stores the agent's output in `state[outputKey]` with its final event.
+   * @default undefined (not stored)
+   */
   outputKey?: string;
   /** The `fetch` to use (a proxy, a test double). @default globalThis.fetch */
   fetch?: typeof fetch;
 }
 
-/** The options with defaults applied. */
+/** {@link RemoteA2aAgentOptions} with defaults applied, as `RemoteA2aAgent.options` holds them. */
 export interface ResolvedRemoteOptions {
+  /** A card URL (a `URL` option becomes its string), or the card given. */
   agentCard: string | AgentCard;
+  /** Always a function, also for fixed headers. */
   headers: RemoteHeadersProvider;
   timeoutMs: number;
   outputKey: string | undefined;
