@@ -1,5 +1,6 @@
 import { createEvent, type Event, type RunResult, TroupeError } from '@troupe/core';
 import { toHttpError } from './http-error.js';
+import { pacedSse } from './paced-sse.js';
 import type { TrackedRun } from './run-tracker.js';
 import { sseFrame } from './wire.js';
 
@@ -36,82 +37,24 @@ export async function streamRun(tracked: TrackedRun, start: () => Promise<RunEve
   return new Response(eventStream(tracked, events, onFailure), { status: 200, headers: SSE_HEADERS });
 }
 
-/**
- * The run's events as SSE frames, one chunk (so one write) per frame, pumped by one loop that is
- * the generator's only reader. While the run goes on, the loop takes the next event only when the
- * client has taken the last one, so a slow client slows its run instead of filling a buffer. Once
- * the run is cancelled (the client went away, a cancel request, shutdown), it stops waiting for
- * the client and runs the generator to its end, so the cancellation is stored and the session
- * released even if nobody reads: a cancelled run yields at most a few more events.
- */
+/** The run's events as SSE frames, paced by the client (see {@link pacedSse}). */
 function eventStream(tracked: TrackedRun, events: RunEvents, onFailure: RunFailureListener): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  let open = true;
-  let wake: (() => void) | undefined;
-  const wakeUp = () => {
-    wake?.();
-    wake = undefined;
-  };
-  tracked.signal.addEventListener('abort', wakeUp, { once: true });
-
-  const send = (event: Event) => {
-    if (!open) return;
-    try {
-      controller.enqueue(encoder.encode(sseFrame(event)));
-    } catch {
-      // The stream was torn down with the connection; the run goes on to store its end.
-      open = false;
-    }
-  };
-  const clientWantsMore = async () => {
-    while (open && !tracked.signal.aborted && (controller.desiredSize ?? 0) <= 0) {
-      await new Promise<void>((resolve) => (wake = resolve));
-    }
-  };
-
-  const pump = async () => {
-    let last: Event | undefined;
-    let lastStored: Event | undefined;
-    try {
-      for (;;) {
-        await clientWantsMore();
-        const step = await events.next();
-        if (step.done) break;
-        last = step.value;
-        if (!step.value.partial) lastStored = step.value;
-        send(step.value);
-      }
-    } catch (error) {
-      // The runner yields the failure as an event before throwing; anything else becomes one here.
-      if (last?.errorCode === undefined) {
-        onFailure(error);
-        send(failureEvent(error, last));
-      }
-    } finally {
-      tracked.end(lastStored);
-      if (open) {
-        open = false;
-        controller.close();
-      }
-    }
-  };
-
-  return new ReadableStream<Uint8Array>(
-    {
-      start(c) {
-        controller = c;
-        void pump();
-      },
-      pull: wakeUp,
-      cancel() {
-        open = false;
-        tracked.cancel('The client disconnected; the run was cancelled.');
-        wakeUp();
-      },
+  let last: Event | undefined;
+  let lastStored: Event | undefined;
+  return pacedSse(tracked, events, {
+    frame: (event) => sseFrame(event),
+    onItem(event) {
+      last = event;
+      if (!event.partial) lastStored = event;
     },
-    { highWaterMark: 1 },
-  );
+    onError(error) {
+      // The runner yields the failure as an event before throwing; anything else becomes one here.
+      if (last?.errorCode !== undefined) return [];
+      onFailure(error);
+      return [failureEvent(error, last)];
+    },
+    onEnd: () => tracked.end(lastStored),
+  });
 }
 
 /**

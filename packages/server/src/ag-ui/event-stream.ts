@@ -1,7 +1,8 @@
-import { type Event as AgUiEvent, EventType } from '@ag-ui/core';
+import { type Event as AgUiEvent, EventType, type RunErrorEvent } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
 import type { RunResult } from '@troupe/core';
 import { toHttpError } from '../http-error.js';
+import { pacedSse } from '../paced-sse.js';
 import { type RunEvents, SSE_HEADERS } from '../run-stream.js';
 import type { TrackedRun } from '../run-tracker.js';
 import type { EventTranslator } from './event-translator.js';
@@ -32,73 +33,20 @@ export async function* agUiEvents(run: RunEvents, translator: EventTranslator, o
 
 /**
  * Answers with the run's AG-UI events as server-sent events, one frame per event and one write per
- * frame (AG-UI's encoder: a `data:` line of JSON). As on `/run_sse`, the next event is produced
- * once the client has taken the last one, so a slow client slows its run instead of filling a
- * buffer; once the run is cancelled (the client went away, a cancel request, shutdown) the stream
- * stops waiting for the client and runs to its end, so the cancellation is stored and the session
- * released even if nobody reads.
+ * frame (AG-UI's encoder: a `data:` line of JSON), paced by the client as `/run_sse` is (see
+ * {@link pacedSse}): the cancellation of a run nobody reads any more is still stored.
  */
 export function agUiResponse(tracked: TrackedRun, events: AsyncGenerator<AgUiEvent, void, undefined>, translator: EventTranslator, onFailure: (error: unknown) => void): Response {
   const encoder = new EventEncoder();
-  const bytes = new TextEncoder();
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  let open = true;
-  let wake: (() => void) | undefined;
-  const wakeUp = () => {
-    wake?.();
-    wake = undefined;
-  };
-  tracked.signal.addEventListener('abort', wakeUp, { once: true });
-
-  const clientWantsMore = async () => {
-    while (open && !tracked.signal.aborted && (controller.desiredSize ?? 0) <= 0) {
-      await new Promise<void>((resolve) => (wake = resolve));
-    }
-  };
-  const send = (event: AgUiEvent) => {
-    if (!open) return;
-    try {
-      controller.enqueue(bytes.encode(encoder.encodeSSE(event)));
-    } catch {
-      // The stream was torn down with the connection; the run goes on to store its end.
-      open = false;
-    }
-  };
-  const pump = async () => {
-    try {
-      for (;;) {
-        await clientWantsMore();
-        const step = await events.next();
-        if (step.done) break;
-        send(step.value);
-      }
-    } catch (error) {
+  const body = pacedSse(tracked, events, {
+    frame: (event) => encoder.encodeSSE(event),
+    onError(error): AgUiEvent[] {
       // Only a bug gets here (the run's own failures are events): the client still gets an end.
       onFailure(error);
-      send({ type: EventType.RUN_ERROR, message: toHttpError(error).clientMessage, code: 'INTERNAL' });
-    } finally {
-      tracked.end(translator.lastEvent);
-      if (open) {
-        open = false;
-        controller.close();
-      }
-    }
-  };
-
-  const body = new ReadableStream<Uint8Array>(
-    {
-      start(c) {
-        controller = c;
-        void pump();
-      },
-      pull: wakeUp,
-      cancel() {
-        open = false;
-        tracked.cancel('The client disconnected; the run was cancelled.');
-        wakeUp();
-      },
+      const runError: RunErrorEvent = { type: EventType.RUN_ERROR, message: toHttpError(error).clientMessage, code: 'INTERNAL' };
+      return [runError];
     },
-    { highWaterMark: 1 },
-  );
+    onEnd: () => tracked.end(translator.lastEvent),
+  });
   return new Response(body, { status: 200, headers: { ...SSE_HEADERS, 'Content-Type': encoder.getContentType() } });
 }
