@@ -1,5 +1,5 @@
 import { PassThrough, Writable } from 'node:stream';
-import type { CliIo } from '../src/index.js';
+import { type CliIo, runCli } from '../src/index.js';
 
 /** A CliIo backed by buffers, with a way to press Ctrl-C. */
 export interface FakeIo extends CliIo {
@@ -37,4 +37,19 @@ export function fakeIo(cwd: string): FakeIo {
       for (const listener of [...listeners]) listener();
     },
   };
+}
+
+/** Starts `troupe api`/`troupe web` in process and resolves once it printed its URL (at most 20 s). */
+export async function startServing(cwd: string, ...argv: string[]): Promise<{ io: FakeIo; url: string; exit: Promise<number> }> {
+  const io = fakeIo(cwd);
+  const exit = runCli(argv, io);
+  let settled = false;
+  void exit.finally(() => (settled = true));
+  for (let waited = 0; waited < 20_000; waited += 20) {
+    const match = /Troupe (?:API|dev UI): (http:\/\/[^/\s]+)/.exec(io.out());
+    if (match) return { io, url: match[1]!, exit };
+    if (settled) throw new Error(`troupe ${argv.join(' ')} ended before listening (exit ${await exit}): ${io.err()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`troupe ${argv.join(' ')} printed no URL: ${io.out()} ${io.err()}`);
 }

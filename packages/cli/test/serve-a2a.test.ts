@@ -2,26 +2,14 @@ import { fileURLToPath } from 'node:url';
 import { Role, TaskState } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { describe, expect, it } from 'vitest';
-import { ExitCode, runCli } from '../src/index.js';
-import { type FakeIo, fakeIo } from './helpers.js';
+import { ExitCode } from '../src/index.js';
+import { startServing } from './helpers.js';
 
 // `troupe api --a2a` serves each app over A2A at /a2a/{app} beside the HTTP API.
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
 
-async function start(...argv: string[]): Promise<{ io: FakeIo; url: string; exit: Promise<number> }> {
-  const io = fakeIo(fixtures);
-  const exit = runCli(argv, io);
-  let settled = false;
-  void exit.finally(() => (settled = true));
-  for (let waited = 0; waited < 20_000; waited += 20) {
-    const match = /Troupe API: (http:\/\/[^/\s]+)/.exec(io.out());
-    if (match) return { io, url: match[1]!, exit };
-    if (settled) throw new Error(`troupe ${argv.join(' ')} ended before listening (exit ${await exit}): ${io.err()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`troupe ${argv.join(' ')} printed no URL: ${io.out()} ${io.err()}`);
-}
+const start = (...argv: string[]) => startServing(fixtures, ...argv);
 
 async function client(baseUrl: string, token?: string) {
   const fetchImpl: typeof fetch = (input, init) => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ExitCode, runCli } from '../src/index.js';
-import { type FakeIo, fakeIo } from './helpers.js';
+import { fakeIo, startServing } from './helpers.js';
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'troupe-serve-'));
@@ -32,19 +32,7 @@ function statusFor(url: string, host: string): Promise<number> {
 }
 
 /** Starts `troupe <argv>` in process and resolves once it printed its URL. */
-async function start(...argv: string[]): Promise<{ io: FakeIo; url: string; exit: Promise<number> }> {
-  const io = fakeIo(fixtures);
-  const exit = runCli(argv, io);
-  let settled = false;
-  void exit.finally(() => (settled = true));
-  for (let waited = 0; waited < 20_000; waited += 20) {
-    const match = /Troupe (?:API|dev UI): (http:\/\/[^/\s]+)/.exec(io.out());
-    if (match) return { io, url: match[1]!, exit };
-    if (settled) throw new Error(`troupe ${argv.join(' ')} ended before listening (exit ${await exit}): ${io.err()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`troupe ${argv.join(' ')} printed no URL: ${io.out()} ${io.err()}`);
-}
+const start = (...argv: string[]) => startServing(fixtures, ...argv);
 
 describe('troupe api / troupe web: arguments', () => {
   it('prints the usage of each command', async () => {

@@ -1,5 +1,5 @@
 import type { AgentCard, AgentInterface, AgentSkill } from '@a2a-js/sdk';
-import { AgentTool, type BaseAgent, FunctionAgent, LlmAgent, LoopAgent, ParallelAgent, RoutedAgent, SequentialAgent, TeamAgent } from '@troupe/core';
+import { AgentTool, type BaseAgent, LlmAgent } from '@troupe/core';
 import type { ResolvedA2aOptions } from './a2a-app-options.js';
 
 /** Media types the agent takes and gives: text, JSON (data parts) and inline files. */
@@ -37,7 +37,7 @@ export function skillsOf(rootAgent: BaseAgent): AgentSkill[] {
   const visit = (agent: BaseAgent, role: 'root' | 'sub-agent') => {
     if (seen.has(agent)) return;
     seen.add(agent);
-    skills.push(skill(agent.name, agent.name, agent.description || `${role === 'root' ? 'The agent' : 'Sub-agent'} ${agent.name}.`, [role, kindOf(agent)]));
+    skills.push(skill(agent.name, agent.name, agent.description || `${role === 'root' ? 'The agent' : 'Sub-agent'} ${agent.name}.`, [role, agent.constructor.name]));
     if (agent instanceof LlmAgent) {
       for (const tool of agent.tools) {
         skills.push(skill(`${agent.name}.${tool.name}`, tool.name, tool.description || `Tool ${tool.name} of ${agent.name}.`, ['tool', agent.name]));
@@ -54,14 +54,3 @@ function skill(id: string, name: string, description: string, tags: string[]): A
   return { id, name, description, tags, examples: [], inputModes: [], outputModes: [], securityRequirements: [] };
 }
 
-/** The agent's kind, named as in agent definition files (`type:`). */
-function kindOf(agent: BaseAgent): string {
-  if (agent instanceof LlmAgent) return 'llm';
-  if (agent instanceof SequentialAgent) return 'sequential';
-  if (agent instanceof ParallelAgent) return 'parallel';
-  if (agent instanceof LoopAgent) return 'loop';
-  if (agent instanceof TeamAgent) return 'team';
-  if (agent instanceof RoutedAgent) return 'routed';
-  if (agent instanceof FunctionAgent) return 'function';
-  return 'custom';
-}
