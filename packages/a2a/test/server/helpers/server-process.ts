@@ -16,6 +16,8 @@ export interface ServerConfig {
   tokens?: Record<string, string>;
   allowRemoteApprovals?: boolean;
   leaseTtlMs?: number;
+  /** Keep sessions in PostgreSQL (this schema) instead of the SQLite file `db`. */
+  pg?: { url: string; schema: string };
 }
 
 /** A running fixture server: a real `node` process on 127.0.0.1. */
