@@ -18,6 +18,9 @@ export function driveTask(task: LiveTask, events: RunEvents, ids: { taskId: stri
     let result: RunResult | undefined;
     let lastError: Event | undefined;
     let thrown: unknown;
+    // The final status is dated by the run's last stored event, as the stored task dates it, so the
+    // status (and its message id) reads the same live and from the store.
+    let lastStoredAt = Date.now();
     try {
       for (;;) {
         const step = await events.next();
@@ -25,6 +28,7 @@ export function driveTask(task: LiveTask, events: RunEvents, ids: { taskId: stri
           result = step.value;
           break;
         }
+        if (!step.value.partial) lastStoredAt = step.value.timestamp;
         if (step.value.errorCode !== undefined) lastError = step.value;
         for (const update of artifacts.updatesFor(step.value)) task.publish({ payload: { $case: 'artifactUpdate', value: update } });
       }
@@ -33,7 +37,7 @@ export function driveTask(task: LiveTask, events: RunEvents, ids: { taskId: stri
       thrown = error;
     }
     for (const update of artifacts.flush()) task.publish({ payload: { $case: 'artifactUpdate', value: update } });
-    task.publish(statusUpdate(ids, outcomeOf(result, lastError, thrown)));
+    task.publish(statusUpdate(ids, outcomeOf(result, lastError, thrown, lastStoredAt)));
   })()
     .catch((error: unknown) => {
       // An output that cannot be copied (not plain JSON) still ends the task, as a failure that says so.
@@ -48,8 +52,7 @@ function statusUpdate(ids: { taskId: string; contextId: string }, outcome: TaskO
 }
 
 /** How the run ended, from its result, or from the error event it stored before it threw. */
-function outcomeOf(result: RunResult | undefined, lastError: Event | undefined, thrown: unknown): TaskOutcome {
-  const at = Date.now();
+function outcomeOf(result: RunResult | undefined, lastError: Event | undefined, thrown: unknown, at: number): TaskOutcome {
   if (result?.status === 'completed') return { state: 'completed', output: result.output, at };
   if (result?.status === 'interrupted') return { state: 'input-required', interrupts: result.interrupts, at };
   // The stored error event's message, which the runner already redacted (the thrown error is not).

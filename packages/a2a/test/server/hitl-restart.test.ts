@@ -44,6 +44,8 @@ async function pauseRestartResume(pg?: { url: string; schema: string }): Promise
   const stored = await again.getTask({ tenant: '', id: paused.id, historyLength: undefined });
   expect(stored.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
   expect(dataOf(stored.status?.message?.parts)).toEqual([ask]);
+  // The same status, message id included, as the first process gave it live.
+  expect(stored.status).toEqual(paused.status);
 
   const events = await collect(again.sendMessageStream(message([data({ interruptId: ask!.interruptId, confirmed: true })], { taskId: paused.id, contextId: paused.contextId })));
   expect(events.map(line).join(' ')).toMatch(/^task:working status:working artifact:response-1( artifact:response-1\+)* artifact:response-1\+! status:completed$/);

@@ -68,7 +68,7 @@ describe('a2aApp served in a real process', () => {
     expect(task?.id.startsWith(`${task.contextId}.`)).toBe(true);
     const stored = await client.getTask({ tenant: '', id: task!.id, historyLength: undefined });
     expect(stored.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    expect(textsOf(stored.status?.message?.parts)).toEqual(['You said: hello there (turn 1)']);
+    expect(stored.status).toEqual(final?.$case === 'statusUpdate' ? final.value.status : undefined);
     expect(stored.artifacts.map((a) => [a.artifactId, textsOf(a.parts).join('')])).toEqual([['response-1', 'You said: hello there (turn 1)']]);
     expect(textsOf(stored.history[0]?.parts)).toEqual(['hello there']);
     const apiSession = (await (await fetch(`${server.apiUrl}/apps/bank/users/a2a/sessions/${task!.contextId}`)).json()) as { events: { invocationId: string }[] };
