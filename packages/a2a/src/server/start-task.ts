@@ -1,14 +1,14 @@
 import { Role, type Message, type SendMessageRequest, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { RequestMalformedError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
-import { type Content, openInterrupts, type RunConfig, type Session } from '@troupe/core';
+import { type Content, type InterruptInfo, openInterrupts, type RunConfig, type Session } from '@troupe/core';
 import { toA2aError } from './a2a-errors.js';
 import { answersOf } from './interrupt-parts.js';
-import type { LiveTask } from './live-task.js';
-import { fromA2aParts, toA2aParts, userMessage, type IncomingParts } from './parts.js';
+import { LiveTask } from './live-task.js';
+import { agentMessage, fromA2aParts, textPart, toA2aParts, userMessage, type IncomingParts } from './parts.js';
 import { outcomeOf } from './stored-task.js';
 import { findTask, type TaskContext } from './task-context.js';
 import { checkContextId, newTaskId, sessionIdOfTask } from './task-ids.js';
-import { isTerminal, statusOf } from './task-outcome.js';
+import { isTerminal, statusOf, type TaskOutcome } from './task-outcome.js';
 import { driveTask, type RunEvents } from './task-run.js';
 
 /** A task a message started: running, and (when asked for) its stream from the very start. */
@@ -139,8 +139,9 @@ async function continueTask(ctx: TaskContext, message: Message, incoming: Incomi
     );
   }
   const answers = answersOf(incoming, outcome.interrupts, taskId);
-  checkApprovals(ctx, taskId, outcome.interrupts, answers);
   const ids = { taskId, contextId: session.id };
+  const refused = refusedApproval(ctx, outcome.interrupts, answers);
+  if (refused) return stillWaiting(task, requester, refusalMessage(taskId, refused), outcome, ids, { messageId: message.messageId, incoming });
   task.status = statusOf({ state: 'working' }, ids);
   task.history.push(userMessage({ messageId: message.messageId, ...ids }, toA2aParts({ role: 'user', parts: incoming.parts })));
   return launch(ctx, requester, task, task.artifacts.length, undefined, (signal) =>
@@ -148,15 +149,41 @@ async function continueTask(ctx: TaskContext, message: Message, incoming: Incomi
   );
 }
 
-/** Refuses answers to confirmations unless the app lets A2A clients approve (allowRemoteApprovals). */
-function checkApprovals(ctx: TaskContext, taskId: string, open: { id: string; kind: string; toolName: string; args: Record<string, unknown> }[], answers: Record<string, unknown>): void {
-  if (ctx.options.allowRemoteApprovals) return;
-  const approval = open.find((i) => i.kind === 'confirmation' && Object.hasOwn(answers, i.id));
-  if (!approval) return;
-  throw new UnsupportedOperationError(
+/** The confirmation an A2A client answered although the app does not take approvals over A2A (allowRemoteApprovals). */
+function refusedApproval(ctx: TaskContext, open: readonly InterruptInfo[], answers: Record<string, unknown>): InterruptInfo | undefined {
+  if (ctx.options.allowRemoteApprovals) return undefined;
+  return open.find((i) => i.kind === 'confirmation' && Object.hasOwn(answers, i.id));
+}
+
+function refusalMessage(taskId: string, approval: InterruptInfo): string {
+  return (
     `Task '${taskId}' waits for a person to approve ${approval.toolName}(${JSON.stringify(approval.args)}) (interrupt '${approval.id}'), and this agent does not take approvals over A2A: a2aApp's allowRemoteApprovals is false, so that a remote caller cannot approve side effects on the person's behalf. ` +
-      `Approve it where the app's people work (the dev UI, or the HTTP API's resume route), or serve the app with a2aApp(agent, { allowRemoteApprovals: true }) if every A2A caller may approve.`,
+    `The task still waits. Approve it where the app's people work (the dev UI, or the HTTP API's resume route), or serve the app with a2aApp(agent, { allowRemoteApprovals: true }) if every A2A caller may approve.`
   );
+}
+
+/**
+ * SPEC §14.1: a refused approval leaves the task `input-required`, nothing stored, and its status
+ * message says why (then the same questions again, so a client can still answer the others).
+ */
+function stillWaiting(
+  stored: Task,
+  requester: Requester,
+  why: string,
+  waiting: Extract<TaskOutcome, { state: 'input-required' }>,
+  ids: { taskId: string; contextId: string },
+  asked: { messageId: string; incoming: IncomingParts },
+): StartedTask {
+  const task = structuredClone(stored);
+  task.history.push(userMessage({ messageId: asked.messageId, ...ids }, toA2aParts({ role: 'user', parts: asked.incoming.parts })));
+  const live = new LiveTask(requester.userId, task);
+  const updates = requester.stream ? live.subscribe() : undefined;
+  // As a run that pauses says it: one status update, the same questions after the reason.
+  const questions = statusOf(waiting, ids);
+  const status = { ...questions, message: agentMessage({ messageId: `${ids.taskId}.refused.${asked.messageId}`, ...ids }, [textPart(why), ...(questions.message?.parts ?? [])]) };
+  live.publish({ payload: { $case: 'statusUpdate', value: { ...ids, status, metadata: undefined } } });
+  live.end();
+  return { task: live, updates };
 }
 
 function runConfigOf(ctx: TaskContext, abandonInterrupts: boolean): RunConfig {

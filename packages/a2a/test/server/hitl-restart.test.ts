@@ -76,9 +76,14 @@ describe('human in the loop over A2A', () => {
     const paused = asTask(await client.sendMessage(message('send 20')));
     const [ask] = dataOf(paused.status?.message?.parts) as { interruptId: string }[];
 
-    const refusal = client.sendMessage(message([data({ interruptId: ask!.interruptId, confirmed: true })], { taskId: paused.id }));
-    await expect(refusal).rejects.toThrow(/allowRemoteApprovals is false/);
-    await expect(refusal).rejects.toThrow(/a2aApp\(agent, \{ allowRemoteApprovals: true \}\)/);
+    // SPEC §14.1: the answer is not an error; the task stays input-required and its status says why.
+    const refused = asTask(await client.sendMessage(message([data({ interruptId: ask!.interruptId, confirmed: true })], { taskId: paused.id })));
+    expect(refused.id).toBe(paused.id);
+    expect(refused.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const why = (refused.status?.message?.parts ?? []).map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join(' ');
+    expect(why).toMatch(/allowRemoteApprovals is false/);
+    expect(why).toMatch(/a2aApp\(agent, \{ allowRemoteApprovals: true \}\)/);
+    expect(dataOf(refused.status?.message?.parts)).toEqual([expect.objectContaining({ interruptId: ask!.interruptId })]);
     expect(toolRuns(files.toolLog)).toEqual([]);
     expect((await client.getTask({ tenant: '', id: paused.id, historyLength: undefined })).status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
 
