@@ -8,13 +8,7 @@ import type { Part } from '@troupe/core';
  * remote's own tool calls (ADK marks them `adk_type`) are not part of its answer.
  */
 
-export function textPart(text: string): A2aPart {
-  return { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' };
-}
-
-export function dataPart(value: unknown): A2aPart {
-  return { content: { $case: 'data', value }, metadata: undefined, filename: '', mediaType: 'application/json' };
-}
+export { dataPart, textPart, toA2aParts } from '../a2a-parts.js';
 
 /** An A2A user message on the given context and task ('' = let the remote choose). */
 export function userMessage(parts: A2aPart[], ids: { contextId?: string | undefined; taskId?: string | undefined }): Message {
@@ -28,19 +22,6 @@ export function userMessage(parts: A2aPart[], ids: { contextId?: string | undefi
     extensions: [],
     referenceTaskIds: [],
   };
-}
-
-/** Troupe parts to send: text and inline data; tool calls and thoughts are not for the remote. */
-export function toA2aParts(parts: readonly Part[]): A2aPart[] {
-  const out: A2aPart[] = [];
-  for (const part of parts) {
-    if ('text' in part) {
-      if (!part.thought && part.text) out.push(textPart(part.text));
-    } else if ('inlineData' in part) {
-      out.push({ content: { $case: 'raw', value: Buffer.from(part.inlineData.data, 'base64') }, metadata: undefined, filename: '', mediaType: part.inlineData.mimeType });
-    }
-  }
-  return out;
 }
 
 /** What a list of A2A parts says, sorted for an answer: its text, its thoughts, its data, its files. */

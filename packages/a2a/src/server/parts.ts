@@ -1,16 +1,9 @@
 import { Role, type Message, type Part as A2aPart } from '@a2a-js/sdk';
 import { ContentTypeNotSupportedError, RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { Content, Part } from '@troupe/core';
+import { toA2aParts as toPartsOfA2a } from '../a2a-parts.js';
 
-/** An A2A text part. */
-export function textPart(text: string, metadata?: Record<string, unknown>): A2aPart {
-  return { content: { $case: 'text', value: text }, metadata, filename: '', mediaType: 'text/plain' };
-}
-
-/** An A2A data part: structured JSON. */
-export function dataPart(value: unknown, metadata?: Record<string, unknown>): A2aPart {
-  return { content: { $case: 'data', value }, metadata, filename: '', mediaType: 'application/json' };
-}
+export { dataPart, textPart } from '../a2a-parts.js';
 
 /** A message from the agent to the client. */
 export function agentMessage(ids: { messageId: string; taskId: string; contextId: string }, parts: A2aPart[], metadata?: Record<string, unknown>): Message {
@@ -22,20 +15,9 @@ export function userMessage(ids: { messageId: string; taskId: string; contextId:
   return { ...ids, role: Role.ROLE_USER, parts, metadata: undefined, extensions: [], referenceTaskIds: [] };
 }
 
-/**
- * What a Troupe message shows a client: its text (not the model's thoughts) and inline files.
- * Tool calls and results stay inside the agent.
- */
+/** What a Troupe message shows a client (see the shared {@link toPartsOfA2a}). */
 export function toA2aParts(content: Content | undefined): A2aPart[] {
-  const parts: A2aPart[] = [];
-  for (const part of content?.parts ?? []) {
-    if ('text' in part) {
-      if (!part.thought && part.text !== '') parts.push(textPart(part.text));
-    } else if ('inlineData' in part) {
-      parts.push({ content: { $case: 'raw', value: Buffer.from(part.inlineData.data, 'base64') }, metadata: undefined, filename: '', mediaType: part.inlineData.mimeType });
-    }
-  }
-  return parts;
+  return toPartsOfA2a(content?.parts ?? []);
 }
 
 /** The parts of an incoming message, as Troupe parts, and the values of its data parts. */
