@@ -44,6 +44,7 @@ export type {
   ScheduleParams,
   StreamEntry,
 } from './runner/background-runs.js';
+export { tokenVerifier, type TokenAuthOptions, type TokenVerifier } from './utils/token-auth.js';
 export { InMemorySessionService } from './sessions/in-memory-session-service.js';
 export { State } from './sessions/state.js';
 export { APP_PREFIX, USER_PREFIX, TEMP_PREFIX } from './sessions/state-keys.js';
