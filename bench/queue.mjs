@@ -183,7 +183,10 @@ async function startRedis() {
       log(`redis-server on port ${port}`);
       return child;
     } catch (error) {
-      if (Date.now() > deadline) throw new Error(`redis-server did not start on port ${port}: ${error.message}`);
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`redis-server did not start on port ${port}: ${error.message}`);
+      }
       await sleep(50);
     } finally {
       probe.disconnect();
