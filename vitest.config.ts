@@ -8,6 +8,7 @@ export default defineConfig({
     alias: [
       // Tests run against the TypeScript sources; the published packages point at dist/.
       { find: /^@troupe\/core\/stores$/, replacement: src('./packages/core/src/stores/index.ts') },
+      { find: /^@troupe\/core\/patterns$/, replacement: src('./packages/core/src/patterns/index.ts') },
       { find: /^@troupe\/core\/testing$/, replacement: src('./packages/core/src/testing/index.ts') },
       { find: /^@troupe\/core$/, replacement: src('./packages/core/src/index.ts') },
       { find: /^@troupe\/models\/(openai|gemini|anthropic|ai-sdk)$/, replacement: src('./packages/models/src/$1/index.ts') },
