@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { WireEvent, WireSession } from '../../src/index.js';
+import type { AgentGraphNode, WireEvent, WireSession } from '../../src/index.js';
 import { eventFacts } from '../../ui/src/model/event-facts.js';
 import { inputAnswer, openInterrupts } from '../../ui/src/model/interrupts.js';
 import { foldEvent, localResumeEvent, localUserEvent, type LiveView } from '../../ui/src/model/live-run.js';
+import { patternProgress } from '../../ui/src/model/pattern-progress.js';
 import { diffState, initialStateOf, replayStates } from '../../ui/src/model/state-replay.js';
 import { transcript } from '../../ui/src/model/transcript.js';
 import { readEventStream } from '../../ui/src/sse.js';
@@ -115,5 +116,48 @@ describe('what the panels show', () => {
       ['agent', 'Booker', 'Booked.'],
       ['error', 'Booker', 'TIMEOUT: too slow'],
     ]);
+  });
+});
+
+describe('pattern progress', () => {
+  const leaf = (name: string): AgentGraphNode => ({ name, type: 'llm', class: 'LlmAgent', description: '', children: [], tools: [] });
+  const graph: AgentGraphNode = {
+    name: 'Root',
+    type: 'sequential',
+    class: 'SequentialAgent',
+    description: '',
+    children: [
+      { name: 'Trip', type: 'custom', class: 'PlanExecuteAgent', description: '', children: [leaf('Planner'), leaf('Executor')], tools: [] },
+      { name: 'Room', type: 'custom', class: 'GroupChatAgent', description: '', children: [leaf('Writer'), leaf('Critic')], tools: [] },
+    ],
+    tools: [],
+  };
+
+  it("shows a plan-execute agent's plan with its finished, current and open steps", () => {
+    const state = { plan: { steps: ['Book the hotel', 'Rent a car'] }, pastSteps: [{ step: 'Book the flight', result: 'AF123' }] };
+    expect(patternProgress(graph, [], state).plans).toEqual([
+      {
+        agent: 'Trip',
+        steps: [
+          { text: 'Book the flight', state: 'done' },
+          { text: 'Book the hotel', state: 'current' },
+          { text: 'Rent a car', state: 'open' },
+        ],
+      },
+    ]);
+    expect(patternProgress(graph, [], {}).plans).toEqual([]);
+  });
+
+  it("lists a group chat's speakers in order, one entry per turn, only the chat's own participants", () => {
+    const events = [
+      event({ author: 'user', path: '' }),
+      event({ author: 'Writer', path: 'Root/Room/Writer' }),
+      event({ author: 'Writer', path: 'Root/Room/Writer', partial: true }),
+      event({ author: 'Critic', path: 'Root/Room/Critic' }),
+      event({ author: 'Critic', path: 'Root/Room/Critic' }),
+      event({ author: 'Writer', path: 'Root/Room/Writer' }),
+      event({ author: 'Writer', path: 'Root/Elsewhere/Writer' }),
+    ];
+    expect(patternProgress(graph, events, {}).chats).toEqual([{ agent: 'Room', speakers: ['Writer', 'Critic', 'Writer'] }]);
   });
 });

@@ -5,10 +5,12 @@ import { ChatPanel } from './components/chat-panel.js';
 import { EventDetail } from './components/event-detail.js';
 import { EventsPanel } from './components/events-panel.js';
 import { Header } from './components/header.js';
+import { PatternPanel } from './components/pattern-panel.js';
 import { SessionsPanel } from './components/sessions-panel.js';
 import { TokenForm } from './components/token-form.js';
 import { openInterrupts } from './model/interrupts.js';
 import { foldEvent, localResumeEvent, localUserEvent, type LiveView } from './model/live-run.js';
+import { patternProgress } from './model/pattern-progress.js';
 import { initialStateOf, replayStates, type StateMap } from './model/state-replay.js';
 import { transcript } from './model/transcript.js';
 import type { UrlState } from './url-state.js';
@@ -220,6 +222,11 @@ export function App({ api, url, setToken }: AppProps) {
   }, [replayAt, events.length]);
 
   const steps = useMemo(() => replayStates(initial, events), [initial, events]);
+  // The patterns as of the selected event (or the latest), like the state view.
+  const patterns = useMemo(() => {
+    const upTo = selected ?? events.length - 1;
+    return patternProgress(graph, events.slice(0, upTo + 1), steps[upTo]?.after ?? initial);
+  }, [graph, events, steps, selected, initial]);
   const shownEvents = replayAt === undefined ? events : events.slice(0, replayAt + 1);
   const items = useMemo(() => transcript(shownEvents), [shownEvents]);
   const selectedEvent = selected === undefined ? undefined : events[selected];
@@ -271,6 +278,7 @@ export function App({ api, url, setToken }: AppProps) {
             onOpen={(id) => app !== undefined && void openSession({ app, user, sessionId: id }).catch(report)}
           />
           <AgentTree graph={graph} active={active?.author} activePath={active?.path} live={running} />
+          <PatternPanel progress={patterns} />
         </div>
         <ChatPanel
           items={items}
