@@ -1,0 +1,1 @@
+export { SupervisorAgent, type SupervisorAgentOptions, type SupervisorProgress, type SupervisorStopReason } from './supervisor.js';
