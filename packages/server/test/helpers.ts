@@ -13,8 +13,8 @@ export function scriptedApp(replies: ScriptedReply[], options: Partial<CreateApp
   return { app, model, agent, sessionService };
 }
 
-/** An app whose agent pauses for confirmation before its `transfer_money` tool runs. */
-export function bankApp(replies: ScriptedReply[], options: Partial<CreateAppOptions> = {}) {
+/** An agent whose `transfer_money` tool asks for confirmation before it runs; `sent` records what it sent. */
+export function bankAgent(replies: ScriptedReply[]): { agent: BaseAgent; model: ScriptedModel; sent: number[] } {
   const sent: number[] = [];
   const transfer = new FunctionTool({
     name: 'transfer_money',
@@ -27,7 +27,12 @@ export function bankApp(replies: ScriptedReply[], options: Partial<CreateAppOpti
     },
   });
   const model = new ScriptedModel(replies);
-  const agent: BaseAgent = new LlmAgent({ name: 'Banker', model, tools: [transfer] });
+  return { agent: new LlmAgent({ name: 'Banker', model, tools: [transfer] }), model, sent };
+}
+
+/** An app whose agent pauses for confirmation before its `transfer_money` tool runs. */
+export function bankApp(replies: ScriptedReply[], options: Partial<CreateAppOptions> = {}) {
+  const { agent, model, sent } = bankAgent(replies);
   const sessionService = new InMemorySessionService();
   const app = createApp({ apps: { bank: agent }, sessionService, ...options });
   return { app, model, sent, sessionService };

@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { describeRedis, useRedis } from '../../../queue/test/redis-server.js';
 import type { BackgroundRunInfo, WireEvent, WireSession } from '../../src/index.js';
 import { call, createSession, eventually, expectError, message } from '../helpers.js';
-import { bankAgent, queuedApp, readIdFrames, scriptedAgent, slowAgent } from './queued-app.js';
+import { bankAgent } from '../helpers.js';
+import { queuedApp, readIdFrames, scriptedAgent, slowAgent } from './queued-app.js';
 
 // ADK's routes with createApp({ queue }): /run_sse, /run, resume and cancel keep their bodies and
 // answers, while the runs execute on a worker (here one in this process, on a private Redis).

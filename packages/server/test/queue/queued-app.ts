@@ -55,22 +55,6 @@ export function slowAgent(ms: number, text = 'done', calls = 1, turns = 1): Base
   return new LlmAgent({ name: 'slow', model: new ScriptedModel(replies), tools: [wait] });
 }
 
-/** An agent whose `transfer_money` tool asks for confirmation before it runs; `sent` records what it sent. */
-export function bankAgent(replies: ScriptedReply[]): { agent: BaseAgent; sent: number[] } {
-  const sent: number[] = [];
-  const transfer = new FunctionTool({
-    name: 'transfer_money',
-    description: 'Transfers money.',
-    parameters: z.object({ amount: z.number() }),
-    requireConfirmation: true,
-    execute: ({ amount }) => {
-      sent.push(amount);
-      return { status: 'sent', amount };
-    },
-  });
-  return { agent: new LlmAgent({ name: 'Banker', model: new ScriptedModel(replies), tools: [transfer] }), sent };
-}
-
 /** One SSE frame of a background run: its `id:` and its event. */
 export interface IdFrame {
   id: string;
