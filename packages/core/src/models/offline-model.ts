@@ -114,8 +114,12 @@ function valueFor(prop: Record<string, unknown>, text: string, numbers: number[]
       return numbers.length ? numbers.shift() : 0;
     case 'boolean':
       return true;
-    case 'array':
-      return [];
+    case 'array': {
+      // As many items as the schema requires (e.g. a plan of at least one step), each filled the same way.
+      const min = typeof prop.minItems === 'number' ? Math.min(prop.minItems, 10) : 0;
+      const items = (prop.items ?? {}) as Record<string, unknown>;
+      return Array.from({ length: min }, () => valueFor(items, text, numbers));
+    }
     case 'object':
       return fillSchema(prop, text);
     default:
