@@ -7,6 +7,8 @@ import { SequentialAgent } from '../agents/sequential-agent.js';
 import { instancePlan, isAgentClass, type AgentPlan, type Compiler, type Scope } from './agent-plan.js';
 import { commonOptions, readAgentList, readSchema, type DefinitionCommon } from './build-common.js';
 import { compileLlm } from './build-llm.js';
+import { compileGroupChat, GROUP_CHAT_KEYS } from './build-group-chat.js';
+import { compileSupervisor, SUPERVISOR_KEYS } from './build-supervisor.js';
 import { compileTeam } from './build-team.js';
 import { AgentDefinitionError, displayPath, type DefinitionLocation } from './definition-error.js';
 import type { LoadContext } from './load-context.js';
@@ -43,6 +45,8 @@ const AGENT_KEYS = {
   routed: [...COMMON_KEYS, 'agents', 'router'],
   team: [...COMMON_KEYS, 'skills', 'mode', 'inputSchema', 'outputSchema', 'outputKey', 'iterateOn', 'concurrency', 'iterateWithPreviousOutput', 'includeAllStepsOutput', 'reflection'],
   function: [...COMMON_KEYS, 'run', 'outputKey', 'inputSchema', 'outputSchema'],
+  supervisor: [...COMMON_KEYS, ...SUPERVISOR_KEYS],
+  group_chat: [...COMMON_KEYS, ...GROUP_CHAT_KEYS],
 } as const satisfies Record<string, readonly string[]>;
 
 type AgentType = keyof typeof AGENT_KEYS;
@@ -115,6 +119,10 @@ export class DefinitionCompiler implements Compiler {
         return this.routed(r, scope, common);
       case 'team':
         return compileTeam(this, r, scope, common);
+      case 'supervisor':
+        return compileSupervisor(this, r, scope, common);
+      case 'group_chat':
+        return compileGroupChat(this, r, scope, common);
     }
   }
 
