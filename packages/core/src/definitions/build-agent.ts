@@ -7,6 +7,7 @@ import { SequentialAgent } from '../agents/sequential-agent.js';
 import { instancePlan, isAgentClass, type AgentPlan, type Compiler, type Scope } from './agent-plan.js';
 import { commonOptions, readAgentList, readSchema, type DefinitionCommon } from './build-common.js';
 import { compileLlm } from './build-llm.js';
+import { compilePlanExecute, PLAN_EXECUTE_KEYS } from './build-plan-execute.js';
 import { compileGroupChat, GROUP_CHAT_KEYS } from './build-group-chat.js';
 import { compileSupervisor, SUPERVISOR_KEYS } from './build-supervisor.js';
 import { compileTeam } from './build-team.js';
@@ -45,6 +46,7 @@ const AGENT_KEYS = {
   routed: [...COMMON_KEYS, 'agents', 'router'],
   team: [...COMMON_KEYS, 'skills', 'mode', 'inputSchema', 'outputSchema', 'outputKey', 'iterateOn', 'concurrency', 'iterateWithPreviousOutput', 'includeAllStepsOutput', 'reflection'],
   function: [...COMMON_KEYS, 'run', 'outputKey', 'inputSchema', 'outputSchema'],
+  plan_execute: [...COMMON_KEYS, ...PLAN_EXECUTE_KEYS],
   supervisor: [...COMMON_KEYS, ...SUPERVISOR_KEYS],
   group_chat: [...COMMON_KEYS, ...GROUP_CHAT_KEYS],
 } as const satisfies Record<string, readonly string[]>;
@@ -119,6 +121,8 @@ export class DefinitionCompiler implements Compiler {
         return this.routed(r, scope, common);
       case 'team':
         return compileTeam(this, r, scope, common);
+      case 'plan_execute':
+        return compilePlanExecute(this, r, scope, common);
       case 'supervisor':
         return compileSupervisor(this, r, scope, common);
       case 'group_chat':

@@ -23,7 +23,7 @@ describe('loadAgent errors name the file, the line and the key', () => {
     ['errors/bad-value.yaml', 3, 'max_iterations', `'max_iterations' must be a whole number of at least 1; got the string "five". Write e.g. 'max_iterations: 5'.`],
     ['errors/unknown-type.yaml', 2, 'type', `'type' is 'lopo', which is not an agent type. Did you mean 'loop'? Use one of llm, sequential, parallel, loop, routed, team, function`],
     ['errors/unknown-key.yaml', 2, 'instructions', `unknown key 'instructions' for an llm agent. Did you mean 'instruction'?`],
-    ['errors/wrong-type-key.yaml', 3, 'max_iterations', `'max_iterations' is not a key of an llm agent; it belongs to loop agents.`],
+    ['errors/wrong-type-key.yaml', 3, 'max_iterations', `'max_iterations' is not a key of an llm agent; it belongs to loop and plan_execute agents.`],
     ['errors/missing-skill.yaml', 5, 'skills[1]', `'./no-such-skill.js' does not exist (looked for ${fixture('errors/no-such-skill.js')})`],
     ['errors/missing-tool.yaml', 5, 'tools[1]', `'./tools/nope.js' does not exist (looked for ${fixture('errors/tools/nope.js')})`],
     ['errors/missing-router.yaml', 5, 'router', `'./no-router.js' does not exist (looked for ${fixture('errors/no-router.js')})`],

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigurationError, FunctionAgent, FunctionTool, LlmAgent, Runner, SequentialAgent, getFunctionResponses, type Event } from '@troupe/core';
+import { ConfigurationError, FunctionAgent, FunctionTool, LlmAgent, Runner, SequentialAgent, getFunctionResponses, type BaseTool, type Event } from '@troupe/core';
 import { PlanExecuteAgent, PlanValidationError, planSchema, replanSchema } from '@troupe/core/patterns';
 import { ScriptedModel } from '@troupe/core/testing';
 import { SqliteSessionService } from '@troupe/sqlite';
@@ -16,7 +16,7 @@ const stepMessages = (events: Event[], name = 'Trip') =>
   events.filter((e) => e.author === name && e.content).map((e) => e.content!.parts.map((p) => ('text' in p ? p.text : '')).join(''));
 
 /** A fresh tree each call (a second process builds its own). */
-function trip(models: { planner: ScriptedModel; executor: ScriptedModel; replanner?: ScriptedModel }, options: { maxIterations?: number; tools?: FunctionTool[] } = {}) {
+function trip(models: { planner: ScriptedModel; executor: ScriptedModel; replanner?: ScriptedModel }, options: { maxIterations?: number; tools?: BaseTool[] } = {}) {
   return new PlanExecuteAgent({
     name: 'Trip',
     planner: new LlmAgent({ name: 'Planner', model: models.planner, instruction: 'Break the request into steps.', outputSchema: planSchema }),
