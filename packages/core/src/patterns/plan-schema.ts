@@ -20,6 +20,8 @@ export const planSchema = z.object({
 export const replanSchema = z.object({
   respond: z.string().optional().describe('The final answer to the user, when the request is done.'),
   steps: z.array(z.string().min(1)).optional().describe('The steps still to do, in order, when the request is not done yet.'),
+}).refine((value) => (value.respond !== undefined && value.respond.trim() !== '') || value.steps !== undefined, {
+  message: "give either 'respond' (the final answer) or 'steps' (the steps still to do)",
 });
 
 /** A plan: `state.plan` of a {@link PlanExecuteAgent}. */

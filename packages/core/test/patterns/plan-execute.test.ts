@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigurationError, FunctionAgent, FunctionTool, LlmAgent, Runner, SequentialAgent, getFunctionResponses, type BaseTool, type Event } from '@troupe/core';
+import { ConfigurationError, FunctionAgent, FunctionTool, InMemoryRunner, LlmAgent, RunDrainedError, Runner, SequentialAgent, getFunctionResponses, type BaseTool, type Event } from '@troupe/core';
 import { PlanExecuteAgent, PlanValidationError, planSchema, replanSchema } from '@troupe/core/patterns';
 import { ScriptedModel } from '@troupe/core/testing';
 import { SqliteSessionService } from '@troupe/sqlite';
@@ -201,5 +201,49 @@ describe('PlanExecuteAgent', () => {
     expect(make({ planner: llm('P', true), executor: llm('E'), replanner: llm('R') })).toThrow(/replanner 'R' has no outputSchema.*replanSchema/);
     expect(make({ planner: llm('P', true), executor: llm('E'), maxIterations: 0 })).toThrow(ConfigurationError);
     expect(make({ planner: llm('P', true), executor: llm('E'), maxIterations: 1.5 })).toThrow(/maxIterations 1.5; use a whole number of at least 1/);
+  });
+});
+
+describe('PlanExecuteAgent: more stops and resumes', () => {
+  it('a replanner answer with neither respond nor steps is repaired once', async () => {
+    const planner = new ScriptedModel([plan('Look')]);
+    const executor = new ScriptedModel(['seen']);
+    const replanner = new ScriptedModel(['{}', respond('All seen.')]);
+    const result = await runOnce(trip({ planner, executor, replanner }), 'Look around');
+    expect(result.output).toBe('All seen.');
+    expect(texts(replanner.requests[1]!.contents).at(-1)).toMatch(/give either 'respond'/);
+  });
+
+  it('drained in the middle of a step: resume runs that step again, never the finished ones or the planner', async () => {
+    const controller = new AbortController();
+    const ran: string[] = [];
+    let drain = true;
+    const executor = new FunctionAgent({
+      name: 'Executor',
+      run: (_input, ctx) => {
+        const step = (ctx.session.state.plan as { steps: string[] }).steps[0]!;
+        ran.push(step);
+        if (step === 'two' && drain) controller.abort(new RunDrainedError());
+        return `did ${step}`;
+      },
+    });
+    const planner = new ScriptedModel([plan('one', 'two', 'three')]);
+    const agent = new PlanExecuteAgent({ name: 'Trip', planner: new LlmAgent({ name: 'Planner', model: planner, outputSchema: planSchema }), executor });
+    const runner = new InMemoryRunner({ agent });
+    const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
+    const first = await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'Go', invocationId: 'job-1', abortSignal: controller.signal });
+    expect(first.status).toBe('cancelled');
+    drain = false;
+    const resumed = await runner.resume({ userId: 'u', sessionId: session.id, invocationId: 'job-1' });
+    expect(resumed.status).toBe('completed');
+    expect(resumed.output).toBe('did three');
+    expect(planner.requests).toHaveLength(1);
+    expect(ran.filter((s) => s === 'one')).toEqual(['one']);
+    expect(ran.at(-1)).toBe('three');
+    expect(resumed.state.pastSteps).toEqual([
+      { step: 'one', result: 'did one' },
+      { step: 'two', result: 'did two' },
+      { step: 'three', result: 'did three' },
+    ]);
   });
 });
