@@ -16,7 +16,7 @@ export interface GroupChatSelectorContext {
   participants: readonly BaseAgent[];
   /** Who spoke so far, one name per turn. */
   speakers: readonly string[];
-  /** The conversation so far in this invocation: the user's message and the participants' events. */
+  /** The conversation so far in this invocation: the user's message and the participants' events (theirs and their sub-agents'). */
   events: readonly Event[];
   /** The session state. */
   state: Readonly<Record<string, unknown>>;

@@ -157,7 +157,7 @@ export class GroupChatAgent extends BaseAgent {
       turn,
       participants: this.participants,
       speakers,
-      events: ctx.session.events.filter((e) => e.invocationId === ctx.invocationId && !e.partial && (e.author === 'user' || this.participants.some((p) => p.name === e.author))),
+      events: ctx.session.events.filter((e) => e.invocationId === ctx.invocationId && !e.partial && (e.author === 'user' || e.path.startsWith(`${ctx.path}/`))),
       state: ctx.session.state,
     };
     if (typeof this.selector === 'function') {

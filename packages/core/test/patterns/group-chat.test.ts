@@ -74,6 +74,21 @@ describe('GroupChatAgent', () => {
     expect(final(result.events)).toEqual([{ stopReason: 'selector', turns: 3, speakers: ['Writer', 'Critic', 'Writer'] }]);
   });
 
+  it("a function selector sees the user's message and the participants' events, their sub-agents' too", async () => {
+    const texts: string[][] = [];
+    const team = new SequentialAgent({ name: 'Team', subAgents: [speaker('Drafter', ['draft']), speaker('Polisher', ['polished'])] });
+    const room = new GroupChatAgent({
+      name: 'Room',
+      participants: [team, speaker('Critic', ['ok'])],
+      selector: ({ turn, events }) => {
+        texts.push(events.map((e) => `${e.author}: ${textOf(e)}`));
+        return turn === 0 ? 'Team' : turn === 1 ? 'Critic' : undefined;
+      },
+    });
+    await runOnce(room, 'Write it');
+    expect(texts.at(-1)).toEqual(['user: Write it', 'Drafter: draft', 'Polisher: polished', 'Critic: ok']);
+  });
+
   it('a model selector sees names, descriptions and the conversation; DONE ends the chat', async () => {
     const selector = new ScriptedModel(['Writer', 'critic.', 'DONE']);
     const room = new GroupChatAgent({ name: 'Room', participants: [speaker('Writer', ['v1']), speaker('Critic', ['good'])], selector });
