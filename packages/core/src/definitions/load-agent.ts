@@ -25,8 +25,9 @@ export const AGENT_DEFINITION_FILE_NAMES: readonly string[] = ['agent.yaml', 'ag
  * half-built escapes. A `.js`/`.ts` module path is accepted too: its default export is the agent.
  *
  * Keys may be written in camelCase, snake_case or kebab-case. `type` is `llm` (the default),
- * `sequential`, `parallel`, `loop`, `routed`, `team`, `function`, or the path of a module exporting
- * an agent (or an agent class). `sub_agents`, `skills`, `tools`, `reviewer` and routed `agents`
+ * `sequential`, `parallel`, `loop`, `routed`, `team`, `function`, a prebuilt pattern (`supervisor`,
+ * `plan_execute`, `group_chat`; docs/patterns.md), or the path of a module exporting an agent (or an
+ * agent class). `sub_agents`, `skills`, `tools`, `reviewer` and routed `agents`
  * entries are paths relative to the file, or inline definitions. TypeScript modules need a loader
  * such as tsx (the `troupe` CLI registers it).
  *
