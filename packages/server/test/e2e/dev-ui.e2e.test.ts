@@ -10,8 +10,8 @@ import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WireSession } from '../../src/index.js';
 
-// The dev UI end to end: the built `troupe web` serves scripted apps (fixtures/apps: concierge, and
-// relay for Stop; no network), and Debian's Chromium, driven by playwright-core, uses the page as a
+// The dev UI end to end: the built `troupe web` serves scripted apps (fixtures/apps: concierge,
+// relay for Stop, todo-plan for the Patterns panel; no network), and Debian's Chromium, driven by playwright-core, uses the page as a
 // person would. Playwright never downloads a browser here: the system's chromium is launched by
 // path. Without it the suite is skipped on a developer's machine, and fails in CI (CI=true), where
 // a skipped browser test would prove nothing.
@@ -157,6 +157,19 @@ describe.skipIf(!existsSync(CHROMIUM) && !IN_CI)('troupe web: the dev UI in Chro
     await page.getByRole('button', { name: '■ Stop' }).click();
     await page.getByRole('button', { name: '▶ Replay' }).waitFor();
   }, 60_000);
+
+  it("shows a plan-execute run's plan with its finished and next steps", async () => {
+    await page.goto(baseUrl);
+    await page.getByLabel('App').selectOption('todo-plan');
+    await page.locator('[data-agent="Checklist"]').waitFor();
+    await page.getByRole('button', { name: 'New session' }).click();
+    await page.locator('.session-item[aria-current="true"]').waitFor();
+    await page.getByLabel('Message').fill('Get the house ready');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const plan = page.getByRole('list', { name: 'Plan of Checklist' });
+    const steps = async () => (await plan.getByRole('listitem').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim()).join(' | ');
+    await expect.poll(steps, POLL).toBe('✓ Pack (done) | ✓ Lock the door (done) | ▶ Water the plants (current)');
+  });
 
   it('Stop cancels a run: the stored cancellation is shown at once, and the session takes the next message', async () => {
     const pageErrors: string[] = [];
