@@ -23,22 +23,22 @@ function tempYaml(text: string): string {
 }
 
 describe('YAML limits of loadAgent', () => {
-  it('refuses a billion-laughs alias bomb within a second, naming the file, the line of the alias and the fix', async () => {
+  it('refuses a billion-laughs alias bomb without expanding it, naming the file, the line of the alias and the fix', async () => {
     const script = `
       const { loadAgent } = await import(${JSON.stringify(coreSource)});
-      const started = performance.now();
       try {
         await loadAgent(${JSON.stringify(bomb)});
         console.log(JSON.stringify({ loaded: true }));
       } catch (error) {
-        console.log(JSON.stringify({ name: error.name, message: error.message, line: error.line, ms: performance.now() - started }));
+        console.log(JSON.stringify({ name: error.name, message: error.message, line: error.line }));
       }`;
+    // Expanded, the bomb would take the child's memory and far more than its 15 s: the process
+    // timeout is the bound (speed itself is not asserted in unit tests).
     const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repo, timeout: 15_000 });
-    const outcome = JSON.parse(stdout) as { name: string; message: string; line: number; ms: number };
+    const outcome = JSON.parse(stdout) as { name: string; message: string; line: number };
     expect(outcome.name).toBe('AgentDefinitionError');
     expect(outcome.message).toMatch(/billion-laughs\.yaml:\d+: the alias \*\w brings the document over 10000 values copied from anchors: aliases inside aliases multiply \(an alias bomb\)\. Write the repeated values out, or nest fewer aliases\.$/);
     expect(outcome.line).toBeGreaterThanOrEqual(5);
-    expect(outcome.ms).toBeLessThan(1_000);
   }, 30_000);
 
   it('still loads definitions that reuse values through aliases', async () => {
