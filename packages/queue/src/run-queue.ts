@@ -105,11 +105,12 @@ export class RunQueue implements BackgroundRuns {
       yield* this.replayStored(record, after);
       return;
     }
+    const from = await this.streamPosition(key, after);
     const reader = duplicate(this.redis);
     this.readers.add(reader);
     try {
       yield* followStream(reader, key, {
-        after: after !== undefined && STREAM_ID.test(after) ? after : '0-0',
+        after: from,
         signal: options.signal,
         stillGoing: async () => ACTIVE_RUN_STATUSES.includes((await this.record(runId)).status),
       });
@@ -117,6 +118,20 @@ export class RunQueue implements BackgroundRuns {
       this.readers.delete(reader);
       reader.disconnect();
     }
+  }
+
+  /**
+   * The stream entry to read after: `lastEventId` itself when it is an entry id; when it is an
+   * event's id (from a replay of the stored events), the entry that carried that event; else the start.
+   */
+  private async streamPosition(key: string, lastEventId: string | undefined): Promise<string> {
+    if (lastEventId === undefined) return '0-0';
+    if (STREAM_ID.test(lastEventId)) return lastEventId;
+    const needle = JSON.stringify(lastEventId);
+    for (const [id, fields] of await this.redis.xrange(key, '-', '+')) {
+      if (fields[0] === 'e' && fields[1]!.includes(needle) && (JSON.parse(fields[1]!) as { id?: string }).id === lastEventId) return id;
+    }
+    return '0-0';
   }
 
   /** Where the run is; throws `RunNotFoundError` for an unknown id. */

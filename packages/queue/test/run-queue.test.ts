@@ -73,6 +73,9 @@ describeRedis('RunQueue and RunWorker in one process', () => {
     // Stream ids increase, and a join after an id delivers only what follows it.
     const later = await collect(queue.join(run.runId, { lastEventId: entries[1]!.id }));
     expect(later.map((e) => e.id)).toEqual(entries.slice(2).map((e) => e.id));
+    // An event's own id (what a replay of the stored events sends as the SSE id) works the same.
+    const afterEvent = await collect(queue.join(run.runId, { lastEventId: entries[1]!.event.id }));
+    expect(afterEvent.map((e) => e.id)).toEqual(entries.slice(2).map((e) => e.id));
   });
 
   it("refuses a second run on a busy session with 'reject', runs it after with 'enqueue'", async () => {
