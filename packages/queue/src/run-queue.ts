@@ -194,6 +194,21 @@ export class RunQueue implements BackgroundRuns {
     if (this.ownsRedis) await this.redis.quit().catch(() => undefined);
   }
 
+  /**
+   * For the workers' sweeper: makes sure a pending or running run has a job (Redis may have lost
+   * it); an active job is left alone.
+   * @internal
+   */
+  async restoreJob(runId: string): Promise<void> {
+    await ensureJob(this.bull, runId, false);
+  }
+
+  /** For the workers: starts a run that waits its turn now, rather than at its next look. @internal */
+  async promote(runId: string): Promise<void> {
+    const job = await this.bull.getJob(runId);
+    if (job && (await job.isDelayed())) await job.promote();
+  }
+
   private async record(runId: string): Promise<RunRecord> {
     checkRunId(runId);
     const record = await this.sessionService.getRun(runId);

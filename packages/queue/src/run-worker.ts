@@ -11,9 +11,9 @@ import {
   Runner,
   type SessionService,
 } from '@troupe/core';
-import { type Job, Queue, Worker } from 'bullmq';
+import { type Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { ensureJob, type QueueJobData, queueOptions, type RunJobData, TICK_JOB, type TickJobData } from './jobs.js';
+import { type QueueJobData, type RunJobData, TICK_JOB, type TickJobData } from './jobs.js';
 import { QUEUE_NAME, RedisKeys } from './keys.js';
 import { processRunJob, type RunJobContext } from './process-run.js';
 import { processTickJob } from './process-tick.js';
@@ -80,7 +80,6 @@ export class RunWorker {
   private readonly settings: Required<Pick<RunWorkerOptions, 'concurrency' | 'lockDurationMs' | 'stalledIntervalMs' | 'maxStalledCount' | 'streamTtlMs' | 'sweepIntervalMs'>>;
   private readonly onError: NonNullable<RunWorkerOptions['onError']>;
   private readonly queue: RunQueue;
-  private readonly bullQueue: Queue<QueueJobData>;
   private worker: Worker<QueueJobData> | undefined;
   private subscriber: Redis | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -112,7 +111,6 @@ export class RunWorker {
       );
     }
     this.queue = new RunQueue({ redis: client, sessionService: this.store, prefix: this.keys.prefix });
-    this.bullQueue = new Queue<QueueJobData>(QUEUE_NAME, queueOptions(client, this.keys.prefix));
   }
 
   /** Starts taking runs (and schedule ticks). Resolves once connected and listening for cancels. */
@@ -172,7 +170,6 @@ export class RunWorker {
     }
     await this.subscriber?.quit().catch(() => undefined);
     await this.queue.close();
-    await this.bullQueue.close();
     await Promise.allSettled([...this.runners.values()].map((runner) => runner.close()));
     if (this.ownsRedis) await this.redis.quit().catch(() => undefined);
   }
@@ -183,7 +180,7 @@ export class RunWorker {
       const runs = await this.store.listRuns({ statuses: ACTIVE_RUN_STATUSES, limit: 1_000 });
       for (const run of runs) {
         if (this.closing) return;
-        await ensureJob(this.bullQueue, run.runId, false);
+        await this.queue.restoreJob(run.runId);
       }
     } catch (error) {
       this.onError(error, { during: 'sweeping for lost jobs' });
@@ -211,8 +208,7 @@ export class RunWorker {
       const session = { appName: run.appName, userId: run.userId, sessionId: run.sessionId };
       const [next] = await this.store.listRuns({ session, statuses: ['pending'], limit: 1 });
       if (!next) return;
-      const job = await this.bullQueue.getJob(next.runId);
-      if (job && (await job.isDelayed())) await job.promote();
+      await this.queue.promote(next.runId);
     } catch (error) {
       // It starts at its next look anyway.
       this.onError(error, { runId: run.runId, during: 'starting the next run of the session' });
