@@ -85,4 +85,11 @@ export type { Schema, JsonSchema, Infer } from './utils/schema.js';
 export { withRetry, type RetryOptions } from './models/retry.js';
 export { loadAgent, AgentDefinitionError, type LoadAgentOptions } from './definitions/load-agent.js';
 export { registerToolEntry, type ToolEntryFactory, type ToolEntryContext } from './definitions/tool-entries.js';
+// Artifacts (SPEC §15)
+export type { ArtifactService, ArtifactKey, SaveArtifactParams, LoadArtifactParams, ListArtifactParams } from './artifacts/artifact-service.js';
+export { USER_ARTIFACT_PREFIX } from './artifacts/artifact-service.js';
+// Memory (SPEC §15)
+export type { MemoryService, MemoryEntry, SearchMemoryParams, SearchMemoryResponse } from './memory/memory-service.js';
+// Guardrails (SPEC §15)
+// Long sessions, compaction and rewind (SPEC §15)
 export { redact, createRedactor, REDACTED, type Redactor, type RedactorOptions } from './utils/redact.js';

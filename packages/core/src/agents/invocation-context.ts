@@ -1,3 +1,5 @@
+import type { ArtifactService } from '../artifacts/artifact-service.js';
+import type { MemoryService } from '../memory/memory-service.js';
 import type { Content } from '../events/content.js';
 import type { Event } from '../events/event.js';
 import type { BaseLlm } from '../models/base-llm.js';
@@ -27,6 +29,10 @@ export interface InvocationShared {
   readonly answers: ReadonlyMap<string, unknown>;
   /** Masks secrets in error text the run stores (the runner's `secrets` and the default rules). */
   readonly redact: Redactor;
+  /** The runner's artifact store, when it has one. */
+  readonly artifactService: ArtifactService | undefined;
+  /** The runner's memory, when it has one. */
+  readonly memoryService: MemoryService | undefined;
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { ArtifactService } from '../artifacts/artifact-service.js';
+import type { MemoryService } from '../memory/memory-service.js';
 import type { BaseAgent } from '../agents/base-agent.js';
 import { failingAgentPath } from '../agents/base-agent.js';
 import { InvocationContext, type InvocationShared } from '../agents/invocation-context.js';
@@ -39,6 +41,8 @@ export interface InvocationSetup {
   claim: SessionClaim;
   /** Masks secrets in the errors the run stores. */
   redact: Redactor;
+  artifactService: ArtifactService | undefined;
+  memoryService: MemoryService | undefined;
 }
 
 /**
@@ -68,6 +72,8 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
     endInvocation: false,
     answers: setup.answers,
     redact: setup.redact,
+    artifactService: setup.artifactService,
+    memoryService: setup.memoryService,
   };
   const ctx = new InvocationContext({
     shared,

@@ -18,6 +18,8 @@ import { newId } from '../utils/ids.js';
 import { findForbiddenKey } from '../utils/forbidden-keys.js';
 import { createRedactor, secretsProblem, type Redactor } from '../utils/redact.js';
 import { validate } from '../utils/schema.js';
+import type { ArtifactService } from '../artifacts/artifact-service.js';
+import type { MemoryService } from '../memory/memory-service.js';
 import type { BasePlugin } from './base-plugin.js';
 import { runInvocation, type InvocationSetup } from './invocation.js';
 import { PluginManager } from './plugin-manager.js';
@@ -52,6 +54,10 @@ export interface RunnerOptions {
    * @default []
    */
   secrets?: readonly string[];
+  /** Where `ctx.saveArtifact` / `loadArtifact` / `listArtifacts` keep artifacts (see docs/artifacts.md). */
+  artifactService?: ArtifactService;
+  /** What `loadMemoryTool`, `preloadMemoryTool` and `ctx.searchMemory` search (see docs/memory.md). */
+  memoryService?: MemoryService;
 }
 
 /** What one user turn is made of. */
@@ -107,6 +113,8 @@ export class Runner {
   readonly agent: BaseAgent;
   readonly sessionService: SessionService;
   readonly plugins: readonly BasePlugin[];
+  readonly artifactService: ArtifactService | undefined;
+  readonly memoryService: MemoryService | undefined;
   private readonly pluginManager: PluginManager;
   private defaultModel: BaseLlm | string | undefined;
   private readonly autoCreateSession: boolean;
@@ -128,6 +136,8 @@ export class Runner {
     this.sessionService = options.sessionService;
     this.plugins = Object.freeze([...(options.plugins ?? [])]);
     this.pluginManager = new PluginManager(this.plugins);
+    this.artifactService = options.artifactService;
+    this.memoryService = options.memoryService;
     this.defaultModel = options.defaultModel;
     this.autoCreateSession = options.autoCreateSession ?? false;
     const ttl = options.leaseTtlMs ?? 30_000;
@@ -290,6 +300,8 @@ export class Runner {
       abortSignal,
       claim,
       redact: this.redact,
+      artifactService: this.artifactService,
+      memoryService: this.memoryService,
     };
   }
 

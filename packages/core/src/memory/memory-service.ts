@@ -1,0 +1,32 @@
+import type { Content } from '../events/content.js';
+import type { Session } from '../sessions/session.js';
+
+/** One remembered piece of an earlier conversation. */
+export interface MemoryEntry {
+  content: Content;
+  /** Who said it: `'user'` or an agent's name. */
+  author?: string;
+  /** Milliseconds since the epoch. */
+  timestamp?: number;
+}
+
+export interface SearchMemoryParams {
+  appName: string;
+  userId: string;
+  query: string;
+}
+
+export interface SearchMemoryResponse {
+  memories: MemoryEntry[];
+}
+
+/**
+ * Long-term memory across sessions (ADK's memory service): sessions are added, and later searched
+ * by the same user. A user's memories are never returned to another user. Every implementation
+ * passes the shared contract suite (`test/contracts/memory-service.contract.ts`).
+ */
+export interface MemoryService {
+  /** Remembers a session's conversation; adding the same session again replaces what it added before. */
+  addSessionToMemory(session: Session): Promise<void>;
+  searchMemory(params: SearchMemoryParams): Promise<SearchMemoryResponse>;
+}
