@@ -1,5 +1,6 @@
 import { ConfigurationError } from '../errors.js';
-import type { FunctionDeclaration } from '../models/llm-request.js';
+import type { CallbackContext } from '../agents/callback-context.js';
+import type { FunctionDeclaration, LlmRequest } from '../models/llm-request.js';
 import type { ToolContext } from './tool-context.js';
 
 /** Options every tool takes. */
@@ -37,8 +38,20 @@ export abstract class BaseTool {
     this.isLongRunning = options.isLongRunning ?? false;
   }
 
-  /** The declaration sent to the model. */
-  abstract getDeclaration(): Promise<FunctionDeclaration>;
+  /**
+   * The declaration sent to the model; `undefined` for a tool the model never calls, one that only
+   * edits requests in {@link processRequest} (like `preloadMemoryTool`).
+   */
+  abstract getDeclaration(): Promise<FunctionDeclaration | undefined>;
+
+  /**
+   * Runs before each model request of an agent that offers this tool, once the request is built
+   * (instruction, history, tool declarations): a tool may add to it, e.g. append to
+   * `request.config.systemInstruction` or add contents (ADK's `processLlmRequest`). The default
+   * does nothing. The context reads the invocation (session, user message, stores); state writes
+   * made here are not recorded (use a `beforeModelCallback` for that).
+   */
+  async processRequest(_params: { context: CallbackContext; request: LlmRequest }): Promise<void> {}
 
   /**
    * Runs the tool. The result becomes the function response: a plain object as is, any other

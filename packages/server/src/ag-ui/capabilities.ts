@@ -9,7 +9,9 @@ import { AgentTool, type BaseAgent, LlmAgent } from '@troupe/core';
  * (approvals and input requests, answered through `resume`).
  */
 export async function capabilitiesOf(appName: string, root: BaseAgent): Promise<AgentCapabilities> {
-  const tools = root instanceof LlmAgent ? await Promise.all(root.tools.map(async (tool): Promise<Tool> => declared(await tool.getDeclaration()))) : [];
+  // A tool without a declaration (preloadMemoryTool) only edits requests: the model never calls it.
+  const declarations = root instanceof LlmAgent ? await Promise.all(root.tools.map((tool) => tool.getDeclaration())) : [];
+  const tools = declarations.flatMap((declaration): Tool[] => (declaration ? [declared(declaration)] : []));
   const delegates: BaseAgent[] = [...root.subAgents];
   if (root instanceof LlmAgent) for (const tool of root.tools) if (tool instanceof AgentTool) delegates.push(tool.agent);
   return {

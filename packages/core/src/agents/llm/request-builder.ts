@@ -2,6 +2,7 @@ import type { BaseLlm } from '../../models/base-llm.js';
 import type { FunctionDeclaration, GenerateContentConfig, LlmRequest } from '../../models/llm-request.js';
 import type { BaseTool } from '../../tools/base-tool.js';
 import { toJsonSchema, type Schema } from '../../utils/schema.js';
+import { CallbackContext } from '../callback-context.js';
 import type { BaseAgent } from '../base-agent.js';
 import type { InvocationContext } from '../invocation-context.js';
 import { buildHistory, type IncludeContents } from './history.js';
@@ -23,7 +24,7 @@ export interface RequestSource {
 
 /**
  * One model request: the system instruction (global, own, transfer targets), the visible history,
- * the tool declarations and the response schema.
+ * the tool declarations and the response schema, then each tool's `processRequest` edits.
  */
 export async function buildRequest(
   ctx: InvocationContext,
@@ -45,12 +46,16 @@ export async function buildRequest(
   const request: LlmRequest = { model: model.model, contents, config: { ...source.generateContentConfig } };
   const systemInstruction = system.filter(Boolean).join('\n\n');
   if (systemInstruction) request.config.systemInstruction = systemInstruction;
-  if (tools.size > 0) {
-    const declarations: FunctionDeclaration[] = [];
-    for (const tool of tools.values()) declarations.push(await tool.getDeclaration());
-    request.config.tools = declarations;
+  const declarations: FunctionDeclaration[] = [];
+  for (const tool of tools.values()) {
+    const declaration = await tool.getDeclaration();
+    if (declaration) declarations.push(declaration);
   }
+  if (declarations.length > 0) request.config.tools = declarations;
   if (source.outputSchema) request.config.responseSchema = await toJsonSchema(source.outputSchema);
+  // Tools that edit the request (preloadMemoryTool) see it complete, in the order they are offered.
+  const context = new CallbackContext(ctx);
+  for (const tool of tools.values()) await tool.processRequest({ context, request });
   return request;
 }
 
