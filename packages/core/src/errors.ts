@@ -164,7 +164,51 @@ export class InvalidStateKeyError extends TroupeError {
  * the run's signal is aborted. They are never retried by a router nor turned into a tool response.
  */
 export function endsRun(error: unknown, signal: AbortSignal | undefined): boolean {
-  return signal?.aborted === true || error instanceof RunLimitError || error instanceof RunCancelledError || error instanceof InvalidStateKeyError;
+  return (
+    signal?.aborted === true ||
+    error instanceof RunLimitError ||
+    error instanceof RunCancelledError ||
+    error instanceof InvalidStateKeyError ||
+    error instanceof GuardrailTrippedError ||
+    error instanceof GuardrailError
+  );
+}
+
+/** What a guardrail checked: an agent's input or output, or a tool call's arguments. */
+export type GuardrailKind = 'input' | 'output' | 'tool';
+
+/**
+ * A guardrail's tripwire fired. The run ends with status `'blocked'`: the checked input is not acted
+ * on, the checked output is not stored, the checked tool call does not run, and nothing runs after.
+ */
+export class GuardrailTrippedError extends TroupeError {
+  constructor(
+    message: string,
+    /** The guardrail's `name`. */
+    readonly guardrail: string,
+    /** What it checked. */
+    readonly kind: GuardrailKind,
+    /** The agent whose input, output or tool call was checked. */
+    readonly agent: string,
+    /** The `info` the guardrail returned with its tripwire. */
+    readonly info: unknown,
+    /** The tool, for a tool guardrail. */
+    readonly tool?: string,
+  ) {
+    super('GUARDRAIL_TRIPPED', message);
+  }
+}
+
+/** A guardrail's `check` threw or returned something other than `{ tripwire: boolean }`. The run fails. */
+export class GuardrailError extends TroupeError {
+  constructor(
+    message: string,
+    /** The guardrail's `name`. */
+    readonly guardrail: string,
+    options?: { cause?: unknown },
+  ) {
+    super('GUARDRAIL_ERROR', message, options);
+  }
 }
 
 /** A run was given an `invocationId` the session already holds. Nothing was stored. */
@@ -202,5 +246,27 @@ export class RunDrainedError extends TroupeError {
 export class StorageError extends TroupeError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('STORAGE', message, options);
+  }
+}
+
+/** An artifact bigger than its store's `maxArtifactBytes`. Nothing was stored. */
+export class ArtifactTooLargeError extends TroupeError {
+  constructor(
+    message: string,
+    /** The artifact's filename. */
+    readonly filename: string,
+    /** Its size in bytes (decoded bytes of `inlineData`, UTF-8 bytes of text). */
+    readonly size: number,
+    /** The store's limit in bytes. */
+    readonly limit: number,
+  ) {
+    super('ARTIFACT_TOO_LARGE', message);
+  }
+}
+
+/** An artifact filename or part a store cannot take (empty or overlong name, NUL, a function call part...). */
+export class InvalidArtifactError extends TroupeError {
+  constructor(message: string) {
+    super('INVALID_ARTIFACT', message);
   }
 }

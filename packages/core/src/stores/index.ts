@@ -21,3 +21,16 @@ export {
   staleSessionError,
 } from './store-errors.js';
 export { encodeRunRequest, encodeRunUpdate, runFromRow, runListLimit, type RunChanges, type RunRow } from './run-codec.js';
+export {
+  artifactFromBytes,
+  artifactToBytes,
+  checkArtifactKey,
+  checkScope as checkArtifactScope,
+  checkVersion as checkArtifactVersion,
+  isUserArtifact,
+  resolveMaxArtifactBytes,
+  type ArtifactBytes,
+} from '../artifacts/artifact-checks.js';
+export { memoryWords } from '../memory/memory-words.js';
+export { sessionMemories, type SessionMemory } from '../memory/session-memories.js';
+export { searchWords, checkMemorySession, resolveMaxResults } from '../memory/memory-params.js';
