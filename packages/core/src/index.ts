@@ -88,8 +88,19 @@ export { registerToolEntry, type ToolEntryFactory, type ToolEntryContext } from 
 // Artifacts (SPEC §15)
 export type { ArtifactService, ArtifactKey, SaveArtifactParams, LoadArtifactParams, ListArtifactParams } from './artifacts/artifact-service.js';
 export { USER_ARTIFACT_PREFIX } from './artifacts/artifact-service.js';
+export { InMemoryArtifactService, type InMemoryArtifactServiceOptions } from './artifacts/in-memory-artifact-service.js';
+export { FileArtifactService, type FileArtifactServiceOptions } from './artifacts/file-artifact-service.js';
+export { DEFAULT_MAX_ARTIFACT_BYTES, MAX_ARTIFACT_FILENAME_LENGTH, type ArtifactStoreOptions } from './artifacts/artifact-checks.js';
+export { loadArtifactsTool, LoadArtifactsTool } from './tools/load-artifacts-tool.js';
 // Memory (SPEC §15)
 export type { MemoryService, MemoryEntry, SearchMemoryParams, SearchMemoryResponse } from './memory/memory-service.js';
+export { InMemoryMemoryService, type InMemoryMemoryServiceOptions } from './memory/in-memory-memory-service.js';
+export { loadMemoryTool } from './tools/load-memory-tool.js';
+export { preloadMemoryTool } from './tools/preload-memory-tool.js';
 // Guardrails (SPEC §15)
+export { type Guardrail, type GuardrailResult, type GuardrailInput, type InputGuardrail, type OutputGuardrail, type ToolGuardrail } from './guardrails/guardrail.js';
+// ADK wire parity (SPEC §15)
+export type { UpdateSessionStateParams } from './runner/update-session-state.js';
 // Long sessions, compaction and rewind (SPEC §15)
+export type { SessionIncrement } from './sessions/session.js';
 export { redact, createRedactor, REDACTED, type Redactor, type RedactorOptions } from './utils/redact.js';

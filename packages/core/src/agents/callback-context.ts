@@ -1,4 +1,7 @@
+import type { ArtifactService } from '../artifacts/artifact-service.js';
+import type { Part } from '../events/content.js';
 import type { EventActions } from '../events/event.js';
+import { ConfigurationError } from '../errors.js';
 import type { Session } from '../sessions/session.js';
 import { State } from '../sessions/state.js';
 import type { InvocationContext } from './invocation-context.js';
@@ -15,6 +18,8 @@ export class CallbackContext {
   readonly state: State;
   /** Set `escalate`, `transferToAgent` or `skipSummarization`. */
   readonly actions: MutableActions = {};
+  /** Artifacts saved through this context: filename → version, for the event's `artifactDelta`. */
+  private readonly artifactDelta: Record<string, number> = {};
 
   constructor(
     readonly invocationContext: InvocationContext,
@@ -48,16 +53,55 @@ export class CallbackContext {
     this.invocationContext.throwIfAborted();
   }
 
+  /**
+   * Saves a new version of an artifact of this session (a `user:` filename: of the user, shared by
+   * all their sessions of the app) and answers its number; the step's event records it in
+   * `actions.artifactDelta`. Needs `Runner({ artifactService })`.
+   * @example
+   * const version = await ctx.saveArtifact('chart.png', { inlineData: { mimeType: 'image/png', data: base64 } });
+   */
+  async saveArtifact(filename: string, artifact: Part): Promise<number> {
+    const version = await this.artifactService('saveArtifact').saveArtifact({ ...this.artifactScope(), filename, artifact });
+    this.artifactDelta[filename] = version;
+    return version;
+  }
+
+  /** The given (or latest) version of an artifact; `undefined` when it does not exist. */
+  loadArtifact(filename: string, version?: number): Promise<Part | undefined> {
+    return this.artifactService('loadArtifact').loadArtifact({ ...this.artifactScope(), filename, ...(version === undefined ? {} : { version }) });
+  }
+
+  /** The artifact filenames this session sees (its own and the user's `user:` ones), sorted. */
+  listArtifacts(): Promise<string[]> {
+    return this.artifactService('listArtifacts').listArtifactKeys(this.artifactScope());
+  }
+
   /** Merges the recorded state delta and actions into an event's actions. */
   applyTo(actions: EventActions): void {
     if (this.state.hasDelta()) Object.assign(actions.stateDelta, this.state.delta);
+    if (Object.keys(this.artifactDelta).length > 0) Object.assign(actions.artifactDelta, this.artifactDelta);
     if (this.actions.escalate !== undefined) actions.escalate = this.actions.escalate;
     if (this.actions.transferToAgent !== undefined) actions.transferToAgent = this.actions.transferToAgent;
     if (this.actions.skipSummarization !== undefined) actions.skipSummarization = this.actions.skipSummarization;
   }
 
-  /** True when the callback wrote state or set an action. */
+  /** True when the callback wrote state, saved an artifact or set an action. */
   hasEffects(): boolean {
-    return this.state.hasDelta() || Object.keys(this.actions).length > 0;
+    return this.state.hasDelta() || Object.keys(this.actions).length > 0 || Object.keys(this.artifactDelta).length > 0;
+  }
+
+  private artifactScope(): { appName: string; userId: string; sessionId: string } {
+    const session = this.invocationContext.session;
+    return { appName: session.appName, userId: session.userId, sessionId: session.id };
+  }
+
+  private artifactService(method: string): ArtifactService {
+    const service = this.invocationContext.shared.artifactService;
+    if (!service) {
+      throw new ConfigurationError(
+        `ctx.${method}() needs an artifact store, and the Runner has none. Pass one: new Runner({ ..., artifactService: new InMemoryArtifactService() }) (or FileArtifactService, SqliteArtifactService, PostgresArtifactService).`,
+      );
+    }
+    return service;
   }
 }

@@ -3,6 +3,9 @@ import { AgentTool } from '../tools/agent-tool.js';
 import { BaseTool } from '../tools/base-tool.js';
 import { BaseToolset } from '../tools/base-toolset.js';
 import { exitLoop } from '../tools/exit-loop.js';
+import { loadArtifactsTool } from '../tools/load-artifacts-tool.js';
+import { loadMemoryTool } from '../tools/load-memory-tool.js';
+import { preloadMemoryTool } from '../tools/preload-memory-tool.js';
 import type { AgentPlan, Compiler, Scope, ToolPlan } from './agent-plan.js';
 import { AgentDefinitionError, whereText, type DefinitionLocation } from './definition-error.js';
 import { importModule, looksLikePath, moduleValue, resolveEntryFile } from './load-module.js';
@@ -13,7 +16,7 @@ import { MapReader, type ListItem } from './read-values.js';
 import { registeredToolEntryKinds, toolEntryFactory, toolEntryHint } from './tool-entries.js';
 
 /** Built-in tools that a definition names by their name instead of a path. */
-const BUILT_IN_TOOLS = { exit_loop: exitLoop } as const;
+const BUILT_IN_TOOLS = { exit_loop: exitLoop, load_artifacts: loadArtifactsTool, load_memory: loadMemoryTool, preload_memory: preloadMemoryTool } as const;
 
 const TOOL_FORMS = `a path to a .js/.ts module (its default export is a tool, an agent or a function), a definition file (.yaml/.json, called as an AgentTool), ${Object.keys(BUILT_IN_TOOLS)
   .map((name) => `'${name}'`)
