@@ -13,8 +13,26 @@ import { folderError, guarded } from './storage-errors.js';
  * left open when it fails.
  */
 export function openDatabase(options: ResolvedOptions): { db: Database.Database; sql: Statements } {
+  const db = openSqliteFile(options, (opened) => {
+    guarded(siteOf(options), true, () => `bring its schema to version ${SCHEMA_VERSION}`, () => migrate(opened, `'${options.path}'`));
+  });
+  try {
+    return { db, sql: prepareStatements(db) };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/**
+ * Opens the file (creating its folder) in WAL mode with the options' busy timeout and `synchronous`
+ * setting, then runs `setUp` (creating or migrating tables). Storage failures become a
+ * `StorageError`; nothing is left open when it fails. The artifact and memory stores open their
+ * tables in the same file this way.
+ */
+export function openSqliteFile(options: ResolvedOptions, setUp: (db: Database.Database) => void): Database.Database {
   const { path, busyTimeoutMs, synchronous, readonly } = options;
-  const site = { path, busyTimeoutMs, readonly };
+  const site = siteOf(options);
   if (path !== ':memory:' && !readonly) {
     try {
       mkdirSync(dirname(path), { recursive: true });
@@ -29,10 +47,14 @@ export function openDatabase(options: ResolvedOptions): { db: Database.Database;
       if (!readonly) db.pragma('journal_mode = WAL');
       db.pragma(`synchronous = ${synchronous.toUpperCase()}`);
     });
-    guarded(site, true, () => `bring its schema to version ${SCHEMA_VERSION}`, () => migrate(db, `'${path}'`));
-    return { db, sql: prepareStatements(db) };
+    guarded(site, true, () => 'create its tables', () => setUp(db));
+    return db;
   } catch (error) {
     db.close();
     throw error;
   }
+}
+
+function siteOf({ path, busyTimeoutMs, readonly }: ResolvedOptions): { path: string; busyTimeoutMs: number; readonly: boolean } {
+  return { path, busyTimeoutMs, readonly };
 }
