@@ -8,7 +8,7 @@ const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
 
 /** What a preflight allows an allowed origin to send. */
 const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
-  'Access-Control-Allow-Methods': 'GET, POST, DELETE',
+  'Access-Control-Allow-Methods': 'GET, POST, PATCH, DELETE',
   'Access-Control-Allow-Headers': 'Authorization, Content-Type',
   'Access-Control-Max-Age': '600',
 };

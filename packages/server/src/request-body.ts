@@ -116,6 +116,11 @@ export const createSessionBody = z.object({
   state: record.nullish(),
 });
 
+/** Body of `PATCH /apps/{app}/users/{user}/sessions/{id}` (ADK's session update). */
+export const updateSessionBody = z.object({
+  stateDelta: z.record(z.string(), z.unknown(), { error: 'expected an object of the state keys to write, e.g. { "stateDelta": { "city": "Paris" } }' }),
+});
+
 /** Body of `POST /apps/{app}/users/{user}/sessions/{id}/resume`. */
 export const resumeBody = z.object({
   /** Answers by interrupt id. Absent or empty only to continue a crashed invocation (`invocationId`). */

@@ -26,6 +26,7 @@ import { PluginManager } from './plugin-manager.js';
 import { resolveRunConfig, type RunConfig } from './run-config.js';
 import type { RunResult } from './run-result.js';
 import { claimSession, type SessionClaim } from './session-claim.js';
+import { updateSessionState, type UpdateSessionStateParams } from './update-session-state.js';
 
 /** Options of {@link Runner}. */
 export interface RunnerOptions {
@@ -201,6 +202,16 @@ export class Runner {
   /** {@link resumeAsync} to the end. */
   async resume(params: ResumeParams): Promise<RunResult> {
     return collect(await this.prepareResume(params));
+  }
+
+  /**
+   * Writes state outside a turn (ADK's `PATCH .../sessions/{id}`): one stored event by `'user'`
+   * carrying `stateDelta`, under the session's claim (`SessionBusyError` while an invocation runs).
+   * Resolves with the updated session. See {@link updateSessionState}.
+   */
+  async updateSessionState(params: UpdateSessionStateParams): Promise<Session> {
+    const { userId, sessionId } = checkIds(params);
+    return updateSessionState(this.sessionService, { appName: this.appName, userId, sessionId }, params.stateDelta, this.leaseTtlMs);
   }
 
   private async prepareRun(params: RunParams): Promise<InvocationSetup> {

@@ -1,14 +1,14 @@
 import { Hono, type Context } from 'hono';
-import { ACTIVE_RUN_STATUSES } from '@troupe/core';
+import { ACTIVE_RUN_STATUSES, TEMP_PREFIX } from '@troupe/core';
 import { assertMayAccess } from '../auth.js';
 import { HttpError } from '../http-error.js';
-import { createSessionBody, getSessionQuery, readBody, validate } from '../request-body.js';
+import { createSessionBody, getSessionQuery, readBody, updateSessionBody, validate } from '../request-body.js';
 import { sessionKey } from '../run-tracker.js';
 import type { ServerContext, ServerEnv } from '../server-context.js';
 import { checkStateWrite } from '../state-policy.js';
 import { encodeSession, secondsToMs } from '../wire.js';
 
-/** Create, list, read and delete sessions: `/apps/{app}/users/{user}/sessions[/{id}]`. */
+/** Create, list, read, update (ADK's PATCH: a state delta) and delete sessions: `/apps/{app}/users/{user}/sessions[/{id}]`. */
 export function sessionRoutes(ctx: ServerContext): Hono<ServerEnv> {
   const routes = new Hono<ServerEnv>();
   const service = ctx.sessionService;
@@ -58,6 +58,28 @@ export function sessionRoutes(ctx: ServerContext): Hono<ServerEnv> {
     });
     if (!session) throw sessionNotFound(appName, userId, sessionId);
     return c.json(encodeSession(session));
+  });
+
+  // ADK's session update: the state delta is stored as an event (so history and replays of the
+  // state agree), under the session's claim; the answer is the session as GET returns it.
+  routes.patch('/apps/:app/users/:user/sessions/:session', async (c) => {
+    const { appName, userId } = await target(c);
+    const sessionId = c.req.param('session');
+    const body = await readBody(c, updateSessionBody);
+    checkStateWrite('stateDelta', body.stateDelta, c.get('principal'), ctx.stateLimits);
+    const temp = Object.keys(body.stateDelta).find((key) => key.startsWith(TEMP_PREFIX));
+    if (temp !== undefined) {
+      throw new HttpError(
+        400,
+        'INVALID_STATE_KEY',
+        `The state key '${temp}' cannot be written with PATCH: '${TEMP_PREFIX}' keys live for one invocation and are never stored. Send it as the stateDelta of a run (POST /run), or drop the prefix to keep it in the session.`,
+        `stateDelta.${temp}`,
+      );
+    }
+    if (!(await service.getSession({ appName, userId, sessionId, numRecentEvents: 0 }))) throw sessionNotFound(appName, userId, sessionId);
+    const runner = await ctx.registry.runner(appName);
+    // A running invocation holds the session: SessionBusyError, a 409 SESSION_BUSY.
+    return c.json(encodeSession(await runner.updateSessionState({ userId, sessionId, stateDelta: body.stateDelta })));
   });
 
   routes.delete('/apps/:app/users/:user/sessions/:session', async (c) => {

@@ -151,7 +151,7 @@ describe('Origin is checked against an allowlist, never against Host', () => {
     expect(ok.status).toBe(204);
     expect(Object.fromEntries([...ok.headers].filter(([name]) => name.startsWith('access-control-') || name === 'vary'))).toEqual({
       'access-control-allow-origin': vite,
-      'access-control-allow-methods': 'GET, POST, DELETE',
+      'access-control-allow-methods': 'GET, POST, PATCH, DELETE',
       'access-control-allow-headers': 'Authorization, Content-Type',
       'access-control-expose-headers': 'X-Request-Id',
       'access-control-max-age': '600',
