@@ -3,6 +3,7 @@
  * @packageDocumentation
  */
 export { PostgresSessionService, type PostgresSessionServiceOptions } from './postgres-session-service.js';
+export { PostgresArtifactService, type PostgresArtifactServiceOptions } from './postgres-artifact-service.js';
 export { SchemaVersionError } from '@troupe/core';
 export { SCHEMA_VERSION } from './schema.js';
 export { VALUE_FORMAT } from './codec.js';
