@@ -1,4 +1,4 @@
-import { type BaseAgent, type BaseLlm, type BasePlugin, ConfigurationError, type LoadAgentOptions, Runner, type SessionService } from '@troupe/core';
+import { type ArtifactService, type BaseAgent, type BaseLlm, type BasePlugin, ConfigurationError, type LoadAgentOptions, Runner, type SessionService } from '@troupe/core';
 import { discoverApps, type DiscoveredApp, type ImportModule } from './discover-apps.js';
 import { HttpError } from './http-error.js';
 
@@ -9,6 +9,7 @@ export interface AppRegistryOptions {
   importModule: ImportModule;
   loadAgentOptions: LoadAgentOptions | undefined;
   sessionService: SessionService;
+  artifactService: ArtifactService;
   plugins: readonly BasePlugin[];
   defaultModel: BaseLlm | string | undefined;
   leaseTtlMs: number | undefined;
@@ -62,6 +63,7 @@ export class AppRegistry {
       appName,
       agent,
       sessionService: this.options.sessionService,
+      artifactService: this.options.artifactService,
       plugins: this.plugins,
       ...(this.options.defaultModel === undefined ? {} : { defaultModel: this.options.defaultModel }),
       ...(this.options.leaseTtlMs === undefined ? {} : { leaseTtlMs: this.options.leaseTtlMs }),

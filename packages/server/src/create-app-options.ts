@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { type BaseAgent, type BaseLlm, type BasePlugin, ConfigurationError, type LoadAgentOptions, type SessionService } from '@troupe/core';
+import { type ArtifactService, type BaseAgent, type BaseLlm, type BasePlugin, ConfigurationError, type LoadAgentOptions, type SessionService } from '@troupe/core';
 import type { AuthOptions } from './auth.js';
 import type { BackgroundRuns } from './background-runs.js';
 import type { ImportModule } from './discover-apps.js';
@@ -28,6 +28,11 @@ export interface CreateAppOptions {
   importModule?: ImportModule;
   /** Where sessions live. @default new InMemorySessionService() */
   sessionService?: SessionService;
+  /**
+   * Where the apps' `ctx.saveArtifact` keeps artifacts, also served by the artifact routes
+   * (`GET .../sessions/{id}/artifacts`...). @default new InMemoryArtifactService()
+   */
+  artifactService?: ArtifactService;
   /** Bearer-token auth. Without it every request acts as admin, which `serve` allows on loopback only. */
   auth?: AuthOptions;
   /** Largest request body accepted, in bytes; larger ones get 413. @default 1_048_576 (1 MiB) */

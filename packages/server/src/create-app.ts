@@ -1,5 +1,5 @@
 import { Hono, type MiddlewareHandler } from 'hono';
-import { InMemorySessionService } from '@troupe/core';
+import { InMemoryArtifactService, InMemorySessionService } from '@troupe/core';
 import { agUiRoutes } from './ag-ui/routes.js';
 import { AppRegistry } from './app-registry.js';
 import { Authenticator } from './auth.js';
@@ -11,6 +11,7 @@ import { HttpError } from './http-error.js';
 import { DEFAULT_JSON_LIMITS } from './json-limits.js';
 import { originCheck, OriginPolicy } from './origin-check.js';
 import { requestIds } from './request-id.js';
+import { artifactRoutes } from './routes/artifacts.js';
 import { backgroundRunRoutes } from './routes/background-runs.js';
 import { cancelRoutes } from './routes/cancel.js';
 import { healthRoutes } from './routes/health.js';
@@ -36,6 +37,7 @@ import { staticFiles } from './static-files.js';
 export function createApp(options: CreateAppOptions): TroupeApp {
   checkOptions(options);
   const sessionService = options.sessionService ?? new InMemorySessionService();
+  const artifactService = options.artifactService ?? new InMemoryArtifactService();
   const hosts = new HostPolicy(options.allowedHosts);
   const origins = new OriginPolicy(options.allowedOrigins, hosts);
   const context: ServerContext = {
@@ -45,6 +47,7 @@ export function createApp(options: CreateAppOptions): TroupeApp {
       importModule: options.importModule ?? defaultImportModule,
       loadAgentOptions: options.loadAgentOptions,
       sessionService,
+      artifactService,
       plugins: options.plugins ?? [],
       defaultModel: options.defaultModel,
       leaseTtlMs: options.leaseTtlMs,
@@ -81,6 +84,7 @@ export function createApp(options: CreateAppOptions): TroupeApp {
   app.route('/', healthRoutes(context, options.healthCheckTimeoutMs ?? DEFAULT_HEALTH_CHECK_TIMEOUT_MS));
   app.route('/', metaRoutes(context));
   app.route('/', sessionRoutes(context));
+  app.route('/', artifactRoutes(context, artifactService));
   if (options.queue) {
     // Runs execute on workers: the ADK routes enqueue and follow them, beside the background-run routes.
     app.route('/', queuedRunRoutes(context, options.queue));
