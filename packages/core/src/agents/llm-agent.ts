@@ -9,11 +9,16 @@ import { fallbackChain } from '../models/routed-llm.js';
 import type { OneOrMany } from '../runner/plugin-manager.js';
 import { BaseTool } from '../tools/base-tool.js';
 import { BaseToolset } from '../tools/base-toolset.js';
+import { checkGuardrails, type InputGuardrail, type OutputGuardrail } from '../guardrails/guardrail.js';
+import { holdUntil } from '../guardrails/hold-until.js';
+import { InputCheck } from '../guardrails/input-check.js';
+import { checkOutput } from '../guardrails/output-check.js';
 import type { Schema } from '../utils/schema.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import type { InvocationContext } from './invocation-context.js';
 import { parseStructured, toolTurnOutput } from './llm/final-output.js';
 import type { IncludeContents } from './llm/history.js';
+import { checkIncludeContents } from './llm/include-contents.js';
 import { callModel, type AfterModelCallback, type BeforeModelCallback } from './llm/model-call.js';
 import { buildRequest, type Instruction, type RequestSource } from './llm/request-builder.js';
 import { findLlmResumePoint } from './llm/resume-point.js';
@@ -52,7 +57,10 @@ export interface LlmAgentOptions extends BaseAgentOptions {
   inputSchema?: Schema;
   /** With a structured input, the field whose text is the user message. */
   inputKey?: string;
-  /** `'none'`: the model sees only the current turn. @default 'default' */
+  /**
+   * `'none'`: the model sees only the current turn; `{ lastTurns?, maxTokens? }`: a window over the
+   * history (the current turn always whole). @default 'default'
+   */
   includeContents?: IncludeContents;
   /** @default false */
   disallowTransferToParent?: boolean;
@@ -64,6 +72,14 @@ export interface LlmAgentOptions extends BaseAgentOptions {
   afterModelCallback?: OneOrMany<AfterModelCallback>;
   beforeToolCallback?: OneOrMany<BeforeToolCallback>;
   afterToolCallback?: OneOrMany<AfterToolCallback>;
+  /**
+   * Checks on the agent's input (the user's Content, or `ctx.input` for a structured input) when it
+   * starts. They run concurrently with the first model call, whose response is held until they pass;
+   * a guardrail with `blocking: true` runs before the model is called. A tripwire blocks the run.
+   */
+  inputGuardrails?: readonly InputGuardrail[];
+  /** Checks on the agent's final output before it is stored (and written to `outputKey`). A tripwire blocks the run. */
+  outputGuardrails?: readonly OutputGuardrail[];
 }
 
 /**
@@ -98,6 +114,8 @@ export class LlmAgent extends BaseAgent {
   readonly afterModelCallback: OneOrMany<AfterModelCallback> | undefined;
   readonly beforeToolCallback: OneOrMany<BeforeToolCallback> | undefined;
   readonly afterToolCallback: OneOrMany<AfterToolCallback> | undefined;
+  readonly inputGuardrails: readonly InputGuardrail[];
+  readonly outputGuardrails: readonly OutputGuardrail[];
   private resolvedModel: BaseLlm | undefined;
   private cachedToolbox: { parent: BaseAgent | undefined; tools: ReadonlyMap<string, BaseTool>; targets: readonly BaseAgent[] } | undefined;
 
@@ -106,9 +124,6 @@ export class LlmAgent extends BaseAgent {
     const name = options.name;
     if (options.model !== undefined && typeof options.model !== 'string' && !isBaseLlm(options.model)) {
       throw new ConfigurationError(`Agent '${name}' has model ${describe(options.model)}; use a model string such as 'gemini-2.5-flash' or a BaseLlm instance.`);
-    }
-    if (options.includeContents !== undefined && options.includeContents !== 'default' && options.includeContents !== 'none') {
-      throw new ConfigurationError(`Agent '${name}' has includeContents ${JSON.stringify(options.includeContents)}; use 'default' or 'none'.`);
     }
     const tools: BaseTool[] = [];
     const toolsets: BaseToolset[] = [];
@@ -141,7 +156,7 @@ export class LlmAgent extends BaseAgent {
     this.outputSchema = options.outputSchema;
     this.inputSchema = options.inputSchema;
     this.inputKey = options.inputKey;
-    this.includeContents = options.includeContents ?? 'default';
+    this.includeContents = checkIncludeContents(name, options.includeContents);
     this.disallowTransferToParent = options.disallowTransferToParent ?? false;
     this.disallowTransferToPeers = options.disallowTransferToPeers ?? false;
     this.generateContentConfig = options.generateContentConfig;
@@ -149,6 +164,8 @@ export class LlmAgent extends BaseAgent {
     this.afterModelCallback = options.afterModelCallback;
     this.beforeToolCallback = options.beforeToolCallback;
     this.afterToolCallback = options.afterToolCallback;
+    this.inputGuardrails = checkGuardrails(`Agent '${name}'`, 'inputGuardrails', options.inputGuardrails);
+    this.outputGuardrails = checkGuardrails(`Agent '${name}'`, 'outputGuardrails', options.outputGuardrails);
     transferCapable.set(this, this);
   }
 
@@ -190,6 +207,7 @@ export class LlmAgent extends BaseAgent {
 
     const turn: TurnState = { lastText: undefined };
     let pending: { calls: FunctionCall[]; from: number } | undefined;
+    let resumed = false;
     if (ctx.resumeFrom !== undefined) {
       const point = findLlmResumePoint(ctx, this.name);
       switch (point.kind) {
@@ -201,15 +219,20 @@ export class LlmAgent extends BaseAgent {
         case 'pendingCalls':
           pending = { calls: point.calls, from: point.from };
           turn.lastText = point.lastText;
+          resumed = true;
           break;
         case 'continue':
           turn.lastText = point.lastText;
+          resumed = true;
           break;
         case 'fresh':
           break;
       }
     }
     const freshCtx = ctx.fresh();
+    // Input guardrails check the input once, when the agent starts (a resumed agent passed them already).
+    let inputCheck = this.inputGuardrails.length > 0 && !resumed ? new InputCheck(freshCtx, this.inputGuardrails) : undefined;
+    if (inputCheck) await inputCheck.runBlocking();
     const root = this.rootAgent;
     const source: RequestSource = {
       agent: this,
@@ -232,7 +255,9 @@ export class LlmAgent extends BaseAgent {
         const request = await buildRequest(freshCtx, source, model, tools, targets);
         request.contents.push(...correction);
         correction = [];
-        const call = callModel(freshCtx, model, request, this);
+        const modelCall = callModel(freshCtx, model, request, this);
+        // The first response (streamed chunks too) is held until the concurrent input guardrails pass.
+        const call = inputCheck ? holdUntil(modelCall, inputCheck.startConcurrent()) : modelCall;
         let step = await call.next();
         while (!step.done) {
           yield this.responseEvent(ctx, step.value, model, true);
@@ -241,6 +266,8 @@ export class LlmAgent extends BaseAgent {
         const { response, fromModel, context } = step.value;
         const event = this.responseEvent(ctx, response, model, false);
         context?.applyTo(event.actions);
+        inputCheck?.applyTo(event.actions);
+        inputCheck = undefined;
         if (fromModel) event.usage = normalizeUsage(response.usage);
         const text = contentText(event.content);
         if (text) turn.lastText = text;
@@ -267,9 +294,12 @@ export class LlmAgent extends BaseAgent {
               ];
               continue;
             }
+            await checkOutput(freshCtx, this.outputGuardrails, parsed.value, event.actions);
             this.setOutput(event, parsed.value);
           } else {
-            this.setOutput(event, text || turn.lastText || '');
+            const output = text || turn.lastText || '';
+            await checkOutput(freshCtx, this.outputGuardrails, output, event.actions);
+            this.setOutput(event, output);
           }
           yield event;
           return;
@@ -304,7 +334,9 @@ export class LlmAgent extends BaseAgent {
       actions = responseEvent.actions;
       if (result.paused) delete actions.transferToAgent;
       if (actions.skipSummarization && !actions.transferToAgent && !result.paused) {
-        this.setOutput(responseEvent, turn.lastText ?? toolTurnOutput(result.parts));
+        const output = turn.lastText ?? toolTurnOutput(result.parts);
+        await checkOutput(freshCtx, this.outputGuardrails, output, actions);
+        this.setOutput(responseEvent, output);
       }
       yield responseEvent;
     }

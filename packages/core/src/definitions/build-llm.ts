@@ -1,4 +1,5 @@
 import { LlmAgent } from '../agents/llm-agent.js';
+import type { IncludeContents } from '../agents/llm/history.js';
 import type { GenerateContentConfig } from '../models/llm-request.js';
 import type { AgentPlan, Compiler, Scope } from './agent-plan.js';
 import { commonOptions, readAgentList, readSchema, type DefinitionCommon } from './build-common.js';
@@ -26,7 +27,7 @@ export async function compileLlm(compiler: Compiler, r: MapReader, scope: Scope,
     globalInstruction: r.string('globalInstruction', 'Be concise.'),
     outputKey: r.word('outputKey', 'answer'),
     inputKey: r.word('inputKey', 'request'),
-    includeContents: r.oneOf('includeContents', ['default', 'none'] as const),
+    includeContents: readIncludeContents(r),
     disallowTransferToParent: r.boolean('disallowTransferToParent'),
     disallowTransferToPeers: r.boolean('disallowTransferToPeers'),
     generateContentConfig: readGenerateContentConfig(r),
@@ -51,6 +52,18 @@ export async function compileLlm(compiler: Compiler, r: MapReader, scope: Scope,
         tools: tools.map((tool) => tool.create(build)),
       }),
   };
+}
+
+/** `include_contents`: `default`, `none`, or a window `{ last_turns?, max_tokens? }`. */
+function readIncludeContents(r: MapReader): IncludeContents | undefined {
+  const node = r.value('includeContents');
+  if (node === undefined || node.kind !== 'map') return r.oneOf('includeContents', ['default', 'none'] as const);
+  const w = r.map('includeContents', '{ last_turns: 5 }')!;
+  w.checkKeys(['lastTurns', 'maxTokens'], 'includeContents');
+  const lastTurns = w.integer('lastTurns', 0, 5);
+  const maxTokens = w.integer('maxTokens', 1, 8000);
+  if (lastTurns === undefined && maxTokens === undefined) r.fail('includeContents', `'${r.shown('includeContents')}' as a window needs last_turns, max_tokens or both, e.g. '{ last_turns: 5 }'.`);
+  return { ...(lastTurns !== undefined ? { lastTurns } : {}), ...(maxTokens !== undefined ? { maxTokens } : {}) };
 }
 
 const GENERATION_NUMBERS = { temperature: 0.2, topP: 0.9 } as const;

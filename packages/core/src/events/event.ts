@@ -27,6 +27,29 @@ export interface EventActions {
   /** Opaque progress of the authoring agent, written by workflow agents so a run can be resumed. */
   agentState?: Record<string, unknown>;
   route?: RouteAction;
+  /** On a compaction event: the summary that stands in for older events in model history. */
+  compaction?: EventCompaction;
+  /**
+   * On a rewind event: the invocation the session was rewound to before. This invocation's events
+   * and every later one up to this event are rewound: kept, but no longer part of history or state.
+   */
+  rewindBeforeInvocationId?: string;
+}
+
+/**
+ * What a compaction event stands for (ADK's `EventCompaction`): the events from `startEventId` to
+ * `endEventId` (their timestamps `startTimestamp`…`endTimestamp`, ms) that the root agent's history
+ * shows, summarised by a model.
+ */
+export interface EventCompaction {
+  startTimestamp: number;
+  endTimestamp: number;
+  /** The summary, as the model wrote it. */
+  summary: Content;
+  /** The first compacted event (exact where timestamps tie). */
+  startEventId?: string;
+  /** The last compacted event. */
+  endEventId?: string;
 }
 
 /** The event that pauses a run for a human (see interrupt & resume). */
@@ -87,6 +110,8 @@ export function createEvent(fields: EventInit = {}): Event {
     if (init.endOfAgent !== undefined) actions.endOfAgent = init.endOfAgent;
     if (init.agentState !== undefined) actions.agentState = init.agentState;
     if (init.route !== undefined) actions.route = init.route;
+    if (init.compaction !== undefined) actions.compaction = init.compaction;
+    if (init.rewindBeforeInvocationId !== undefined) actions.rewindBeforeInvocationId = init.rewindBeforeInvocationId;
   }
   const event: Event = {
     id: fields.id ?? newId(),

@@ -39,6 +39,8 @@ function copyActions(actions: EventActions, compact: boolean): EventActions {
   if (actions.endOfAgent !== undefined) copy.endOfAgent = actions.endOfAgent;
   if (actions.agentState !== undefined) copy.agentState = cloneData(actions.agentState);
   if (actions.route !== undefined) copy.route = { ...actions.route };
+  if (actions.compaction !== undefined) copy.compaction = cloneData(actions.compaction);
+  if (actions.rewindBeforeInvocationId !== undefined) copy.rewindBeforeInvocationId = actions.rewindBeforeInvocationId;
   return copy;
 }
 

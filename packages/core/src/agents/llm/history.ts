@@ -2,9 +2,35 @@ import type { Content, Part } from '../../events/content.js';
 import type { Event } from '../../events/event.js';
 import type { InvocationContext } from '../invocation-context.js';
 import { isBranchVisible } from './branch-visibility.js';
+import { planHistory, isHistoryRewrite, type HistoryPlan } from './history-plan.js';
 
-/** What an LlmAgent sees of the conversation. */
-export type IncludeContents = 'default' | 'none';
+/**
+ * What an LlmAgent sees of the conversation: `'default'` every visible event, `'none'` only the
+ * current turn, or a window over the default history (see {@link HistoryWindow}).
+ */
+export type IncludeContents = 'default' | 'none' | HistoryWindow;
+
+/**
+ * A window over the default history; the current turn (from the latest user message on) is always
+ * included whole. With both limits, `lastTurns` applies first.
+ */
+export interface HistoryWindow {
+  /** Keep the last n user turns before the current one (0: only the current turn). */
+  lastTurns?: number;
+  /**
+   * Keep the most recent history that fits in this many tokens, counted by the model's
+   * `countTokens` when it has one, else as characters / 4. A function call is never kept without
+   * its response, nor a response without its call.
+   */
+  maxTokens?: number;
+}
+
+/** The contents an agent sends, and where its user turns start in them. */
+export interface HistoryView {
+  contents: Content[];
+  /** Indexes in `contents` of the user's messages, ascending. */
+  userTurns: number[];
+}
 
 interface HistoryCache {
   /** How many source events have been folded in. */
@@ -22,6 +48,10 @@ interface SourceCache {
   readonly byAgent: Map<string, HistoryCache>;
   /** Other agents' turns as context; every agent but the author sees an event the same way. */
   readonly foreign: Map<Event, Content | null>;
+  /** How many events were checked for compaction and rewind records. */
+  scanned: number;
+  /** Events left out and summaries put in, once the list holds a compaction or rewind record. */
+  plan: HistoryPlan | undefined;
 }
 
 // History is built incrementally: each agent/branch keeps what it folded so far, keyed by the
@@ -29,28 +59,52 @@ interface SourceCache {
 // cached hangs off that list and is freed with it.
 const caches = new WeakMap<Event[], SourceCache>();
 
+// The user's messages, as folded: how windows find turns without a second walk over the events.
+const userMessages = new WeakSet<Content>();
+
 /**
  * The contents an LlmAgent sends to its model: the visible events in order; the user's messages as
  * user turns; its own turns as model turns (with its calls and their results); other agents' text,
- * tool calls and tool results rewritten as user-role context. The result always pairs every
- * function call with its response.
+ * tool calls and tool results rewritten as user-role context; a compaction's summary in place of
+ * the events it summarises; rewound events left out. The result always pairs every function call
+ * with its response.
  */
-export function buildHistory(ctx: InvocationContext, agentName: string, includeContents: IncludeContents): Content[] {
+export function buildHistory(ctx: InvocationContext, agentName: string, includeContents: 'default' | 'none'): HistoryView {
   const source = ctx.historyScope?.events ?? ctx.session.events;
   let sourceCache = caches.get(source);
   if (!sourceCache) {
-    sourceCache = { byAgent: new Map(), foreign: new Map() };
+    sourceCache = { byAgent: new Map(), foreign: new Map(), scanned: 0, plan: undefined };
     caches.set(source, sourceCache);
   }
+  const fanIn = ctx.historyScope?.fanIn ?? ctx.shared.fanIn;
+  // A compaction or rewind record changes what earlier events mean: everything is folded again
+  // (rare: once per compaction or rewind).
+  let rewritten = false;
+  for (let i = sourceCache.scanned; i < source.length; i++) if (isHistoryRewrite(source[i]!)) rewritten = true;
+  sourceCache.scanned = source.length;
+  if (rewritten) {
+    sourceCache.plan = planHistory(source, fanIn);
+    sourceCache.byAgent.clear();
+  }
+  const plan = sourceCache.plan;
   const key = `${agentName}\u0000${ctx.branch}`;
   let cache = sourceCache.byAgent.get(key);
   if (!cache) {
     cache = { processed: 0, contents: [], own: [], openCalls: new Map() };
     sourceCache.byAgent.set(key, cache);
   }
-  const fanIn = ctx.historyScope?.fanIn ?? ctx.shared.fanIn;
   for (let i = cache.processed; i < source.length; i++) {
     const event = source[i]!;
+    if (plan) {
+      const summaries = plan.summariesAt.get(event);
+      if (summaries) {
+        for (const summary of summaries) {
+          cache.contents.push(summary);
+          cache.own.push(false);
+        }
+      }
+      if (plan.skipped.has(event)) continue;
+    }
     if (event.partial || !event.content || event.content.parts.length === 0) continue;
     if (!isBranchVisible(event.branch, ctx.branch, fanIn)) continue;
     fold(cache, event, agentName, sourceCache.foreign);
@@ -62,14 +116,19 @@ export function buildHistory(ctx: InvocationContext, agentName: string, includeC
     start = cache.own.lastIndexOf(false);
     if (start < 0) start = 0;
   }
-  const contents = cache.contents.slice(start);
-  return cache.openCalls.size === 0 ? contents : withoutOpenCalls(contents, cache, start);
+  const sliced = cache.contents.slice(start);
+  const contents = cache.openCalls.size === 0 ? sliced : withoutOpenCalls(sliced, cache, start);
+  const userTurns: number[] = [];
+  for (let i = 0; i < contents.length; i++) if (userMessages.has(contents[i]!)) userTurns.push(i);
+  return { contents, userTurns };
 }
 
 function fold(cache: HistoryCache, event: Event, agentName: string, foreignViews: Map<Event, Content | null>): void {
   const content = event.content!;
   if (event.author === 'user') {
-    cache.contents.push({ role: 'user', parts: content.parts });
+    const message: Content = { role: 'user', parts: content.parts };
+    userMessages.add(message);
+    cache.contents.push(message);
     cache.own.push(false);
     return;
   }

@@ -6,6 +6,7 @@ import { CallbackContext } from '../callback-context.js';
 import type { BaseAgent } from '../base-agent.js';
 import type { InvocationContext } from '../invocation-context.js';
 import { buildHistory, type IncludeContents } from './history.js';
+import { applyWindow } from './history-window.js';
 import { fillTemplate } from './instructions.js';
 import { transferInstruction } from './transfer.js';
 
@@ -39,7 +40,9 @@ export async function buildRequest(
   if (source.instruction) system.push(await render(source.instruction, ctx, name));
   if (targets.length > 0) system.push(transferInstruction(source.agent, targets));
 
-  let contents = buildHistory(ctx, name, source.includeContents);
+  const include = source.includeContents;
+  const view = buildHistory(ctx, name, include === 'none' ? 'none' : 'default');
+  let contents = typeof include === 'object' ? await applyWindow(view, include, model) : view.contents;
   if (contents.length === 0) {
     contents = [{ role: 'user', parts: [{ text: 'Handle the request as the system instruction says.' }] }];
   }
