@@ -6,7 +6,7 @@ import { InvocationContext, type InvocationShared } from '../agents/invocation-c
 import { fanInAgentsOf } from '../agents/llm/branch-visibility.js';
 import type { Content } from '../events/content.js';
 import { createEvent, type Event, type InterruptInfo } from '../events/event.js';
-import { LeaseLostError, RunCancelledError, RunDrainedError, RunLimitError, StorageError, TroupeError } from '../errors.js';
+import { GuardrailTrippedError, LeaseLostError, RunCancelledError, RunDrainedError, RunLimitError, StorageError, TroupeError } from '../errors.js';
 import type { BaseLlm } from '../models/base-llm.js';
 import type { Session, SessionService } from '../sessions/session.js';
 import { TEMP_PREFIX } from '../sessions/state-keys.js';
@@ -133,7 +133,11 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
     finished = true;
   } catch (caught) {
     const error = classify(caught, setup.abortSignal, signal);
-    status = error instanceof RunLimitError ? 'limit' : error instanceof RunCancelledError || error instanceof RunDrainedError ? 'cancelled' : 'failed';
+    status =
+      error instanceof GuardrailTrippedError ? 'blocked'
+      : error instanceof RunLimitError ? 'limit'
+      : error instanceof RunCancelledError || error instanceof RunDrainedError ? 'cancelled'
+      : 'failed';
     failure = error;
     // A drained run (its process shutting down) stores no ending, so another process resumes it.
     if (error instanceof RunDrainedError) throw error;

@@ -1,4 +1,6 @@
 import { ConfigurationError, TroupeError } from '../errors.js';
+import { checkGuardrails, type ToolGuardrail } from '../guardrails/guardrail.js';
+import { runGuardrails } from '../guardrails/run-guardrails.js';
 import type { FunctionDeclaration } from '../models/llm-request.js';
 import { toJsonSchema, validate, type Infer, type Schema } from '../utils/schema.js';
 import { BaseTool, type BaseToolOptions } from './base-tool.js';
@@ -21,6 +23,11 @@ export interface FunctionToolOptions<P extends Schema | undefined> extends BaseT
    * @default false
    */
   requireConfirmation?: boolean | ((args: P extends Schema ? Infer<P> : Record<string, unknown>, ctx: ToolContext) => boolean | Promise<boolean>);
+  /**
+   * Checks on the validated arguments, run before the tool does (and before a confirmation is asked).
+   * A tripwire blocks the whole run: the tool does not run and nothing runs after it.
+   */
+  guardrails?: readonly ToolGuardrail<P extends Schema ? Infer<P> : Record<string, unknown>>[];
   /** The tool's work. The return value becomes the function response. */
   execute(args: P extends Schema ? Infer<P> : Record<string, unknown>, ctx: ToolContext): unknown;
 }
@@ -43,6 +50,8 @@ export class FunctionTool<P extends Schema | undefined = undefined> extends Base
   readonly parameters: Schema | undefined;
   private readonly requireConfirmation: FunctionToolOptions<P>['requireConfirmation'];
   private readonly execute: FunctionToolOptions<P>['execute'];
+  /** Checks on the arguments before the tool runs. */
+  readonly guardrails: readonly ToolGuardrail<unknown>[];
   private declaration: Promise<FunctionDeclaration> | undefined;
 
   constructor(options: FunctionToolOptions<P>) {
@@ -53,6 +62,7 @@ export class FunctionTool<P extends Schema | undefined = undefined> extends Base
     this.parameters = options.parameters;
     this.requireConfirmation = typeof options.requireConfirmation === 'function' ? options.requireConfirmation.bind(options) : options.requireConfirmation;
     this.execute = options.execute.bind(options);
+    this.guardrails = checkGuardrails(`FunctionTool '${options.name}'`, 'guardrails', options.guardrails);
   }
 
   getDeclaration(): Promise<FunctionDeclaration> {
@@ -75,6 +85,7 @@ export class FunctionTool<P extends Schema | undefined = undefined> extends Base
       }
       checkedArgs = checked.value;
     }
+    await runGuardrails(this.guardrails, ctx, checkedArgs, { kind: 'tool', agent: ctx.agentName, tool: this.name }, ctx.abortSignal);
     const confirm = this.requireConfirmation;
     if (confirm === true || (typeof confirm === 'function' && (await confirm(checkedArgs as never, ctx)))) {
       await ctx.requestConfirmation({ hint: `Allow tool '${this.name}' to run with ${JSON.stringify(args)}?` });

@@ -1,0 +1,51 @@
+const OPEN = Symbol('open');
+
+/**
+ * Passes a generator's items through only once `gate` resolves: until then they are held (and the
+ * generator keeps running, so the work overlaps the gate). If the gate rejects, that error is thrown
+ * at once, even while the source is still busy, and nothing held is ever passed on. If the source
+ * fails before the gate settles, the gate is awaited first, so a rejected gate wins.
+ */
+export async function* holdUntil<T, R>(source: AsyncGenerator<T, R, undefined>, gate: Promise<void>): AsyncGenerator<T, R, undefined> {
+  let open = false;
+  const opened = gate.then((): typeof OPEN => {
+    open = true;
+    return OPEN;
+  });
+  // A gate that rejects while nothing awaits it is still reported, through the next race below.
+  opened.catch(() => undefined);
+  const held: T[] = [];
+  let finished = false;
+  try {
+    for (;;) {
+      const next = source.next();
+      let step: IteratorResult<T, R>;
+      try {
+        if (open) step = await next;
+        else {
+          // The source's late outcome after a rejected gate is nobody's business.
+          next.catch(() => undefined);
+          const first = await Promise.race([next, opened]);
+          if (first === OPEN) {
+            yield* held.splice(0);
+            step = await next;
+          } else step = first;
+        }
+      } catch (error) {
+        if (!open) await opened;
+        throw error;
+      }
+      if (step.done) {
+        if (!open) await opened;
+        yield* held.splice(0);
+        finished = true;
+        return step.value;
+      }
+      if (open) yield step.value;
+      else held.push(step.value);
+    }
+  } finally {
+    // Closing a source that is still busy would wait for it; it stops with the run's abort instead.
+    if (!finished) void source.return(undefined as R).catch(() => undefined);
+  }
+}
