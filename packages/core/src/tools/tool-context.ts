@@ -2,6 +2,8 @@ import { CallbackContext } from '../agents/callback-context.js';
 import type { InvocationContext } from '../agents/invocation-context.js';
 import type { Event } from '../events/event.js';
 import { ToolInterrupt, ToolRejected } from '../interrupts/signals.js';
+import type { SearchMemoryResponse } from '../memory/memory-service.js';
+import { searchSessionMemory } from '../memory/search-memory.js';
 
 /** The answer to a confirmation request. */
 export interface ToolConfirmation {
@@ -47,6 +49,16 @@ export class ToolContext extends CallbackContext {
    */
   emitEvent(event: Event): Promise<void> {
     return this.emit(event);
+  }
+
+  /**
+   * Searches the long-term memory of this session's user in this app (ADK's `search_memory`): what
+   * they said in earlier sessions that were added to memory. Needs `Runner({ memoryService })`.
+   * @example
+   * const { memories } = await ctx.searchMemory('favourite city');
+   */
+  searchMemory(query: string): Promise<SearchMemoryResponse> {
+    return searchSessionMemory(this.invocationContext, query, `ctx.searchMemory() in a tool of agent '${this.agentName}'`);
   }
 
   /**

@@ -1,0 +1,75 @@
+import type { Session } from '../sessions/session.js';
+import { checkMemorySession, resolveMaxResults, searchWords } from './memory-params.js';
+import type { MemoryEntry, MemoryService, SearchMemoryParams, SearchMemoryResponse } from './memory-service.js';
+import { memoryWords } from './memory-words.js';
+import { sessionMemories } from './session-memories.js';
+
+/** Options of {@link InMemoryMemoryService}. */
+export interface InMemoryMemoryServiceOptions {
+  /** The most memories one search returns, best first. @default 10 */
+  maxResults?: number;
+}
+
+interface StoredMemory {
+  entry: MemoryEntry;
+  words: ReadonlySet<string>;
+}
+
+/**
+ * Long-term memory kept in this process (ADK's `InMemoryMemoryService`), for tests and demos: it
+ * ends with the process. Search matches words: an entry is found when it shares a word with the
+ * query (case-insensitive, any script; punctuation ignored). Entries sharing more of the query's
+ * words, and rarer ones, come first (ties: the newer first), at most `maxResults`.
+ *
+ * @example
+ * const memoryService = new InMemoryMemoryService();
+ * const runner = new Runner({ appName: 'assistant', agent, sessionService, memoryService });
+ * await runner.run({ userId: 'u1', sessionId: 's1', newMessage: 'My favourite city is Lisbon.' });
+ * await memoryService.addSessionToMemory((await sessionService.getSession({ appName: 'assistant', userId: 'u1', sessionId: 's1' }))!);
+ * const { memories } = await memoryService.searchMemory({ appName: 'assistant', userId: 'u1', query: 'favourite city' });
+ */
+export class InMemoryMemoryService implements MemoryService {
+  private readonly maxResults: number;
+  /** App and user → session id → that session's memories. */
+  private readonly users = new Map<string, Map<string, StoredMemory[]>>();
+
+  constructor(options: InMemoryMemoryServiceOptions = {}) {
+    this.maxResults = resolveMaxResults(options.maxResults, 'InMemoryMemoryService');
+  }
+
+  async addSessionToMemory(session: Session): Promise<void> {
+    checkMemorySession(session, 'InMemoryMemoryService');
+    const key = userKey(session.appName, session.userId);
+    let sessions = this.users.get(key);
+    if (!sessions) this.users.set(key, (sessions = new Map()));
+    const stored = sessionMemories(session).map(({ entry, text }) => ({ entry: structuredClone(entry), words: new Set(memoryWords(text)) }));
+    if (stored.length === 0) sessions.delete(session.id);
+    else sessions.set(session.id, stored);
+  }
+
+  async searchMemory(params: SearchMemoryParams): Promise<SearchMemoryResponse> {
+    const words = searchWords(params, 'InMemoryMemoryService');
+    const sessions = this.users.get(userKey(params.appName, params.userId));
+    if (words.length === 0 || !sessions) return { memories: [] };
+    const all = [...sessions.values()].flat();
+    // Inverse document frequency: a word few entries share says more than one most of them share.
+    const weight = new Map<string, number>();
+    for (const word of words) {
+      const frequency = all.reduce((n, memory) => (memory.words.has(word) ? n + 1 : n), 0);
+      if (frequency > 0) weight.set(word, Math.log(1 + all.length / frequency));
+    }
+    const scored: { memory: StoredMemory; score: number }[] = [];
+    for (const memory of all) {
+      let score = 0;
+      for (const [word, w] of weight) if (memory.words.has(word)) score += w;
+      if (score > 0) scored.push({ memory, score });
+    }
+    scored.sort((a, b) => b.score - a.score || (b.memory.entry.timestamp ?? 0) - (a.memory.entry.timestamp ?? 0));
+    return { memories: scored.slice(0, this.maxResults).map(({ memory }) => structuredClone(memory.entry)) };
+  }
+}
+
+// JSON keeps the two names apart whatever they contain ('a/b' + 'c' vs 'a' + 'b/c').
+function userKey(appName: string, userId: string): string {
+  return JSON.stringify([appName, userId]);
+}
