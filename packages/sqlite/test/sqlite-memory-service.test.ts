@@ -1,0 +1,105 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigurationError, createEvent, LlmAgent, preloadMemoryTool, Runner, type Session } from '@troupe/core';
+import { ScriptedModel } from '@troupe/core/testing';
+import { memoryServiceContract } from '../../../test/contracts/memory-service.contract.js';
+import { SCHEMA_VERSION, SqliteMemoryService, SqliteSessionService } from '../src/index.js';
+
+// A fresh file per test; the second instance opens the same file through its own connection.
+async function openFresh() {
+  const dir = await mkdtemp(join(tmpdir(), 'troupe-sqlite-memory-'));
+  const path = join(dir, 'memory.db');
+  const service = new SqliteMemoryService({ path });
+  return {
+    service,
+    path,
+    close: async () => {
+      await service.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+memoryServiceContract('SqliteMemoryService', openFresh, {
+  openSecond: async ({ path }) => {
+    const service = new SqliteMemoryService({ path });
+    return { service, close: () => service.close() };
+  },
+});
+
+describe('SqliteMemoryService', () => {
+  it('shares a file with SqliteSessionService: sessions stored there go into memory, the session schema is untouched, and memory survives reopening', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'troupe-sqlite-memory-'));
+    const path = join(dir, 'troupe.db');
+    try {
+      const sessions = new SqliteSessionService({ path });
+      const memory = new SqliteMemoryService({ path });
+      const session = await sessions.createSession({ appName: 'app', userId: 'u1' });
+      await sessions.appendEvent({ session, event: createEvent({ author: 'user', content: { role: 'user', parts: [{ text: 'My favourite tree is the olive.' }] } }) });
+      await memory.addSessionToMemory((await sessions.getSession({ appName: 'app', userId: 'u1', sessionId: session.id }))!);
+      await memory.close();
+      await sessions.close();
+
+      const reopenedSessions = new SqliteSessionService({ path });
+      const reopened = new SqliteMemoryService({ path });
+      const { memories } = await reopened.searchMemory({ appName: 'app', userId: 'u1', query: 'olive' });
+      expect(memories.map((m) => m.content)).toEqual([{ role: 'user', parts: [{ text: 'My favourite tree is the olive.' }] }]);
+      expect(await reopenedSessions.getSession({ appName: 'app', userId: 'u1', sessionId: session.id })).toBeDefined();
+      expect(SCHEMA_VERSION).toBeGreaterThan(0);
+      await reopened.close();
+      await reopenedSessions.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('finds a word without its accents (FTS5 unicode61 folds them)', async () => {
+    const { service, close } = await openFresh();
+    try {
+      const session: Session = { id: 's', appName: 'app', userId: 'u', state: {}, events: [createEvent({ author: 'user', content: { role: 'user', parts: [{ text: 'Un café crème' }] } })], lastUpdateTime: 0, version: 1 };
+      await service.addSessionToMemory(session);
+      expect((await service.searchMemory({ appName: 'app', userId: 'u', query: 'cafe' })).memories).toHaveLength(1);
+    } finally {
+      await close();
+    }
+  });
+
+  it("remembers across runners over one file: a second runner's preloadMemoryTool sees the first session", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'troupe-sqlite-memory-'));
+    const path = join(dir, 'troupe.db');
+    const open = (model: ScriptedModel) => {
+      const sessionService = new SqliteSessionService({ path });
+      const memoryService = new SqliteMemoryService({ path });
+      const runner = new Runner({ appName: 'app', agent: new LlmAgent({ name: 'helper', model, tools: [preloadMemoryTool] }), sessionService, memoryService });
+      return { runner, sessionService, memoryService };
+    };
+    try {
+      const first = open(new ScriptedModel(['Noted.']));
+      const session = await first.sessionService.createSession({ appName: 'app', userId: 'u1' });
+      await first.runner.run({ userId: 'u1', sessionId: session.id, newMessage: 'My favourite tree is the olive.' });
+      await first.memoryService.addSessionToMemory((await first.sessionService.getSession({ appName: 'app', userId: 'u1', sessionId: session.id }))!);
+      await first.memoryService.close();
+      await first.sessionService.close();
+
+      const model = new ScriptedModel(['The olive.']);
+      const second = open(model);
+      const next = await second.sessionService.createSession({ appName: 'app', userId: 'u1' });
+      await second.runner.run({ userId: 'u1', sessionId: next.id, newMessage: 'Which tree is my favourite?' });
+      expect(model.requests[0]!.config.systemInstruction).toContain('user: My favourite tree is the olive.');
+      await second.memoryService.close();
+      await second.sessionService.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('rejects bad options and use after close with a ConfigurationError', async () => {
+    expect(() => new SqliteMemoryService({ path: '' })).toThrow(/SqliteMemoryService option 'path'/);
+    expect(() => new SqliteMemoryService({ path: ':memory:', maxResults: -1 })).toThrow(/'maxResults' must be a whole number/);
+    const service = new SqliteMemoryService({ path: ':memory:' });
+    await service.close();
+    await expect(service.searchMemory({ appName: 'a', userId: 'u', query: 'x' })).rejects.toThrow(ConfigurationError);
+  });
+});
