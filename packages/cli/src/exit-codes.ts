@@ -12,6 +12,8 @@ export const ExitCode = {
   limit: 3,
   /** The run paused for a human answer (an interrupt). */
   interrupted: 4,
+  /** A guardrail's tripwire blocked the run (status `'blocked'`). */
+  blocked: 5,
   /** The run was cancelled (Ctrl-C), as shells report SIGINT. */
   cancelled: 130,
 } as const;
@@ -29,5 +31,7 @@ export function exitCodeFor(status: RunStatus): number {
       return ExitCode.interrupted;
     case 'cancelled':
       return ExitCode.cancelled;
+    case 'blocked':
+      return ExitCode.blocked;
   }
 }

@@ -83,7 +83,10 @@ export function renderEvent(event: Event, state: RenderState, options: RenderOpt
   let error: string | undefined;
   if (event.errorCode !== undefined || event.errorMessage !== undefined) {
     w.endLine();
-    error = `✖ ${author}: ${event.errorMessage ?? 'failed'}${event.errorCode ? ` (${event.errorCode})` : ''}`;
+    error =
+      event.errorCode === 'GUARDRAIL_TRIPPED'
+        ? `⛔ ${author}: blocked by a guardrail. ${event.errorMessage ?? ''}`.trimEnd()
+        : `✖ ${author}: ${event.errorMessage ?? 'failed'}${event.errorCode ? ` (${event.errorCode})` : ''}`;
   }
   return w.output(error);
 }

@@ -1,4 +1,4 @@
-import { type Event, type InterruptInfo, InterruptResponseError, RunCancelledError, RunLimitError, type Runner, type RunResult, type RunStatus } from '@troupe/core';
+import { type Event, GuardrailTrippedError, type InterruptInfo, InterruptResponseError, RunCancelledError, RunLimitError, type Runner, type RunResult, type RunStatus } from '@troupe/core';
 import type { EventSink } from './event-sinks.js';
 
 /** One user message to run. */
@@ -75,6 +75,7 @@ async function showTurn(start: () => AsyncGenerator<Event, RunResult, undefined>
 /** The run status an error ends a turn with, as `runner.run` would report it. */
 function statusOf(error: Error, signal: AbortSignal | undefined): RunStatus {
   if (error instanceof RunLimitError) return 'limit';
+  if (error instanceof GuardrailTrippedError) return 'blocked';
   if (error instanceof RunCancelledError || signal?.aborted) return 'cancelled';
   return 'failed';
 }
@@ -89,5 +90,5 @@ export function outcomeMessage(outcome: TurnOutcome, sink: EventSink, resumeHint
     return `The run is waiting for a human answer to ${list}.${resumeHint ? ` ${resumeHint}` : ''}`;
   }
   if (!outcome.error || (outcome.errorEventShown && sink.errorsOnStderr)) return undefined;
-  return `${outcome.status === 'cancelled' ? 'Cancelled' : 'Error'}: ${outcome.error.message}`;
+  return `${outcome.status === 'cancelled' ? 'Cancelled' : outcome.status === 'blocked' ? 'Blocked' : 'Error'}: ${outcome.error.message}`;
 }

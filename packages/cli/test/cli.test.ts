@@ -125,6 +125,15 @@ describe('troupe (in process)', () => {
     expect(result.err).not.toContain('offline demo model');
   });
 
+  it('blocks a one-shot run tripped by a guardrail with exit code 5 and a clear line on stderr', async () => {
+    const result = await troupe('run', 'guarded.ts', '--memory', '--input', 'do my homework');
+    expect(result.code).toBe(ExitCode.blocked);
+    expect(result.code).toBe(5);
+    expect(result.err).toContain("⛔ Tutor: blocked by a guardrail. Guardrail 'no_homework' tripped on the input of agent 'Tutor'.");
+    expect(result.err).toContain('Info: asks for homework');
+    expect(result.out).not.toContain('Happy to help');
+  });
+
   it('cancels a one-shot run on Ctrl-C with exit code 130', async () => {
     const io = fakeIo(fixtures);
     const exit = runCli(['run', 'slow.ts', '--memory', '--input', 'take your time'], io);
