@@ -28,6 +28,7 @@ export function storedTask(session: Session, taskId: string, running: boolean): 
 export function outcomeOf(session: Session, taskId: string, events: readonly Event[]): TaskOutcome {
   const last = events[events.length - 1]!;
   if (last.errorCode === 'CANCELLED') return { state: 'canceled', message: last.errorMessage ?? 'The task was cancelled.', at: last.timestamp };
+  if (last.errorCode === 'GUARDRAIL_TRIPPED') return { state: 'rejected', message: last.errorMessage ?? 'A guardrail blocked the task.', at: last.timestamp };
   if (last.errorCode !== undefined) return { state: 'failed', code: last.errorCode, message: last.errorMessage ?? `The run failed (${last.errorCode}).`, at: last.timestamp };
   const open = openInterrupts(session.events, taskId);
   if (open.length > 0) return { state: 'input-required', interrupts: open, at: last.timestamp };

@@ -13,11 +13,13 @@ export type TaskOutcome =
   | { state: 'completed'; output: unknown; at: number }
   | { state: 'input-required'; interrupts: InterruptInfo[]; at: number }
   | { state: 'failed'; code: string; message: string; at: number }
-  | { state: 'canceled'; message: string; at: number };
+  | { state: 'canceled'; message: string; at: number }
+  /** A guardrail's tripwire blocked the run (Troupe status `'blocked'`): the agent refused the task. */
+  | { state: 'rejected'; message: string; at: number };
 
 /** The states after which a task takes no more messages. */
 export function isTerminal(outcome: TaskOutcome): boolean {
-  return outcome.state === 'completed' || outcome.state === 'failed' || outcome.state === 'canceled';
+  return outcome.state === 'completed' || outcome.state === 'failed' || outcome.state === 'canceled' || outcome.state === 'rejected';
 }
 
 const STATES: Readonly<Record<TaskOutcome['state'], TaskState>> = {
@@ -27,6 +29,7 @@ const STATES: Readonly<Record<TaskOutcome['state'], TaskState>> = {
   'input-required': TaskState.TASK_STATE_INPUT_REQUIRED,
   failed: TaskState.TASK_STATE_FAILED,
   canceled: TaskState.TASK_STATE_CANCELED,
+  rejected: TaskState.TASK_STATE_REJECTED,
 };
 
 /**
@@ -53,6 +56,7 @@ function statusParts(outcome: TaskOutcome): A2aPart[] | undefined {
       return interruptParts(outcome.interrupts);
     case 'failed':
     case 'canceled':
+    case 'rejected':
       return [textPart(outcome.message)];
   }
 }

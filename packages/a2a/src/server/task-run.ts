@@ -59,5 +59,6 @@ function outcomeOf(result: RunResult | undefined, lastError: Event | undefined, 
   const code = lastError?.errorCode ?? (result?.status === 'cancelled' ? 'CANCELLED' : 'ERROR');
   const message = lastError?.errorMessage ?? redact(thrown instanceof Error ? thrown.message : `The run ended with status '${result?.status ?? 'failed'}'.`);
   if (code === 'CANCELLED') return { state: 'canceled', message, at };
+  if (code === 'GUARDRAIL_TRIPPED') return { state: 'rejected', message, at };
   return { state: 'failed', code, message, at };
 }
