@@ -1,0 +1,81 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEvent, type Session } from '@troupe/core';
+import { memoryServiceContract } from '../../../test/contracts/memory-service.contract.js';
+import { PostgresMemoryService, PostgresSessionService } from '../src/index.js';
+import { PG_URL, adminQuery, describePostgres, dropSchema, requirePostgres, uniqueSchema } from './pg-test-env.js';
+
+describePostgres('PostgresMemoryService on a real server', () => {
+  // One schema for the whole file: the contract makes fresh app names per test, so tests never meet.
+  const schema = uniqueSchema('memory');
+  beforeAll(requirePostgres);
+  afterAll(async () => {
+    if (PG_URL !== '') await dropSchema(schema);
+  });
+
+  const open = async () => {
+    const service = new PostgresMemoryService({ connectionString: PG_URL, schema });
+    return { service, close: () => service.close() };
+  };
+  memoryServiceContract('PostgresMemoryService', open, { openSecond: open });
+
+  const session = (id: string, texts: string[], userId = 'u1'): Session => ({
+    id,
+    appName: 'pg-memory-app',
+    userId,
+    state: {},
+    events: texts.map((text) => createEvent({ author: 'user', content: { role: 'user', parts: [{ text }] } })),
+    lastUpdateTime: 0,
+    version: texts.length,
+  });
+
+  describe('PostgresMemoryService', () => {
+    it('keeps its memories table with a GIN index in the session store schema, beside the session tables', async () => {
+      const sessions = new PostgresSessionService({ connectionString: PG_URL, schema });
+      const memory = new PostgresMemoryService({ connectionString: PG_URL, schema });
+      try {
+        await sessions.listSessions({ appName: 'pg-memory-app', userId: 'u1' });
+        await memory.addSessionToMemory(session('s1', ['The spare key is under the blue pot.']));
+        expect((await memory.searchMemory({ appName: 'pg-memory-app', userId: 'u1', query: 'key' })).memories).toHaveLength(1);
+        const indexes = await adminQuery<{ indexdef: string }>('SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = $2', [schema, 'memories']);
+        expect(indexes.some((row) => /USING gin \(words\)/.test(row.indexdef))).toBe(true);
+        const tables = await adminQuery<{ tablename: string }>('SELECT tablename FROM pg_tables WHERE schemaname = $1', [schema]);
+        expect(tables.map((row) => row.tablename)).toEqual(expect.arrayContaining(['sessions', 'events', 'memories', 'schema_version']));
+      } finally {
+        await memory.close();
+        await sessions.close();
+      }
+    });
+
+    it('two services adding the same session at once leave one copy of its memories', async () => {
+      const a = new PostgresMemoryService({ connectionString: PG_URL, schema });
+      const b = new PostgresMemoryService({ connectionString: PG_URL, schema });
+      try {
+        await Promise.all([a.addSessionToMemory(session('race', ['The heron nests by the lake.'], 'racer')), b.addSessionToMemory(session('race', ['The heron nests by the lake.'], 'racer'))]);
+        expect((await a.searchMemory({ appName: 'pg-memory-app', userId: 'racer', query: 'heron' })).memories).toHaveLength(1);
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+
+    it('uses a pool it is given and leaves it open; a text with a NUL character is stored', async () => {
+      const pool = new pg.Pool({ connectionString: PG_URL });
+      const memory = new PostgresMemoryService({ pool, schema, maxResults: 1 });
+      try {
+        await memory.addSessionToMemory(session('nul', ['before\u0000after walrus', 'a second walrus']));
+        const { memories } = await memory.searchMemory({ appName: 'pg-memory-app', userId: 'u1', query: 'walrus' });
+        expect(memories).toHaveLength(1);
+        await memory.close();
+        expect((await pool.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+      } finally {
+        await pool.end();
+      }
+    });
+
+    it('rejects bad options with a ConfigurationError naming PostgresMemoryService', () => {
+      expect(() => new PostgresMemoryService({ connectionString: '' })).toThrow(/PostgresMemoryService option 'connectionString'/);
+      expect(() => new PostgresMemoryService({ connectionString: PG_URL, maxResults: 0 })).toThrow(/PostgresMemoryService option 'maxResults'/);
+    });
+  });
+});
