@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { InMemorySessionService, type Session, type SessionService } from '@troupe/core';
-import { SqliteSessionService } from '@troupe/sqlite';
+import { InMemoryArtifactService, InMemorySessionService, type ArtifactService, type Session, type SessionService } from '@troupe/core';
+import { SqliteArtifactService, SqliteSessionService } from '@troupe/sqlite';
 
 /** Where `troupe run` keeps sessions when neither `--db` nor `--memory` is given, relative to the working directory. */
 export const DEFAULT_DB_PATH = '.troupe/troupe.db';
@@ -18,6 +18,8 @@ export interface SessionStoreOptions {
 /** The session store of one command, open until {@link SessionStore.close}. */
 export interface SessionStore {
   readonly service: SessionService;
+  /** The artifact store beside it: the same SQLite file (its own table), or memory. */
+  readonly artifacts: ArtifactService;
   /** The absolute path of the SQLite file, or undefined for the in-memory store. */
   readonly path: string | undefined;
   /** Closes the store (the SQLite file stays). Call it once the command is done. */
@@ -30,10 +32,25 @@ export interface SessionStore {
  * by `db`, or memory for throwaway runs.
  */
 export function createSessionStore(options: SessionStoreOptions): SessionStore {
-  if (options.memory) return { service: new InMemorySessionService(), path: undefined, close: async () => {} };
+  if (options.memory) return { service: new InMemorySessionService(), artifacts: new InMemoryArtifactService(), path: undefined, close: async () => {} };
   const path = resolve(options.cwd, options.db ?? DEFAULT_DB_PATH);
   const service = new SqliteSessionService({ path });
-  return { service, path, close: () => service.close() };
+  let artifacts: SqliteArtifactService;
+  try {
+    artifacts = new SqliteArtifactService({ path });
+  } catch (error) {
+    void service.close();
+    throw error;
+  }
+  return {
+    service,
+    artifacts,
+    path,
+    close: async () => {
+      await artifacts.close();
+      await service.close();
+    },
+  };
 }
 
 /** Which session to open. */

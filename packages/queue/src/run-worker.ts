@@ -1,5 +1,6 @@
 import {
   ACTIVE_RUN_STATUSES,
+  type ArtifactService,
   type BaseAgent,
   type BaseLlm,
   type BasePlugin,
@@ -25,6 +26,8 @@ export interface RunWorkerOptions {
   apps: Readonly<Record<string, BaseAgent>>;
   /** The session store every API replica and worker shares (PostgreSQL, or SQLite on one machine). */
   sessionService: SessionService;
+  /** Where the apps' `ctx.saveArtifact` keeps artifacts: the store the API replicas serve them from. */
+  artifactService?: ArtifactService;
   redis: RedisConnection;
   /** Prefix of every Redis key, as the queue's. @default 'troupe' */
   prefix?: string;
@@ -107,6 +110,7 @@ export class RunWorker {
           ...(options.plugins ? { plugins: options.plugins } : {}),
           ...(options.defaultModel ? { defaultModel: options.defaultModel } : {}),
           ...(options.secrets ? { secrets: options.secrets } : {}),
+          ...(options.artifactService ? { artifactService: options.artifactService } : {}),
         }),
       );
     }

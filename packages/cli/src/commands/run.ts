@@ -26,7 +26,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   }
   const { loaded, defaultModel } = await loadAgentWithModel(options.target, options.model, io);
   const store = createSessionStore({ cwd: io.cwd, db: options.db, memory: options.memory });
-  const runner = new Runner({ appName: loaded.appName, agent: loaded.agent, sessionService: store.service, defaultModel: defaultModel.model });
+  const runner = new Runner({ appName: loaded.appName, agent: loaded.agent, sessionService: store.service, artifactService: store.artifacts, defaultModel: defaultModel.model });
   try {
     const session = await openSession(runner.sessionService, { appName: runner.appName, userId: options.userId, sessionId: options.sessionId });
     const sink = options.json ? jsonLinesSink(io) : transcriptSink(io);

@@ -44,6 +44,7 @@ export async function workerCommand(args: readonly string[], io: CliIo): Promise
     worker = new queue.RunWorker({
       apps,
       sessionService: store.service,
+      artifactService: store.artifacts,
       redis: options.redis,
       defaultModel: defaultModel.model,
       ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
