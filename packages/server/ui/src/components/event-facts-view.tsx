@@ -1,4 +1,4 @@
-import { compactJson, type EventFact } from '../model/event-facts.js';
+import { blockedTitle, compactJson, type EventFact } from '../model/event-facts.js';
 
 /** The facts of one event as short lines: text, tool calls and results, transfers, usage, errors... */
 export function EventFactsView({ facts }: { facts: readonly EventFact[] }) {
@@ -77,6 +77,13 @@ function FactLine({ fact }: { fact: EventFact }) {
       return (
         <span class="error-text">
           <span class="tag error">error</span> {fact.code}: {fact.message}
+        </span>
+      );
+    case 'blocked':
+      return (
+        <span class="blocked-card">
+          <span class="tag error">blocked</span> <strong class="error-text">{blockedTitle(fact)}</strong>
+          <span class="muted"> — {clip(fact.message, 400)}</span>
         </span>
       );
     case 'interrupt':

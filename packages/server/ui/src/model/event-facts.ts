@@ -15,13 +15,19 @@ export type EventFact =
   | { kind: 'output'; value: unknown }
   | { kind: 'usage'; input: number; output: number; cached?: number; thought?: number }
   | { kind: 'error'; code: string; message: string }
+  /** A guardrail's tripwire blocked the run (`GUARDRAIL_TRIPPED`); `guardrail` is its name when the message gives it. */
+  | { kind: 'blocked'; guardrail: string | undefined; message: string }
   | { kind: 'interrupt'; interruptKind: 'confirmation' | 'input'; toolName: string; args: Record<string, unknown>; prompt: string }
   | { kind: 'answers'; answers: Record<string, unknown> };
 
 /** What one event says, in the order the list shows it. */
 export function eventFacts(event: WireEvent): EventFact[] {
   const facts: EventFact[] = [];
+  const adkForm = event.interrupt !== undefined || isResumeRecord(event);
   for (const part of event.content?.parts ?? []) {
+    // The server adds ADK's form of a confirmation and of its answer for ADK clients; the
+    // interrupt and answers facts below say the same.
+    if (adkForm && isAdkConfirmation(part)) continue;
     const fact = partFact(part);
     if (fact) facts.push(fact);
   }
@@ -47,8 +53,26 @@ export function eventFacts(event: WireEvent): EventFact[] {
       ...(u.thoughtTokens ? { thought: u.thoughtTokens } : {}),
     });
   }
-  if (event.errorCode !== undefined || event.errorMessage !== undefined) facts.push({ kind: 'error', code: event.errorCode ?? 'ERROR', message: event.errorMessage ?? '' });
+  if (event.errorCode === 'GUARDRAIL_TRIPPED') facts.push(blockedFact(event.errorMessage ?? ''));
+  else if (event.errorCode !== undefined || event.errorMessage !== undefined) facts.push({ kind: 'error', code: event.errorCode ?? 'ERROR', message: event.errorMessage ?? '' });
   return facts;
+}
+
+/** The runner's message for a tripwire starts with `Guardrail '<name>' tripped on …`. */
+function blockedFact(message: string): EventFact {
+  const name = /^Guardrail '([^']+)'/.exec(message)?.[1];
+  return { kind: 'blocked', guardrail: name, message };
+}
+
+/** The headline of a blocked run: "Blocked by guardrail 'no_pii'". */
+export function blockedTitle(fact: { guardrail: string | undefined }): string {
+  return fact.guardrail === undefined ? 'Blocked by a guardrail' : `Blocked by guardrail '${fact.guardrail}'`;
+}
+
+/** ADK's `adk_request_confirmation` call or response. */
+function isAdkConfirmation(part: Part): boolean {
+  const name = 'functionCall' in part ? part.functionCall.name : 'functionResponse' in part ? part.functionResponse.name : undefined;
+  return name === 'adk_request_confirmation';
 }
 
 function partFact(part: Part): EventFact | undefined {

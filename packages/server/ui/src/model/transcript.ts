@@ -1,5 +1,5 @@
 import type { InterruptInfo, WireEvent } from '../types.js';
-import { eventFacts } from './event-facts.js';
+import { blockedTitle, eventFacts } from './event-facts.js';
 
 /** One line of the chat: what the user and the agents said, and the steps in between. */
 export type ChatItem =
@@ -45,6 +45,9 @@ export function transcript(events: readonly WireEvent[]): ChatItem[] {
           break;
         case 'error':
           items.push({ kind: 'error', ...at, text: `${fact.code}: ${fact.message}` });
+          break;
+        case 'blocked':
+          items.push({ kind: 'error', ...at, text: `${blockedTitle(fact)}: ${fact.message}` });
           break;
         case 'thought':
         case 'data':
