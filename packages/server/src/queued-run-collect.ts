@@ -1,5 +1,5 @@
 import { type Event, TroupeError } from '@troupe/core';
-import type { BackgroundRuns } from './background-runs.js';
+import type { BackgroundRuns, BackgroundStreamEntry } from './background-runs.js';
 import { isRefusalCode, isStoreFailure } from './http-error.js';
 import { unreportedEnd } from './queued-run-end.js';
 import { failureEvent, type RunFailureListener } from './run-stream.js';
@@ -11,12 +11,19 @@ import type { TrackedRun } from './run-tracker.js';
  * stream did not show is appended as an error event, and one caused by the store (`STORAGE`,
  * `LEASE_LOST`, `STALE_SESSION`) rejects instead, so the route answers with that status; so does a
  * run the worker's runner refused before storing anything (bad input, open interrupts: a 4xx).
+ * `select` picks the entries, as for the stream (a resumed run: those after the resume).
  */
-export async function collectQueuedRun(queue: BackgroundRuns, runId: string, tracked: TrackedRun, onFailure: RunFailureListener): Promise<Event[]> {
+export async function collectQueuedRun(
+  queue: BackgroundRuns,
+  runId: string,
+  tracked: TrackedRun,
+  onFailure: RunFailureListener,
+  select: (entries: AsyncIterable<BackgroundStreamEntry>) => AsyncIterable<BackgroundStreamEntry> = (entries) => entries,
+): Promise<Event[]> {
   const collected: Event[] = [];
   let end: Event | undefined;
   try {
-    for await (const entry of queue.join(runId, { signal: tracked.signal })) {
+    for await (const entry of select(queue.join(runId, { signal: tracked.signal }))) {
       if (!entry.event.partial) collected.push(entry.event);
     }
     end = await unreportedEnd(queue, runId, collected.at(-1));

@@ -1,4 +1,5 @@
-import type { Event, Session } from '@troupe/core';
+import type { Event, Part, Session } from '@troupe/core';
+import { confirmationCall, confirmationResponse, resumeRecordAnswers } from './adk-confirmation.js';
 import type { BackgroundRunInfo } from './background-runs.js';
 import { HttpError } from './http-error.js';
 
@@ -8,8 +9,12 @@ import { HttpError } from './http-error.js';
  * (`timestamp`, `lastUpdateTime`), so every conversion happens here and nowhere else.
  */
 
-/** An event as sent over HTTP: core's event with `timestamp` in seconds. */
-export type WireEvent = Omit<Event, 'timestamp'> & { timestamp: number };
+/**
+ * An event as sent over HTTP: core's event with `timestamp` in seconds. A confirmation interrupt
+ * also carries ADK's form of it: an `adk_request_confirmation` function call in `content`, whose
+ * id is in `longRunningToolIds` (see {@link confirmationCall}).
+ */
+export type WireEvent = Omit<Event, 'timestamp'> & { timestamp: number; longRunningToolIds?: string[] };
 
 /** A session as sent over HTTP. `events` is absent in session lists. */
 export interface WireSession {
@@ -32,9 +37,35 @@ export function secondsToMs(seconds: number): number {
   return Math.round(seconds * 1000);
 }
 
-/** Encodes one event. Every field of core's event is kept, `id` included. */
+/**
+ * Encodes one event. Every field of core's event is kept, `id` included; a confirmation interrupt
+ * gets ADK's `adk_request_confirmation` call beside it, so ADK's clients can approve it.
+ */
 export function encodeEvent(event: Event): WireEvent {
-  return { ...event, timestamp: msToSeconds(event.timestamp) };
+  const wire: WireEvent = { ...event, timestamp: msToSeconds(event.timestamp) };
+  const interrupt = event.interrupt;
+  if (interrupt?.kind !== 'confirmation') return wire;
+  const call = confirmationCall(interrupt);
+  wire.content = { role: event.content?.role ?? 'model', parts: [...(event.content?.parts ?? []), { functionCall: call }] };
+  wire.longRunningToolIds = [call.id];
+  return wire;
+}
+
+/**
+ * Encodes a session's events. A resume record that answered confirmations also carries ADK's
+ * `adk_request_confirmation` responses, so an ADK client reading the session sees them answered.
+ */
+function encodeEvents(events: readonly Event[]): WireEvent[] {
+  const confirmations = new Set<string>();
+  for (const event of events) if (event.interrupt?.kind === 'confirmation') confirmations.add(event.interrupt.id);
+  return events.map((event) => {
+    const wire = encodeEvent(event);
+    const answers = confirmations.size > 0 ? resumeRecordAnswers(event) : undefined;
+    const parts: Part[] = [];
+    for (const [id, answer] of Object.entries(answers ?? {})) if (confirmations.has(id)) parts.push({ functionResponse: confirmationResponse(id, answer) });
+    if (parts.length > 0) wire.content = { role: 'user', parts: [...(event.content?.parts ?? []), ...parts] };
+    return wire;
+  });
 }
 
 /** Encodes a session, with its events unless `withEvents` is false (session lists). */
@@ -46,7 +77,7 @@ export function encodeSession(session: Session, withEvents = true): WireSession 
     state: session.state,
     lastUpdateTime: msToSeconds(session.lastUpdateTime),
   };
-  if (withEvents) wire.events = session.events.map(encodeEvent);
+  if (withEvents) wire.events = encodeEvents(session.events);
   return wire;
 }
 

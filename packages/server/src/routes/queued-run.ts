@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { assertMayAccess } from '../auth.js';
-import type { BackgroundRunParams, BackgroundRuns } from '../background-runs.js';
+import { adkResumeOf, hasStateDelta, type AdkResume } from '../adk-resume.js';
+import type { BackgroundRunParams, BackgroundRuns, BackgroundStreamEntry } from '../background-runs.js';
 import { HttpError, toHttpError } from '../http-error.js';
 import { collectQueuedRun } from '../queued-run-collect.js';
 import { queuedRunStream } from '../queued-run-stream.js';
@@ -16,8 +17,9 @@ import { readRunRequest, reportFailures } from './run.js';
 /**
  * `POST /run`, `POST /run_sse` and `POST /apps/{app}/users/{user}/sessions/{id}/resume` when runs
  * execute on workers (createApp's `queue`): each enqueues the run (or puts the paused one back
- * with its answers) and follows its events, with the same bodies and answers as in process. The
- * SSE frames also carry `id:`, so a client can follow on with `GET .../runs/{runId}/stream`.
+ * with its answers, given to the resume route or, by ADK clients, to `adk_request_confirmation`
+ * in `/run`) and follows its events, with the same bodies and answers as in process. The SSE
+ * frames also carry `id:`, so a client can follow on with `GET .../runs/{runId}/stream`.
  */
 export function queuedRunRoutes(ctx: ServerContext, queue: BackgroundRuns): Hono<ServerEnv> {
   const routes = new Hono<ServerEnv>();
@@ -33,10 +35,35 @@ export function queuedRunRoutes(ctx: ServerContext, queue: BackgroundRuns): Hono
     }
   }
 
+  /**
+   * Puts a paused run back on the queue with the ADK confirmation answers a `/run` body gives, as
+   * the resume route does; the body's `stateDelta` is written first. Returns the run and which of
+   * its frames come after the resume.
+   */
+  async function resumeForAdk(body: RunBody, resume: AdkResume, tracked: TrackedRun): Promise<{ runId: string; select: (entries: AsyncIterable<BackgroundStreamEntry>) => AsyncIterable<BackgroundStreamEntry> }> {
+    try {
+      const { appName, userId, sessionId } = body;
+      const { runId } = await runOfSession(queue, resume.invocationId, { appName, userId, sessionId });
+      // What the client has already seen: the stream of the resumed run starts with it.
+      const before = resume.session.events.filter((event) => event.invocationId === runId);
+      if (hasStateDelta(body)) await (await ctx.registry.runner(appName)).updateSessionState({ userId, sessionId, stateDelta: body.stateDelta });
+      await queue.resume({ runId, responses: resume.responses, ...(body.streaming ? { streaming: true } : {}) });
+      return { runId, select: (entries) => afterResume(entries, before) };
+    } catch (error) {
+      tracked.end();
+      throw toHttpError(error);
+    }
+  }
+
   routes.post('/run', async (c) => {
     const body = await readRunRequest(ctx, c);
     await ctx.registry.runner(body.appName);
+    const resume = await adkResumeOf(ctx, body);
     const tracked = ctx.runs.begin(sessionKey(body.appName, body.userId, body.sessionId), c.req.raw.signal);
+    if (resume) {
+      const { runId, select } = await resumeForAdk(body, resume, tracked);
+      return c.json((await collectQueuedRun(queue, runId, tracked, reportFailures(ctx, c), select)).map(encodeEvent));
+    }
     const runId = await enqueue(body, tracked);
     return c.json((await collectQueuedRun(queue, runId, tracked, reportFailures(ctx, c))).map(encodeEvent));
   });
@@ -44,7 +71,12 @@ export function queuedRunRoutes(ctx: ServerContext, queue: BackgroundRuns): Hono
   routes.post('/run_sse', async (c) => {
     const body = await readRunRequest(ctx, c);
     await ctx.registry.runner(body.appName);
+    const resume = await adkResumeOf(ctx, body);
     const tracked = ctx.runs.begin(sessionKey(body.appName, body.userId, body.sessionId), c.req.raw.signal);
+    if (resume) {
+      const { runId, select } = await resumeForAdk(body, resume, tracked);
+      return queuedRunStream({ queue, runId, tracked, onFailure: reportFailures(ctx, c), select });
+    }
     const runId = await enqueue(body, tracked);
     return queuedRunStream({ queue, runId, tracked, onFailure: reportFailures(ctx, c) });
   });

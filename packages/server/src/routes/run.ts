@@ -1,11 +1,12 @@
 import { type Context, Hono } from 'hono';
-import type { RunConfig } from '@troupe/core';
+import type { RunConfig, Runner } from '@troupe/core';
+import { adkResumeOf, hasStateDelta } from '../adk-resume.js';
 import { assertMayAccess } from '../auth.js';
 import { toHttpError } from '../http-error.js';
 import { readBody, resumeBody, runBody, type RunBody } from '../request-body.js';
 import { assertResumeAnswers } from '../resume-guard.js';
 import { collectRun } from '../run-collect.js';
-import { type RunFailureListener, streamRun } from '../run-stream.js';
+import { type RunEvents, type RunFailureListener, streamRun } from '../run-stream.js';
 import { sessionKey } from '../run-tracker.js';
 import type { ServerContext, ServerEnv } from '../server-context.js';
 import { checkStateWrite } from '../state-policy.js';
@@ -23,10 +24,11 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
   routes.post('/run', async (c) => {
     const body = await runRequest(c);
     const runner = await ctx.registry.runner(body.appName);
+    const start = await runStart(ctx, runner, body);
     const tracked = ctx.runs.begin(sessionKey(body.appName, body.userId, body.sessionId), c.req.raw.signal);
     try {
       // Misuse (unknown or busy session, open interrupts) rejects here, before anything is stored.
-      const events = await runner.start({ ...runParams(body), abortSignal: tracked.signal });
+      const events = await start(tracked.signal);
       return c.json((await collectRun(tracked, events, failureReporter(c))).map(encodeEvent));
     } catch (error) {
       throw toHttpError(error);
@@ -38,8 +40,9 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
   routes.post('/run_sse', async (c) => {
     const body = await runRequest(c);
     const runner = await ctx.registry.runner(body.appName);
+    const start = await runStart(ctx, runner, body);
     const tracked = ctx.runs.begin(sessionKey(body.appName, body.userId, body.sessionId), c.req.raw.signal);
-    return streamRun(tracked, () => runner.start({ ...runParams(body), abortSignal: tracked.signal }), failureReporter(c));
+    return streamRun(tracked, () => start(tracked.signal), failureReporter(c));
   });
 
   routes.post('/apps/:app/users/:user/sessions/:session/resume', async (c) => {
@@ -74,6 +77,22 @@ export async function readRunRequest(ctx: ServerContext, c: Context<ServerEnv>):
   assertMayAccess(principal, body.userId);
   if (body.stateDelta) checkStateWrite('stateDelta', body.stateDelta, principal, ctx.stateLimits);
   return body;
+}
+
+/**
+ * How a `/run` or `/run_sse` body starts: a new turn, or, when its message answers ADK's
+ * `adk_request_confirmation` calls, the resume of the paused run they belong to, as the resume
+ * route would for the same user (the body's `stateDelta` is written first, with ADK's meaning:
+ * state sent with the message). Bad answers are refused here, before anything is stored.
+ */
+async function runStart(ctx: ServerContext, runner: Runner, body: RunBody): Promise<(signal: AbortSignal) => Promise<RunEvents>> {
+  const resume = await adkResumeOf(ctx, body);
+  if (!resume) return (signal) => runner.start({ ...runParams(body), abortSignal: signal });
+  const { userId, sessionId } = body;
+  return async (signal) => {
+    if (hasStateDelta(body)) await runner.updateSessionState({ userId, sessionId, stateDelta: body.stateDelta });
+    return runner.startResume({ userId, sessionId, invocationId: resume.invocationId, responses: resume.responses, runConfig: runConfigOf(body.streaming), abortSignal: signal });
+  };
 }
 
 /** Tells onError, with the request's id, of a run failure the runner did not report itself. */

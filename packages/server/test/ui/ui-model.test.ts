@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentGraphNode, WireEvent, WireSession } from '../../src/index.js';
+import { createEvent } from '@troupe/core';
+import { encodeSession, type AgentGraphNode, type WireEvent, type WireSession } from '../../src/index.js';
 import { eventFacts } from '../../ui/src/model/event-facts.js';
 import { inputAnswer, openInterrupts } from '../../ui/src/model/interrupts.js';
 import { foldEvent, localResumeEvent, localUserEvent, type LiveView } from '../../ui/src/model/live-run.js';
@@ -96,6 +97,27 @@ describe('what the panels show', () => {
       }),
     );
     expect(facts.map((f) => f.kind)).toEqual(['text', 'call', 'result', 'transfer', 'route', 'state', 'interrupt', 'usage', 'error']);
+  });
+
+  it("leaves out ADK's form of a confirmation and of its answer, which the server adds for ADK clients", () => {
+    const session = encodeSession({
+      id: 's',
+      appName: 'a',
+      userId: 'u',
+      state: {},
+      lastUpdateTime: 1,
+      version: 2,
+      events: [
+        createEvent({ invocationId: 'inv-1', author: 'Booker', interrupt: confirmation }),
+        createEvent({ invocationId: 'inv-1', author: 'user', actions: { agentState: { resume: { responses: { [confirmation.id]: { confirmed: true } } } } } }),
+      ],
+    });
+    const [asked, answered] = session.events!;
+    expect(asked!.content!.parts[0]).toMatchObject({ functionCall: { name: 'adk_request_confirmation' } });
+    expect(answered!.content!.parts[0]).toMatchObject({ functionResponse: { name: 'adk_request_confirmation' } });
+    expect(eventFacts(asked!).map((f) => f.kind)).toEqual(['interrupt']);
+    expect(eventFacts(answered!).map((f) => f.kind)).toEqual(['answers']);
+    expect(transcript(session.events!).map((item) => item.text)).toEqual(['asks to approve book_table', 'approved book_table']);
   });
 
   it('tells the conversation: messages, steps, answers and errors', () => {
