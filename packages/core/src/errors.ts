@@ -270,3 +270,10 @@ export class InvalidArtifactError extends TroupeError {
     super('INVALID_ARTIFACT', message);
   }
 }
+
+/** `runner.rewind` to an invocation the session does not hold. Nothing was changed. */
+export class InvocationNotFoundError extends TroupeError {
+  constructor(message: string) {
+    super('INVOCATION_NOT_FOUND', message);
+  }
+}

@@ -97,10 +97,17 @@ export type { MemoryService, MemoryEntry, SearchMemoryParams, SearchMemoryRespon
 export { InMemoryMemoryService, type InMemoryMemoryServiceOptions } from './memory/in-memory-memory-service.js';
 export { loadMemoryTool } from './tools/load-memory-tool.js';
 export { preloadMemoryTool } from './tools/preload-memory-tool.js';
+export { AddSessionToMemoryPlugin, type AddSessionToMemoryPluginOptions } from './memory/add-session-to-memory-plugin.js';
 // Guardrails (SPEC §15)
 export { type Guardrail, type GuardrailResult, type GuardrailInput, type InputGuardrail, type OutputGuardrail, type ToolGuardrail } from './guardrails/guardrail.js';
 // ADK wire parity (SPEC §15)
 export type { UpdateSessionStateParams } from './runner/update-session-state.js';
 // Long sessions, compaction and rewind (SPEC §15)
+export type { HistoryWindow } from './agents/llm/history.js';
+export type { TokenCounter } from './agents/llm/history-window.js';
+export type { EventCompaction } from './events/event.js';
+export { rewoundEventIds, rewoundEvents } from './events/rewound-events.js';
+export { COMPACTION_FAILED, isCompactionRecord, type CompactionOptions } from './runner/compaction.js';
+export { rewindSession, type RewindParams, type RewindSessionParams } from './runner/rewind.js';
 export type { SessionIncrement } from './sessions/session.js';
 export { redact, createRedactor, REDACTED, type Redactor, type RedactorOptions } from './utils/redact.js';

@@ -14,6 +14,7 @@ import { linkedAbortController } from '../utils/abort.js';
 import type { Redactor } from '../utils/redact.js';
 import type { PluginManager } from './plugin-manager.js';
 import { storeWhenBack } from './late-error-record.js';
+import { compactAfterRun, type CompactionOptions } from './compaction.js';
 import type { SessionClaim } from './session-claim.js';
 import type { ResolvedRunConfig } from './run-config.js';
 import { addUsage, emptyUsage, type RunResult, type RunStatus } from './run-result.js';
@@ -43,6 +44,8 @@ export interface InvocationSetup {
   redact: Redactor;
   artifactService: ArtifactService | undefined;
   memoryService: MemoryService | undefined;
+  /** Summarise older events after a completed run (Runner's `compaction`). */
+  compaction: Readonly<CompactionOptions> | undefined;
 }
 
 /**
@@ -169,6 +172,10 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
     // stored, and the session is free now.
     if (!finished) tree.return(undefined).catch(() => undefined);
     for (const key of Object.keys(session.state)) if (key.startsWith(TEMP_PREFIX)) delete session.state[key];
+    // Still under the run's claim, so the compaction lands right after this invocation.
+    if (finished && !failure && interrupts.size === 0 && setup.compaction) {
+      await compactAfterRun({ options: setup.compaction, session, sessionService, claim, ctx, abortSignal: setup.abortSignal, redact: setup.redact });
+    }
     if (lateRecord) void storeWhenBack(sessionService, session, lateRecord, claim);
     else await claim.release();
     // A consumer that stopped iterating early abandoned the run.

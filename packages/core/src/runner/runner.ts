@@ -26,6 +26,8 @@ import { PluginManager } from './plugin-manager.js';
 import { resolveRunConfig, type RunConfig } from './run-config.js';
 import type { RunResult } from './run-result.js';
 import { claimSession, type SessionClaim } from './session-claim.js';
+import { checkCompaction, isCompactionRecord, type CompactionOptions } from './compaction.js';
+import { refuseRewound, rewindSession, type RewindParams } from './rewind.js';
 import { updateSessionState, type UpdateSessionStateParams } from './update-session-state.js';
 
 /** Options of {@link Runner}. */
@@ -59,6 +61,8 @@ export interface RunnerOptions {
   artifactService?: ArtifactService;
   /** What `loadMemoryTool`, `preloadMemoryTool` and `ctx.searchMemory` search (see docs/memory.md). */
   memoryService?: MemoryService;
+  /** Summarise older events every few completed invocations (see docs/long-sessions.md). */
+  compaction?: CompactionOptions;
 }
 
 /** What one user turn is made of. */
@@ -121,6 +125,7 @@ export class Runner {
   private readonly autoCreateSession: boolean;
   private readonly leaseTtlMs: number;
   private readonly redact: Redactor;
+  private readonly compaction: Readonly<CompactionOptions> | undefined;
 
   constructor(options: RunnerOptions) {
     if (typeof options?.appName !== 'string' || options.appName.length === 0) {
@@ -149,6 +154,7 @@ export class Runner {
     const problem = secretsProblem(options.secrets ?? []);
     if (problem) throw new ConfigurationError(`Runner for app '${options.appName}': ${problem}`);
     this.redact = createRedactor({ secrets: options.secrets ?? [] });
+    this.compaction = checkCompaction(options.appName, options.compaction, options.agent, options.defaultModel);
   }
 
   /**
@@ -197,6 +203,16 @@ export class Runner {
     const results = await Promise.allSettled([...toolsets].map((toolset) => toolset.close()));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
+  }
+
+  /**
+   * Takes the session back to before an invocation (ADK's `rewind`): its state (session keys) and
+   * artifacts as they were, later state recomputed; the events stay, marked rewound by one stored
+   * rewind event. See {@link rewindSession}.
+   */
+  async rewind(params: RewindParams): Promise<void> {
+    const { userId, sessionId } = checkIds(params);
+    await rewindSession({ sessionService: this.sessionService, artifactService: this.artifactService, appName: this.appName, userId, sessionId, beforeInvocationId: params.beforeInvocationId, leaseTtlMs: this.leaseTtlMs });
   }
 
   /** {@link resumeAsync} to the end. */
@@ -271,7 +287,8 @@ export class Runner {
       }
       const start = events.findIndex((e) => e.invocationId === invocationId && e.author === 'user' && e.content !== undefined);
       if (start < 0) throw new ConfigurationError(`Invocation '${invocationId}' is not in session '${sessionId}'. Use an invocationId from that session's events.`);
-      if (events.slice(start + 1).some((e) => e.invocationId !== invocationId)) {
+      refuseRewound(events, invocationId, sessionId);
+      if (events.slice(start + 1).some((e) => e.invocationId !== invocationId && !isCompactionRecord(e))) {
         throw new ConfigurationError(`Invocation '${invocationId}' of session '${sessionId}' was followed by newer turns and can no longer be resumed.`);
       }
       const earlier = answersOf(events, invocationId);
@@ -313,6 +330,7 @@ export class Runner {
       redact: this.redact,
       artifactService: this.artifactService,
       memoryService: this.memoryService,
+      compaction: this.compaction,
     };
   }
 

@@ -1,0 +1,18 @@
+import { afterAll, beforeAll } from 'vitest';
+import { longSessionsContract } from '../../../test/contracts/long-sessions.contract.js';
+import { PostgresSessionService } from '../src/index.js';
+import { PG_URL, describePostgres, dropSchema, requirePostgres, uniqueSchema } from './pg-test-env.js';
+
+describePostgres('PostgresSessionService: compaction and rewind', () => {
+  const schema = uniqueSchema('long');
+  beforeAll(requirePostgres);
+  afterAll(async () => {
+    if (PG_URL !== '') await dropSchema(schema);
+  });
+
+  // Every open() is a new service with its own pool over the same schema: what a new process would do.
+  longSessionsContract('PostgresSessionService', async () => {
+    const service = new PostgresSessionService({ connectionString: PG_URL, schema });
+    return { service, close: () => service.close() };
+  });
+});

@@ -1,0 +1,16 @@
+import { beforeEach } from 'vitest';
+import { longSessionsContract } from '../../../test/contracts/long-sessions.contract.js';
+import { SqliteSessionService } from '../src/index.js';
+import { useTempDb } from './helpers.js';
+
+const tempDb = useTempDb();
+let path = '';
+beforeEach(() => {
+  path = tempDb();
+});
+
+// Every open() is a new service over the test's file: what a new process would do.
+longSessionsContract('SqliteSessionService', async () => {
+  const service = new SqliteSessionService({ path });
+  return { service, close: () => service.close() };
+});
