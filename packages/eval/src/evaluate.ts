@@ -201,6 +201,8 @@ function runProblem(result: RunResult): string | undefined {
       return `the run hit a limit (${result.stopReason ?? 'unknown'})`;
     case 'cancelled':
       return 'the run was cancelled';
+    case 'blocked':
+      return `a guardrail blocked the run: ${result.error?.message ?? 'no message'}`;
   }
 }
 

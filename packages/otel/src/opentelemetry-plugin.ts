@@ -2,6 +2,7 @@ import { context as otelContext, diag, SpanKind, trace, type Attributes, type Tr
 import {
   BasePlugin,
   ConfigurationError,
+  GuardrailTrippedError,
   isFinalResponse,
   RunLimitError,
   type AgentOutcome,
@@ -143,7 +144,7 @@ export class OpenTelemetryPlugin extends BasePlugin {
       // it. A paused agent's spans are ended by afterRun, whose result names the open interrupts.
       if (outcome === 'completed') run!.close(node);
       else if (outcome === 'failed') {
-        const ending: Outcome = { reason: error instanceof RunLimitError ? 'limit' : 'failed', error };
+        const ending: Outcome = { reason: error instanceof RunLimitError ? 'limit' : error instanceof GuardrailTrippedError ? 'blocked' : 'failed', error };
         run!.close(node, ending, ending);
       } else if (outcome === 'cancelled') run!.close(node, { reason: 'cancelled' }, { reason: 'cancelled' });
     });

@@ -193,7 +193,7 @@ export class InvocationTrace {
 
   /** Ends every span still open when the run ended, each with what the run's result says about it, then the invocation span. */
   finish(result: RunResult): void {
-    const failed = result.status === 'failed' || result.status === 'limit';
+    const failed = result.status === 'failed' || result.status === 'limit' || result.status === 'blocked';
     // Agents report their own endings (afterAgent outcomes); what is still open here is what the
     // run's end cut short (a cancelled run stops waiting for a busy step), or a paused tool call.
     const visit = (node: SpanNode): void => {
