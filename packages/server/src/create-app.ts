@@ -18,6 +18,7 @@ import { healthRoutes } from './routes/health.js';
 import { metaRoutes } from './routes/meta.js';
 import { queuedRunRoutes } from './routes/queued-run.js';
 import { runRoutes } from './routes/run.js';
+import { rewindRoutes } from './routes/rewind.js';
 import { scheduleRoutes } from './routes/schedules.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { RunTracker } from './run-tracker.js';
@@ -94,6 +95,7 @@ export function createApp(options: CreateAppOptions): TroupeApp {
     app.route('/', runRoutes(context));
   }
   app.route('/', cancelRoutes(context));
+  app.route('/', rewindRoutes(context));
   // AG-UI runs execute in this process, with a queue too: their events stream to the client that asked.
   app.route('/', agUiRoutes(context));
   if (options.staticDir !== undefined) app.use('*', staticFiles(options.staticDir));

@@ -154,7 +154,8 @@ export function compactionWindow(events: readonly Event[], options: Readonly<Com
       coveredUntil = Math.max(coveredUntil, end >= 0 ? end : lastAtOrBefore(events, compaction.endTimestamp, i));
       continue;
     }
-    if (isHistoryRewrite(event) || isCompactionRecord(event)) continue;
+    // Turns only: a state update without content (PATCH) is no invocation to compact.
+    if (isHistoryRewrite(event) || isCompactionRecord(event) || !event.content) continue;
     if (!firstIndex.has(event.invocationId)) {
       firstIndex.set(event.invocationId, i);
       order.push(event.invocationId);
