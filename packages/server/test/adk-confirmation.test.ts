@@ -17,12 +17,12 @@ type FunctionResponsePart = { functionResponse: { id: string; name: string; resp
 /** What ADK's web UI looks for: function calls listed in the event's longRunningToolIds. */
 function longRunningCalls(event: WireEvent): FunctionCallPart['functionCall'][] {
   const ids = event.longRunningToolIds ?? [];
-  return (event.content?.parts ?? []).flatMap((part) => ('functionCall' in part && ids.includes(part.functionCall.id) ? [(part as FunctionCallPart).functionCall] : []));
+  return (event.content?.parts ?? []).flatMap((part) => ('functionCall' in part && ids.includes(part.functionCall.id) ? [part.functionCall] : []));
 }
 
 /** The confirmation requests a session's events leave unanswered, as ADK's clients tell them (a function response with the id answers). */
 function pendingConfirmations(events: readonly WireEvent[]): FunctionCallPart['functionCall'][] {
-  const answered = new Set(events.flatMap((e) => (e.content?.parts ?? []).flatMap((p) => ('functionResponse' in p ? [(p as FunctionResponsePart).functionResponse.id] : []))));
+  const answered = new Set(events.flatMap((e) => (e.content?.parts ?? []).flatMap((p) => ('functionResponse' in p ? [p.functionResponse.id] : []))));
   return events.flatMap(longRunningCalls).filter((c) => c.name === 'adk_request_confirmation' && !answered.has(c.id));
 }
 
