@@ -117,7 +117,7 @@ describe('what the panels show', () => {
     expect(answered!.content!.parts[0]).toMatchObject({ functionResponse: { name: 'adk_request_confirmation' } });
     expect(eventFacts(asked!).map((f) => f.kind)).toEqual(['interrupt']);
     expect(eventFacts(answered!).map((f) => f.kind)).toEqual(['answers']);
-    expect(transcript(session.events!).map((item) => item.text)).toEqual(['asks to approve book_table', 'approved book_table']);
+    expect(transcript(session.events!).map((item) => ('text' in item ? item.text : item.kind))).toEqual(['asks to approve book_table', 'approved book_table']);
   });
 
   it('tells the conversation: messages, steps, answers and errors', () => {
