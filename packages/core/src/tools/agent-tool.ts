@@ -29,7 +29,8 @@ const REQUEST_PARAMETERS = {
  * and invocation, on branch `<caller branch>.<caller>.<agent>`, seeing only the call's input (not
  * the caller's conversation). Its events stream to the caller and are stored; its state writes
  * (its `outputKey` too) flow back, `temp:` keys do not. The result is the agent's output; an
- * error becomes an error tool response.
+ * error becomes an error tool response, except a guardrail tripwire (`GuardrailTrippedError`),
+ * cancellation and run limits, which end the whole run.
  *
  * @example
  * const researcher = new AgentTool({ agent: researchAssistant });
