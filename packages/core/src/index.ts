@@ -103,7 +103,6 @@ export { type Guardrail, type GuardrailResult, type GuardrailInput, type InputGu
 // ADK wire parity (SPEC §15)
 export type { UpdateSessionStateParams } from './runner/update-session-state.js';
 // Long sessions, compaction and rewind (SPEC §15)
-export type { SessionIncrement } from './sessions/session.js';
 export type { HistoryWindow } from './agents/llm/history.js';
 export type { TokenCounter } from './agents/llm/history-window.js';
 export type { EventCompaction } from './events/event.js';

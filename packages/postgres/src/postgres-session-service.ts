@@ -20,6 +20,7 @@ import {
 } from '@troupe/core';
 import {
   assertValidDelta,
+  checkAfterVersion,
   leaseLostError,
   missingSessionError,
   sessionExistsError,
@@ -136,23 +137,28 @@ export class PostgresSessionService implements LeasingSessionService, RunRecordS
   }
 
   async getSession(params: GetSessionParams): Promise<Session | undefined> {
+    const after = checkAfterVersion(params);
     await this.ensureReady();
     return this.guard(`reading session '${params.sessionId}'`, async () => {
-      const [row] = await run<SessionRow>(this.pool, this.sql.selectSession, [params.appName, params.userId, params.sessionId]);
+      const key = [params.appName, params.userId, params.sessionId];
+      const [row] = after === undefined ? await run<SessionRow>(this.pool, this.sql.selectSession, key) : await run<SessionRow>(this.pool, this.sql.selectSessionAfter, [...key, after]);
       if (!row) return undefined;
       const limit = params.numRecentEvents;
       let events: Event[] = [];
-      if (limit === undefined || limit > 0) {
+      if ((limit === undefined || limit > 0) && (after === undefined || after < row.version)) {
         const rows = await run<ValueRow>(this.pool, this.sql.selectEventsNewestFirst, [
           row.pk,
           row.version,
           params.afterTimestamp ?? -Infinity,
           limit === undefined ? null : Math.floor(limit),
+          after ?? 0,
         ]);
         events = new Array<Event>(rows.length);
         for (let i = 0; i < rows.length; i++) events[rows.length - 1 - i] = decodeEvent(rows[i]!, row.id);
       }
-      return toSession(params.appName, params.userId, row, events);
+      const session = toSession(params.appName, params.userId, row, events);
+      if (after !== undefined) session.increment = { afterVersion: after, baseEventId: row.base_event_id ?? undefined };
+      return session;
     });
   }
 

@@ -22,6 +22,8 @@ export interface SessionRow {
   last_update_time: number;
   app: ScopedRows;
   usr: ScopedRows;
+  /** Only from `selectSessionAfter`: the id of the last event at or before the version asked for. */
+  base_event_id?: string | null;
 }
 
 /** What an append reads of the session row it locks. */
@@ -60,10 +62,19 @@ export function buildQueries(schema: string) {
   return {
     selectSession: query('select_session', `SELECT ${sessionColumns}, ${scopedColumns} FROM ${s}.sessions WHERE app_name = $1 AND user_id = $2 AND id = $3`),
     listSessions: query('list_sessions', `SELECT ${sessionColumns}, ${scopedColumns} FROM ${s}.sessions WHERE app_name = $1 AND user_id = $2 ORDER BY pk`),
-    // Only events up to the version read with the session, so events and state always match.
+    // An incremental read: the session, and the id of its last event at or before version $4 (what
+    // the caller must hold last), in one statement.
+    selectSessionAfter: query(
+      'select_session_after',
+      `SELECT ${sessionColumns}, ${scopedColumns},
+         (SELECT e.id FROM ${s}.events e WHERE e.session_pk = sessions.pk AND e.seq <= $4 ORDER BY e.seq DESC LIMIT 1) AS base_event_id
+       FROM ${s}.sessions WHERE app_name = $1 AND user_id = $2 AND id = $3`,
+    ),
+    // Only events up to the version read with the session, so events and state always match; an
+    // event's seq is the version its append made, so `seq > $5` is what came after a version (0: all).
     selectEventsNewestFirst: query(
-      'select_events',
-      `SELECT format, data FROM ${s}.events WHERE session_pk = $1 AND seq <= $2 AND timestamp >= $3 ORDER BY seq DESC LIMIT $4`,
+      'select_events_after',
+      `SELECT format, data FROM ${s}.events WHERE session_pk = $1 AND seq <= $2 AND seq > $5 AND timestamp >= $3 ORDER BY seq DESC LIMIT $4`,
     ),
     insertSession: query(
       'insert_session',

@@ -28,6 +28,7 @@ import { SCHEMA_VERSION, checkedVersion } from './schema.js';
 import { guarded, type StorageSite } from './storage-errors.js';
 import {
   assertValidDelta,
+  checkAfterVersion,
   splitDelta,
   withoutTempKeys,
   type ScopeChanges,
@@ -132,6 +133,7 @@ export class SqliteSessionService implements LeasingSessionService, RunRecordSto
 
   async getSession(params: GetSessionParams): Promise<Session | undefined> {
     this.assertOpen();
+    checkAfterVersion(params);
     // One read transaction: the session, its state and its events come from the same snapshot.
     return this.guard(false, () => `read session '${params.sessionId}' (app '${params.appName}', user '${params.userId}')`, () => this.readTransaction(params));
   }
@@ -309,13 +311,16 @@ export class SqliteSessionService implements LeasingSessionService, RunRecordSto
     const row = this.sql.selectSession.get(params.appName, params.userId, params.sessionId);
     if (!row) return undefined;
     const limit = params.numRecentEvents;
+    const after = params.afterVersion;
     let events: Event[] = [];
     if (limit === undefined || limit > 0) {
-      const rows = this.sql.selectEventsNewestFirst.all(row.pk, params.afterTimestamp ?? -Infinity, limit === undefined ? -1 : Math.floor(limit));
+      const rows = this.sql.selectEventsNewestFirst.all(row.pk, after ?? 0, params.afterTimestamp ?? -Infinity, limit === undefined ? -1 : Math.floor(limit));
       events = new Array<Event>(rows.length);
       for (let i = 0; i < rows.length; i++) events[rows.length - 1 - i] = this.decodeEvent(rows[i]!, row.id);
     }
-    return this.toSession(params.appName, params.userId, row, events);
+    const session = this.toSession(params.appName, params.userId, row, events);
+    if (after !== undefined) session.increment = { afterVersion: after, baseEventId: after > 0 ? this.sql.selectEventIdAtOrBefore.get(row.pk, after)?.id : undefined };
+    return session;
   }
 
   private toSession(appName: string, userId: string, row: SessionRow, events: Event[]): Session {

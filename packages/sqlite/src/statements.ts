@@ -87,10 +87,14 @@ export function prepareStatements(db: Database.Database) {
       'SELECT lease_owner, lease_epoch, lease_expires_at FROM sessions WHERE app_name = ? AND user_id = ? AND id = ?',
     ),
 
-    // Newest first, so LIMIT picks the most recent; a LIMIT of -1 means no limit in SQLite.
-    selectEventsNewestFirst: prepare<[number, number, number], ValueRow>(
-      'SELECT format, data FROM events WHERE session_pk = ? AND timestamp >= ? ORDER BY seq DESC LIMIT ?',
+    // Newest first, so LIMIT picks the most recent; a LIMIT of -1 means no limit in SQLite. An
+    // event's seq is the version its append made, so `seq > ?` is what came after a version (0: all),
+    // read through the (session_pk, seq) primary key.
+    selectEventsNewestFirst: prepare<[number, number, number, number], ValueRow>(
+      'SELECT format, data FROM events WHERE session_pk = ? AND seq > ? AND timestamp >= ? ORDER BY seq DESC LIMIT ?',
     ),
+    // The last event at or before a version: what an incremental read's caller must hold last.
+    selectEventIdAtOrBefore: prepare<[number, number], { id: string }>('SELECT id FROM events WHERE session_pk = ? AND seq <= ? ORDER BY seq DESC LIMIT 1'),
     selectEventById: prepare<[number, string], ValueRow>('SELECT format, data FROM events WHERE session_pk = ? AND id = ?'),
     insertEvent: prepare<[number, number, string, number, number, string]>(
       'INSERT INTO events (session_pk, seq, id, timestamp, format, data) VALUES (?, ?, ?, ?, ?, ?)',

@@ -26,6 +26,7 @@ import { PluginManager } from './plugin-manager.js';
 import { resolveRunConfig, type RunConfig } from './run-config.js';
 import type { RunResult } from './run-result.js';
 import { claimSession, type SessionClaim } from './session-claim.js';
+import { SessionCache } from './session-cache.js';
 import { checkCompaction, isCompactionRecord, type CompactionOptions } from './compaction.js';
 import { refuseRewound, rewindSession, type RewindParams } from './rewind.js';
 import { updateSessionState, type UpdateSessionStateParams } from './update-session-state.js';
@@ -61,6 +62,16 @@ export interface RunnerOptions {
   artifactService?: ArtifactService;
   /** What `loadMemoryTool`, `preloadMemoryTool` and `ctx.searchMemory` search (see docs/memory.md). */
   memoryService?: MemoryService;
+  /**
+   * How many sessions the runner keeps between turns, so that a turn reads only the events stored
+   * since its previous turn on that session (`getSession({ afterVersion })`) and history folds only
+   * those: the per-turn cost of a long session does not grow with its length. State and events
+   * written elsewhere (another process or runner) are still read from the store at every turn. The
+   * least recently run sessions are forgotten beyond this many; 0 reads every session whole at
+   * every turn. Memory: the kept sessions' events.
+   * @default 1000
+   */
+  sessionCacheSize?: number;
   /** Summarise older events every few completed invocations (see docs/long-sessions.md). */
   compaction?: CompactionOptions;
 }
@@ -125,6 +136,7 @@ export class Runner {
   private readonly autoCreateSession: boolean;
   private readonly leaseTtlMs: number;
   private readonly redact: Redactor;
+  private readonly sessions: SessionCache;
   private readonly compaction: Readonly<CompactionOptions> | undefined;
 
   constructor(options: RunnerOptions) {
@@ -154,6 +166,11 @@ export class Runner {
     const problem = secretsProblem(options.secrets ?? []);
     if (problem) throw new ConfigurationError(`Runner for app '${options.appName}': ${problem}`);
     this.redact = createRedactor({ secrets: options.secrets ?? [] });
+    const cacheSize = options.sessionCacheSize ?? 1000;
+    if (!Number.isInteger(cacheSize) || cacheSize < 0) {
+      throw new ConfigurationError(`Runner for app '${options.appName}' has sessionCacheSize ${JSON.stringify(options.sessionCacheSize)}; use a whole number of sessions, 0 or more (0 turns the cache off; default 1000).`);
+    }
+    this.sessions = new SessionCache(cacheSize);
     this.compaction = checkCompaction(options.appName, options.compaction, options.agent, options.defaultModel);
   }
 
@@ -349,7 +366,8 @@ export class Runner {
       claim = await claimSession(this.sessionService, key, this.leaseTtlMs);
     }
     try {
-      const session = (await this.sessionService.getSession(key)) ?? (await this.createMissing(userId, sessionId));
+      // Incrementally after the copy the previous turn left, when there is one (see SessionCache).
+      const session = (await this.sessions.read(this.sessionService, key)) ?? (await this.createMissing(userId, sessionId));
       return { session, claim };
     } catch (error) {
       await claim.release();

@@ -1,6 +1,7 @@
 import type { Event } from '../events/event.js';
 import { cloneData } from '../utils/clone.js';
 import { updateLiveSession } from '../stores/live-session.js';
+import { checkAfterVersion } from '../stores/after-version.js';
 import { leaseLostError, missingLeaseSessionError, missingSessionError, sessionExistsError, staleSessionError } from '../stores/store-errors.js';
 import { copyEvent } from './event-copy.js';
 import { newId } from '../utils/ids.js';
@@ -66,17 +67,22 @@ export class InMemorySessionService implements LeasingSessionService, RunRecordS
   }
 
   async getSession(params: GetSessionParams): Promise<Session | undefined> {
+    const after = checkAfterVersion(params);
     const stored = this.find(params.appName, params.userId, params.sessionId);
     if (!stored) return undefined;
     let events = stored.events;
+    // Every append adds one event and one version, so the event of version v is events[v - 1].
+    if (after !== undefined) events = events.slice(after);
     if (params.afterTimestamp !== undefined) {
-      const after = params.afterTimestamp;
-      events = events.filter((e) => e.timestamp >= after);
+      const since = params.afterTimestamp;
+      events = events.filter((e) => e.timestamp >= since);
     }
     if (params.numRecentEvents !== undefined) {
       events = params.numRecentEvents <= 0 ? [] : events.slice(-params.numRecentEvents);
     }
-    return this.toSession(stored, events.map((e) => copyEvent(e)));
+    const session = this.toSession(stored, events.map((e) => copyEvent(e)));
+    if (after !== undefined) session.increment = { afterVersion: after, baseEventId: stored.events[Math.min(after, stored.events.length) - 1]?.id };
+    return session;
   }
 
   async listSessions(params: { appName: string; userId: string }): Promise<{ sessions: Session[] }> {

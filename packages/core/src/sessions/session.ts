@@ -13,6 +13,27 @@ export interface Session {
   lastUpdateTime: number;
   /** Incremented by every append; an append with an older version throws `StaleSessionError`. */
   version: number;
+  /**
+   * Only on the answer to `getSession({ afterVersion })` from a store that reads incrementally:
+   * `events` then holds just the events stored after that version (state, version and
+   * `lastUpdateTime` are current). Absent on every other answer.
+   */
+  increment?: SessionIncrement;
+}
+
+/**
+ * What an incremental read (`getSession({ afterVersion })`) says about itself, so the caller can
+ * tell whether its copy is a prefix of the stored session before adding the new events to it.
+ * The copy is a prefix when `afterVersion` is the copy's version, `baseEventId` is the id of the
+ * copy's last event, and the answer brings one event per version since (`version - afterVersion`
+ * events). Otherwise (the session was deleted and created again under the same id, or the caller
+ * never saw that version) the caller reads the session whole.
+ */
+export interface SessionIncrement {
+  /** The `afterVersion` asked for. */
+  afterVersion: number;
+  /** The id of the last event stored at or before `afterVersion`; undefined when there is none. */
+  baseEventId: string | undefined;
 }
 
 export interface CreateSessionParams {
@@ -30,6 +51,14 @@ export interface GetSessionParams {
   numRecentEvents?: number;
   /** Only events with a timestamp at or after this (ms). */
   afterTimestamp?: number;
+  /**
+   * Only the events stored after this version: what a caller holding the session at that version
+   * lacks, so reading a long session costs what changed, not its length. The answer carries
+   * `increment` (see {@link SessionIncrement}); state, version and `lastUpdateTime` are current.
+   * Combines with the other filters (an event must pass all of them). Stores that do not read
+   * incrementally ignore it and answer without `increment`.
+   */
+  afterVersion?: number;
 }
 
 export interface AppendEventParams {

@@ -10,6 +10,7 @@ export { encodeJson, checkValueFormat } from './value-codec.js';
 export { SchemaVersionError } from '../errors.js';
 export { copyEvent } from '../sessions/event-copy.js';
 export { updateLiveSession } from './live-session.js';
+export { checkAfterVersion } from './after-version.js';
 export {
   leaseLostError,
   missingLeaseSessionError,

@@ -1,0 +1,182 @@
+import { describe, expect, it } from 'vitest';
+import {
+  BaseAgent,
+  ConfigurationError,
+  FunctionTool,
+  InMemorySessionService,
+  LlmAgent,
+  Runner,
+  createEvent,
+  type Event,
+  type GetSessionParams,
+  type InvocationContext,
+  type LlmRequest,
+  type Session,
+  type SessionService,
+} from '@troupe/core';
+import { ScriptedModel } from '@troupe/core/testing';
+import { texts } from '../helpers.js';
+
+const APP = 'cache';
+const USER = 'u';
+
+/** A model that answers every call with the turn's text, reading the last user message. */
+function echoModel(): ScriptedModel {
+  return new ScriptedModel(Array.from({ length: 200 }, () => (request: LlmRequest) => `re: ${texts(request.contents).at(-1)}`));
+}
+
+/** A store that counts reads and what they asked for. */
+class CountingStore extends InMemorySessionService {
+  readonly reads: GetSessionParams[] = [];
+  override async getSession(params: GetSessionParams): Promise<Session | undefined> {
+    this.reads.push(params);
+    return super.getSession(params);
+  }
+}
+
+async function turn(runner: Runner, sessionId: string, message: string) {
+  const result = await runner.run({ userId: USER, sessionId, newMessage: message });
+  expect(result.status, result.error?.message).toBe('completed');
+  return result;
+}
+
+describe('Runner session cache (incremental session reads between turns)', () => {
+  it('after the first turn, a turn reads only what was stored since its previous turn; the model sees the whole conversation', async () => {
+    const store = new CountingStore();
+    const model = echoModel();
+    const runner = new Runner({ appName: APP, agent: new LlmAgent({ name: 'bot', model }), sessionService: store });
+    const { id } = await store.createSession({ appName: APP, userId: USER });
+    for (let i = 0; i < 5; i++) await turn(runner, id, `m${i}`);
+
+    expect(store.reads.map((r) => r.afterVersion)).toEqual([undefined, 2, 4, 6, 8]);
+    expect(texts(model.requests.at(-1)!.contents)).toEqual(['m0', 're: m0', 'm1', 're: m1', 'm2', 're: m2', 'm3', 're: m3', 'm4']);
+  });
+
+  it('gives the model the same history as a runner that reads every session whole (sessionCacheSize: 0), tools included', async () => {
+    const requests: LlmRequest[][] = [];
+    for (const sessionCacheSize of [1000, 0]) {
+      const lookup = new FunctionTool({ name: 'lookup', description: 'Looks a word up.', execute: (args: Record<string, unknown>) => ({ found: String(args.word) }) });
+      const model = new ScriptedModel(
+        Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? { functionCalls: [{ name: 'lookup', args: { word: `w${i}` }, id: `c${i}` }] } : `answer ${i}`)),
+      );
+      const runner = new Runner({ appName: APP, agent: new LlmAgent({ name: 'bot', model, tools: [lookup] }), sessionService: new InMemorySessionService(), sessionCacheSize });
+      const { id } = await runner.sessionService.createSession({ appName: APP, userId: USER });
+      for (let i = 0; i < 20; i++) await turn(runner, id, `q${i}`);
+      requests.push(model.requests);
+    }
+    expect(requests[0]!.map((r) => r.contents)).toEqual(requests[1]!.map((r) => r.contents));
+  });
+
+  it('sees the events another runner (as another process would) stored between its turns', async () => {
+    const store = new InMemorySessionService();
+    const here = new Runner({ appName: APP, agent: new LlmAgent({ name: 'bot', model: echoModel() }), sessionService: store });
+    const model = echoModel();
+    const there = new Runner({ appName: APP, agent: new LlmAgent({ name: 'bot', model }), sessionService: store });
+    const { id } = await store.createSession({ appName: APP, userId: USER });
+    await turn(here, id, 'one');
+    await turn(there, id, 'two');
+    await turn(here, id, 'three');
+    await turn(there, id, 'four');
+
+    expect(texts(model.requests.at(-1)!.contents)).toEqual(['one', 're: one', 'two', 're: two', 'three', 're: three', 'four']);
+    const stored = await store.getSession({ appName: APP, userId: USER, sessionId: id });
+    expect(stored!.events).toHaveLength(8);
+  });
+
+  it("reads user: and app: state written by the user's other sessions, and this session's own state, fresh at every turn", async () => {
+    const store = new InMemorySessionService();
+    const model = echoModel();
+    const agent = new LlmAgent({ name: 'bot', model, instruction: 'Speak {user:lang?}. Notice: {app:motd?}. Mood: {mood?}.' });
+    const runner = new Runner({ appName: APP, agent, sessionService: store });
+    const { id } = await store.createSession({ appName: APP, userId: USER });
+    await turn(runner, id, 'hello');
+    expect(model.requests.at(-1)!.config?.systemInstruction).toContain('Speak . Notice: . Mood: .');
+
+    const other = await store.createSession({ appName: APP, userId: USER });
+    await store.appendEvent({ session: other, event: createEvent({ author: 'user', actions: { stateDelta: { 'user:lang': 'French', 'app:motd': 'closed Sunday' } } }) });
+    await runner.updateSessionState({ userId: USER, sessionId: id, stateDelta: { mood: 'calm' } });
+    const result = await turn(runner, id, 'again');
+
+    expect(model.requests.at(-1)!.config?.systemInstruction).toContain('Speak French. Notice: closed Sunday. Mood: calm.');
+    expect(result.state).toMatchObject({ 'user:lang': 'French', 'app:motd': 'closed Sunday', mood: 'calm' });
+  });
+
+  it('a session deleted and created again under the same id starts from nothing', async () => {
+    const store = new InMemorySessionService();
+    const model = echoModel();
+    const runner = new Runner({ appName: APP, agent: new LlmAgent({ name: 'bot', model }), sessionService: store });
+    const id = 'reused';
+    await store.createSession({ appName: APP, userId: USER, sessionId: id });
+    await turn(runner, id, 'old 1');
+    await turn(runner, id, 'old 2');
+    await store.deleteSession({ appName: APP, userId: USER, sessionId: id });
+    const reborn = await store.createSession({ appName: APP, userId: USER, sessionId: id });
+    // Grown past the old copy's version by someone else, so versions alone would not tell.
+    for (let i = 0; i < 5; i++) {
+      await store.appendEvent({ session: reborn, event: createEvent({ author: 'user', content: { role: 'user', parts: [{ text: `new ${i}` }] } }) });
+    }
+    await turn(runner, id, 'after');
+
+    expect(texts(model.requests.at(-1)!.contents)).toEqual(['new 0', 'new 1', 'new 2', 'new 3', 'new 4', 'after']);
+  });
+
+  it('an agent that changed the events list by hand makes the next turn read the session whole', async () => {
+    const seen: string[][] = [];
+    class Scribbler extends BaseAgent {
+      protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined> {
+        seen.push(ctx.session.events.map((e) => texts(e.content ? [e.content] : []).join('')));
+        // Not stored: a whole read never shows it, and neither may the next turn.
+        if (seen.length === 1) ctx.session.events.push(createEvent({ author: this.name, content: { role: 'model', parts: [{ text: 'scribbled' }] } }));
+        yield createEvent({ author: this.name, content: { role: 'model', parts: [{ text: 'stored' }] } });
+      }
+    }
+    const store = new CountingStore();
+    const runner = new Runner({ appName: APP, agent: new Scribbler({ name: 'Scribbler' }), sessionService: store });
+    const { id } = await store.createSession({ appName: APP, userId: USER });
+    for (const message of ['one', 'two', 'three']) await turn(runner, id, message);
+
+    expect(store.reads.map((r) => r.afterVersion)).toEqual([undefined, undefined, 4]);
+    expect(seen).toEqual([['one'], ['one', 'stored', 'two'], ['one', 'stored', 'two', 'stored', 'three']]);
+  });
+
+  it('works with a store that does not read incrementally (it answers whole)', async () => {
+    const inner = new InMemorySessionService();
+    const store: SessionService = {
+      createSession: (p) => inner.createSession(p),
+      // Drops afterVersion, as a store written before it existed would.
+      getSession: ({ afterVersion: _, ...p }) => inner.getSession(p),
+      listSessions: (p) => inner.listSessions(p),
+      deleteSession: (p) => inner.deleteSession(p),
+      appendEvent: (p) => inner.appendEvent(p),
+    };
+    const model = echoModel();
+    const runner = new Runner({ appName: APP, agent: new LlmAgent({ name: 'bot', model }), sessionService: store });
+    const { id } = await store.createSession({ appName: APP, userId: USER });
+    for (let i = 0; i < 3; i++) await turn(runner, id, `m${i}`);
+    expect(texts(model.requests.at(-1)!.contents)).toEqual(['m0', 're: m0', 'm1', 're: m1', 'm2']);
+  });
+
+  it('forgets the least recently run sessions beyond sessionCacheSize', async () => {
+    const store = new CountingStore();
+    const runner = new Runner({ appName: APP, agent: new LlmAgent({ name: 'bot', model: echoModel() }), sessionService: store, sessionCacheSize: 2 });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await store.createSession({ appName: APP, userId: USER })).id);
+    for (const id of ids) await turn(runner, id, 'first');
+    store.reads.length = 0;
+    // ids[0] was forgotten when ids[2] was kept; ids[1] and ids[2] are read incrementally.
+    for (const id of [ids[2]!, ids[1]!, ids[0]!]) await turn(runner, id, 'second');
+    expect(store.reads.map((r) => [r.sessionId, r.afterVersion])).toEqual([
+      [ids[2], 2],
+      [ids[1], 2],
+      [ids[0], undefined],
+    ]);
+  });
+
+  it('refuses a sessionCacheSize that is not a whole number of at least 0, naming it', () => {
+    const agent = new LlmAgent({ name: 'bot', model: echoModel() });
+    for (const bad of [-1, 1.5, Number.NaN]) {
+      expect(() => new Runner({ appName: APP, agent, sessionService: new InMemorySessionService(), sessionCacheSize: bad })).toThrow(ConfigurationError);
+    }
+    expect(() => new Runner({ appName: APP, agent, sessionService: new InMemorySessionService(), sessionCacheSize: -1 })).toThrow(/sessionCacheSize -1/);
+  });
+});
