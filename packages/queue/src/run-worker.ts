@@ -1,10 +1,12 @@
 import {
   ACTIVE_RUN_STATUSES,
+  AddSessionToMemoryPlugin,
   type ArtifactService,
   type BaseAgent,
   type BaseLlm,
   type BasePlugin,
   ConfigurationError,
+  type MemoryService,
   RunCancelledError,
   RunDrainedError,
   type RunRecord,
@@ -28,6 +30,11 @@ export interface RunWorkerOptions {
   sessionService: SessionService;
   /** Where the apps' `ctx.saveArtifact` keeps artifacts: the store the API replicas serve them from. */
   artifactService?: ArtifactService;
+  /**
+   * Long-term memory of the apps (`loadMemoryTool`, `preloadMemoryTool`): the store the API replicas
+   * use. After every run and resume the session is added to it; a failure to add it goes to `onError`.
+   */
+  memoryService?: MemoryService;
   redis: RedisConnection;
   /** Prefix of every Redis key, as the queue's. @default 'troupe' */
   prefix?: string;
@@ -99,6 +106,9 @@ export class RunWorker {
     this.ownsRedis = !shared;
     this.keys = new RedisKeys(prefixOf(options.prefix, 'RunWorker'));
     this.onError = options.onError ?? ((error, context) => console.error(`[troupe worker] ${context.during}${context.runId ? ` (run ${context.runId})` : ''}:`, error));
+    const memory = options.memoryService;
+    const remember = new AddSessionToMemoryPlugin({ onError: (error, session) => this.onError(error, { during: `adding session '${session.id}' of app '${session.appName}' to memory` }) });
+    const plugins = memory ? [...(options.plugins ?? []), remember] : options.plugins;
     for (const [appName, agent] of Object.entries(options.apps)) {
       this.runners.set(
         appName,
@@ -107,10 +117,11 @@ export class RunWorker {
           agent,
           sessionService: this.store,
           leaseTtlMs: this.settings.lockDurationMs,
-          ...(options.plugins ? { plugins: options.plugins } : {}),
+          ...(plugins ? { plugins } : {}),
           ...(options.defaultModel ? { defaultModel: options.defaultModel } : {}),
           ...(options.secrets ? { secrets: options.secrets } : {}),
           ...(options.artifactService ? { artifactService: options.artifactService } : {}),
+          ...(memory ? { memoryService: memory } : {}),
         }),
       );
     }

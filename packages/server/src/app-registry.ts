@@ -1,4 +1,4 @@
-import { type ArtifactService, type BaseAgent, type BaseLlm, type BasePlugin, ConfigurationError, type LoadAgentOptions, Runner, type SessionService } from '@troupe/core';
+import { AddSessionToMemoryPlugin, type ArtifactService, type BaseAgent, type BaseLlm, type BasePlugin, ConfigurationError, type LoadAgentOptions, type MemoryService, Runner, type SessionService } from '@troupe/core';
 import { discoverApps, type DiscoveredApp, type ImportModule } from './discover-apps.js';
 import { HttpError } from './http-error.js';
 
@@ -10,6 +10,7 @@ export interface AppRegistryOptions {
   loadAgentOptions: LoadAgentOptions | undefined;
   sessionService: SessionService;
   artifactService: ArtifactService;
+  memoryService: MemoryService | undefined;
   plugins: readonly BasePlugin[];
   defaultModel: BaseLlm | string | undefined;
   leaseTtlMs: number | undefined;
@@ -27,7 +28,9 @@ export class AppRegistry {
       if (!agent || typeof agent.runAsync !== 'function') throw new ConfigurationError(`apps['${name}'] must be an agent (a BaseAgent such as LlmAgent); got ${String(agent)}.`);
       if (name.length === 0 || name.includes('/')) throw new ConfigurationError(`App name ${JSON.stringify(name)} cannot be used in a URL path; use letters, digits, '_' or '-'.`);
     }
-    this.plugins = [...options.plugins];
+    // With memory, each session is added to it after every run (unless the caller's plugins do it already).
+    const remember = options.memoryService !== undefined && !options.plugins.some((plugin) => plugin instanceof AddSessionToMemoryPlugin);
+    this.plugins = remember ? [...options.plugins, new AddSessionToMemoryPlugin()] : [...options.plugins];
   }
 
   /** The app names, explicit apps first, then those found in `agentsDir`. */
@@ -64,6 +67,7 @@ export class AppRegistry {
       agent,
       sessionService: this.options.sessionService,
       artifactService: this.options.artifactService,
+      ...(this.options.memoryService ? { memoryService: this.options.memoryService } : {}),
       plugins: this.plugins,
       ...(this.options.defaultModel === undefined ? {} : { defaultModel: this.options.defaultModel }),
       ...(this.options.leaseTtlMs === undefined ? {} : { leaseTtlMs: this.options.leaseTtlMs }),

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { type ArtifactService, type BaseAgent, type BaseLlm, type BasePlugin, ConfigurationError, type LoadAgentOptions, type SessionService } from '@troupe/core';
+import { type ArtifactService, type BaseAgent, type BaseLlm, type BasePlugin, ConfigurationError, type LoadAgentOptions, type MemoryService, type SessionService } from '@troupe/core';
 import type { AuthOptions } from './auth.js';
 import type { BackgroundRuns } from './background-runs.js';
 import type { ImportModule } from './discover-apps.js';
@@ -33,6 +33,13 @@ export interface CreateAppOptions {
    * (`GET .../sessions/{id}/artifacts`...). @default new InMemoryArtifactService()
    */
   artifactService?: ArtifactService;
+  /**
+   * Long-term memory of the apps (`loadMemoryTool`, `preloadMemoryTool`, `ctx.searchMemory`). After
+   * every run and resume, the session is added to it (`AddSessionToMemoryPlugin`), so a user's
+   * later sessions recall it; a failure to add it is reported like a run failure (`onError`).
+   * @default undefined (no memory: agents with memory tools fail with a ConfigurationError)
+   */
+  memoryService?: MemoryService;
   /** Bearer-token auth. Without it every request acts as admin, which `serve` allows on loopback only. */
   auth?: AuthOptions;
   /** Largest request body accepted, in bytes; larger ones get 413. @default 1_048_576 (1 MiB) */

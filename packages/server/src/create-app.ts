@@ -49,6 +49,7 @@ export function createApp(options: CreateAppOptions): TroupeApp {
       loadAgentOptions: options.loadAgentOptions,
       sessionService,
       artifactService,
+      memoryService: options.memoryService,
       plugins: options.plugins ?? [],
       defaultModel: options.defaultModel,
       leaseTtlMs: options.leaseTtlMs,
