@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { InMemoryArtifactService, InMemorySessionService, type ArtifactService, type Session, type SessionService } from '@troupe/core';
-import { SqliteArtifactService, SqliteSessionService } from '@troupe/sqlite';
+import { InMemoryArtifactService, InMemoryMemoryService, InMemorySessionService, type ArtifactService, type MemoryService, type Session, type SessionService } from '@troupe/core';
+import { SqliteArtifactService, SqliteMemoryService, SqliteSessionService } from '@troupe/sqlite';
 
 /** Where `troupe run` keeps sessions when neither `--db` nor `--memory` is given, relative to the working directory. */
 export const DEFAULT_DB_PATH = '.troupe/troupe.db';
@@ -20,6 +20,8 @@ export interface SessionStore {
   readonly service: SessionService;
   /** The artifact store beside it: the same SQLite file (its own table), or memory. */
   readonly artifacts: ArtifactService;
+  /** Long-term memory beside it: the same SQLite file (its own tables), or memory. */
+  readonly memories: MemoryService;
   /** The absolute path of the SQLite file, or undefined for the in-memory store. */
   readonly path: string | undefined;
   /** Closes the store (the SQLite file stays). Call it once the command is done. */
@@ -32,21 +34,31 @@ export interface SessionStore {
  * by `db`, or memory for throwaway runs.
  */
 export function createSessionStore(options: SessionStoreOptions): SessionStore {
-  if (options.memory) return { service: new InMemorySessionService(), artifacts: new InMemoryArtifactService(), path: undefined, close: async () => {} };
+  if (options.memory) return { service: new InMemorySessionService(), artifacts: new InMemoryArtifactService(), memories: new InMemoryMemoryService(), path: undefined, close: async () => {} };
   const path = resolve(options.cwd, options.db ?? DEFAULT_DB_PATH);
   const service = new SqliteSessionService({ path });
   let artifacts: SqliteArtifactService;
+  let memories: SqliteMemoryService;
   try {
     artifacts = new SqliteArtifactService({ path });
   } catch (error) {
     void service.close();
     throw error;
   }
+  try {
+    memories = new SqliteMemoryService({ path });
+  } catch (error) {
+    void artifacts.close();
+    void service.close();
+    throw error;
+  }
   return {
     service,
     artifacts,
+    memories,
     path,
     close: async () => {
+      await memories.close();
       await artifacts.close();
       await service.close();
     },

@@ -1,4 +1,4 @@
-import { type InterruptInfo, Runner, openInterrupts } from '@troupe/core';
+import { AddSessionToMemoryPlugin, type InterruptInfo, Runner, openInterrupts } from '@troupe/core';
 import { Conversation } from '../conversation.js';
 import { loadAgentWithModel } from '../agent-with-model.js';
 import { jsonLinesSink, transcriptSink } from '../event-sinks.js';
@@ -26,7 +26,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   }
   const { loaded, defaultModel } = await loadAgentWithModel(options.target, options.model, io);
   const store = createSessionStore({ cwd: io.cwd, db: options.db, memory: options.memory });
-  const runner = new Runner({ appName: loaded.appName, agent: loaded.agent, sessionService: store.service, artifactService: store.artifacts, defaultModel: defaultModel.model });
+  const runner = new Runner({ appName: loaded.appName, agent: loaded.agent, sessionService: store.service, artifactService: store.artifacts, memoryService: store.memories, plugins: [rememberEachTurn(io)], defaultModel: defaultModel.model });
   try {
     const session = await openSession(runner.sessionService, { appName: runner.appName, userId: options.userId, sessionId: options.sessionId });
     const sink = options.json ? jsonLinesSink(io) : transcriptSink(io);
@@ -44,6 +44,16 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     // Toolsets (MCP servers) hold child processes and connections that would keep Node running.
     await runner.close().finally(() => store.close());
   }
+}
+
+/**
+ * Adds the session to memory (the SQLite file, or this process with --memory) after every turn,
+ * so a later `troupe run` of the same user recalls it (`load_memory`, `preload_memory`).
+ */
+function rememberEachTurn(io: CliIo): AddSessionToMemoryPlugin {
+  return new AddSessionToMemoryPlugin({
+    onError: (error, session) => io.stderr.write(`Warning: session '${session.id}' could not be added to memory: ${error instanceof Error ? error.message : String(error)}\n`),
+  });
 }
 
 /** A one-shot run talks to the same things as a chat, and always knows how to continue. */

@@ -1,5 +1,5 @@
 import type * as A2a from '@troupe/a2a';
-import { type ArtifactService, type BaseAgent, type BaseLlm, Runner, type SessionService } from '@troupe/core';
+import { type ArtifactService, type BaseAgent, type BaseLlm, type MemoryService, Runner, type SessionService } from '@troupe/core';
 import { type AuthOptions, discoverApps, HttpError, type ImportModule, type TroupeApp } from '@troupe/server';
 import { CliUsageError } from '../errors.js';
 
@@ -11,6 +11,7 @@ export interface A2aMountOptions {
   source: A2aAppSource;
   sessionService: SessionService;
   artifactService: ArtifactService;
+  memoryService: MemoryService;
   defaultModel: BaseLlm | string | undefined;
   auth: AuthOptions | undefined;
   /** The server's URL once it listens (the cards name it); read on the first A2A request. */
@@ -50,7 +51,7 @@ export async function mountA2a(app: TroupeApp, options: A2aMountOptions): Promis
     if (!sub) {
       sub = (async () => {
         const agent = await rootAgentOf(name);
-        const runner = new Runner({ appName: name, agent, sessionService: options.sessionService, artifactService: options.artifactService, ...(options.defaultModel === undefined ? {} : { defaultModel: options.defaultModel }) });
+        const runner = new Runner({ appName: name, agent, sessionService: options.sessionService, artifactService: options.artifactService, memoryService: options.memoryService, ...(options.defaultModel === undefined ? {} : { defaultModel: options.defaultModel }) });
         return a2aApp(agent, { baseUrl: `${options.serverUrl()}/a2a/${encodeURIComponent(name)}`, runner, ...(options.auth ? { auth: options.auth } : {}) });
       })();
       made.set(name, sub);

@@ -56,6 +56,7 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
       ...(single ? { apps: { [single.appName]: single.agent } } : { agentsDir, importModule, loadAgentOptions: { model: defaultModel.model } }),
       sessionService: store.service,
       artifactService: store.artifacts,
+      memoryService: store.memories,
       ...(queue ? { queue: queue.queue } : {}),
       defaultModel: defaultModel.model,
       ...(auth ? { auth } : {}),
@@ -66,7 +67,7 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
     });
     if (options.a2a) {
       const source = single ? { single } : { agentsDir, importModule, model: defaultModel.model };
-      a2a = await mountA2a(app, { source, sessionService: store.service, artifactService: store.artifacts, defaultModel: defaultModel.model, auth, serverUrl: () => handle!.url });
+      a2a = await mountA2a(app, { source, sessionService: store.service, artifactService: store.artifacts, memoryService: store.memories, defaultModel: defaultModel.model, auth, serverUrl: () => handle!.url });
     }
     handle = await listen(app, options.host, options.port);
     names = await appNames(app, options.token);

@@ -1,5 +1,5 @@
 import type * as Postgres from '@troupe/postgres';
-import type { ArtifactService, SessionService } from '@troupe/core';
+import type { ArtifactService, MemoryService, SessionService } from '@troupe/core';
 import { CliUsageError } from '../errors.js';
 import { createSessionStore, type SessionStore } from '../session-store.js';
 import { redactUrl } from '../redact-url.js';
@@ -11,23 +11,30 @@ import type { ServeCommandOptions } from './serve-options.js';
  */
 export async function openServeStore(options: Pick<ServeCommandOptions, 'pg' | 'db' | 'memory'>, cwd: string): Promise<SessionStore & { description: string }> {
   if (options.pg !== undefined) {
-    const { service, artifacts } = await openPostgres(options.pg);
+    const { service, artifacts, memories } = await openPostgres(options.pg);
     const close = async () => {
+      await memories.close();
       await artifacts.close();
       await service.close();
     };
-    return { service, artifacts, path: undefined, close, description: `PostgreSQL (${redactUrl(options.pg)})` };
+    return { service, artifacts, memories, path: undefined, close, description: `PostgreSQL (${redactUrl(options.pg)})` };
   }
   const store = createSessionStore({ cwd, db: options.db, memory: options.memory });
   return { ...store, description: store.path === undefined ? 'memory (gone when the server stops)' : `SQLite ${store.path}` };
 }
 
-async function openPostgres(connectionString: string): Promise<{ service: SessionService & { close(): Promise<void> }; artifacts: ArtifactService & { close(): Promise<void> } }> {
+async function openPostgres(
+  connectionString: string,
+): Promise<{ service: SessionService & { close(): Promise<void> }; artifacts: ArtifactService & { close(): Promise<void> }; memories: MemoryService & { close(): Promise<void> } }> {
   let postgres: typeof Postgres;
   try {
     postgres = await import('@troupe/postgres');
   } catch (error) {
     throw new CliUsageError(`--pg needs the package @troupe/postgres, which could not be loaded (${(error as Error).message}). Install it next to @troupe/cli: npm install @troupe/postgres`);
   }
-  return { service: new postgres.PostgresSessionService({ connectionString }), artifacts: new postgres.PostgresArtifactService({ connectionString }) };
+  return {
+    service: new postgres.PostgresSessionService({ connectionString }),
+    artifacts: new postgres.PostgresArtifactService({ connectionString }),
+    memories: new postgres.PostgresMemoryService({ connectionString }),
+  };
 }

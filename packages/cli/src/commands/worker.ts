@@ -45,6 +45,7 @@ export async function workerCommand(args: readonly string[], io: CliIo): Promise
       apps,
       sessionService: store.service,
       artifactService: store.artifacts,
+      memoryService: store.memories,
       redis: options.redis,
       defaultModel: defaultModel.model,
       ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
