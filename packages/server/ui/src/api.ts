@@ -80,6 +80,11 @@ export class ApiClient {
     return this.json('POST', `${sessionsPath(ref.app, ref.user)}/${enc(ref.sessionId)}/cancel`);
   }
 
+  /** `POST .../sessions/{id}/rewind`: the session back to before the invocation; resolves with it as stored. */
+  rewind(ref: SessionRef, invocationId: string): Promise<WireSession> {
+    return this.json('POST', `${sessionsPath(ref.app, ref.user)}/${enc(ref.sessionId)}/rewind`, { invocationId });
+  }
+
   private async json<T>(method: string, path: string, body?: unknown): Promise<T> {
     const response = await this.request(method, path, body);
     return (await response.json()) as T;

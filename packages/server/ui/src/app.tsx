@@ -307,6 +307,11 @@ export function App({ api, url, setToken }: AppProps) {
             onReplay={() => setReplayAt(0)}
             onStopReplay={() => setReplayAt(undefined)}
             disabled={running}
+            onRewind={(invocationId) => {
+              if (app === undefined || sessionId === undefined) return;
+              const ref = { app, user, sessionId };
+              void api.rewind(ref, invocationId).then(() => openSession(ref)).catch(report);
+            }}
           />
           <EventDetail event={selectedEvent} index={selected} step={selected === undefined ? undefined : steps[selected]} />
         </div>

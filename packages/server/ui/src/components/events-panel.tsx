@@ -1,5 +1,6 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useMemo, useRef } from 'preact/hooks';
 import { eventFacts } from '../model/event-facts.js';
+import { compactionOf, rewoundIds } from '../model/rewind.js';
 import type { WireEvent } from '../types.js';
 import { EventFactsView } from './event-facts-view.js';
 import { formatTime } from './format.js';
@@ -14,10 +15,17 @@ export interface EventsPanelProps {
   onReplay: () => void;
   onStopReplay: () => void;
   disabled: boolean;
+  /** Takes the session back to before an invocation (asked for on a user message, after a confirmation). */
+  onRewind?: (invocationId: string) => void;
 }
 
-/** Every stored event of the session, live as the run goes: who, where, and what it carried. */
-export function EventsPanel({ events, selected, onSelect, replaying, onReplay, onStopReplay, disabled }: EventsPanelProps) {
+/**
+ * Every stored event of the session, live as the run goes: who, where, and what it carried.
+ * Rewound events stay, dimmed and labelled; a compaction shows what it summarised; a user message
+ * offers "Rewind to here".
+ */
+export function EventsPanel({ events, selected, onSelect, replaying, onReplay, onStopReplay, disabled, onRewind }: EventsPanelProps) {
+  const rewound = useMemo(() => rewoundIds(events), [events]);
   const list = useRef<HTMLOListElement>(null);
   useEffect(() => {
     const row = selected === undefined ? list.current?.lastElementChild : list.current?.children[selected];
@@ -53,11 +61,17 @@ export function EventsPanel({ events, selected, onSelect, replaying, onReplay, o
         <p class="empty">No events yet.</p>
       ) : (
         <ol class="event-list" ref={list} aria-label="Session events">
-          {events.map((event, index) => (
-            <li key={event.id} class={`event${index === selected ? ' selected' : ''}${event.errorCode ? ' has-error' : ''}${event.interrupt ? ' has-interrupt' : ''}`} data-author={event.author}>
+          {events.map((event, index) => {
+            const isRewound = rewound.has(event.id);
+            const compaction = compactionOf(events, index);
+            const rewoundTo = event.actions.rewindBeforeInvocationId;
+            const canRewind = onRewind !== undefined && !isRewound && event.author === 'user' && event.content !== undefined && events.findIndex((e) => e.invocationId === event.invocationId) === index;
+            return (
+            <li key={event.id} class={`event${index === selected ? ' selected' : ''}${event.errorCode ? ' has-error' : ''}${event.interrupt ? ' has-interrupt' : ''}${isRewound ? ' rewound' : ''}`} data-author={event.author}>
               <button type="button" class="event-head" aria-pressed={index === selected} onClick={() => onSelect(index)}>
                 <span class="idx">#{index + 1}</span>
                 <span class="author">{event.author}</span>
+                {isRewound && <span class="rewound-label">rewound</span>}
                 <span class="muted time">{formatTime(event.timestamp)}</span>
               </button>
               <p class="where">
@@ -72,9 +86,33 @@ export function EventsPanel({ events, selected, onSelect, replaying, onReplay, o
                   </span>
                 )}
               </p>
+              {compaction && (
+                <div class="event-card compaction-card">
+                  <strong>Compacted {compaction.count} events</strong>
+                  <p>{compaction.summary}</p>
+                </div>
+              )}
+              {rewoundTo !== undefined && (
+                <div class="event-card rewind-card">
+                  <strong>Rewound</strong> to before invocation <code>{rewoundTo}</code>
+                </div>
+              )}
               <EventFactsView facts={eventFacts(event)} />
+              {canRewind && (
+                <button
+                  type="button"
+                  class="small rewind-button"
+                  disabled={disabled}
+                  onClick={() => {
+                    if (window.confirm('Rewind the session to before this message? Its state and artifacts go back; the later events stay, marked rewound.')) onRewind(event.invocationId);
+                  }}
+                >
+                  Rewind to here
+                </button>
+              )}
             </li>
-          ))}
+            );
+          })}
         </ol>
       )}
     </section>

@@ -1,4 +1,5 @@
 import type { WireEvent, WireSession } from '../types.js';
+import { invocationStart } from './rewind.js';
 
 /** Session state: key → value. */
 export type StateMap = Record<string, unknown>;
@@ -30,13 +31,26 @@ export function initialStateOf(session: WireSession): StateMap {
   return initial;
 }
 
-/** Replays each event's `stateDelta` on `initial`: the state before and after every event. */
+/**
+ * Replays each event's `stateDelta` on `initial`: the state before and after every event. A rewind
+ * event takes this session's keys back to what they were before the invocation it rewound to
+ * (`user:` and `app:` keys stay, as the runner leaves them): its stored delta cannot say which keys
+ * it deleted, since JSON drops `undefined`.
+ */
 export function replayStates(initial: StateMap, events: readonly WireEvent[]): StateStep[] {
   const steps: StateStep[] = [];
   let current = initial;
-  for (const event of events) {
+  for (const [index, event] of events.entries()) {
     const delta = event.actions.stateDelta ?? {};
     const before = current;
+    const target = event.actions.rewindBeforeInvocationId;
+    const start = target === undefined ? -1 : invocationStart(events, target, index);
+    if (start >= 0) {
+      const restored: StateMap = {};
+      for (const [key, value] of Object.entries(steps[start]!.before)) if (!isShared(key)) restored[key] = value;
+      for (const [key, value] of Object.entries(current)) if (isShared(key)) restored[key] = value;
+      current = restored;
+    }
     if (Object.keys(delta).length > 0) {
       current = { ...current };
       for (const [key, value] of Object.entries(delta)) {
@@ -48,6 +62,11 @@ export function replayStates(initial: StateMap, events: readonly WireEvent[]): S
     steps.push({ before, after: current });
   }
   return steps;
+}
+
+/** `user:` and `app:` keys belong to more than this session; a rewind leaves them. */
+function isShared(key: string): boolean {
+  return key.startsWith('user:') || key.startsWith('app:');
 }
 
 /** The keys whose values differ between two states, sorted by key. */

@@ -1,5 +1,6 @@
 import type { InterruptInfo, WireEvent } from '../types.js';
 import { blockedTitle, eventFacts } from './event-facts.js';
+import { compactionOf, invocationStart, rewoundIds } from './rewind.js';
 
 /** One line of the chat: what the user and the agents said, and the steps in between. */
 export type ChatItem =
@@ -10,12 +11,25 @@ export type ChatItem =
 
 /**
  * The chat transcript of a session's events: user messages, agents' text (thoughts left out),
- * and one short line per tool call, tool result, transfer, interrupt, answer and error.
+ * and one short line per tool call, tool result, transfer, interrupt, answer, error, compaction
+ * and rewind. Rewound events are left out.
  */
 export function transcript(events: readonly WireEvent[]): ChatItem[] {
   const items: ChatItem[] = [];
   const asked = new Map<string, InterruptInfo>();
+  const rewound = rewoundIds(events);
   events.forEach((event, eventIndex) => {
+    // What a rewind took back is no longer the conversation (the events panel still shows it).
+    if (rewound.has(event.id)) return;
+    if (event.actions.rewindBeforeInvocationId !== undefined) {
+      items.push({ kind: 'step', key: event.id, eventIndex, author: event.author, text: `rewound ${eventIndex - invocationStart(events, event.actions.rewindBeforeInvocationId, eventIndex)} events` });
+      return;
+    }
+    const compaction = compactionOf(events, eventIndex);
+    if (compaction) {
+      items.push({ kind: 'step', key: event.id, eventIndex, author: event.author, text: `compacted ${compaction.count} events into a summary` });
+      return;
+    }
     if (event.interrupt) asked.set(event.interrupt.id, event.interrupt);
     const author = event.author;
     eventFacts(event).forEach((fact, n) => {
