@@ -14,7 +14,7 @@ import {
   type Event,
   type InputGuardrail,
 } from '@troupe/core';
-import { SupervisorAgent } from '@troupe/core/patterns';
+import { GroupChatAgent, PlanExecuteAgent, SupervisorAgent, planSchema, replanSchema } from '@troupe/core/patterns';
 import { ScriptedModel } from '@troupe/core/testing';
 import { runOnce } from '../helpers.js';
 
@@ -161,6 +161,67 @@ describe('a tripwire at any depth blocks the whole run', () => {
     const result = await runOnce(root, 'refund me');
     await expectBlockedBy(result, 'Billing', 'Desk/Billing');
     expect(counter.runs).toBe(0);
+  });
+});
+
+describe('a tripwire inside the prebuilt patterns', () => {
+  it('PlanExecuteAgent: a tool guardrail in the executor stops the plan; the replanner is not called', async () => {
+    const counter = { runs: 0 };
+    const tool = new FunctionTool({
+      name: 'book',
+      description: 'Books.',
+      guardrails: [{ name: 'block_all', check: (_ctx, args) => ({ tripwire: String(args.what).includes('casino') }) }],
+      execute: () => ({ booked: ++counter.runs }),
+    });
+    const replannerModel = new ScriptedModel([]);
+    const agent = new PlanExecuteAgent({
+      name: 'Trip',
+      planner: new LlmAgent({ name: 'Planner', model: new ScriptedModel([JSON.stringify({ steps: ['Book a casino night', 'Book a hotel'] })]), outputSchema: planSchema }),
+      executor: new LlmAgent({ name: 'Executor', model: new ScriptedModel([{ functionCalls: [{ name: 'book', args: { what: 'casino night' } }] }]), tools: [tool] }),
+      replanner: new LlmAgent({ name: 'Replanner', model: replannerModel, outputSchema: replanSchema }),
+    });
+    const result = await runOnce(agent, 'plan a weekend');
+    await expectBlockedBy(result, 'Executor', 'Trip/Executor');
+    expect(counter.runs).toBe(0);
+    expect(replannerModel.callCount).toBe(0);
+  });
+
+  it('GroupChatAgent: an output tripwire of one participant ends the chat; the next one does not speak', async () => {
+    const nextModel = new ScriptedModel([]);
+    const chat = new GroupChatAgent({
+      name: 'Chat',
+      participants: [
+        new LlmAgent({ name: 'Alice', model: new ScriptedModel(['my password is hunter2']), outputGuardrails: [{ name: 'block_all', check: (_ctx, output) => ({ tripwire: String(output).includes('password') }) }] }),
+        new LlmAgent({ name: 'Bob', model: nextModel }),
+      ],
+      selector: 'round_robin',
+      maxTurns: 4,
+    });
+    const result = await runOnce(chat, 'chat');
+    await expectBlockedBy(result, 'Alice', 'Chat/Alice');
+    expect(nextModel.callCount).toBe(0);
+    expect((await storedEvents(result)).some((e) => e.content && JSON.stringify(e.content).includes('hunter2'))).toBe(false);
+  });
+});
+
+describe('streaming with input guardrails that pass', () => {
+  it('yields every held chunk, in order, once they pass', async () => {
+    let answered!: () => void;
+    const modelAnswered = new Promise<void>((resolve) => (answered = resolve));
+    const model = new ScriptedModel([
+      () => {
+        answered();
+        return { chunks: ['Hel', 'lo ', 'there'] };
+      },
+    ]);
+    const agent = new LlmAgent({ name: 'Greeter', model, inputGuardrails: [{ name: 'slow_ok', check: async () => (await modelAnswered, { tripwire: false }) }] });
+    const runner = new InMemoryRunner({ agent });
+    const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
+    const seen: Event[] = [];
+    for await (const event of runner.runAsync({ userId: 'u', sessionId: session.id, newMessage: 'hi', runConfig: { streaming: 'sse' } })) seen.push(event);
+    expect(seen.filter((e) => e.partial).map((e) => e.content?.parts.map((p) => ('text' in p ? p.text : '')).join(''))).toEqual(['Hel', 'lo ', 'there']);
+    expect(seen.at(-1)!.partial).toBeUndefined();
+    expect(seen.at(-1)!.output).toBe('Hello there');
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AgentTool, FunctionTool, GuardrailTrippedError, InMemoryRunner, LlmAgent, type Event, type InputGuardrail, type OutputGuardrail } from '@troupe/core';
+import { AgentTool, FunctionTool, type GuardrailTrippedError, InMemoryRunner, LlmAgent, type Event, type InputGuardrail, type OutputGuardrail } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 
 // Guardrails around a pause for a human: what already passed is not checked again, what runs after
