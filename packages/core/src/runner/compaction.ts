@@ -140,6 +140,7 @@ export function isCompactionRecord(event: Event): boolean {
  * the root agent's history shows.
  */
 export function compactionWindow(events: readonly Event[], options: Readonly<CompactionOptions>, fanIn: ReadonlySet<string>): Event[] | undefined {
+  if (tooFewSinceLastCompaction(events, options.everyInvocations)) return undefined;
   const rewound = rewoundEvents(events);
   let coveredUntil = -1;
   const lastIndex = new Map<string, number>();
@@ -174,6 +175,24 @@ export function compactionWindow(events: readonly Event[], options: Readonly<Com
     window.push(event);
   }
   return window.length > 0 ? window : undefined;
+}
+
+/**
+ * The common case, in time proportional to the turns since the last compaction rather than to the
+ * session: walking back to the latest compaction record finds fewer new invocations than needed.
+ * A rewind on the way makes the answer unsure (it may have taken that compaction back): false.
+ */
+function tooFewSinceLastCompaction(events: readonly Event[], everyInvocations: number): boolean {
+  const seen = new Set<string>();
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!;
+    if (event.actions.rewindBeforeInvocationId !== undefined) return false;
+    if (event.actions.compaction) return true;
+    if (!event.content || isCompactionRecord(event)) continue;
+    seen.add(event.invocationId);
+    if (seen.size >= everyInvocations) return false;
+  }
+  return true;
 }
 
 function lastAtOrBefore(events: readonly Event[], timestamp: number, before: number): number {

@@ -20,7 +20,8 @@ interface Kept {
   covered: Event[];
   from: number;
   to: number;
-  record: Event;
+  /** Where the compaction event is (a later one wins a tie). */
+  at: number;
   compaction: EventCompaction;
 }
 
@@ -47,13 +48,13 @@ export function planHistory(events: readonly Event[], fanIn: ReadonlySet<string>
       if (rewound.has(event) || isHistoryRewrite(event) || !isBranchVisible(event.branch, '', fanIn)) continue;
       covered.push(event);
     }
-    if (covered.length > 0) ranges.push({ covered, from, to, record, compaction });
+    if (covered.length > 0) ranges.push({ covered, from, to, at: i, compaction });
   }
   const skipped = new Set<Event>(rewound);
   const summariesAt = new Map<Event, Content[]>();
   for (const range of ranges) {
     const subsumed = ranges.some(
-      (other) => other !== range && other.from <= range.from && other.to >= range.to && (other.from < range.from || other.to > range.to || events.indexOf(other.record) > events.indexOf(range.record)),
+      (other) => other !== range && other.from <= range.from && other.to >= range.to && (other.from < range.from || other.to > range.to || other.at > range.at),
     );
     if (subsumed) continue;
     for (const event of range.covered) skipped.add(event);
