@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InMemoryMemoryService, InMemorySessionService, LlmAgent, loadMemoryTool, preloadMemoryTool } from '@troupe/core';
+import { InMemoryMemoryService, InMemorySessionService, LlmAgent, loadMemoryTool, preloadMemoryTool, type MemoryService } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { createApp, type WireEvent } from '../src/index.js';
 import { call, message, readSse } from './helpers.js';
@@ -61,5 +61,25 @@ describe('memory over HTTP', () => {
     await turn(app, 'alice', ALICE, 'My favourite city is Lisbon.');
     const res = await call(app, 'POST', '/run', { appName: 'assistant', userId: 'alice', sessionId: 'x', newMessage: message('What is my favourite city?') }, BOB);
     expect(res.status).toBe(403);
+  });
+
+  it('a memory store that fails after a run is reported to onError; the answer is still sent and stored', async () => {
+    const failing: MemoryService = {
+      addSessionToMemory: async () => {
+        throw new Error('memory store is down');
+      },
+      searchMemory: async () => ({ memories: [] }),
+    };
+    const errors: unknown[] = [];
+    const sessionService = new InMemorySessionService();
+    const agent = new LlmAgent({ name: 'assistant', model: new ScriptedModel(['Hello.']) });
+    const app = createApp({ apps: { assistant: agent }, sessionService, memoryService: failing, onError: (error) => errors.push(error) });
+    await call(app, 'POST', '/apps/assistant/users/u/sessions', { sessionId: 's' });
+
+    const events = (await (await call(app, 'POST', '/run', { appName: 'assistant', userId: 'u', sessionId: 's', newMessage: message('hi') })).json()) as WireEvent[];
+    expect(events[0]!.content!.parts).toEqual([{ text: 'Hello.' }]);
+    expect(events.at(-1)!.errorCode).toBe('INTERNAL');
+    expect(errors.map((e) => (e as Error).message)).toEqual(['memory store is down']);
+    expect((await sessionService.getSession({ appName: 'assistant', userId: 'u', sessionId: 's' }))!.events.map((e) => e.author)).toEqual(['user', 'assistant']);
   });
 });
