@@ -136,6 +136,22 @@ describe('runner.rewind', () => {
     expect(texts(model.requests[2]!.contents)).toEqual(['q1', 'a1', 'q3']);
   });
 
+  it('the next turn starts where it would have before the rewound turn, not at the agent that turn transferred to', async () => {
+    const bookerModel = new ScriptedModel(['Booked.']);
+    const rootModel = new ScriptedModel(['Hello.', { functionCalls: [{ name: 'transfer_to_agent', args: { agent_name: 'Booker' } }] }, 'Welcome back.']);
+    const booker = new LlmAgent({ name: 'Booker', description: 'Books tables.', model: bookerModel });
+    const runner = new Runner({ appName: 'app', agent: new LlmAgent({ name: 'Concierge', model: rootModel, subAgents: [booker] }), sessionService: new InMemorySessionService() });
+    const session = await runner.sessionService.createSession({ appName: 'app', userId: 'u' });
+    const key = { userId: 'u', sessionId: session.id };
+    await runner.run({ ...key, newMessage: 'hi' });
+    const booking = await runner.run({ ...key, newMessage: 'book a table' });
+    expect(booking.output).toBe('Booked.');
+    await runner.rewind({ ...key, beforeInvocationId: booking.invocationId });
+    const next = await runner.run({ ...key, newMessage: 'hello again' });
+    expect(next.output).toBe('Welcome back.');
+    expect(next.events.at(-1)!.author).toBe('Concierge');
+  });
+
   it('a compaction that covered rewound events is rewound with them', async () => {
     const summarizer = new ScriptedModel(['S: q1 and q2.']);
     const t = await setup(['a1', 'a2', 'a3'], { compaction: { everyInvocations: 2, summarizer } });

@@ -95,15 +95,54 @@ export function transferInstruction(agent: BaseAgent, targets: readonly BaseAgen
  * to the root are LlmAgents, none with `disallowTransferToParent`); otherwise the root.
  */
 export function findAgentToRun(root: BaseAgent, events: readonly Event[]): BaseAgent {
-  for (let i = events.length - 1; i >= 0; i--) {
+  // A list that only grew since the last call (a session the runner kept between turns) is
+  // scanned back only to where that call stopped: the answer then was the latest agent before it.
+  const memo = agentMemos.get(events);
+  const known = memo && memo.root === root && memo.length <= events.length && events[memo.length - 1] === memo.last ? memo : undefined;
+  let found: BaseAgent | undefined;
+  let floor = known?.length ?? 0;
+  let useKnown = true;
+  for (let i = events.length - 1; i >= floor; i--) {
+    // A rewind took its invocations back: continue from before them (and past what the memo saw,
+    // when the rewound events reach into it).
+    const rewoundTo = events[i]!.actions.rewindBeforeInvocationId;
+    if (rewoundTo !== undefined) {
+      const start = events.findIndex((e) => e.invocationId === rewoundTo);
+      if (start >= 0 && start < i) {
+        i = start;
+        if (start < floor) {
+          floor = 0;
+          useKnown = false;
+        }
+      }
+      continue;
+    }
     const author = events[i]!.author;
     if (author === 'user') continue;
-    if (author === root.name) return root;
+    if (author === root.name) {
+      found = root;
+      break;
+    }
     const agent = root.findSubAgent(author);
-    if (agent && isTransferableAcrossTree(agent)) return agent;
+    if (agent && isTransferableAcrossTree(agent)) {
+      found = agent;
+      break;
+    }
   }
-  return root;
+  if (useKnown) found ??= known?.found;
+  agentMemos.set(events, { root, length: events.length, last: events[events.length - 1], found });
+  return found ?? root;
 }
+
+/** What {@link findAgentToRun} found in the first `length` events of a list (`last` is the last of them). */
+interface AgentToRunMemo {
+  root: BaseAgent;
+  length: number;
+  last: Event | undefined;
+  found: BaseAgent | undefined;
+}
+
+const agentMemos = new WeakMap<readonly Event[], AgentToRunMemo>();
 
 function isTransferableAcrossTree(agent: BaseAgent): boolean {
   for (let current: BaseAgent | undefined = agent; current; current = current.parentAgent) {
