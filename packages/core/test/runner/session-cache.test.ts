@@ -67,6 +67,30 @@ describe('Runner session cache (incremental session reads between turns)', () =>
     expect(requests[0]!.map((r) => r.contents)).toEqual(requests[1]!.map((r) => r.contents));
   });
 
+  it('the agent that takes each turn after transfers is the one a whole read finds', async () => {
+    const answered: string[][] = [];
+    for (const sessionCacheSize of [1000, 0]) {
+      const worker = new LlmAgent({ name: 'worker', description: 'Does the work.', model: new ScriptedModel(['w1', 'w2', { functionCalls: [{ name: 'transfer_to_agent', args: { agent_name: 'desk' } }] }]) });
+      const desk = new LlmAgent({ name: 'desk', description: 'Answers questions.', model: new ScriptedModel(['d1', 'd2', 'd3']) });
+      const coordinator = new LlmAgent({
+        name: 'coordinator',
+        model: new ScriptedModel([{ functionCalls: [{ name: 'transfer_to_agent', args: { agent_name: 'worker' } }] }]),
+        subAgents: [worker, desk],
+      });
+      const runner = new Runner({ appName: APP, agent: coordinator, sessionService: new InMemorySessionService(), sessionCacheSize });
+      const { id } = await runner.sessionService.createSession({ appName: APP, userId: USER });
+      const authors: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const result = await turn(runner, id, `q${i}`);
+        authors.push(result.events.at(-1)!.author);
+        if (i === 1) await runner.updateSessionState({ userId: USER, sessionId: id, stateDelta: { note: i } });
+      }
+      answered.push(authors);
+    }
+    expect(answered[0]).toEqual(['worker', 'worker', 'desk', 'desk', 'desk']);
+    expect(answered[1]).toEqual(answered[0]);
+  });
+
   it('sees the events another runner (as another process would) stored between its turns', async () => {
     const store = new InMemorySessionService();
     const here = new Runner({ appName: APP, agent: new LlmAgent({ name: 'bot', model: echoModel() }), sessionService: store });
