@@ -1,4 +1,4 @@
-import type { AgentGraphNode, ErrorBody, WireEvent, WireSession } from './types.js';
+import type { AgentGraphNode, ErrorBody, Part, WireEvent, WireSession } from './types.js';
 import { readEventStream } from './sse.js';
 
 /** An HTTP error answered by the server (its JSON error body), or a network failure (status 0). */
@@ -55,6 +55,19 @@ export class ApiClient {
 
   async deleteSession(ref: SessionRef): Promise<void> {
     await this.request('DELETE', `${sessionsPath(ref.app, ref.user)}/${enc(ref.sessionId)}`);
+  }
+
+  /** The session's artifact names (its own and the user's `user:` ones). */
+  listArtifacts(ref: SessionRef): Promise<string[]> {
+    return this.json('GET', artifactsPath(ref));
+  }
+
+  artifactVersions(ref: SessionRef, name: string): Promise<number[]> {
+    return this.json('GET', `${artifactsPath(ref)}/${enc(name)}/versions`);
+  }
+
+  loadArtifact(ref: SessionRef, name: string, version: number): Promise<Part> {
+    return this.json('GET', `${artifactsPath(ref)}/${enc(name)}/versions/${version}`);
   }
 
   /** `POST /run_sse` with streaming on: calls `onEvent` for every event until the run ends. */
@@ -126,6 +139,10 @@ async function errorOf(response: Response, method: string, path: string): Promis
 
 function sessionsPath(app: string, user: string): string {
   return `/apps/${enc(app)}/users/${enc(user)}/sessions`;
+}
+
+function artifactsPath(ref: SessionRef): string {
+  return `${sessionsPath(ref.app, ref.user)}/${enc(ref.sessionId)}/artifacts`;
 }
 
 function enc(segment: string): string {

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, type ApiClient, type SessionRef } from './api.js';
 import { AgentTree } from './components/agent-tree.js';
+import { ArtifactsPanel } from './components/artifacts-panel.js';
 import { ChatPanel } from './components/chat-panel.js';
 import { EventDetail } from './components/event-detail.js';
 import { EventsPanel } from './components/events-panel.js';
@@ -279,6 +280,7 @@ export function App({ api, url, setToken }: AppProps) {
           />
           <AgentTree graph={graph} active={active?.author} activePath={active?.path} live={running} />
           <PatternPanel progress={patterns} />
+          {app !== undefined && sessionId !== undefined && <ArtifactsPanel api={api} session={{ app, user, sessionId }} refresh={running ? -1 : events.length} onError={report} />}
         </div>
         <ChatPanel
           items={items}

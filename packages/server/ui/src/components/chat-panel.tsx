@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { StreamingText } from '../model/live-run.js';
 import type { ChatItem } from '../model/transcript.js';
 import type { InterruptInfo } from '../types.js';
+import { InlineData } from './inline-data.js';
 import { InterruptsPanel } from './interrupts-panel.js';
 
 /** Props of {@link ChatPanel}. */
@@ -54,6 +55,10 @@ export function ChatPanel({ items, streaming, interrupts, running, stopping = fa
             <li key={item.key} class={`msg ${item.kind}`} data-author={item.kind === 'user' ? 'user' : item.author}>
               {item.kind === 'user' ? (
                 <p class="bubble">{item.text}</p>
+              ) : item.kind === 'image' ? (
+                <button type="button" class="bubble image link" onClick={() => onSelectEvent(item.eventIndex)} title={`${item.author === 'user' ? 'You' : item.author}: show this event`}>
+                  <InlineData mimeType={item.mimeType} data={item.data} />
+                </button>
               ) : item.kind === 'agent' ? (
                 <>
                   <button type="button" class="author link" onClick={() => onSelectEvent(item.eventIndex)} title="Show this event">

@@ -1,4 +1,5 @@
 import { blockedTitle, compactJson, type EventFact } from '../model/event-facts.js';
+import { InlineData } from './inline-data.js';
 
 /** The facts of one event as short lines: text, tool calls and results, transfers, usage, errors... */
 export function EventFactsView({ facts }: { facts: readonly EventFact[] }) {
@@ -33,11 +34,7 @@ function FactLine({ fact }: { fact: EventFact }) {
         </span>
       );
     case 'data':
-      return (
-        <span>
-          <span class="tag">data</span> {fact.mimeType}, {fact.bytes} bytes
-        </span>
-      );
+      return <InlineData mimeType={fact.mimeType} data={fact.data} />;
     case 'transfer':
       return (
         <span>

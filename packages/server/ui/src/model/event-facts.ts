@@ -7,7 +7,7 @@ export type EventFact =
   | { kind: 'thought'; text: string }
   | { kind: 'call'; id: string; name: string; args: Record<string, unknown> }
   | { kind: 'result'; id: string; name: string; response: Record<string, unknown> }
-  | { kind: 'data'; mimeType: string; bytes: number }
+  | { kind: 'data'; mimeType: string; bytes: number; data: string }
   | { kind: 'transfer'; to: string }
   | { kind: 'route'; key: string; reason?: string }
   | { kind: 'escalate' }
@@ -79,7 +79,7 @@ function partFact(part: Part): EventFact | undefined {
   if ('text' in part) return part.text === '' ? undefined : { kind: part.thought ? 'thought' : 'text', text: part.text };
   if ('functionCall' in part) return { kind: 'call', ...part.functionCall };
   if ('functionResponse' in part) return { kind: 'result', ...part.functionResponse };
-  if ('inlineData' in part) return { kind: 'data', mimeType: part.inlineData.mimeType, bytes: Math.floor((part.inlineData.data.length * 3) / 4) };
+  if ('inlineData' in part) return { kind: 'data', mimeType: part.inlineData.mimeType, bytes: Math.floor((part.inlineData.data.length * 3) / 4), data: part.inlineData.data };
   return undefined;
 }
 

@@ -1,5 +1,6 @@
 import type { InterruptInfo, WireEvent } from '../types.js';
 import { blockedTitle, eventFacts } from './event-facts.js';
+import { isImageType } from './image-types.js';
 import { compactionOf, invocationStart, rewoundIds } from './rewind.js';
 
 /** One line of the chat: what the user and the agents said, and the steps in between. */
@@ -7,7 +8,9 @@ export type ChatItem =
   | { kind: 'user'; key: string; eventIndex: number; text: string }
   | { kind: 'agent'; key: string; eventIndex: number; author: string; text: string }
   | { kind: 'step'; key: string; eventIndex: number; author: string; text: string }
-  | { kind: 'error'; key: string; eventIndex: number; author: string; text: string };
+  | { kind: 'error'; key: string; eventIndex: number; author: string; text: string }
+  /** An image part (inline data) of a message. */
+  | { kind: 'image'; key: string; eventIndex: number; author: string; mimeType: string; data: string };
 
 /**
  * The chat transcript of a session's events: user messages, agents' text (thoughts left out),
@@ -63,8 +66,10 @@ export function transcript(events: readonly WireEvent[]): ChatItem[] {
         case 'blocked':
           items.push({ kind: 'error', ...at, text: `${blockedTitle(fact)}: ${fact.message}` });
           break;
-        case 'thought':
         case 'data':
+          if (isImageType(fact.mimeType)) items.push({ kind: 'image', ...at, mimeType: fact.mimeType, data: fact.data });
+          break;
+        case 'thought':
         case 'escalate':
         case 'state':
         case 'output':
