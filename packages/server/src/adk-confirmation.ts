@@ -123,6 +123,7 @@ export function confirmationResume(
   invocationId: string | null | undefined,
 ): { invocationId: string; responses: Record<string, Confirmation> } {
   const responses: Record<string, Confirmation> = {};
+  const fields = new Map<string, string>();
   let answered: string | undefined;
   for (const { callId, answer, field } of answers) {
     const event = findConfirmation(session.events, callId);
@@ -139,13 +140,13 @@ export function confirmationResume(
     }
     answered = event.invocationId;
     responses[event.interrupt!.id] = answer;
+    fields.set(event.interrupt!.id, field);
   }
   if (invocationId && invocationId !== answered) {
     throw new HttpError(400, 'INVALID_REQUEST', `Invalid request body: field 'invocationId': the answers are for invocation '${answered}', not '${invocationId}'. Leave invocationId out, or send that one.`, 'invocationId');
   }
   const open = new Set(openInterrupts(session.events, answered).map((interrupt) => interrupt.id));
-  for (const { callId, field } of answers) {
-    const id = findConfirmation(session.events, callId)!.interrupt!.id;
+  for (const [id, field] of fields) {
     if (open.has(id)) continue;
     throw new HttpError(
       400,
