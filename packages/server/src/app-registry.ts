@@ -1,4 +1,4 @@
-import { AddSessionToMemoryPlugin, type ArtifactService, type BaseAgent, type BaseLlm, type BasePlugin, ConfigurationError, type LoadAgentOptions, type MemoryService, Runner, type SessionService } from '@troupe/core';
+import { AddSessionToMemoryPlugin, type ArtifactService, type BaseAgent, type CompactionOptions, type BaseLlm, type BasePlugin, ConfigurationError, type LoadAgentOptions, type MemoryService, Runner, type SessionService } from '@troupe/core';
 import { discoverApps, type DiscoveredApp, type ImportModule } from './discover-apps.js';
 import { HttpError } from './http-error.js';
 
@@ -15,6 +15,7 @@ export interface AppRegistryOptions {
   defaultModel: BaseLlm | string | undefined;
   leaseTtlMs: number | undefined;
   secrets: readonly string[] | undefined;
+  compaction?: CompactionOptions | undefined;
 }
 
 /** The apps the server offers, by name, each with its runner (made on first use). */
@@ -72,6 +73,7 @@ export class AppRegistry {
       ...(this.options.defaultModel === undefined ? {} : { defaultModel: this.options.defaultModel }),
       ...(this.options.leaseTtlMs === undefined ? {} : { leaseTtlMs: this.options.leaseTtlMs }),
       ...(this.options.secrets === undefined ? {} : { secrets: [...this.options.secrets] }),
+      ...(this.options.compaction === undefined ? {} : { compaction: this.options.compaction }),
     });
   }
 

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { type ArtifactService, type BaseAgent, type BaseLlm, type BasePlugin, ConfigurationError, type LoadAgentOptions, type MemoryService, type SessionService } from '@troupe/core';
+import { type ArtifactService, type BaseAgent, type CompactionOptions, type BaseLlm, type BasePlugin, ConfigurationError, type LoadAgentOptions, type MemoryService, type SessionService } from '@troupe/core';
 import type { AuthOptions } from './auth.js';
 import type { BackgroundRuns } from './background-runs.js';
 import type { ImportModule } from './discover-apps.js';
@@ -97,6 +97,8 @@ export interface CreateAppOptions {
    * what the redactor finds by itself (the runners' `secrets`).
    */
   secrets?: readonly string[];
+  /** The apps' runners summarise older events every few turns (the runners' `compaction`; see docs/long-sessions.md). */
+  compaction?: CompactionOptions;
   /**
    * How long `GET /health` waits for the session store's `checkHealth()` before answering 503.
    * @default 3000

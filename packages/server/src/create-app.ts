@@ -54,6 +54,7 @@ export function createApp(options: CreateAppOptions): TroupeApp {
       defaultModel: options.defaultModel,
       leaseTtlMs: options.leaseTtlMs,
       secrets: options.secrets,
+      compaction: options.compaction,
     }),
     sessionService,
     runs: new RunTracker(),
