@@ -3,6 +3,7 @@ import {
   AddSessionToMemoryPlugin,
   type ArtifactService,
   type BaseAgent,
+  type CompactionOptions,
   type BaseLlm,
   type BasePlugin,
   ConfigurationError,
@@ -62,6 +63,8 @@ export interface RunWorkerOptions {
   defaultModel?: BaseLlm | string;
   /** Strings masked in stored errors (see `RunnerOptions.secrets`). */
   secrets?: readonly string[];
+  /** Summarise older events every few turns (see `RunnerOptions.compaction`). */
+  compaction?: CompactionOptions;
   /** Told of failures that do not end a run (Redis dropping a live frame, a sweep that failed). @default console.error */
   onError?: (error: unknown, context: { runId?: string; during: string }) => void;
 }
@@ -122,6 +125,7 @@ export class RunWorker {
           ...(options.secrets ? { secrets: options.secrets } : {}),
           ...(options.artifactService ? { artifactService: options.artifactService } : {}),
           ...(memory ? { memoryService: memory } : {}),
+          ...(options.compaction ? { compaction: options.compaction } : {}),
         }),
       );
     }
