@@ -39,6 +39,8 @@ const AGENT_KEYS = {
     'disallowTransferToParent',
     'disallowTransferToPeers',
     'generateContentConfig',
+    'inputGuardrails',
+    'outputGuardrails',
   ],
   sequential: [...COMMON_KEYS, 'subAgents'],
   parallel: [...COMMON_KEYS, 'subAgents', 'maxConcurrency'],

@@ -3,6 +3,7 @@ import type { IncludeContents } from '../agents/llm/history.js';
 import type { GenerateContentConfig } from '../models/llm-request.js';
 import type { AgentPlan, Compiler, Scope } from './agent-plan.js';
 import { commonOptions, readAgentList, readSchema, type DefinitionCommon } from './build-common.js';
+import { readGuardrails } from './build-guardrails.js';
 import { compileTools } from './build-tools.js';
 import { AgentDefinitionError } from './definition-error.js';
 import { describeNode, toPlain } from './parse-document.js';
@@ -33,6 +34,8 @@ export async function compileLlm(compiler: Compiler, r: MapReader, scope: Scope,
     generateContentConfig: readGenerateContentConfig(r),
     inputSchema: await readSchema(compiler, r, 'inputSchema'),
     outputSchema: await readSchema(compiler, r, 'outputSchema'),
+    inputGuardrails: await readGuardrails(r, 'inputGuardrails', scope),
+    outputGuardrails: await readGuardrails(r, 'outputGuardrails', scope),
   };
   const childScope: Scope = { ...scope, inheritsModel: scope.inheritsModel || model !== undefined };
   const subAgents = await readAgentList(compiler, r, 'subAgents', childScope);
