@@ -1,8 +1,8 @@
 import type { Event, InterruptInfo, Usage } from '../events/event.js';
 import type { RunLimit } from '../errors.js';
 
-/** How a run ended. */
-export type RunStatus = 'completed' | 'interrupted' | 'failed' | 'cancelled' | 'limit';
+/** How a run ended. `'blocked'`: a guardrail's tripwire fired (`error` is the `GuardrailTrippedError`). */
+export type RunStatus = 'completed' | 'interrupted' | 'failed' | 'cancelled' | 'limit' | 'blocked';
 
 /** Token totals of a run, overall and per agent. */
 export interface UsageTotals {
