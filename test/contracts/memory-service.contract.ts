@@ -166,6 +166,17 @@ export function memoryServiceContract<F extends MemoryServiceFixture>(name: stri
       expect(texts(await search('quartz')).sort()).toEqual(['Book the quartz hotel.', 'Your quartz room is booked.']);
     });
 
+    it('leaves out the turns a rewind took back', async () => {
+      const kept = user('My car is blue.', { invocationId: 'i1' });
+      const undone = user('My car is green.', { invocationId: 'i2' });
+      const answer = agent('Green car noted.', { invocationId: 'i2' });
+      const rewind = createEvent({ author: 'user', timestamp: clock++, invocationId: 'i3', actions: { rewindBeforeInvocationId: 'i2' } });
+      await service.addSessionToMemory(session('s1', [kept, undone, answer, rewind, user('My car is fast.', { invocationId: 'i4' })]));
+
+      expect(texts(await search('car')).sort()).toEqual(['My car is blue.', 'My car is fast.']);
+      expect(await search('green')).toEqual([]);
+    });
+
     it('a query with punctuation or search operators is read as words, never as syntax', async () => {
       await service.addSessionToMemory(session('s1', [user('My favourite city is Lisbon.'), user('Bar snacks are great.')]));
 

@@ -1,5 +1,6 @@
 import type { Content, TextPart } from '../events/content.js';
 import type { Event } from '../events/event.js';
+import { rewoundEvents } from '../events/rewound-events.js';
 import type { Session } from '../sessions/session.js';
 import type { MemoryEntry } from './memory-service.js';
 
@@ -15,12 +16,14 @@ export interface SessionMemory {
 /**
  * What a session contributes to memory: each stored turn with text — the user's messages and the
  * agents' answers — with only its non-thought text parts. Streaming chunks, failures (events with an
- * `errorCode`), thoughts and pure tool calls or results are left out. Every `MemoryService` stores
- * exactly these, so the stores remember the same things.
+ * `errorCode`), thoughts, pure tool calls or results, and turns a rewind took back are left out.
+ * Every `MemoryService` stores exactly these, so the stores remember the same things.
  */
 export function sessionMemories(session: Session): SessionMemory[] {
   const memories: SessionMemory[] = [];
+  const rewound = rewoundEvents(session.events);
   for (const event of session.events) {
+    if (rewound.has(event)) continue;
     const memory = memoryOf(event);
     if (memory) memories.push(memory);
   }
