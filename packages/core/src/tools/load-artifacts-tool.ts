@@ -2,6 +2,7 @@ import type { CallbackContext } from '../agents/callback-context.js';
 import { USER_ARTIFACT_PREFIX } from '../artifacts/artifact-service.js';
 import type { Content, Part } from '../events/content.js';
 import type { FunctionDeclaration, LlmRequest } from '../models/llm-request.js';
+import { appendInstruction } from './append-instruction.js';
 import { BaseTool } from './base-tool.js';
 import type { ToolContext } from './tool-context.js';
 
@@ -68,7 +69,7 @@ export class LoadArtifactsTool extends BaseTool {
     const names = await context.listArtifacts();
     if (names.length === 0) return;
     const note = `You have these artifacts: ${JSON.stringify(names)}. When the user asks about any of them, call the \`${TOOL_NAME}\` function to load it before answering, even if it was loaded before; do not rely on earlier answers about an artifact.`;
-    request.config.systemInstruction = request.config.systemInstruction ? `${request.config.systemInstruction}\n\n${note}` : note;
+    appendInstruction(request, note);
 
     const last = request.contents.at(-1);
     if (last?.role !== 'user') return;
