@@ -12,6 +12,7 @@ import { answersOf, checkResponses, openInterrupts } from '../interrupts/open-in
 import type { BaseLlm } from '../models/base-llm.js';
 import { resolveModel } from '../models/registry.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
+import { InMemoryArtifactService } from '../artifacts/in-memory-artifact-service.js';
 import type { Session, SessionService } from '../sessions/session.js';
 import { assertValidDelta } from '../sessions/state-keys.js';
 import { newId } from '../utils/ids.js';
@@ -394,10 +395,10 @@ export class Runner {
   }
 }
 
-/** A runner with an in-memory session store, for tests and quick experiments. */
+/** A runner with an in-memory session store (and, unless given, an in-memory artifact store, as ADK's), for tests and quick experiments. */
 export class InMemoryRunner extends Runner {
   constructor(options: Omit<RunnerOptions, 'appName' | 'sessionService'> & { appName?: string }) {
-    super({ ...options, appName: options.appName ?? 'InMemoryRunner', sessionService: new InMemorySessionService() });
+    super({ ...options, appName: options.appName ?? 'InMemoryRunner', sessionService: new InMemorySessionService(), artifactService: options.artifactService ?? new InMemoryArtifactService() });
   }
 }
 

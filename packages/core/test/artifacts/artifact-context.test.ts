@@ -7,6 +7,7 @@ import {
   FunctionAgent,
   FunctionTool,
   InMemoryArtifactService,
+  InMemoryRunner,
   InMemorySessionService,
   LlmAgent,
   Runner,
@@ -153,4 +154,14 @@ describe('loadArtifactsTool', () => {
     const agent = (await loadAgent(join(dir, 'agent.yaml'), { models: { m: new ScriptedModel([]) } })) as LlmAgent;
     expect(agent.tools).toEqual([loadArtifactsTool]);
   });
+});
+
+it('InMemoryRunner has an in-memory artifact store unless given one, as in ADK', async () => {
+  const agent = new FunctionAgent({ name: 'writer', run: async (_input, ctx) => `v${await ctx.saveArtifact('a.txt', { text: 'x' })}` });
+  const runner = new InMemoryRunner({ agent });
+  const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
+  expect((await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'go' })).output).toBe('v0');
+  expect(await runner.artifactService!.loadArtifact({ appName: runner.appName, userId: 'u', sessionId: session.id, filename: 'a.txt' })).toEqual({ text: 'x' });
+  const own = new InMemoryArtifactService();
+  expect(new InMemoryRunner({ agent, artifactService: own }).artifactService).toBe(own);
 });
