@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigurationError, createEvent, LlmAgent, preloadMemoryTool, Runner, type Session } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { memoryServiceContract } from '../../../test/contracts/memory-service.contract.js';
-import { SCHEMA_VERSION, SqliteMemoryService, SqliteSessionService } from '../src/index.js';
+import { SCHEMA_VERSION, SqliteMemoryService, SqliteSessionService, StorageError } from '../src/index.js';
 
 // A fresh file per test; the second instance opens the same file through its own connection.
 async function openFresh() {
@@ -92,6 +92,24 @@ describe('SqliteMemoryService', () => {
       await second.sessionService.close();
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('readonly: searches a file another service wrote, refuses to add (StorageError), and refuses a file without memory tables', async () => {
+    const { service, path, close } = await openFresh();
+    try {
+      const session: Session = { id: 's', appName: 'app', userId: 'u', state: {}, events: [createEvent({ author: 'user', content: { role: 'user', parts: [{ text: 'The gate code is 1234.' }] } })], lastUpdateTime: 0, version: 1 };
+      await service.addSessionToMemory(session);
+      const reader = new SqliteMemoryService({ path, readonly: true });
+      expect((await reader.searchMemory({ appName: 'app', userId: 'u', query: 'gate code' })).memories).toHaveLength(1);
+      await expect(reader.addSessionToMemory(session)).rejects.toThrow(StorageError);
+      await reader.close();
+
+      const sessionsOnly = join(path, '..', 'sessions-only.db');
+      await new SqliteSessionService({ path: sessionsOnly }).close();
+      expect(() => new SqliteMemoryService({ path: sessionsOnly, readonly: true })).toThrow(/has no memory tables yet.*Open it once without readonly/);
+    } finally {
+      await close();
     }
   });
 
