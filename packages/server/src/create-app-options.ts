@@ -142,6 +142,10 @@ export function checkOptions(options: CreateAppOptions): void {
   if (queue !== undefined && !(typeof queue === 'object' && queue !== null && QUEUE_METHODS.every((m) => typeof (queue as Record<string, unknown>)[m] === 'function'))) {
     throw new ConfigurationError(`createApp's queue must be a RunQueue from @troupe/queue (an object with ${QUEUE_METHODS.join(', ')}); got ${typeof queue === 'object' ? 'an object without them' : String(queue)}.`);
   }
+  const artifacts: unknown = options.artifactService;
+  if (artifacts !== undefined && !(typeof artifacts === 'object' && artifacts !== null && ARTIFACT_METHODS.every((m) => typeof (artifacts as Record<string, unknown>)[m] === 'function'))) {
+    throw new ConfigurationError(`createApp's artifactService must be an ArtifactService (an object with ${ARTIFACT_METHODS.join(', ')}), e.g. new InMemoryArtifactService() or SqliteArtifactService; got ${typeof artifacts === 'object' ? 'an object without them' : String(artifacts)}.`);
+  }
   for (const name of ['allowedHosts', 'allowedOrigins'] as const) {
     const list: unknown = options[name];
     if (list !== undefined && !Array.isArray(list)) throw new ConfigurationError(`createApp's ${name} is ${JSON.stringify(list)}; it must be an array of strings.`);
@@ -160,6 +164,8 @@ export function checkOptions(options: CreateAppOptions): void {
     if (!isDirectory) throw new ConfigurationError(`createApp's ${name} '${dir}' is not a directory. Pass the path of an existing folder.`);
   }
 }
+
+const ARTIFACT_METHODS = ['saveArtifact', 'loadArtifact', 'listArtifactKeys', 'listVersions', 'deleteArtifact'] as const;
 
 const QUEUE_METHODS = ['enqueue', 'resume', 'join', 'status', 'list', 'cancel', 'schedule', 'listSchedules', 'getSchedule', 'removeSchedule'] as const;
 

@@ -105,4 +105,8 @@ describe('artifact routes (ADK)', () => {
     expect(await (await call(app, 'GET', alice, undefined, as('alice-token'))).json()).toEqual(['secret.txt', 'user:diary.txt']);
     expect(await (await call(app, 'GET', `${alice}/user%3Adiary.txt`, undefined, as('admin-token'))).json()).toEqual({ text: 'alice diary' });
   });
+
+  it('createApp refuses an artifactService that is not one', () => {
+    expect(() => createApp({ apps: {}, artifactService: {} as never })).toThrow(/createApp's artifactService must be an ArtifactService \(an object with saveArtifact, loadArtifact/);
+  });
 });
