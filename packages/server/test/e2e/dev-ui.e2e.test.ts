@@ -148,7 +148,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !IN_CI)('troupe web: the dev UI in Chro
     expect(await page.getByRole('heading', { name: /^Events/ }).textContent()).toBe(`Events (${stored.events!.length})`);
     expect(await chat(page).getByText(GREETING, { exact: true }).count()).toBe(1);
 
-    await page.locator('.event').first().getByRole('button').click();
+    await page.locator('.event').first().locator('.event-head').click();
     await page.getByRole('button', { name: 'Next ▶' }).click();
     await page.getByRole('region', { name: /^Event #2 by Concierge/ }).waitFor();
     expect(await page.locator('.agent-node.active').getAttribute('data-agent')).toBe('Concierge');
