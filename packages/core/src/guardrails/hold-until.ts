@@ -1,5 +1,3 @@
-const OPEN = Symbol('open');
-
 /**
  * Passes a generator's items through only once `gate` resolves: until then they are held (and the
  * generator keeps running, so the work overlaps the gate). If the gate rejects, that error is thrown
@@ -8,9 +6,8 @@ const OPEN = Symbol('open');
  */
 export async function* holdUntil<T, R>(source: AsyncGenerator<T, R, undefined>, gate: Promise<void>): AsyncGenerator<T, R, undefined> {
   let open = false;
-  const opened = gate.then((): typeof OPEN => {
+  const opened = gate.then(() => {
     open = true;
-    return OPEN;
   });
   // A gate that rejects while nothing awaits it is still reported, through the next race below.
   opened.catch(() => undefined);
@@ -21,20 +18,19 @@ export async function* holdUntil<T, R>(source: AsyncGenerator<T, R, undefined>, 
       const next = source.next();
       let step: IteratorResult<T, R>;
       try {
-        if (open) step = await next;
-        else {
+        if (!open) {
           // The source's late outcome after a rejected gate is nobody's business.
           next.catch(() => undefined);
-          const first = await Promise.race([next, opened]);
-          if (first === OPEN) {
-            yield* held.splice(0);
-            step = await next;
-          } else step = first;
+          // Wakes on whichever comes first: the next item, or the gate (a rejected gate throws here).
+          await Promise.race([next, opened]);
         }
+        step = await next;
       } catch (error) {
         if (!open) await opened;
         throw error;
       }
+      // Once open, what was held goes first, in order.
+      if (open) yield* held.splice(0);
       if (step.done) {
         if (!open) await opened;
         yield* held.splice(0);
