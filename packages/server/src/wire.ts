@@ -43,6 +43,11 @@ export function secondsToMs(seconds: number): number {
  */
 export function encodeEvent(event: Event): WireEvent {
   const wire: WireEvent = { ...event, timestamp: msToSeconds(event.timestamp) };
+  // A compaction's times are seconds on the wire too, as in ADK's EventCompaction.
+  const compaction = event.actions.compaction;
+  if (compaction) {
+    wire.actions = { ...event.actions, compaction: { ...compaction, startTimestamp: msToSeconds(compaction.startTimestamp), endTimestamp: msToSeconds(compaction.endTimestamp) } };
+  }
   const interrupt = event.interrupt;
   if (interrupt?.kind !== 'confirmation') return wire;
   const call = confirmationCall(interrupt);

@@ -14,6 +14,10 @@ describe('createApp({ compaction })', () => {
     const session = (await (await call(app, 'GET', `/apps/chat/users/alice/sessions/${s.id}`)).json()) as WireSession;
     const record = session.events!.find((e) => e.actions.compaction);
     expect(record).toMatchObject({ author: 'user', model: 'summarizer', actions: { compaction: { summary: { role: 'model', parts: [{ text: 'S: hi and bye.' }] } } } });
+    // Its times are seconds on the wire, like the events' own.
+    const first = session.events![0]!;
+    expect(record!.actions.compaction!.startTimestamp).toBe(first.timestamp);
+    expect(record!.actions.compaction!.endTimestamp).toBeLessThan(1e11);
     expect(model.requests[2]!.contents.map((c) => (c.parts[0] as { text: string }).text)).toEqual(['[Summary of the earlier conversation] S: hi and bye.', 'again']);
   });
 });
