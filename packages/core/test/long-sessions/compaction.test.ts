@@ -7,6 +7,7 @@ import {
   LlmAgent,
   Runner,
   SequentialAgent,
+  SessionBusyError,
   type BaseLlm,
   type CompactionOptions,
   type Event,
@@ -136,6 +137,42 @@ describe('Runner compaction', () => {
     const again = await runner.resume({ userId: 'u', sessionId: session.id, invocationId: first.invocationId });
     expect(again.status).toBe('completed');
     expect(again.events).toHaveLength(0);
+  });
+
+  it('compacts before the session is given back: a turn started meanwhile is refused as busy, and the compaction follows its invocation directly', async () => {
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let started: () => void = () => {};
+    const summarising = new Promise<void>((resolve) => (started = resolve));
+    const summarizer = new ScriptedModel([
+      async () => {
+        started();
+        await held;
+        return 'S1';
+      },
+    ]);
+    const { runner, session, turn, events } = await setup(new LlmAgent({ name: 'Helper', model: new ScriptedModel(['a1', 'a2']) }), { everyInvocations: 1, summarizer });
+    const first = turn('q1');
+    await summarising;
+    await expect(runner.run({ userId: 'u', sessionId: session.id, newMessage: 'too soon' })).rejects.toThrow(SessionBusyError);
+    release();
+    expect((await first).status).toBe('completed');
+    const stored = await events();
+    expect(stored.map((e) => (e.actions.compaction ? 'compaction' : e.author))).toEqual(['user', 'Helper', 'compaction']);
+    expect((await turn('q2')).status).toBe('completed');
+  });
+
+  it('every agent of a tree sees the summary: the agent a turn was transferred to, too', async () => {
+    const bookerModel = new ScriptedModel(['Booked for two.', 'Yes, for two.']);
+    const booker = new LlmAgent({ name: 'Booker', description: 'Books tables.', model: bookerModel });
+    const rootModel = new ScriptedModel([{ functionCalls: [{ name: 'transfer_to_agent', args: { agent_name: 'Booker' } }] }]);
+    const summarizer = new ScriptedModel(['Booker booked a table for two.']);
+    const { turn } = await setup(new LlmAgent({ name: 'Concierge', model: rootModel, subAgents: [booker] }), { everyInvocations: 1, summarizer });
+    await turn('book for two');
+    expect(texts(summarizer.requests[0]!.contents)[0]).toContain('Booker: Booked for two.');
+    // The next turn starts at Booker (the agent that answered last), whose history is the summary.
+    expect((await turn('is it for two?')).output).toBe('Yes, for two.');
+    expect(texts(bookerModel.requests[1]!.contents)).toEqual(['[Summary of the earlier conversation] Booker booked a table for two.', 'is it for two?']);
   });
 
   it('rejects bad options in the constructor', () => {
