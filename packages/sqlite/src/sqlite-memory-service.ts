@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { ConfigurationError, type Content, type MemoryEntry, type MemoryService, type SearchMemoryParams, type SearchMemoryResponse, type Session } from '@troupe/core';
 import { checkMemorySession, memoryWords, resolveMaxResults, searchWords, sessionMemories } from '@troupe/core/stores';
@@ -15,7 +16,10 @@ export interface SqliteMemoryServiceOptions extends SqliteSessionServiceOptions 
  * The memory tables, created when missing. They are separate from the session schema (and its
  * version), so memory can share a file with `SqliteSessionService` or have one of its own. The FTS5
  * table indexes each memory's words (lowercased by the service, see `memoryWords`) under the rowid
- * of its `memories` row; `unicode61` with diacritics removed, so `cafe` also finds `café`.
+ * of its `memories` row; `unicode61` with diacritics removed, so `cafe` also finds `café`. Its
+ * `scope` column holds one token naming the app and user (see {@link scopeToken}), so a search
+ * intersects the query's words with that user's entries inside the index instead of matching every
+ * user's entries and filtering them afterwards.
  */
 const CREATE_TABLES = `
   CREATE TABLE IF NOT EXISTS memories (
@@ -28,7 +32,7 @@ const CREATE_TABLES = `
     content TEXT NOT NULL
   );
   CREATE INDEX IF NOT EXISTS memories_session ON memories (app_name, user_id, session_id);
-  CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(words, tokenize = 'unicode61 remove_diacritics 2');
+  CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(words, scope, tokenize = 'unicode61 remove_diacritics 2');
 `;
 
 interface MemoryRow {
@@ -90,7 +94,7 @@ export class SqliteMemoryService implements MemoryService {
       this.sql.deleteMemories.run(...key);
       for (const { entry, text } of sessionMemories(session)) {
         const { lastInsertRowid } = this.sql.insertMemory.run(...key, entry.author ?? null, entry.timestamp ?? null, JSON.stringify(entry.content));
-        this.sql.insertWords.run(lastInsertRowid, memoryWords(text).join(' '));
+        this.sql.insertWords.run(lastInsertRowid, memoryWords(text).join(' '), scopeToken(session.appName, session.userId));
       }
     });
   }
@@ -106,7 +110,7 @@ export class SqliteMemoryService implements MemoryService {
     this.assertOpen();
     if (words.length === 0) return { memories: [] };
     // Each word a quoted FTS5 string (quotes doubled, though words never hold one): never syntax.
-    const match = words.map((word) => `"${word.replaceAll('"', '""')}"`).join(' OR ');
+    const match = `scope: ${scopeToken(params.appName, params.userId)} AND words: (${words.map((word) => `"${word.replaceAll('"', '""')}"`).join(' OR ')})`;
     const rows = guarded(this.site, false, () => `search the memory of user '${params.userId}'`, () =>
       this.sql.search.all(match, params.appName, params.userId, this.maxResults),
     );
@@ -132,13 +136,21 @@ function prepare(db: Database.Database) {
     insertMemory: db.prepare<[string, string, string, string | null, number | null, string]>(
       'INSERT INTO memories (app_name, user_id, session_id, author, timestamp, content) VALUES (?, ?, ?, ?, ?, ?)',
     ),
-    insertWords: db.prepare<[number | bigint, string]>('INSERT INTO memories_fts (rowid, words) VALUES (?, ?)'),
+    insertWords: db.prepare<[number | bigint, string, string]>('INSERT INTO memories_fts (rowid, words, scope) VALUES (?, ?, ?)'),
     search: db.prepare<[string, string, string, number], MemoryRow>(
       `SELECT m.author, m.timestamp, m.content FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
        WHERE memories_fts MATCH ? AND m.app_name = ? AND m.user_id = ?
-       ORDER BY bm25(memories_fts), m.timestamp DESC, m.id DESC LIMIT ?`,
+       ORDER BY bm25(memories_fts, 1.0, 0.0), m.timestamp DESC, m.id DESC LIMIT ?`,
     ),
   };
+}
+
+/**
+ * One FTS5 token for an app and user: `s` and 32 hex digits of the SHA-256 of both names (letters
+ * and digits only, so the tokenizer keeps it whole). The exact names are checked too, on the join.
+ */
+function scopeToken(appName: string, userId: string): string {
+  return `s${createHash('sha256').update(JSON.stringify([appName, userId])).digest('hex').slice(0, 32)}`;
 }
 
 function toEntry(row: MemoryRow): MemoryEntry {
