@@ -179,7 +179,7 @@ export function artifactServiceContract<F extends ArtifactServiceFixture>(
     });
 
     it('takes filenames with any characters: slashes, dots, spaces, colons, unicode', async () => {
-      const names = ['../../etc/passwd', '/absolute/path.txt', '..', '.', 'a/b/c.txt', 'with space.txt', 'C:\\windows\\file', 'ünï 日本 🎭.txt', 'user:../../escape', '%2e%2e', 'name\nwith newline'];
+      const names = ['../../etc/passwd', '/absolute/path.txt', '..', '.', 'a/b/c.txt', 'with space.txt', 'C:\\windows\\file', 'ünï 日本 🎭.txt', 'user:../../escape', '%2e%2e', 'name\nwith newline', 'constructor', 'user:__proto__'];
       for (const filename of names) {
         expect(await service.saveArtifact({ ...at('s1'), filename, artifact: { text: `content of ${filename}` } })).toBe(0);
       }
@@ -211,6 +211,7 @@ export function artifactServiceContract<F extends ArtifactServiceFixture>(
       await bad('a\0b', /NUL/);
       await bad('x'.repeat(1025), /1025 characters.*limit is 1024/);
       await bad('user:', /names nothing/);
+      await bad('__proto__', /artifactDelta/);
       await bad('bad\uD800name', /surrogate/);
       expect(await service.saveArtifact({ ...at('s1'), filename: 'x'.repeat(1024), artifact: { text: 'long name' } })).toBe(0);
       const badPart = async (artifact: unknown, match: RegExp) => {

@@ -59,6 +59,10 @@ export function checkArtifactKey(key: ArtifactKey): void {
   if (LONE_SURROGATE.test(filename)) {
     throw new InvalidArtifactError(`Artifact filename ${JSON.stringify(filename)} contains a lone UTF-16 surrogate (not valid Unicode). Use a well-formed string.`);
   }
+  if (filename === '__proto__') {
+    // An event's artifactDelta is a plain object: this key could not be recorded there.
+    throw new InvalidArtifactError(`Artifact filename '__proto__' cannot be used: it cannot be a key of an event's artifactDelta. Choose another name.`);
+  }
   if (filename === USER_ARTIFACT_PREFIX) {
     throw new InvalidArtifactError(`Artifact filename '${USER_ARTIFACT_PREFIX}' names nothing after its prefix. Write e.g. '${USER_ARTIFACT_PREFIX}avatar.png'.`);
   }
