@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import {
   ConfigurationError,
@@ -310,5 +310,28 @@ describe('guardrail failures and configuration', () => {
     expect(() => new FunctionTool({ name: 't', description: '', execute: () => 1, guardrails: [{ name: 'b', blocking: 'yes' as never, check: () => ({ tripwire: false }) }] })).toThrow(
       /FunctionTool 't' guardrails\[0\] \('b'\) has blocking string "yes"/,
     );
+  });
+});
+
+describe('guardrail types', () => {
+  it('a tool guardrail gets the arguments typed from the zod parameters, and the tool context', () => {
+    new FunctionTool({
+      name: 'pay',
+      description: 'Pays.',
+      parameters: z.object({ amount: z.number(), to: z.string() }),
+      guardrails: [
+        {
+          name: 'typed',
+          check: (ctx, args) => {
+            expectTypeOf(args).toEqualTypeOf<{ amount: number; to: string }>();
+            expectTypeOf(ctx.functionCallId).toEqualTypeOf<string>();
+            return { tripwire: args.amount > 10 };
+          },
+        },
+      ],
+      execute: () => 'paid',
+    });
+    const input: InputGuardrail = { name: 'in', check: (_ctx, value) => ({ tripwire: 'role' in value && value.role !== 'user' }) };
+    expectTypeOf(input.check).parameter(1).toEqualTypeOf<GuardrailInput>();
   });
 });
