@@ -68,8 +68,9 @@ export interface RunnerOptions {
    * since its previous turn on that session (`getSession({ afterVersion })`) and history folds only
    * those: the per-turn cost of a long session does not grow with its length. State and events
    * written elsewhere (another process or runner) are still read from the store at every turn. The
-   * least recently run sessions are forgotten beyond this many; 0 reads every session whole at
-   * every turn. Memory: the kept sessions' events.
+   * least recently run sessions are forgotten beyond this many; sessions of fewer than 32 events
+   * are not kept (reading them whole is cheap); 0 reads every session whole at every turn. Memory:
+   * the kept sessions' events.
    * @default 1000
    */
   sessionCacheSize?: number;

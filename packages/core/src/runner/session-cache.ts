@@ -1,5 +1,11 @@
 import type { Session, SessionKey, SessionService } from '../sessions/session.js';
 
+/**
+ * Sessions with fewer events are read whole at every turn: that costs little, and the many short
+ * sessions of a busy server then hold no memory here.
+ */
+export const KEEP_FROM = 32;
+
 /** A session as the last turn left it, and what it held when that turn read it. */
 interface Entry {
   session: Session;
@@ -17,7 +23,8 @@ interface Entry {
  * kept copy is used only while it is provably a prefix of the stored session (see
  * `SessionIncrement`); anything else (a store that does not read incrementally, a session deleted
  * and created again, a copy whose events do not match its version) falls back to a whole read.
- * Least recently used sessions are forgotten beyond `capacity`. Internal to the Runner.
+ * Least recently used sessions are forgotten beyond `capacity`; sessions shorter than
+ * {@link KEEP_FROM} events are not kept. Internal to the Runner.
  */
 export class SessionCache {
   private readonly entries = new Map<string, Entry>();
@@ -55,7 +62,7 @@ export class SessionCache {
   }
 
   private keep(id: string, session: Session): Session {
-    if (this.capacity === 0) return session;
+    if (this.capacity === 0 || session.events.length < KEEP_FROM) return session;
     this.entries.set(id, { session, readVersion: session.version, readLength: session.events.length });
     if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
     return session;

@@ -34,6 +34,17 @@ class CountingStore extends InMemorySessionService {
   }
 }
 
+// Shorter sessions are read whole at every turn (cheap), so tests of what is kept start longer.
+const EARLIER = 40;
+
+/** Stores `count` earlier user messages (`e0`, `e1`, ...) in the session, as an earlier conversation. */
+async function prefill(store: SessionService, sessionId: string, count = EARLIER): Promise<void> {
+  const session = (await store.getSession({ appName: APP, userId: USER, sessionId }))!;
+  for (let i = 0; i < count; i++) {
+    await store.appendEvent({ session, event: createEvent({ author: 'user', content: { role: 'user', parts: [{ text: `e${i}` }] } }) });
+  }
+}
+
 async function turn(runner: Runner, sessionId: string, message: string) {
   const result = await runner.run({ userId: USER, sessionId, newMessage: message });
   expect(result.status, result.error?.message).toBe('completed');
@@ -46,10 +57,12 @@ describe('Runner session cache (incremental session reads between turns)', () =>
     const model = echoModel();
     const runner = new Runner({ appName: APP, agent: new LlmAgent({ name: 'bot', model }), sessionService: store });
     const { id } = await store.createSession({ appName: APP, userId: USER });
-    for (let i = 0; i < 5; i++) await turn(runner, id, `m${i}`);
+    for (let i = 0; i < 20; i++) await turn(runner, id, `m${i}`);
 
-    expect(store.reads.map((r) => r.afterVersion)).toEqual([undefined, 2, 4, 6, 8]);
-    expect(texts(model.requests.at(-1)!.contents)).toEqual(['m0', 're: m0', 'm1', 're: m1', 'm2', 're: m2', 'm3', 're: m3', 'm4']);
+    // Turns 0–15 found fewer than 32 events (read whole, not kept); turn 16 read 32 and kept them;
+    // from then on, only the new ones.
+    expect(store.reads.map((r) => r.afterVersion)).toEqual([...Array<undefined>(17).fill(undefined), 34, 36, 38]);
+    expect(texts(model.requests.at(-1)!.contents)).toEqual([...Array.from({ length: 19 }, (_, i) => [`m${i}`, `re: m${i}`]).flat(), 'm19']);
   });
 
   it('gives the model the same history as a runner that reads every session whole (sessionCacheSize: 0), tools included', async () => {
@@ -79,6 +92,7 @@ describe('Runner session cache (incremental session reads between turns)', () =>
       });
       const runner = new Runner({ appName: APP, agent: coordinator, sessionService: new InMemorySessionService(), sessionCacheSize });
       const { id } = await runner.sessionService.createSession({ appName: APP, userId: USER });
+      await prefill(runner.sessionService, id);
       const authors: string[] = [];
       for (let i = 0; i < 5; i++) {
         const result = await turn(runner, id, `q${i}`);
@@ -97,14 +111,15 @@ describe('Runner session cache (incremental session reads between turns)', () =>
     const model = echoModel();
     const there = new Runner({ appName: APP, agent: new LlmAgent({ name: 'bot', model }), sessionService: store });
     const { id } = await store.createSession({ appName: APP, userId: USER });
+    await prefill(store, id);
     await turn(here, id, 'one');
     await turn(there, id, 'two');
     await turn(here, id, 'three');
     await turn(there, id, 'four');
 
-    expect(texts(model.requests.at(-1)!.contents)).toEqual(['one', 're: one', 'two', 're: two', 'three', 're: three', 'four']);
+    expect(texts(model.requests.at(-1)!.contents).slice(EARLIER)).toEqual(['one', 're: one', 'two', 're: two', 'three', 're: three', 'four']);
     const stored = await store.getSession({ appName: APP, userId: USER, sessionId: id });
-    expect(stored!.events).toHaveLength(8);
+    expect(stored!.events).toHaveLength(EARLIER + 8);
   });
 
   it("reads user: and app: state written by the user's other sessions, and this session's own state, fresh at every turn", async () => {
@@ -113,6 +128,7 @@ describe('Runner session cache (incremental session reads between turns)', () =>
     const agent = new LlmAgent({ name: 'bot', model, instruction: 'Speak {user:lang?}. Notice: {app:motd?}. Mood: {mood?}.' });
     const runner = new Runner({ appName: APP, agent, sessionService: store });
     const { id } = await store.createSession({ appName: APP, userId: USER });
+    await prefill(store, id);
     await turn(runner, id, 'hello');
     expect(model.requests.at(-1)!.config?.systemInstruction).toContain('Speak . Notice: . Mood: .');
 
@@ -131,17 +147,18 @@ describe('Runner session cache (incremental session reads between turns)', () =>
     const runner = new Runner({ appName: APP, agent: new LlmAgent({ name: 'bot', model }), sessionService: store });
     const id = 'reused';
     await store.createSession({ appName: APP, userId: USER, sessionId: id });
+    await prefill(store, id);
     await turn(runner, id, 'old 1');
     await turn(runner, id, 'old 2');
     await store.deleteSession({ appName: APP, userId: USER, sessionId: id });
     const reborn = await store.createSession({ appName: APP, userId: USER, sessionId: id });
     // Grown past the old copy's version by someone else, so versions alone would not tell.
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < EARLIER + 10; i++) {
       await store.appendEvent({ session: reborn, event: createEvent({ author: 'user', content: { role: 'user', parts: [{ text: `new ${i}` }] } }) });
     }
     await turn(runner, id, 'after');
 
-    expect(texts(model.requests.at(-1)!.contents)).toEqual(['new 0', 'new 1', 'new 2', 'new 3', 'new 4', 'after']);
+    expect(texts(model.requests.at(-1)!.contents)).toEqual([...Array.from({ length: EARLIER + 10 }, (_, i) => `new ${i}`), 'after']);
   });
 
   it('an agent that changed the events list by hand makes the next turn read the session whole', async () => {
@@ -157,10 +174,11 @@ describe('Runner session cache (incremental session reads between turns)', () =>
     const store = new CountingStore();
     const runner = new Runner({ appName: APP, agent: new Scribbler({ name: 'Scribbler' }), sessionService: store });
     const { id } = await store.createSession({ appName: APP, userId: USER });
+    await prefill(store, id);
     for (const message of ['one', 'two', 'three']) await turn(runner, id, message);
 
-    expect(store.reads.map((r) => r.afterVersion)).toEqual([undefined, undefined, 4]);
-    expect(seen).toEqual([['one'], ['one', 'stored', 'two'], ['one', 'stored', 'two', 'stored', 'three']]);
+    expect(store.reads.slice(1).map((r) => r.afterVersion)).toEqual([undefined, undefined, EARLIER + 4]);
+    expect(seen.map((s) => s.slice(EARLIER))).toEqual([['one'], ['one', 'stored', 'two'], ['one', 'stored', 'two', 'stored', 'three']]);
   });
 
   it('works with a store that does not read incrementally (it answers whole)', async () => {
@@ -176,8 +194,9 @@ describe('Runner session cache (incremental session reads between turns)', () =>
     const model = echoModel();
     const runner = new Runner({ appName: APP, agent: new LlmAgent({ name: 'bot', model }), sessionService: store });
     const { id } = await store.createSession({ appName: APP, userId: USER });
+    await prefill(store, id);
     for (let i = 0; i < 3; i++) await turn(runner, id, `m${i}`);
-    expect(texts(model.requests.at(-1)!.contents)).toEqual(['m0', 're: m0', 'm1', 're: m1', 'm2']);
+    expect(texts(model.requests.at(-1)!.contents).slice(EARLIER)).toEqual(['m0', 're: m0', 'm1', 're: m1', 'm2']);
   });
 
   it('forgets the least recently run sessions beyond sessionCacheSize', async () => {
@@ -185,13 +204,14 @@ describe('Runner session cache (incremental session reads between turns)', () =>
     const runner = new Runner({ appName: APP, agent: new LlmAgent({ name: 'bot', model: echoModel() }), sessionService: store, sessionCacheSize: 2 });
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await store.createSession({ appName: APP, userId: USER })).id);
+    for (const id of ids) await prefill(store, id);
     for (const id of ids) await turn(runner, id, 'first');
     store.reads.length = 0;
     // ids[0] was forgotten when ids[2] was kept; ids[1] and ids[2] are read incrementally.
     for (const id of [ids[2]!, ids[1]!, ids[0]!]) await turn(runner, id, 'second');
     expect(store.reads.map((r) => [r.sessionId, r.afterVersion])).toEqual([
-      [ids[2], 2],
-      [ids[1], 2],
+      [ids[2], EARLIER + 2],
+      [ids[1], EARLIER + 2],
       [ids[0], undefined],
     ]);
   });
