@@ -60,7 +60,7 @@ export function checkCompaction(appName: string, value: unknown, agent: BaseAgen
     throw fail(`the root agent '${agent.name}' is not an LlmAgent, so it has no model to summarise with; set compaction.summarizer (or the runner's defaultModel)`);
   }
   const checked: CompactionOptions = { everyInvocations: everyInvocations as number, overlapInvocations: overlapInvocations as number };
-  if (summarizer !== undefined) checked.summarizer = summarizer as BaseLlm | string;
+  if (summarizer !== undefined) checked.summarizer = summarizer;
   return Object.freeze(checked);
 }
 
