@@ -331,7 +331,6 @@ describe('guardrail types', () => {
       ],
       execute: () => 'paid',
     });
-    const input: InputGuardrail = { name: 'in', check: (_ctx, value) => ({ tripwire: 'role' in value && value.role !== 'user' }) };
-    expectTypeOf(input.check).parameter(1).toEqualTypeOf<GuardrailInput>();
+    expectTypeOf<Parameters<InputGuardrail['check']>[1]>().toEqualTypeOf<GuardrailInput>();
   });
 });
