@@ -13,6 +13,7 @@ import type { Session, SessionService } from '../sessions/session.js';
 import { newId } from '../utils/ids.js';
 import type { Redactor } from '../utils/redact.js';
 import type { SessionClaim } from './session-claim.js';
+import { jsonText } from '../utils/json-text.js';
 
 /**
  * `Runner({ compaction })`: summarise older events every few invocations (ADK's
@@ -44,7 +45,7 @@ export const COMPACTION_PROMPT =
 export function checkCompaction(appName: string, value: unknown, agent: BaseAgent, defaultModel: unknown): Readonly<CompactionOptions> | undefined {
   if (value === undefined) return undefined;
   const fail = (detail: string): ConfigurationError =>
-    new ConfigurationError(`Runner for app '${appName}' has compaction ${describe(value)}: ${detail}. Use e.g. { everyInvocations: 5, overlapInvocations: 1 }.`);
+    new ConfigurationError(`Runner for app '${appName}' has compaction ${jsonText(value)}: ${detail}. Use e.g. { everyInvocations: 5, overlapInvocations: 1 }.`);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw fail('it must be an object');
   const options = value as Record<string, unknown>;
   for (const key of Object.keys(options)) {
@@ -239,12 +240,4 @@ function transcript(events: readonly Event[]): string {
     }
   }
   return lines.join('\n');
-}
-
-function describe(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
 }

@@ -1,12 +1,13 @@
 import { ConfigurationError } from '../../errors.js';
 import type { IncludeContents } from './history.js';
+import { jsonText } from '../../utils/json-text.js';
 
 /** Validates an agent's `includeContents` option and answers it frozen (`'default'` when unset). */
 export function checkIncludeContents(agentName: string, value: unknown): IncludeContents {
   if (value === undefined || value === 'default' || value === 'none') return value ?? 'default';
   const problem = (detail: string): ConfigurationError =>
     new ConfigurationError(
-      `Agent '${agentName}' has includeContents ${describe(value)}: ${detail}. Use 'default', 'none', or an object such as { lastTurns: 5 } or { maxTokens: 8000 } (or both).`,
+      `Agent '${agentName}' has includeContents ${jsonText(value)}: ${detail}. Use 'default', 'none', or an object such as { lastTurns: 5 } or { maxTokens: 8000 } (or both).`,
     );
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw problem('it is neither a known mode nor a window object');
   const window = value as Record<string, unknown>;
@@ -22,12 +23,4 @@ export function checkIncludeContents(agentName: string, value: unknown): Include
     throw problem(`maxTokens must be a whole number of at least 1; got ${JSON.stringify(maxTokens)}`);
   }
   return Object.freeze({ ...(lastTurns !== undefined ? { lastTurns: lastTurns as number } : {}), ...(maxTokens !== undefined ? { maxTokens: maxTokens as number } : {}) });
-}
-
-function describe(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
 }
