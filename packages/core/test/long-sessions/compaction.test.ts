@@ -5,6 +5,7 @@ import {
   FunctionTool,
   InMemorySessionService,
   LlmAgent,
+  RunDrainedError,
   Runner,
   SequentialAgent,
   SessionBusyError,
@@ -173,6 +174,32 @@ describe('Runner compaction', () => {
     // The next turn starts at Booker (the agent that answered last), whose history is the summary.
     expect((await turn('is it for two?')).output).toBe('Yes, for two.');
     expect(texts(bookerModel.requests[1]!.contents)).toEqual(['[Summary of the earlier conversation] Booker booked a table for two.', 'is it for two?']);
+  });
+
+  it('a drained run (its process stopping) is not compacted; resumed by its invocationId it completes and compaction follows', async () => {
+    const controller = new AbortController();
+    let drain = true;
+    const tool = new FunctionTool({
+      name: 'work',
+      description: 'Works.',
+      parameters: z.object({}),
+      execute: () => {
+        if (drain) controller.abort(new RunDrainedError());
+        return { done: true };
+      },
+    });
+    const model = new ScriptedModel(['a1', { functionCalls: [{ name: 'work', args: {} }] }, { functionCalls: [{ name: 'work', args: {} }] }, 'Worked.']);
+    const summarizer = new ScriptedModel(['S1', 'S2']);
+    const { runner, session, turn, events } = await setup(new LlmAgent({ name: 'Helper', model, tools: [tool] }), { everyInvocations: 1, summarizer });
+    await turn('q1');
+    const drained = await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'work', abortSignal: controller.signal });
+    expect(drained.status).toBe('cancelled');
+    expect(compactions(await events())).toHaveLength(1);
+    drain = false;
+    const resumed = await runner.resume({ userId: 'u', sessionId: session.id, invocationId: drained.invocationId });
+    expect(resumed.status).toBe('completed');
+    expect(resumed.output).toBe('Worked.');
+    expect(compactions(await events())).toHaveLength(2);
   });
 
   it('rejects bad options in the constructor', () => {
