@@ -5,7 +5,9 @@
 // the last 50 turns is divided by that of turns 5–55 (after an uncounted 100-turn session that warms
 // the JIT up, so early turns are not compile time): 1 means flat, and the goal is ≤ 1.5. The ratio
 // compares median turns (robust to a busy machine's pauses); the ratio of means, GC pauses and
-// noise included, is printed beside it. Each round grows a new session; the table shows the median
+// noise included, is printed beside it. Each measured turn is followed by a turn of a short session
+// (a control: same work, same moment); late/early of those is the `control` column, and the ratio
+// divided by it (`load-adjusted`) takes out a change of the machine's load between the windows. Each round grows a new session; the table shows the median
 // over rounds. The floor does the same 500 turns in plain JavaScript (an events array, a messages
 // array, the same instant model and tool), so its ratio shows how flat "flat" can be.
 //
@@ -84,37 +86,50 @@ async function troupeRound(sessionService, turns) {
   });
   const agent = new LlmAgent({ name: 'assistant', model: new InstantLlm(), instruction: 'Answer questions about the weather.', tools: [tool], outputKey: 'last_answer' });
   const runner = new Runner({ appName: APP, agent, sessionService });
-  const grow = async (count) => {
+  const timedTurn = async (sessionId, turn) => {
+    const start = performance.now();
+    const result = await runner.run({ userId: USER, sessionId, newMessage: `What is the weather, turn ${turn}?` });
+    const us = (performance.now() - start) * 1000;
+    if (result.status !== 'completed' || result.events.length !== EVENTS_PER_TURN - 1) {
+      throw new Error(`turn ${turn} ended with status '${result.status}' and ${result.events.length} events${result.error ? `: ${result.error.message}` : ''}`);
+    }
+    return us;
+  };
+  // With `reference`, each turn of the two measured windows is followed by a turn of a short
+  // session started with that window: the same work at the same moment, so the ratio of the two
+  // windows' reference turns shows how much the machine's load (not the session's length) moved.
+  const grow = async (count, reference) => {
     const session = await sessionService.createSession({ appName: APP, userId: USER });
     const latencies = new Array(count);
+    const control = { early: [], late: [] };
+    let short;
     for (let turn = 0; turn < count; turn++) {
-      const start = performance.now();
-      const result = await runner.run({ userId: USER, sessionId: session.id, newMessage: `What is the weather, turn ${turn}?` });
-      latencies[turn] = (performance.now() - start) * 1000;
-      if (result.status !== 'completed' || result.events.length !== EVENTS_PER_TURN - 1) {
-        throw new Error(`turn ${turn} ended with status '${result.status}' and ${result.events.length} events${result.error ? `: ${result.error.message}` : ''}`);
-      }
+      latencies[turn] = await timedTurn(session.id, turn);
+      const window = turn >= EARLY[0] && turn < EARLY[1] ? control.early : turn >= count - LATE_TURNS ? control.late : undefined;
+      if (!reference || !window) continue;
+      if (turn === EARLY[0] || turn === count - LATE_TURNS) short = await sessionService.createSession({ appName: APP, userId: USER });
+      window.push(await timedTurn(short.id, window.length));
     }
-    return { session, latencies };
+    return { session, latencies, control };
   };
   // An uncounted session first, so the early turns of the measured one are not the JIT's warm-up.
-  await grow(WARMUP_TURNS);
+  await grow(WARMUP_TURNS, false);
   gc();
-  const { session, latencies } = await grow(turns);
+  const { session, latencies, control } = await grow(turns, true);
   const stored = await sessionService.getSession({ appName: APP, userId: USER, sessionId: session.id });
   if (stored.events.length !== turns * EVENTS_PER_TURN) throw new Error(`the session holds ${stored.events.length} events, expected ${turns * EVENTS_PER_TURN}`);
   if (stored.state.last_answer !== `The weather in city-${(turns - 1) % 7} is ${weather({ city: `city-${(turns - 1) % 7}` }).sky}.`) {
     throw new Error(`state.last_answer is ${JSON.stringify(stored.state.last_answer)}`);
   }
   await runner.close();
-  return latencies;
+  return { latencies, control };
 }
 
 /** The same turns in plain JavaScript: events and messages kept in arrays, appended to, never re-read. */
 async function floorRound(turns) {
   await floorSession(WARMUP_TURNS);
   gc();
-  return floorSession(turns);
+  return { latencies: await floorSession(turns), control: undefined };
 }
 
 async function floorSession(turns) {
@@ -146,11 +161,14 @@ async function floorSession(turns) {
 
 const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
 
-/** Early (turns 5–55) and late (last 50) per-turn figures of one round. */
-function summarise(latencies) {
+/** Early (turns 5–55) and late (last 50) per-turn figures of one round, and the load control. */
+function summarise({ latencies, control }) {
   const early = latencies.slice(EARLY[0], EARLY[1]);
   const late = latencies.slice(-LATE_TURNS);
+  const controlRatio = control ? quantile(control.late, 0.5) / quantile(control.early, 0.5) : 1;
   return {
+    control_ratio: controlRatio,
+    ratio_load_adjusted: quantile(late, 0.5) / quantile(early, 0.5) / controlRatio,
     early_mean_us: mean(early),
     late_mean_us: mean(late),
     early_p50_us: quantile(early, 0.5),
@@ -178,6 +196,8 @@ function aggregate(store, rounds) {
     ratio_min: round(Math.min(...rounds.map((r) => r.ratio)), 2),
     ratio_max: round(Math.max(...rounds.map((r) => r.ratio)), 2),
     ratio_mean: pick('ratio_mean', 2),
+    control_ratio: pick('control_ratio', 2),
+    ratio_load_adjusted: pick('ratio_load_adjusted', 2),
   };
 }
 
@@ -187,8 +207,7 @@ async function measureStore(store, open) {
     const { service, close } = await open(r);
     try {
       gc();
-      const latencies = await troupeRound(service, args.turns);
-      rounds.push(summarise(latencies));
+      rounds.push(summarise(await troupeRound(service, args.turns)));
       const last = rounds.at(-1);
       log(`${store} round ${r + 1}/${args.rounds}: late/early ${round(last.ratio, 2)} (median turn ${round(last.early_p50_us, 0)} → ${round(last.late_p50_us, 0)} µs; mean ${round(last.early_mean_us, 0)} → ${round(last.late_mean_us, 0)} µs)`);
     } finally {
@@ -257,7 +276,7 @@ try {
 for (const line of lines) console.log(JSON.stringify(line));
 console.log('');
 console.log(`Per-turn time (median turn), last ${LATE_TURNS} turns ÷ turns ${EARLY[0]}–${EARLY[1]}; median of ${args.rounds} round(s); goal ≤ 1.5`);
-console.log(`${'store'.padEnd(10)}${'turns 5–55'.padStart(14)}${'last 50'.padStart(12)}${'ratio'.padStart(8)}   (min..max)  mean ratio`);
+console.log(`${'store'.padEnd(10)}${'turns 5–55'.padStart(14)}${'last 50'.padStart(12)}${'ratio'.padStart(8)}   (min..max)  mean ratio  control  load-adjusted`);
 for (const l of lines) {
   if (l.skipped) {
     console.log(`${l.store.padEnd(10)}  skipped: ${l.skipped}`);
@@ -265,7 +284,7 @@ for (const l of lines) {
   }
   const mark = l.store === 'floor' ? '' : l.ratio <= 1.5 ? '  ok' : '  MISS';
   console.log(
-    `${l.store.padEnd(10)}${`${l.early_p50_us} µs`.padStart(14)}${`${l.late_p50_us} µs`.padStart(12)}${String(l.ratio).padStart(8)}   (${l.ratio_min}..${l.ratio_max})  ${l.ratio_mean}${mark}`,
+    `${l.store.padEnd(10)}${`${l.early_p50_us} µs`.padStart(14)}${`${l.late_p50_us} µs`.padStart(12)}${String(l.ratio).padStart(8)}   (${l.ratio_min}..${l.ratio_max})  ${String(l.ratio_mean).padStart(10)}  ${String(l.control_ratio).padStart(7)}  ${String(l.ratio_load_adjusted).padStart(13)}${mark}`,
   );
 }
 log(`load average at the end ${loadavg().map((x) => round(x, 2)).join(' ')}`);
