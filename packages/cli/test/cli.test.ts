@@ -130,7 +130,7 @@ describe('troupe (in process)', () => {
     expect(result.code).toBe(ExitCode.blocked);
     expect(result.code).toBe(5);
     expect(result.err).toContain("⛔ Tutor: blocked by a guardrail. Guardrail 'no_homework' tripped on the input of agent 'Tutor'.");
-    expect(result.err).toContain('Info: asks for homework');
+    expect(result.err).toContain('Reason: asks for homework');
     expect(result.out).not.toContain('Happy to help');
   });
 

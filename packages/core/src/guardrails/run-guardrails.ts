@@ -60,12 +60,16 @@ export function runGuardrails<V, C>(guardrails: readonly Guardrail<V, C>[], ctx:
   });
 }
 
-/** The error of a tripped guardrail; its message starts with `Guardrail '<name>' tripped`. */
+/**
+ * The error of a tripped guardrail; its message starts with `Guardrail '<name>' tripped`. A string
+ * `info` is added as the reason; other values stay on the error only, since the message is stored in
+ * the session and shown to its clients, and a value might hold what was blocked.
+ */
 export function tripped(name: string, target: GuardrailTarget, info: unknown): GuardrailTrippedError {
   const consequence = target.kind === 'input' ? 'the agent did not act on that input' : target.kind === 'output' ? 'the answer was not stored' : 'the tool did not run';
-  const detail = infoText(info);
+  const reason = typeof info === 'string' && info !== '' ? ` Reason: ${info.length > 300 ? `${info.slice(0, 300)}…` : info}` : '';
   return new GuardrailTrippedError(
-    `Guardrail '${name}' tripped on ${where(target)}. The run was blocked: ${consequence}.${detail ? ` Info: ${detail}` : ''}`,
+    `Guardrail '${name}' tripped on ${where(target)}. The run was blocked: ${consequence}.${reason}`,
     name,
     target.kind,
     target.agent,
@@ -81,17 +85,6 @@ function where(target: GuardrailTarget): string {
 
 function isResult(value: unknown): value is GuardrailResult {
   return typeof value === 'object' && value !== null && typeof (value as { tripwire?: unknown }).tripwire === 'boolean';
-}
-
-function infoText(info: unknown): string {
-  if (info === undefined) return '';
-  let text: string;
-  try {
-    text = typeof info === 'string' ? info : (JSON.stringify(info) ?? String(info));
-  } catch {
-    text = String(info);
-  }
-  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }
 
 function describe(value: unknown): string {

@@ -81,6 +81,8 @@ describe('input guardrails', () => {
     expect(error.agent).toBe('Support');
     expect(error.kind).toBe('input');
     expect(error.info).toEqual({ reason: 'homework' });
+    // Only a string info is told in the stored message; an object stays on the error.
+    expect(error.message).not.toMatch(/Reason|\{/);
     // The model's response was held: only the user's message and the tripwire are stored.
     const session = await result.runner.sessionService.getSession({ appName: result.runner.appName, userId: 'u', sessionId: result.sessionId });
     expect(session!.events.map((e) => e.author)).toEqual(['user', 'Support']);
@@ -184,7 +186,7 @@ describe('output guardrails', () => {
     expect(session!.events.some((e) => contentText(e.content).includes('123-45'))).toBe(false);
     const tripped = trippedEvents(session!.events);
     expect(tripped).toHaveLength(1);
-    expect(tripped[0]!.errorMessage).toMatch(/^Guardrail 'no_pii' tripped on the output of agent 'Writer'.*Info: SSN/);
+    expect(tripped[0]!.errorMessage).toMatch(/^Guardrail 'no_pii' tripped on the output of agent 'Writer'.*Reason: SSN$/);
     expect((result.error as GuardrailTrippedError).kind).toBe('output');
   });
 
