@@ -54,6 +54,14 @@ export abstract class BaseTool {
   async processRequest(_params: { context: CallbackContext; request: LlmRequest }): Promise<void> {}
 
   /**
+   * Checks a call before any call of the same model turn starts (a FunctionTool's guardrails): a
+   * tripwire thrown here stops the whole turn, so no sibling call runs its side effect while this
+   * one is still being checked. Other errors are left for {@link runAsync} to report. The default
+   * checks nothing.
+   */
+  async checkCall(_args: Record<string, unknown>, _ctx: ToolContext): Promise<void> {}
+
+  /**
    * Runs the tool. The result becomes the function response: a plain object as is, any other
    * value as `{ result: value }`. A thrown error goes back to the model as `{ error: message }`.
    */

@@ -74,22 +74,40 @@ export class FunctionTool<P extends Schema | undefined = undefined> extends Base
     return this.declaration;
   }
 
+  /** Runs the guardrails on valid arguments before the turn's calls start (invalid ones are reported by runAsync). */
+  override async checkCall(args: Record<string, unknown>, ctx: ToolContext): Promise<void> {
+    if (this.guardrails.length === 0) return;
+    const valid = await this.validArgs(args);
+    if (!valid.ok) return;
+    await this.guard(valid.value, ctx);
+    guardedCalls.set(ctx, args);
+  }
+
   async runAsync(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
-    let checkedArgs: unknown = args;
-    if (this.parameters) {
-      const checked = await validate(this.parameters, args);
-      if (!checked.ok) {
-        throw new ToolArgumentsError(
-          `Invalid arguments for tool '${this.name}': ${checked.message}. Call it again with arguments that match its parameters.`,
-        );
-      }
-      checkedArgs = checked.value;
+    const valid = await this.validArgs(args);
+    if (!valid.ok) {
+      throw new ToolArgumentsError(`Invalid arguments for tool '${this.name}': ${valid.message}. Call it again with arguments that match its parameters.`);
     }
-    await runGuardrails(this.guardrails, ctx, checkedArgs, { kind: 'tool', agent: ctx.agentName, tool: this.name }, ctx.abortSignal);
+    const checkedArgs = valid.value;
+    // Checked already when the turn started (checkCall), unless called directly.
+    if (guardedCalls.get(ctx) !== args) await this.guard(checkedArgs, ctx);
     const confirm = this.requireConfirmation;
     if (confirm === true || (typeof confirm === 'function' && (await confirm(checkedArgs as never, ctx)))) {
       await ctx.requestConfirmation({ hint: `Allow tool '${this.name}' to run with ${JSON.stringify(args)}?` });
     }
     return this.execute(checkedArgs as never, ctx);
   }
+
+  private async validArgs(args: Record<string, unknown>): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
+    if (!this.parameters) return { ok: true, value: args };
+    const checked = await validate(this.parameters, args);
+    return checked.ok ? { ok: true, value: checked.value } : { ok: false, message: checked.message };
+  }
+
+  private guard(args: unknown, ctx: ToolContext): Promise<void> {
+    return runGuardrails(this.guardrails, ctx, args, { kind: 'tool', agent: ctx.agentName, tool: this.name }, ctx.abortSignal);
+  }
 }
+
+/** The arguments whose guardrails passed in checkCall, by the call's context. */
+const guardedCalls = new WeakMap<ToolContext, Record<string, unknown>>();

@@ -60,6 +60,7 @@ export async function* executeFunctionCalls(
   const emit = (event: Event): Promise<void> => channel.push(event);
   const contexts = calls.map((call) => new ToolContext(ctx, call.id, emit, resumeFrom));
   const outcomes: CallOutcome[] = new Array(calls.length);
+  await checkCalls(ctx, calls, tools, contexts);
   const done = Promise.all(
     calls.map(async (call, i) => {
       outcomes[i] = await callTool(ctx, call, tools, callbacks, contexts[i]!);
@@ -80,6 +81,26 @@ export async function* executeFunctionCalls(
     }
   });
   return turn;
+}
+
+/**
+ * Every call's checks (tool guardrails) pass before any call of the turn starts: a tripwire on one
+ * call must not find a sibling's side effect already done. Only what ends the run propagates; other
+ * problems of a call are reported by running it.
+ */
+async function checkCalls(ctx: InvocationContext, calls: readonly FunctionCall[], tools: ReadonlyMap<string, BaseTool>, contexts: ToolContext[]): Promise<void> {
+  const checks: Promise<void>[] = [];
+  calls.forEach((call, i) => {
+    const tool = tools.get(call.name);
+    const args = call.args ?? {};
+    if (!tool || findForbiddenKey(args, 'args')) return;
+    checks.push(
+      tool.checkCall(args, contexts[i]!).catch((error: unknown) => {
+        if (endsRun(error, ctx.abortSignal)) throw error;
+      }),
+    );
+  });
+  if (checks.length > 0) await Promise.all(checks);
 }
 
 async function callTool(
