@@ -15,8 +15,7 @@ export interface AddSessionToMemoryPluginOptions {
 /**
  * Adds the session to the runner's memory (`Runner({ memoryService })`) after every run and
  * resume of it, however it ended, so later sessions of the user can recall it with
- * `loadMemoryTool` or `preloadMemoryTool`. It reads the whole session from the session store
- * first, so memory holds all of it. The troupe CLI, `createApp({ memoryService })` and
+ * `loadMemoryTool` or `preloadMemoryTool`. The troupe CLI, `createApp({ memoryService })` and
  * `RunWorker({ memoryService })` use it; a Runner without a memory service is left alone.
  *
  * ADK leaves this step to the app (`memoryService.addSessionToMemory(session)`); this plugin is
@@ -38,8 +37,9 @@ export class AddSessionToMemoryPlugin extends BasePlugin {
     if (!memory) return undefined;
     const { appName, userId, id } = context.session;
     try {
-      const session = await context.sessionService.getSession({ appName, userId, sessionId: id });
-      if (session) await memory.addSessionToMemory(session);
+      // The run's own session holds every stored event (the runner reads sessions whole), so no
+      // second read of a long session is needed.
+      await memory.addSessionToMemory(context.session);
     } catch (error) {
       if (!this.onError) throw error;
       this.onError(error, { appName, userId, id });
