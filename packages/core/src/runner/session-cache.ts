@@ -28,6 +28,8 @@ interface Entry {
  */
 export class SessionCache {
   private readonly entries = new Map<string, Entry>();
+  /** False once the store answered an incremental read without `increment`: it reads whole. */
+  private incremental = true;
 
   /** @param capacity how many sessions to keep; 0 keeps none (every read is whole). */
   constructor(private readonly capacity: number) {}
@@ -44,9 +46,12 @@ export class SessionCache {
       const held = entry.session;
       const answer = await service.getSession({ ...key, afterVersion: held.version });
       if (!answer) return undefined;
-      // A store that ignores afterVersion answered whole: that answer is as good as a full read.
-      if (!answer.increment) return this.keep(id, answer);
-      if (continues(held, answer)) {
+      // A store that ignores afterVersion, or a wrapper that dropped `increment` from the answer
+      // (its events may be only the new ones): from now on every read is whole, nothing is kept.
+      if (!answer.increment) {
+        this.incremental = false;
+        this.entries.clear();
+      } else if (continues(held, answer)) {
         const events = held.events;
         for (const event of answer.events) events.push(event);
         return this.keep(id, { id: answer.id, appName: answer.appName, userId: answer.userId, state: answer.state, events, lastUpdateTime: answer.lastUpdateTime, version: answer.version });
@@ -62,7 +67,7 @@ export class SessionCache {
   }
 
   private keep(id: string, session: Session): Session {
-    if (this.capacity === 0 || session.events.length < KEEP_FROM) return session;
+    if (this.capacity === 0 || !this.incremental || session.events.length < KEEP_FROM) return session;
     this.entries.set(id, { session, readVersion: session.version, readLength: session.events.length });
     if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
     return session;

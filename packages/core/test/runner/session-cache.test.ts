@@ -181,22 +181,35 @@ describe('Runner session cache (incremental session reads between turns)', () =>
     expect(seen.map((s) => s.slice(EARLIER))).toEqual([['one'], ['one', 'stored', 'two'], ['one', 'stored', 'two', 'stored', 'three']]);
   });
 
-  it('works with a store that does not read incrementally (it answers whole)', async () => {
-    const inner = new InMemorySessionService();
-    const store: SessionService = {
-      createSession: (p) => inner.createSession(p),
-      // Drops afterVersion, as a store written before it existed would.
-      getSession: ({ afterVersion: _, ...p }) => inner.getSession(p),
-      listSessions: (p) => inner.listSessions(p),
-      deleteSession: (p) => inner.deleteSession(p),
-      appendEvent: (p) => inner.appendEvent(p),
-    };
-    const model = echoModel();
-    const runner = new Runner({ appName: APP, agent: new LlmAgent({ name: 'bot', model }), sessionService: store });
-    const { id } = await store.createSession({ appName: APP, userId: USER });
-    await prefill(store, id);
-    for (let i = 0; i < 3; i++) await turn(runner, id, `m${i}`);
-    expect(texts(model.requests.at(-1)!.contents).slice(EARLIER)).toEqual(['m0', 're: m0', 'm1', 're: m1', 'm2']);
+  it('with a store that ignores afterVersion, or a wrapper that drops increment, every read is whole', async () => {
+    for (const dropsOnlyIncrement of [false, true]) {
+      const inner = new InMemorySessionService();
+      const reads: (number | undefined)[] = [];
+      const store: SessionService = {
+        createSession: (p) => inner.createSession(p),
+        getSession: async ({ afterVersion, ...p }) => {
+          reads.push(afterVersion);
+          // A store written before afterVersion existed ignores it; a careless wrapper passes it on
+          // but rebuilds the answer without `increment` (its events are then only the new ones).
+          const answer = await inner.getSession(dropsOnlyIncrement ? { ...p, ...(afterVersion === undefined ? {} : { afterVersion }) } : p);
+          if (!answer) return undefined;
+          return { id: answer.id, appName: answer.appName, userId: answer.userId, state: answer.state, events: answer.events, lastUpdateTime: answer.lastUpdateTime, version: answer.version };
+        },
+        listSessions: (p) => inner.listSessions(p),
+        deleteSession: (p) => inner.deleteSession(p),
+        appendEvent: (p) => inner.appendEvent(p),
+      };
+      const model = echoModel();
+      const runner = new Runner({ appName: APP, agent: new LlmAgent({ name: 'bot', model }), sessionService: store });
+      const { id } = await store.createSession({ appName: APP, userId: USER });
+      await prefill(store, id);
+      reads.length = 0;
+      for (let i = 0; i < 4; i++) await turn(runner, id, `m${i}`);
+
+      // One incremental try, answered without increment; then whole reads only.
+      expect(reads).toEqual([undefined, EARLIER + 2, undefined, undefined, undefined]);
+      expect(texts(model.requests.at(-1)!.contents)).toEqual([...Array.from({ length: EARLIER }, (_, i) => `e${i}`), 'm0', 're: m0', 'm1', 're: m1', 'm2', 're: m2', 'm3']);
+    }
   });
 
   it('forgets the least recently run sessions beyond sessionCacheSize', async () => {
