@@ -105,6 +105,36 @@ describe('Runner session cache (incremental session reads between turns)', () =>
     expect(answered[1]).toEqual(answered[0]);
   });
 
+  it('after a run that failed on a stale session, the next turn sees what the other writer stored, as a whole read would', async () => {
+    const seen: LlmRequest['contents'][] = [];
+    for (const sessionCacheSize of [1000, 0]) {
+      const store = new InMemorySessionService();
+      const { id } = await store.createSession({ appName: APP, userId: USER });
+      const key = { appName: APP, userId: USER, sessionId: id };
+      const interject = new FunctionTool({
+        name: 'interject',
+        description: 'Lets someone else write to the session meanwhile.',
+        execute: async () => {
+          // Another writer (no lease, as a store without leases would allow) appends mid-run.
+          const fresh = (await store.getSession(key))!;
+          await store.appendEvent({ session: fresh, event: createEvent({ author: 'user', content: { role: 'user', parts: [{ text: 'interjection' }] } }) });
+          return { ok: true };
+        },
+      });
+      const model = new ScriptedModel(['a1', { functionCalls: [{ name: 'interject', id: 'c1' }] }, 'a3']);
+      const runner = new Runner({ appName: APP, agent: new LlmAgent({ name: 'bot', model, tools: [interject] }), sessionService: store, sessionCacheSize });
+      await prefill(store, id);
+      await turn(runner, id, 'first');
+      const failed = await runner.run({ userId: USER, sessionId: id, newMessage: 'second' });
+      expect(failed.status).toBe('failed');
+      expect(failed.error?.name).toBe('StaleSessionError');
+      await turn(runner, id, 'third');
+      seen.push(model.requests.at(-1)!.contents);
+    }
+    expect(texts(seen[0]!).slice(EARLIER)).toEqual(['first', 'a1', 'second', 'interjection', 'third']);
+    expect(seen[0]).toEqual(seen[1]);
+  });
+
   it('sees the events another runner (as another process would) stored between its turns', async () => {
     const store = new InMemorySessionService();
     const here = new Runner({ appName: APP, agent: new LlmAgent({ name: 'bot', model: echoModel() }), sessionService: store });
