@@ -61,11 +61,6 @@ export class SessionCache {
     return session ? this.keep(id, session) : undefined;
   }
 
-  /** Forgets a session, so its next read is whole. */
-  forget(key: SessionKey): void {
-    this.entries.delete(entryKey(key));
-  }
-
   private keep(id: string, session: Session): Session {
     if (this.capacity === 0 || !this.incremental || session.events.length < KEEP_FROM) return session;
     this.entries.set(id, { session, readVersion: session.version, readLength: session.events.length });
