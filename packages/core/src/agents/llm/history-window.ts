@@ -19,7 +19,8 @@ function hasTokenCounter(model: BaseLlm): model is BaseLlm & TokenCounter {
  * cut from its response), never later than the current turn, which is always kept whole.
  */
 export async function applyWindow(view: HistoryView, window: HistoryWindow, model: BaseLlm): Promise<Content[]> {
-  const { contents, userTurns } = view;
+  const contents = view.contents;
+  const userTurns = view.userTurns();
   const current = userTurns.length > 0 ? userTurns[userTurns.length - 1]! : 0;
   let start = 0;
   if (window.lastTurns !== undefined) {

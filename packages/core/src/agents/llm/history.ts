@@ -28,8 +28,11 @@ export interface HistoryWindow {
 /** The contents an agent sends, and where its user turns start in them. */
 export interface HistoryView {
   contents: Content[];
-  /** Indexes in `contents` of the user's messages, ascending. */
-  userTurns: number[];
+  /**
+   * Indexes in `contents` of the user's messages, ascending. Computed on demand: only windows need
+   * it, and a walk over the whole history per model call would make long sessions cost more per turn.
+   */
+  userTurns(): number[];
 }
 
 interface HistoryCache {
@@ -118,8 +121,11 @@ export function buildHistory(ctx: InvocationContext, agentName: string, includeC
   }
   const sliced = cache.contents.slice(start);
   const contents = cache.openCalls.size === 0 ? sliced : withoutOpenCalls(sliced, cache, start);
-  const userTurns: number[] = [];
-  for (let i = 0; i < contents.length; i++) if (userMessages.has(contents[i]!)) userTurns.push(i);
+  const userTurns = (): number[] => {
+    const turns: number[] = [];
+    for (let i = 0; i < contents.length; i++) if (userMessages.has(contents[i]!)) turns.push(i);
+    return turns;
+  };
   return { contents, userTurns };
 }
 
