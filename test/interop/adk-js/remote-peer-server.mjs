@@ -2,6 +2,7 @@
 // on @a2a-js/sdk 0.3, A2A v0.3 on the wire), as the peer of Troupe's RemoteA2aAgent in
 // packages/a2a/test/remote/adk-interop.test.ts. No network and no keys: the agent's model is a
 // BaseLlm subclass with scripted answers. Prints `READY <base url>` once it listens on 127.0.0.1.
+import process from 'node:process';
 import { createServer } from 'node:net';
 import { BaseLlm, LlmAgent } from '@google/adk';
 import { toA2a } from '@google/adk/a2a';
@@ -37,7 +38,7 @@ const agent = new LlmAgent({
 
 const port = await freePort();
 const app = await toA2a(agent, { host: '127.0.0.1', port, allowUnauthenticated: true });
-app.listen(port, '127.0.0.1', () => console.log(`READY http://127.0.0.1:${port}`));
+app.listen(port, '127.0.0.1', () => process.stdout.write(`READY http://127.0.0.1:${port}\n`));
 
 function freePort() {
   return new Promise((resolve, reject) => {

@@ -59,7 +59,7 @@ describe('includeContents windows', () => {
     await converse(new LlmAgent({ name: 'Helper', model, tools: [lookup], includeContents: { maxTokens: 60 } }), [line('q1'), line('q2')]);
     const sent = model.requests[2]!.contents;
     expect(texts(sent)).toEqual([line('q2')]);
-    const ids = (kind: 'functionCall' | 'functionResponse') => sent.flatMap((c) => c.parts.flatMap((p) => (kind in p ? [(p as Record<string, { id: string }>)[kind]!.id] : [])));
+    const ids = (kind: 'functionCall' | 'functionResponse') => sent.flatMap((c) => c.parts.flatMap((p) => (kind in p ? [(p as unknown as Record<string, { id: string }>)[kind]!.id] : [])));
     expect(ids('functionResponse')).toEqual(ids('functionCall'));
   });
 

@@ -130,7 +130,7 @@ describe('what the panels show', () => {
       event({ author: 'Booker', content: { role: 'model', parts: [{ text: 'thinking', thought: true }, { text: 'Booked.' }] } }),
       event({ author: 'Booker', errorCode: 'TIMEOUT', errorMessage: 'too slow' }),
     ];
-    expect(transcript(events).map((item) => [item.kind, 'author' in item ? item.author : 'user', item.text])).toEqual([
+    expect(transcript(events).map((item) => [item.kind, 'author' in item ? item.author : 'user', 'text' in item ? item.text : item.mimeType])).toEqual([
       ['user', 'user', 'Book a table'],
       ['step', 'agent', 'transferred to Booker'],
       ['step', 'Booker', 'asks to approve book_table'],
