@@ -1,3 +1,5 @@
+import { compactionUsage } from './commands/compaction-flags.js';
+
 /** `troupe --help`. */
 export const MAIN_USAGE = `Usage: troupe <command> [options]
 
@@ -43,7 +45,8 @@ Options:
   --user <id>         User id (default: user)
   --db <path>         SQLite file for sessions (default: .troupe/troupe.db)
   --memory            Keep sessions in memory only, for throwaway runs (gone on exit)
-  -h, --help          Show this help
+${compactionUsage(22)}  -h, --help          Show this help
 
-Exit codes: 0 completed, 1 failed, 2 bad usage, 3 run limit hit, 4 waiting for approval, 130 cancelled.
+Exit codes: 0 completed, 1 failed, 2 bad usage, 3 run limit hit, 4 waiting for approval,
+5 blocked by a guardrail, 130 cancelled.
 `;

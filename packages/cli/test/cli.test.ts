@@ -31,7 +31,7 @@ describe('troupe (in process)', () => {
 
   it.each([
     [['deploy'], "Unknown command 'deploy'. The commands are: run, api, web, worker, eval, create."],
-    [['run', 'hello.ts', '--modle', 'x'], "Unknown option '--modle' for 'troupe run' (it takes --model, --input, --json, --session, --user, --db, --memory, --help)"],
+    [['run', 'hello.ts', '--modle', 'x'], "Unknown option '--modle' for 'troupe run' (it takes --model, --input, --json, --session, --user, --db, --memory, --compact-every, --compact-overlap, --help)"],
     [['run', 'hello.ts', '--model'], "Option '--model <value>' argument missing."],
     [['run'], "'troupe run' needs an agent file or directory"],
     [['run', 'hello.ts', 'hi', 'there'], "got 'hello.ts', 'hi', 'there'. Quote a message that has spaces"],

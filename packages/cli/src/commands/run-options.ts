@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { CliUsageError } from '../errors.js';
+import type { CompactionOptions } from '@troupe/core';
 import { parseArgsErrorMessage } from '../parse-args-error.js';
+import { COMPACTION_FLAGS, parseCompactionFlags } from './compaction-flags.js';
 
 /** The options of `troupe run`, parsed and checked. */
 export interface RunOptions {
@@ -20,6 +22,8 @@ export interface RunOptions {
   db: string | undefined;
   /** `--memory`: keep sessions in memory only, gone when the command exits. */
   memory: boolean;
+  /** `--compact-every` / `--compact-overlap`: compaction of long sessions. */
+  compaction: CompactionOptions | undefined;
   /** `--help`: print the usage and do nothing else. */
   help: boolean;
 }
@@ -32,6 +36,7 @@ const OPTIONS = {
   user: { type: 'string' },
   db: { type: 'string' },
   memory: { type: 'boolean' },
+  ...COMPACTION_FLAGS,
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -45,7 +50,7 @@ export function parseRunOptions(args: readonly string[]): RunOptions {
   }
   const { values, positionals } = parsed;
   const help = values.help ?? false;
-  if (help) return { target: '', model: undefined, input: undefined, json: false, sessionId: undefined, userId: 'user', db: undefined, memory: false, help };
+  if (help) return { target: '', model: undefined, input: undefined, json: false, sessionId: undefined, userId: 'user', db: undefined, memory: false, compaction: undefined, help };
   if (positionals.length === 0) {
     throw new CliUsageError(`'troupe run' needs an agent file or directory, e.g. 'troupe run agents/weather' or 'troupe run agent.ts'.`);
   }
@@ -71,6 +76,7 @@ export function parseRunOptions(args: readonly string[]): RunOptions {
     userId: values.user ?? 'user',
     db: values.db,
     memory,
+    compaction: parseCompactionFlags(values),
     help,
   };
 }

@@ -12,7 +12,7 @@ import { chat, type ChatOptions } from './chat.js';
 import { parseRunOptions, type RunOptions } from './run-options.js';
 
 /**
- * `troupe run <agent file or dir> [--model m] [--input text] [--json] [--session id] [--user id] [--db path | --memory]`:
+ * `troupe run <agent file or dir> [--model m] [--input text] [--json] [--session id] [--user id] [--db path | --memory] [--compact-every n [--compact-overlap k]]`:
  * loads the agent, opens the session store (SQLite at `.troupe/troupe.db` by default), then chats
  * with the agent, or with `--input` runs one turn and returns its exit code. Interrupts are asked
  * at the prompt, except in a one-shot run whose stdin is not a terminal. Throws `CliUsageError` /
@@ -26,7 +26,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   }
   const { loaded, defaultModel } = await loadAgentWithModel(options.target, options.model, io);
   const store = createSessionStore({ cwd: io.cwd, db: options.db, memory: options.memory });
-  const runner = new Runner({ appName: loaded.appName, agent: loaded.agent, sessionService: store.service, artifactService: store.artifacts, memoryService: store.memories, plugins: [rememberEachTurn(io)], defaultModel: defaultModel.model });
+  const runner = new Runner({ appName: loaded.appName, agent: loaded.agent, sessionService: store.service, artifactService: store.artifacts, memoryService: store.memories, plugins: [rememberEachTurn(io)], defaultModel: defaultModel.model, ...(options.compaction ? { compaction: options.compaction } : {}) });
   try {
     const session = await openSession(runner.sessionService, { appName: runner.appName, userId: options.userId, sessionId: options.sessionId });
     const sink = options.json ? jsonLinesSink(io) : transcriptSink(io);

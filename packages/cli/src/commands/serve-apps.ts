@@ -57,6 +57,7 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
       sessionService: store.service,
       artifactService: store.artifacts,
       memoryService: store.memories,
+      ...(options.compaction ? { compaction: options.compaction } : {}),
       ...(queue ? { queue: queue.queue } : {}),
       defaultModel: defaultModel.model,
       ...(auth ? { auth } : {}),

@@ -1,7 +1,9 @@
 import { parseArgs } from 'node:util';
 import { allowedHostProblem, allowedOriginProblem, isLoopback } from '@troupe/server';
 import { CliUsageError } from '../errors.js';
+import type { CompactionOptions } from '@troupe/core';
 import { parseArgsErrorMessage } from '../parse-args-error.js';
+import { COMPACTION_FLAGS, compactionUsage, parseCompactionFlags } from './compaction-flags.js';
 import { checkRedisUrl } from './queue-support.js';
 
 /** `troupe api` serves the HTTP API; `troupe web` the API and the browser dev UI. */
@@ -33,6 +35,8 @@ export interface ServeCommandOptions {
   allowedHosts: string[];
   /** `--a2a`: also serve each app over A2A at `/a2a/{app}` (needs @troupe/a2a). @default false */
   a2a: boolean;
+  /** `--compact-every` / `--compact-overlap`: compaction of long sessions. */
+  compaction: CompactionOptions | undefined;
   /** `--help`: print the usage and do nothing else. */
   help: boolean;
 }
@@ -52,6 +56,7 @@ const OPTIONS = {
   'allow-origin': { type: 'string', multiple: true },
   'allowed-host': { type: 'string', multiple: true },
   a2a: { type: 'boolean' },
+  ...COMPACTION_FLAGS,
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -65,7 +70,7 @@ export function parseServeOptions(mode: ServeMode, args: readonly string[]): Ser
     throw new CliUsageError(`${parseArgsErrorMessage(error, command, OPTIONS)} Run '${command} --help' for the options.`);
   }
   const { values, positionals } = parsed;
-  const defaults = { host: '127.0.0.1', port: DEFAULT_PORT, token: undefined, model: undefined, db: undefined, pg: undefined, memory: false, redis: undefined, allowOrigins: [], allowedHosts: [], a2a: false };
+  const defaults = { host: '127.0.0.1', port: DEFAULT_PORT, token: undefined, model: undefined, db: undefined, pg: undefined, memory: false, redis: undefined, allowOrigins: [], allowedHosts: [], a2a: false, compaction: undefined };
   if (values.help) return { agentsDir: '', ...defaults, help: true };
   if (positionals.length !== 1) {
     const got = positionals.length === 0 ? 'none' : positionals.map((p) => `'${p}'`).join(', ');
@@ -99,7 +104,7 @@ export function parseServeOptions(mode: ServeMode, args: readonly string[]): Ser
   }
   const allowOrigins = checkedList('allow-origin', values['allow-origin'], allowedOriginProblem, "scheme, host and port, e.g. --allow-origin http://localhost:5173");
   const allowedHosts = checkedList('allowed-host', values['allowed-host'], allowedHostProblem, 'a host name as browsers send it, e.g. --allowed-host dev.example.com (any port), dev.example.com:8443 or .example.com');
-  return { agentsDir: positionals[0]!, host, port, token, model: values.model, db: values.db, pg: values.pg, memory: values.memory ?? false, redis: values.redis, allowOrigins, allowedHosts, a2a: values.a2a ?? false, help: false };
+  return { agentsDir: positionals[0]!, host, port, token, model: values.model, db: values.db, pg: values.pg, memory: values.memory ?? false, redis: values.redis, allowOrigins, allowedHosts, a2a: values.a2a ?? false, compaction: parseCompactionFlags(values), help: false };
 }
 
 /** The values of a repeatable flag, each checked by the server's own rule. */
@@ -148,7 +153,7 @@ Options:
                       web page on another name cannot drive the server (DNS rebinding)
   --a2a               Also serve each app over A2A (JSON-RPC, 1.0 and 0.3) at /a2a/{app}, its
                       agent card at /a2a/{app}/.well-known/agent-card.json (needs @troupe/a2a)
-  -h, --help          Show this help
+${compactionUsage(22)}  -h, --help          Show this help
 
 Stop the server with Ctrl-C: runs in flight get 10 seconds to finish, then are cancelled.
 `;

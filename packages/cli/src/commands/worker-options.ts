@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { CliUsageError } from '../errors.js';
+import type { CompactionOptions } from '@troupe/core';
 import { parseArgsErrorMessage } from '../parse-args-error.js';
+import { COMPACTION_FLAGS, compactionUsage, parseCompactionFlags } from './compaction-flags.js';
 import { checkRedisUrl } from './queue-support.js';
 
 /** The options of `troupe worker`, parsed and checked. */
@@ -21,6 +23,8 @@ export interface WorkerCommandOptions {
   gracePeriodMs: number;
   /** `--model`: the default model string for LlmAgents that set none. */
   model: string | undefined;
+  /** `--compact-every` / `--compact-overlap`: compaction of long sessions (give the API the same). */
+  compaction: CompactionOptions | undefined;
   /** `--help`: print the usage and do nothing else. */
   help: boolean;
 }
@@ -37,6 +41,7 @@ const OPTIONS = {
   'lock-duration': { type: 'string' },
   'grace-period': { type: 'string' },
   model: { type: 'string' },
+  ...COMPACTION_FLAGS,
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -49,7 +54,7 @@ export function parseWorkerOptions(args: readonly string[]): WorkerCommandOption
     throw new CliUsageError(`${parseArgsErrorMessage(error, 'troupe worker', OPTIONS)} Run 'troupe worker --help' for the options.`);
   }
   const { values, positionals } = parsed;
-  const none = { redis: '', pg: undefined, db: undefined, concurrency: undefined, lockDurationMs: undefined, gracePeriodMs: DEFAULT_GRACE_PERIOD_MS, model: undefined };
+  const none = { redis: '', pg: undefined, db: undefined, concurrency: undefined, lockDurationMs: undefined, gracePeriodMs: DEFAULT_GRACE_PERIOD_MS, model: undefined, compaction: undefined };
   if (values.help) return { agentsDir: '', ...none, help: true };
   if (positionals.length !== 1) {
     const got = positionals.length === 0 ? 'none' : positionals.map((p) => `'${p}'`).join(', ');
@@ -80,6 +85,7 @@ export function parseWorkerOptions(args: readonly string[]): WorkerCommandOption
     lockDurationMs: wholeNumber('lock-duration', values['lock-duration'], 1_000, 'milliseconds, at least 1000, e.g. --lock-duration 60000'),
     gracePeriodMs: wholeNumber('grace-period', values['grace-period'], 0, 'milliseconds, e.g. --grace-period 30000') ?? DEFAULT_GRACE_PERIOD_MS,
     model: values.model,
+    compaction: parseCompactionFlags(values),
     help: false,
   };
 }
@@ -113,7 +119,7 @@ Options:
                         go back on the queue for another worker (default: ${DEFAULT_GRACE_PERIOD_MS})
   --model <model>       Default model for agents that set none, e.g. openai/gpt-4o-mini
                         (without it: the offline demo model, which is not an LLM)
-  -h, --help            Show this help
+${compactionUsage(24)}  -h, --help            Show this help
 
 Example:
   troupe api agents --redis redis://127.0.0.1:6379 --pg postgres://troupe@db/troupe

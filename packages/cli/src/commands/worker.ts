@@ -48,6 +48,7 @@ export async function workerCommand(args: readonly string[], io: CliIo): Promise
       memoryService: store.memories,
       redis: options.redis,
       defaultModel: defaultModel.model,
+      ...(options.compaction ? { compaction: options.compaction } : {}),
       ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
       ...(options.lockDurationMs === undefined ? {} : { lockDurationMs: options.lockDurationMs }),
       onError: (error, context) =>
