@@ -7,13 +7,14 @@ import { createEvent, type Event } from '../events/event.js';
 import { isHistoryRewrite, rewoundEvents } from '../events/rewound-events.js';
 import { ConfigurationError, TroupeError } from '../errors.js';
 import { isBaseLlm, type BaseLlm } from '../models/base-llm.js';
-import type { LlmResponse } from '../models/llm-request.js';
+import type { LlmRequest, LlmResponse } from '../models/llm-request.js';
 import { resolveModel } from '../models/registry.js';
 import type { Session, SessionService } from '../sessions/session.js';
 import { newId } from '../utils/ids.js';
 import type { Redactor } from '../utils/redact.js';
 import type { SessionClaim } from './session-claim.js';
 import { jsonText } from '../utils/json-text.js';
+import { linkedAbortController } from '../utils/abort.js';
 
 /**
  * `Runner({ compaction })`: summarise older events every few invocations (ADK's
@@ -30,7 +31,17 @@ export interface CompactionOptions {
   overlapInvocations?: number;
   /** The model that writes summaries (an instance or a model string). @default the root agent's model */
   summarizer?: BaseLlm | string;
+  /**
+   * How long the summariser may take. The finished run's session stays claimed until the
+   * compaction ends, so a summariser that never answers must not hold it: after this long the
+   * compaction is given up (a `COMPACTION_FAILED` event records it) and the session is free.
+   * @default 120000
+   */
+  timeoutMs?: number;
 }
+
+/** The default `compaction.timeoutMs`. */
+export const DEFAULT_COMPACTION_TIMEOUT_MS = 120_000;
 
 /** The error code of the event stored when a compaction fails (the run it followed is unaffected). */
 export const COMPACTION_FAILED = 'COMPACTION_FAILED';
@@ -41,6 +52,8 @@ export const COMPACTION_PROMPT =
   'tool results that matter and any open questions or tasks, so the agents can continue without the full ' +
   'transcript. Answer with the summary only.';
 
+const COMPACTION_SETTINGS = ['everyInvocations', 'overlapInvocations', 'summarizer', 'timeoutMs'];
+
 /** Checks `Runner({ compaction })` and answers it frozen with defaults. */
 export function checkCompaction(appName: string, value: unknown, agent: BaseAgent, defaultModel: unknown): Readonly<CompactionOptions> | undefined {
   if (value === undefined) return undefined;
@@ -49,9 +62,10 @@ export function checkCompaction(appName: string, value: unknown, agent: BaseAgen
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw fail('it must be an object');
   const options = value as Record<string, unknown>;
   for (const key of Object.keys(options)) {
-    if (key !== 'everyInvocations' && key !== 'overlapInvocations' && key !== 'summarizer') throw fail(`'${key}' is not a compaction setting (everyInvocations, overlapInvocations, summarizer)`);
+    if (!COMPACTION_SETTINGS.includes(key)) throw fail(`'${key}' is not a compaction setting (${COMPACTION_SETTINGS.join(', ')})`);
   }
-  const { everyInvocations, overlapInvocations = 0, summarizer } = options;
+  const { everyInvocations, overlapInvocations = 0, summarizer, timeoutMs = DEFAULT_COMPACTION_TIMEOUT_MS } = options;
+  if (!Number.isInteger(timeoutMs) || (timeoutMs as number) < 1) throw fail(`timeoutMs must be a whole number of milliseconds of at least 1; got ${JSON.stringify(timeoutMs)}`);
   if (!Number.isInteger(everyInvocations) || (everyInvocations as number) < 1) throw fail(`everyInvocations must be a whole number of at least 1; got ${JSON.stringify(everyInvocations)}`);
   if (!Number.isInteger(overlapInvocations) || (overlapInvocations as number) < 0) throw fail(`overlapInvocations must be a whole number of at least 0; got ${JSON.stringify(overlapInvocations)}`);
   if (summarizer !== undefined && !(typeof summarizer === 'string' && summarizer.length > 0) && !isBaseLlm(summarizer)) {
@@ -60,7 +74,7 @@ export function checkCompaction(appName: string, value: unknown, agent: BaseAgen
   if (summarizer === undefined && !(agent instanceof LlmAgent) && defaultModel === undefined) {
     throw fail(`the root agent '${agent.name}' is not an LlmAgent, so it has no model to summarise with; set compaction.summarizer (or the runner's defaultModel)`);
   }
-  const checked: CompactionOptions = { everyInvocations: everyInvocations as number, overlapInvocations: overlapInvocations as number };
+  const checked: CompactionOptions = { everyInvocations: everyInvocations as number, overlapInvocations: overlapInvocations as number, timeoutMs: timeoutMs as number };
   if (summarizer !== undefined) checked.summarizer = summarizer;
   return Object.freeze(checked);
 }
@@ -91,7 +105,7 @@ export async function compactAfterRun(run: CompactionRun): Promise<void> {
     window = compactionWindow(session.events, run.options, fanInAgentsOf(run.ctx.shared.rootAgent));
     if (!window) return;
     const model = summarizerOf(run);
-    const response = await summarise(model, window, run.abortSignal);
+    const response = await summarise(model, window, run.abortSignal, run.options.timeoutMs ?? DEFAULT_COMPACTION_TIMEOUT_MS);
     if (run.abortSignal?.aborted) return;
     const summary = response.content;
     if (!summary || !contentText(summary).trim()) {
@@ -212,10 +226,31 @@ function summarizerOf(run: CompactionRun): BaseLlm {
   return typeof fallback === 'string' ? resolveModel(fallback) : fallback;
 }
 
-async function summarise(model: BaseLlm, window: readonly Event[], abortSignal: AbortSignal | undefined): Promise<LlmResponse> {
+async function summarise(model: BaseLlm, window: readonly Event[], abortSignal: AbortSignal | undefined, timeoutMs: number): Promise<LlmResponse> {
   const request = { model: model.model, contents: [{ role: 'user', parts: [{ text: `${COMPACTION_PROMPT}\n\n${transcript(window)}` }] } satisfies Content], config: {} };
+  const controller = linkedAbortController(abortSignal);
+  const timeUp = new TroupeError(COMPACTION_FAILED, `The summariser '${model.model}' did not answer within compaction.timeoutMs (${timeoutMs} ms).`);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // Given up even when the model ignores the signal: the session is claimed until this returns.
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort(timeUp);
+      reject(timeUp);
+    }, timeoutMs);
+    controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+  });
+  deadline.catch(() => undefined);
+  try {
+    return await Promise.race([lastResponse(model, request, controller.signal), deadline]);
+  } finally {
+    clearTimeout(timer);
+    controller.dispose();
+  }
+}
+
+async function lastResponse(model: BaseLlm, request: LlmRequest, signal: AbortSignal): Promise<LlmResponse> {
   let last: LlmResponse | undefined;
-  for await (const response of model.generateContentAsync(request, false, abortSignal)) {
+  for await (const response of model.generateContentAsync(request, false, signal)) {
     if (!response.partial) last = response;
   }
   if (!last) throw new TroupeError(COMPACTION_FAILED, `The summariser '${model.model}' gave no response.`);
