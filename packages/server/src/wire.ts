@@ -1,4 +1,4 @@
-import type { Event, Part, Session } from '@troupe/core';
+import type { Content, Event, EventActions, EventCompaction, Part, Session } from '@troupe/core';
 import { confirmationCall, confirmationResponse, resumeRecordAnswers } from './adk-confirmation.js';
 import type { BackgroundRunInfo } from './background-runs.js';
 import { HttpError } from './http-error.js';
@@ -14,7 +14,10 @@ import { HttpError } from './http-error.js';
  * also carries ADK's form of it: an `adk_request_confirmation` function call in `content`, whose
  * id is in `longRunningToolIds` (see {@link confirmationCall}).
  */
-export type WireEvent = Omit<Event, 'timestamp'> & { timestamp: number; longRunningToolIds?: string[] };
+export type WireEvent = Omit<Event, 'timestamp' | 'actions'> & { timestamp: number; longRunningToolIds?: string[]; actions: WireActions };
+
+/** An event's actions on the wire: a compaction also carries its summary under ADK's name. */
+export type WireActions = Omit<EventActions, 'compaction'> & { compaction?: EventCompaction & { compactedContent?: Content } };
 
 /** A session as sent over HTTP. `events` is absent in session lists. */
 export interface WireSession {
@@ -43,10 +46,10 @@ export function secondsToMs(seconds: number): number {
  */
 export function encodeEvent(event: Event): WireEvent {
   const wire: WireEvent = { ...event, timestamp: msToSeconds(event.timestamp) };
-  // A compaction's times are seconds on the wire too, as in ADK's EventCompaction.
+  // A compaction's times are seconds on the wire too, and its summary is also under ADK's name (EventCompaction.compactedContent).
   const compaction = event.actions.compaction;
   if (compaction) {
-    wire.actions = { ...event.actions, compaction: { ...compaction, startTimestamp: msToSeconds(compaction.startTimestamp), endTimestamp: msToSeconds(compaction.endTimestamp) } };
+    wire.actions = { ...event.actions, compaction: { ...compaction, compactedContent: compaction.summary, startTimestamp: msToSeconds(compaction.startTimestamp), endTimestamp: msToSeconds(compaction.endTimestamp) } };
   }
   const interrupt = event.interrupt;
   if (interrupt?.kind !== 'confirmation') return wire;

@@ -14,6 +14,8 @@ describe('createApp({ compaction })', () => {
     const session = (await (await call(app, 'GET', `/apps/chat/users/alice/sessions/${s.id}`)).json()) as WireSession;
     const record = session.events!.find((e) => e.actions.compaction);
     expect(record).toMatchObject({ author: 'user', model: 'summarizer', actions: { compaction: { summary: { role: 'model', parts: [{ text: 'S: hi and bye.' }] } } } });
+    // ADK's clients read the summary as EventCompaction.compactedContent.
+    expect(record!.actions.compaction!.compactedContent).toEqual(record!.actions.compaction!.summary);
     // Its times are seconds on the wire, like the events' own.
     const first = session.events![0]!;
     expect(record!.actions.compaction!.startTimestamp).toBe(first.timestamp);
