@@ -63,7 +63,7 @@ export class SqliteArtifactService implements ArtifactService {
     const resolved = resolveOptions(options, 'SqliteArtifactService');
     this.maxBytes = resolveMaxArtifactBytes('SqliteArtifactService', options.maxArtifactBytes);
     this.path = resolved.path;
-    this.site = { path: resolved.path, busyTimeoutMs: resolved.busyTimeoutMs, readonly: resolved.readonly };
+    this.site = { path: resolved.path, busyTimeoutMs: resolved.busyTimeoutMs, readonly: resolved.readonly, store: 'artifact store' };
     this.db = openSqliteFile(resolved, (db) => {
       // A read-only connection cannot create it; without the table there is simply nothing to read.
       if (!resolved.readonly) db.exec(CREATE_TABLE);

@@ -77,7 +77,7 @@ export class SqliteMemoryService implements MemoryService {
     const resolved = resolveOptions(options, 'SqliteMemoryService');
     this.maxResults = resolveMaxResults(options.maxResults, 'SqliteMemoryService');
     this.path = resolved.path;
-    this.site = { path: resolved.path, busyTimeoutMs: resolved.busyTimeoutMs, readonly: resolved.readonly };
+    this.site = { path: resolved.path, busyTimeoutMs: resolved.busyTimeoutMs, readonly: resolved.readonly, store: 'memory store' };
     this.db = openSqliteFile(resolved, (db) => {
       // A read-only connection cannot create them; without the tables there is nothing to read.
       if (!resolved.readonly) db.exec(CREATE_TABLES);

@@ -10,6 +10,8 @@ export interface StorageSite {
   busyTimeoutMs: number;
   /** Whether the service was opened with `readonly: true`, which the remedy for a read-only file names. */
   readonly: boolean;
+  /** Which store failed, for the message. @default 'session store' */
+  store?: 'session store' | 'artifact store' | 'memory store';
 }
 
 /** A failed operation: where, and what it was doing. */
@@ -43,7 +45,7 @@ export function storageErrorFor(error: unknown, failure: StorageFailure): Storag
   const what = describe(error, failure);
   if (!what) return undefined;
   const stored = failure.writes ? ' Nothing was stored.' : '';
-  return new StorageError(`The SQLite session store '${failure.path}' could not ${failure.doing}: ${what.happened}.${stored} ${what.fix}`, { cause: error });
+  return new StorageError(`The SQLite ${failure.store ?? 'session store'} '${failure.path}' could not ${failure.doing}: ${what.happened}.${stored} ${what.fix}`, { cause: error });
 }
 
 /**

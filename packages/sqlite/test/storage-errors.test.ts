@@ -45,3 +45,10 @@ describe('storageErrorFor', () => {
     expect(readonly.message).toContain('It was opened with readonly: true; open it without that option to write.');
   });
 });
+
+describe('which store failed', () => {
+  it.each(['artifact store', 'memory store'] as const)('the %s names itself, not the session store', (store) => {
+    const error = storageErrorFor(sqliteError('SQLITE_FULL'), { ...failure, doing: "save artifact 'a.png'", store })!;
+    expect(error.message).toContain(`The SQLite ${store} '/srv/app/sessions.db' could not save artifact 'a.png': the disk holding it is full`);
+  });
+});
