@@ -1,9 +1,9 @@
 import type pg from 'pg';
-import { ConfigurationError, type ArtifactKey, type ArtifactService, type ArtifactStoreOptions, type ListArtifactParams, type LoadArtifactParams, type Part, type SaveArtifactParams } from '@troupe/core';
+import { type ArtifactKey, type ArtifactService, type ArtifactStoreOptions, type ListArtifactParams, type LoadArtifactParams, type Part, type SaveArtifactParams } from '@troupe/core';
 import { artifactFromBytes, artifactToBytes, checkArtifactKey, checkArtifactScope, checkArtifactVersion, isUserArtifact, resolveMaxArtifactBytes } from '@troupe/core/stores';
 import { resolveOptions, type PostgresSessionServiceOptions } from './options.js';
-import { MAYBE_DONE, asStorageError, listenForIdleErrors, openPool } from './pool.js';
-import { quoteIdentifier } from './schema.js';
+import { MAYBE_DONE, asStorageError } from './pool.js';
+import { SideTable } from './side-table.js';
 import { inTransaction } from './transaction.js';
 
 /** Options of {@link PostgresArtifactService}: those of `PostgresSessionService`, and `maxArtifactBytes`. */
@@ -30,46 +30,47 @@ interface ArtifactRow {
  * await artifactService.close();
  */
 export class PostgresArtifactService implements ArtifactService {
-  /** The PostgreSQL schema holding the table. */
-  readonly schema: string;
-  private readonly table: string;
-  private readonly pool: pg.Pool;
-  private readonly ownsPool: boolean;
-  private readonly stopListening: () => void;
+  private readonly table: SideTable;
   private readonly maxBytes: number;
-  private ready: Promise<void> | undefined;
-  private closed = false;
 
   constructor(options: PostgresArtifactServiceOptions) {
     const resolved = resolveOptions(options, 'PostgresArtifactService');
     this.maxBytes = resolveMaxArtifactBytes('PostgresArtifactService', options.maxArtifactBytes);
-    this.schema = resolved.schema;
-    this.table = `${quoteIdentifier(resolved.schema)}.artifacts`;
-    this.ownsPool = resolved.pool === undefined;
-    this.pool =
-      resolved.pool ??
-      openPool({
-        connectionString: resolved.connectionString,
-        applicationName: resolved.applicationName,
-        connectTimeoutMs: resolved.connectTimeoutMs,
-        idleInTransactionTimeoutMs: resolved.idleInTransactionTimeoutMs,
-      });
-    this.stopListening = listenForIdleErrors(this.pool);
+    // user: files have session_id '' (a session's own filenames never start with 'user:').
+    this.table = new SideTable(resolved, 'PostgresArtifactService', 'artifacts', async (client, name) => {
+      await client.query(`
+        CREATE TABLE IF NOT EXISTS ${name} (
+          app_name TEXT NOT NULL,
+          user_id TEXT NOT NULL,
+          session_id TEXT NOT NULL,
+          filename TEXT NOT NULL,
+          version INTEGER NOT NULL,
+          mime_type TEXT,
+          data BYTEA NOT NULL,
+          created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+          PRIMARY KEY (app_name, user_id, session_id, filename, version)
+        )`);
+    });
+  }
+
+  /** The PostgreSQL schema holding the table. */
+  get schema(): string {
+    return this.table.schema;
   }
 
   async saveArtifact(params: SaveArtifactParams): Promise<number> {
     checkArtifactKey(params);
     const stored = artifactToBytes(params.filename, params.artifact, this.maxBytes);
-    await this.ensureReady();
+    await this.table.ensureReady();
     const key = [params.appName, params.userId, sessionOf(params), params.filename];
     return inTransaction(
-      this.pool,
+      this.table.pool,
       async (client) => {
         // Savers of one file take turns; other files are not blocked.
-        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [JSON.stringify(['troupe-artifact', this.schema, ...key])]);
+        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [JSON.stringify(['troupe-artifact', this.table.schema, ...key])]);
         const { rows } = await client.query<{ version: number }>(
-          `INSERT INTO ${this.table} (app_name, user_id, session_id, filename, version, mime_type, data)
-           SELECT $1, $2, $3, $4, COALESCE(MAX(version) + 1, 0), $5, $6 FROM ${this.table}
+          `INSERT INTO ${this.table.name} (app_name, user_id, session_id, filename, version, mime_type, data)
+           SELECT $1, $2, $3, $4, COALESCE(MAX(version) + 1, 0), $5, $6 FROM ${this.table.name}
            WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND filename = $4
            RETURNING version`,
           [...key, stored.mimeType ?? null, Buffer.from(stored.bytes.buffer, stored.bytes.byteOffset, stored.bytes.byteLength)],
@@ -83,14 +84,14 @@ export class PostgresArtifactService implements ArtifactService {
   async loadArtifact(params: LoadArtifactParams): Promise<Part | undefined> {
     checkArtifactKey(params);
     checkArtifactVersion(params.filename, params.version);
-    await this.ensureReady();
+    await this.table.ensureReady();
     const key = [params.appName, params.userId, sessionOf(params), params.filename];
     const where = 'app_name = $1 AND user_id = $2 AND session_id = $3 AND filename = $4';
     const { rows } = await this.query<ArtifactRow>(
       `loading artifact '${params.filename}'`,
       params.version === undefined
-        ? `SELECT mime_type, data FROM ${this.table} WHERE ${where} ORDER BY version DESC LIMIT 1`
-        : `SELECT mime_type, data FROM ${this.table} WHERE ${where} AND version = $5`,
+        ? `SELECT mime_type, data FROM ${this.table.name} WHERE ${where} ORDER BY version DESC LIMIT 1`
+        : `SELECT mime_type, data FROM ${this.table.name} WHERE ${where} AND version = $5`,
       params.version === undefined ? key : [...key, params.version],
     );
     const row = rows[0];
@@ -99,10 +100,10 @@ export class PostgresArtifactService implements ArtifactService {
 
   async listArtifactKeys(params: ListArtifactParams): Promise<string[]> {
     checkArtifactScope(params);
-    await this.ensureReady();
+    await this.table.ensureReady();
     const { rows } = await this.query<{ filename: string }>(
       `listing the artifacts of session '${params.sessionId}'`,
-      `SELECT DISTINCT filename FROM ${this.table} WHERE app_name = $1 AND user_id = $2 AND session_id IN ($3, '')`,
+      `SELECT DISTINCT filename FROM ${this.table.name} WHERE app_name = $1 AND user_id = $2 AND session_id IN ($3, '')`,
       [params.appName, params.userId, params.sessionId],
     );
     // Sorted here, not by SQL (whose order follows the database's collation), so every store agrees.
@@ -111,10 +112,10 @@ export class PostgresArtifactService implements ArtifactService {
 
   async listVersions(params: ArtifactKey): Promise<number[]> {
     checkArtifactKey(params);
-    await this.ensureReady();
+    await this.table.ensureReady();
     const { rows } = await this.query<{ version: number }>(
       `listing the versions of artifact '${params.filename}'`,
-      `SELECT version FROM ${this.table} WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND filename = $4 ORDER BY version`,
+      `SELECT version FROM ${this.table.name} WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND filename = $4 ORDER BY version`,
       [params.appName, params.userId, sessionOf(params), params.filename],
     );
     return rows.map((row) => row.version);
@@ -122,68 +123,26 @@ export class PostgresArtifactService implements ArtifactService {
 
   async deleteArtifact(params: ArtifactKey): Promise<void> {
     checkArtifactKey(params);
-    await this.ensureReady();
+    await this.table.ensureReady();
     await this.query(
       `deleting artifact '${params.filename}'`,
-      `DELETE FROM ${this.table} WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND filename = $4`,
+      `DELETE FROM ${this.table.name} WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND filename = $4`,
       [params.appName, params.userId, sessionOf(params), params.filename],
       MAYBE_DONE,
     );
   }
 
   /** Closes the pool the service opened (a pool passed in stays open). Later calls fail; closing twice is harmless. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    if (this.ownsPool) await this.pool.end();
-    this.stopListening();
+  close(): Promise<void> {
+    return this.table.close();
   }
 
   private async query<R extends pg.QueryResultRow>(action: string, text: string, values: unknown[], outcome?: string): Promise<pg.QueryResult<R>> {
     try {
-      return await this.pool.query<R>(text, values);
+      return await this.table.pool.query<R>(text, values);
     } catch (error) {
       throw asStorageError(action, error, outcome);
     }
-  }
-
-  private ensureReady(): Promise<void> {
-    if (this.closed) {
-      throw new ConfigurationError(`The PostgresArtifactService for schema '${this.schema}' is closed. Create a new PostgresArtifactService to use the database again.`);
-    }
-    this.ready ??= this.createTable().catch((error: unknown) => {
-      // Let the next call try again: the server may have been down.
-      this.ready = undefined;
-      throw error;
-    });
-    return this.ready;
-  }
-
-  private async createTable(): Promise<void> {
-    await inTransaction(
-      this.pool,
-      async (client) => {
-        // The session store's lock on the schema: services starting together (of either kind) create it once.
-        await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`troupe-session-schema:${this.schema}`]);
-        // CREATE SCHEMA needs the CREATE privilege even when the schema exists, so look first.
-        const existing = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [this.schema]);
-        if (existing.rowCount === 0) await client.query(`CREATE SCHEMA ${quoteIdentifier(this.schema)}`);
-        // user: files have session_id '' (a session's own filenames never start with 'user:').
-        await client.query(`
-          CREATE TABLE IF NOT EXISTS ${this.table} (
-            app_name TEXT NOT NULL,
-            user_id TEXT NOT NULL,
-            session_id TEXT NOT NULL,
-            filename TEXT NOT NULL,
-            version INTEGER NOT NULL,
-            mime_type TEXT,
-            data BYTEA NOT NULL,
-            created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
-            PRIMARY KEY (app_name, user_id, session_id, filename, version)
-          )`);
-      },
-      { action: `preparing the artifacts table in schema '${this.schema}'`, ifCommitLost: 'The next call checks the table again.' },
-    );
   }
 }
 
