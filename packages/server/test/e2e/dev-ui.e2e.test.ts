@@ -1,14 +1,12 @@
-import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import type { WireSession } from '../../src/index.js';
+import { NO_BROWSER, POLL, repo, useDevUi, waitUntilIdle } from './troupe-web.js';
 
 // The dev UI end to end: the built `troupe web` serves scripted apps (fixtures/apps: concierge,
 // relay for Stop, todo-plan for the Patterns panel; no network), and Debian's Chromium, driven by playwright-core, uses the page as a
@@ -16,65 +14,24 @@ import type { WireSession } from '../../src/index.js';
 // path. Without it the suite is skipped on a developer's machine, and fails in CI (CI=true), where
 // a skipped browser test would prove nothing.
 
-const CHROMIUM = '/usr/bin/chromium';
-const IN_CI = /^(1|true|yes)$/i.test(process.env.CI ?? '');
-const repo = fileURLToPath(new URL('../../../../', import.meta.url));
-const bin = join(repo, 'packages/cli/dist/main.js');
-const appsDir = 'packages/server/test/e2e/fixtures/apps';
 // The screenshot in docs/dev-ui.md is refreshed with TROUPE_UPDATE_SCREENSHOT=1; otherwise the test
 // writes it to a temporary folder, so an ordinary test run leaves the work tree unchanged.
 const screenshotPath = process.env.TROUPE_UPDATE_SCREENSHOT === '1' ? join(repo, 'docs/images/dev-ui.png') : join(tmpdir(), `troupe-dev-ui-${process.pid}.png`);
-
-/** expect.poll waits 1 s by default; the machine may be busy with other test files. */
-const POLL = { timeout: 15_000 };
 
 const GREETING = 'Hello! I am the concierge of Chez Troupe. Ask me to book a table.';
 const CONFIRMATION = 'Done: your table for 2 at 19:30 is booked (reference CT-042).';
 const PLAN = 'Plan: research, then write.';
 const REBOUND = 'rebound.test';
 
-describe.skipIf(!existsSync(CHROMIUM) && !IN_CI)('troupe web: the dev UI in Chromium', () => {
-  const scratch = mkdtempSync(join(tmpdir(), 'troupe-dev-ui-'));
-  let server: ChildProcessWithoutNullStreams | undefined;
-  let serverOutput = '';
-  let baseUrl = '';
-  let browser: BrowserContext | undefined;
-  let page: Page;
-
-  beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`Chromium is missing at ${CHROMIUM}, and CI=true requires the dev UI test to run. Install Debian's package: apt-get install -y chromium (.ci/run does this).`);
-    }
-    await buildIfNeeded();
-    ({ server, url: baseUrl } = await startTroupeWeb(join(scratch, 'troupe.db'), (chunk) => (serverOutput += chunk)));
-    browser = await chromium.launchPersistentContext(join(scratch, 'chromium-profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        // Names an attacker controls, resolved to this machine: DNS rebinding without a DNS server.
-        `--host-resolver-rules=MAP ${REBOUND} 127.0.0.1`,
-      ],
-      viewport: { width: 1440, height: 900 },
-    });
-    page = browser.pages()[0] ?? (await browser.newPage());
-    page.setDefaultTimeout(15_000);
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    if (server && server.exitCode === null) server.kill('SIGKILL');
-    rmSync(scratch, { recursive: true, force: true });
+describe.skipIf(NO_BROWSER)('troupe web: the dev UI in Chromium', () => {
+  const web = useDevUi('packages/server/test/e2e/fixtures/apps', {
+    scratchPrefix: 'troupe-dev-ui-',
+    // Names an attacker controls, resolved to this machine: DNS rebinding without a DNS server.
+    chromiumArgs: ['--disable-quic', `--host-resolver-rules=MAP ${REBOUND} 127.0.0.1`],
   });
 
   it('chats with streamed text, shows the events live, and finishes the run after an approval in the UI', async () => {
+    const { page, baseUrl } = web;
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));
     await page.goto(`${baseUrl}/`);
@@ -138,6 +95,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !IN_CI)('troupe web: the dev UI in Chro
   }, 90_000);
 
   it('reopens the stored session from its URL and steps through its events', async () => {
+    const { page, baseUrl } = web;
     const url = new URL(page.url());
     const sessionId = url.searchParams.get('session');
     expect(sessionId).toBeTruthy();
@@ -159,6 +117,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !IN_CI)('troupe web: the dev UI in Chro
   }, 60_000);
 
   it("shows a plan-execute run's plan with its finished and next steps", async () => {
+    const { page, baseUrl } = web;
     await page.goto(baseUrl);
     await page.getByLabel('App').selectOption('todo-plan');
     await page.locator('[data-agent="Checklist"]').waitFor();
@@ -172,6 +131,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !IN_CI)('troupe web: the dev UI in Chro
   });
 
   it('Stop cancels a run: the stored cancellation is shown at once, and the session takes the next message', async () => {
+    const { page, baseUrl } = web;
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));
     await page.goto(`${baseUrl}/`);
@@ -208,6 +168,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !IN_CI)('troupe web: the dev UI in Chro
   }, 60_000);
 
   it('works at http://localhost too; a page on a rebound name or another origin cannot read or change sessions', async () => {
+    const { page, baseUrl } = web;
     const port = new URL(baseUrl).port;
     const sessions = async () => ((await (await fetch(`${baseUrl}/apps/concierge/users/user/sessions`)).json()) as WireSession[]).length;
     const before = await sessions();
@@ -247,55 +208,17 @@ describe.skipIf(!existsSync(CHROMIUM) && !IN_CI)('troupe web: the dev UI in Chro
       elsewhere.close();
     }
     expect(await sessions()).toBe(before);
-    expect(serverOutput).not.toContain('failed');
+    expect(web.serverOutput).not.toContain('failed');
   }, 60_000);
 
   it('stops gracefully on SIGTERM', async () => {
-    const exited = new Promise<number | null>((resolve) => server!.once('exit', (code) => resolve(code)));
-    server!.kill('SIGTERM');
+    const exited = new Promise<number | null>((resolve) => web.server.once('exit', (code) => resolve(code)));
+    web.server.kill('SIGTERM');
     expect(await exited).toBe(0);
-    expect(serverOutput).toContain('Stopping');
+    expect(web.serverOutput).toContain('Stopping');
   }, 30_000);
 });
 
 function chat(page: Page) {
   return page.getByRole('log', { name: 'Conversation' });
-}
-
-/** Waits until the run has ended and the stored session was read again. */
-async function waitUntilIdle(page: Page): Promise<void> {
-  await expect.poll(() => page.getByRole('status').innerText(), POLL).toMatch(/^Session /);
-}
-
-/** `npm test` builds first; build here when this file runs on its own, and always bundle the UI (fast) so it is current. */
-async function buildIfNeeded(): Promise<void> {
-  const run = promisify(execFile);
-  if (!existsSync(bin) || !existsSync(join(repo, 'packages/server/dist/index.js'))) {
-    await run(process.execPath, ['node_modules/typescript/bin/tsc', '-b', 'tsconfig.build.json'], { cwd: repo });
-  }
-  await run(process.execPath, ['packages/server/ui/build.mjs'], { cwd: repo });
-}
-
-/** Starts the built `troupe web` on a free port and resolves with its URL once it listens. */
-function startTroupeWeb(db: string, onOutput: (chunk: string) => void): Promise<{ server: ChildProcessWithoutNullStreams; url: string }> {
-  return new Promise((resolve, reject) => {
-    const server = spawn(process.execPath, [bin, 'web', appsDir, '--port', '0', '--db', db], { cwd: repo });
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`troupe web did not print its URL within 30 s. Output:\n${output}`)), 30_000);
-    const collect = (chunk: Buffer) => {
-      output += chunk.toString();
-      onOutput(chunk.toString());
-      const match = /Troupe dev UI: (http:\/\/\S+?)\/?\s/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ server, url: match[1]! });
-      }
-    };
-    server.stdout.on('data', collect);
-    server.stderr.on('data', collect);
-    server.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`troupe web exited with code ${code} before listening. Output:\n${output}`));
-    });
-  });
 }
