@@ -1,30 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SqliteArtifactService } from '@troupe/sqlite';
-import { runCli } from '../src/index.js';
-import { fakeIo } from './helpers.js';
+import { tempDir, troupe } from './helpers.js';
 
 const notebook = fileURLToPath(new URL('./fixtures/notebook.ts', import.meta.url));
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-async function troupe(cwd: string, ...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const io = fakeIo(cwd);
-  io.stdin.end();
-  const code = await runCli(argv, io);
-  return { code, out: io.out(), err: io.err() };
-}
-
 describe('troupe run: artifacts', () => {
   it('keeps artifacts in the SQLite file of the sessions, across runs of one session', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'troupe-cli-artifacts-'));
-    dirs.push(cwd);
+    const cwd = tempDir('troupe-cli-artifacts-');
     const first = await troupe(cwd, 'run', notebook, '--session', 'n1', '--input', 'buy milk');
     expect(first.err).toBe('');
     expect(first.out).toContain('saved notes.txt version 0; artifacts: notes.txt');
@@ -40,8 +24,7 @@ describe('troupe run: artifacts', () => {
   });
 
   it('keeps them in memory with --memory', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'troupe-cli-artifacts-'));
-    dirs.push(cwd);
+    const cwd = tempDir('troupe-cli-artifacts-');
     const result = await troupe(cwd, 'run', notebook, '--memory', '--input', 'scratch');
     expect(result.out).toContain('saved notes.txt version 0');
   });

@@ -1,30 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SqliteSessionService } from '@troupe/sqlite';
-import { runCli } from '../src/index.js';
-import { fakeIo } from './helpers.js';
+import { tempDir, troupe } from './helpers.js';
 
 const hello = fileURLToPath(new URL('./fixtures/hello.ts', import.meta.url));
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-async function troupe(cwd: string, ...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const io = fakeIo(cwd);
-  io.stdin.end();
-  const code = await runCli(argv, io);
-  return { code, out: io.out(), err: io.err() };
-}
-
 describe('troupe run --compact-every', () => {
   it('stores a compaction every n turns of a session, summarised by the default model', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'troupe-cli-compaction-'));
-    dirs.push(cwd);
+    const cwd = tempDir('troupe-cli-compaction-');
     for (const message of ['Hi, I am Ana.', 'I live in Porto.', 'What is my name?']) {
       const turn = await troupe(cwd, 'run', hello, '--session', 's1', '--compact-every', '2', '--input', message);
       expect(turn.code).toBe(0);
@@ -43,8 +28,7 @@ describe('troupe run --compact-every', () => {
   });
 
   it('without the flag nothing is compacted', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'troupe-cli-compaction-'));
-    dirs.push(cwd);
+    const cwd = tempDir('troupe-cli-compaction-');
     for (const message of ['one', 'two', 'three']) expect((await troupe(cwd, 'run', hello, '--session', 's1', '--input', message)).code).toBe(0);
     const store = new SqliteSessionService({ path: join(cwd, '.troupe/troupe.db') });
     const session = await store.getSession({ appName: 'hello', userId: 'user', sessionId: 's1' });
@@ -58,8 +42,7 @@ describe('troupe run --compact-every', () => {
     [['--compact-overlap', '1'], '--compact-overlap "1" needs --compact-every <n>'],
     [['--compact-every', '3', '--compact-overlap=-1'], '--compact-overlap "-1" is not valid'],
   ])('%j is refused as bad usage, naming the flag and the fix', async (flags, message) => {
-    const cwd = mkdtempSync(join(tmpdir(), 'troupe-cli-compaction-'));
-    dirs.push(cwd);
+    const cwd = tempDir('troupe-cli-compaction-');
     const result = await troupe(cwd, 'run', hello, '--memory', ...flags, '--input', 'hi');
     expect(result.code).toBe(2);
     expect(result.err).toContain(message);

@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
+import { onTestFinished } from 'vitest';
 import { type CliIo, runCli } from '../src/index.js';
 
 /** A CliIo backed by buffers, with a way to press Ctrl-C. */
@@ -52,4 +56,19 @@ export async function startServing(cwd: string, ...argv: string[]): Promise<{ io
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error(`troupe ${argv.join(' ')} printed no URL: ${io.out()} ${io.err()}`);
+}
+
+/** A new temporary folder, removed when the current test finishes. */
+export function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Runs `troupe ...argv` in process in `cwd`, with an empty stdin; resolves with the exit code and what it printed. */
+export async function troupe(cwd: string, ...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const io = fakeIo(cwd);
+  io.stdin.end();
+  const code = await runCli(argv, io);
+  return { code, out: io.out(), err: io.err() };
 }

@@ -1,30 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SqliteMemoryService } from '@troupe/sqlite';
-import { runCli } from '../src/index.js';
-import { fakeIo } from './helpers.js';
+import { tempDir, troupe } from './helpers.js';
 
 const example = fileURLToPath(new URL('../../../examples/memory', import.meta.url));
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-async function troupe(cwd: string, ...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const io = fakeIo(cwd);
-  io.stdin.end();
-  const code = await runCli(argv, io);
-  return { code, out: io.out(), err: io.err() };
-}
-
 describe('troupe run: memory', () => {
   it('adds each session to memory in the SQLite file after the turn, so a new session recalls it (offline model)', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'troupe-cli-memory-'));
-    dirs.push(cwd);
+    const cwd = tempDir('troupe-cli-memory-');
     const first = await troupe(cwd, 'run', example, '--input', 'Remember this: my favourite city is Lisbon.');
     expect(first.code).toBe(0);
     expect(first.out).not.toContain('load_memory');
@@ -48,8 +32,7 @@ describe('troupe run: memory', () => {
   });
 
   it('--memory keeps memory in the process: runs work and store nothing on disk', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'troupe-cli-memory-'));
-    dirs.push(cwd);
+    const cwd = tempDir('troupe-cli-memory-');
     const result = await troupe(cwd, 'run', example, '--memory', '--input', 'Check your memory: what is my favourite city?');
     expect(result.code).toBe(0);
     expect(result.out).toContain('load_memory');
