@@ -13,6 +13,30 @@ export function scriptedApp(replies: ScriptedReply[], options: Partial<CreateApp
   return { app, model, agent, sessionService };
 }
 
+/**
+ * An app 'chat' whose agent 'assistant' has a `wait` tool that holds its invocation until
+ * `release()`: `toolStarted` resolves once the tool runs, so a test can act while the session is busy.
+ */
+export function heldToolApp(replies: ScriptedReply[]): { app: TroupeApp; toolStarted: Promise<void>; release: () => void } {
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let started: () => void = () => {};
+  const toolStarted = new Promise<void>((resolve) => (started = resolve));
+  const wait = new FunctionTool({
+    name: 'wait',
+    description: 'Waits.',
+    parameters: z.object({}),
+    execute: async () => {
+      started();
+      await held;
+      return { ok: true };
+    },
+  });
+  const model = new ScriptedModel(replies);
+  const app = createApp({ apps: { chat: new LlmAgent({ name: 'assistant', model, tools: [wait] }) }, sessionService: new InMemorySessionService() });
+  return { app, toolStarted, release };
+}
+
 /** An agent whose `transfer_money` tool asks for confirmation before it runs; `sent` records what it sent. */
 export function bankAgent(replies: ScriptedReply[]): { agent: BaseAgent; model: ScriptedModel; sent: number[] } {
   const sent: number[] = [];

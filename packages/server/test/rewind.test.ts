@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FunctionTool, InMemorySessionService, LlmAgent } from '@troupe/core';
-import { ScriptedModel } from '@troupe/core/testing';
-import { z } from 'zod';
-import { createApp, type WireSession } from '../src/index.js';
-import { call, createSession, expectError, message, scriptedApp } from './helpers.js';
+import type { WireSession } from '../src/index.js';
+import { call, createSession, expectError, heldToolApp, message, scriptedApp } from './helpers.js';
 
 const run = (app: Parameters<typeof call>[0], sessionId: string, text: string, stateDelta?: Record<string, unknown>) =>
   call(app, 'POST', '/run', { appName: 'chat', userId: 'alice', sessionId, newMessage: message(text), ...(stateDelta ? { stateDelta } : {}) });
@@ -68,22 +65,7 @@ describe('POST /apps/{app}/users/{user}/sessions/{id}/rewind (ADK rewind)', () =
   });
 
   it('is 409 SESSION_BUSY while an invocation runs on the session, and stores nothing', async () => {
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let started: () => void = () => {};
-    const toolStarted = new Promise<void>((resolve) => (started = resolve));
-    const wait = new FunctionTool({
-      name: 'wait',
-      description: 'Waits.',
-      parameters: z.object({}),
-      execute: async () => {
-        started();
-        await held;
-        return { ok: true };
-      },
-    });
-    const model = new ScriptedModel(['a1', { functionCalls: [{ name: 'wait', args: {} }] }, 'done']);
-    const app = createApp({ apps: { chat: new LlmAgent({ name: 'assistant', model, tools: [wait] }) }, sessionService: new InMemorySessionService() });
+    const { app, toolStarted, release } = heldToolApp(['a1', { functionCalls: [{ name: 'wait', args: {} }] }, 'done']);
     const s = await createSession(app, 'chat', 'alice');
     const first = (await (await run(app, s.id, 'q1')).json()) as { invocationId: string }[];
     const running = run(app, s.id, 'go');

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FunctionTool, InMemorySessionService, LlmAgent } from '@troupe/core';
-import { ScriptedModel } from '@troupe/core/testing';
-import { z } from 'zod';
-import { createApp, type WireSession } from '../src/index.js';
-import { bankApp, call, createSession, expectError, message, scriptedApp } from './helpers.js';
+import type { WireSession } from '../src/index.js';
+import { bankApp, call, createSession, expectError, heldToolApp, message, scriptedApp } from './helpers.js';
 
 const patch = (app: Parameters<typeof call>[0], path: string, body: unknown, headers?: Record<string, string>) => call(app, 'PATCH', path, body, headers);
 
@@ -80,22 +77,7 @@ describe('PATCH /apps/{app}/users/{user}/sessions/{id} (ADK session update)', ()
   });
 
   it('is 409 SESSION_BUSY while an invocation runs on the session, and stores nothing', async () => {
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let started: () => void = () => {};
-    const toolStarted = new Promise<void>((resolve) => (started = resolve));
-    const wait = new FunctionTool({
-      name: 'wait',
-      description: 'Waits.',
-      parameters: z.object({}),
-      execute: async () => {
-        started();
-        await held;
-        return { ok: true };
-      },
-    });
-    const model = new ScriptedModel([{ functionCalls: [{ name: 'wait', args: {} }] }, 'done']);
-    const app = createApp({ apps: { chat: new LlmAgent({ name: 'assistant', model, tools: [wait] }) }, sessionService: new InMemorySessionService() });
+    const { app, toolStarted, release } = heldToolApp([{ functionCalls: [{ name: 'wait', args: {} }] }, 'done']);
     const s = await createSession(app, 'chat', 'alice');
     const running = call(app, 'POST', '/run', { appName: 'chat', userId: 'alice', sessionId: s.id, newMessage: message('go') });
     await toolStarted;
