@@ -1,5 +1,6 @@
 import { type ChildProcessWithoutNullStreams, type SpawnOptions, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +18,47 @@ export function useTempDb(): () => string {
     const dir = mkdtempSync(join(tmpdir(), 'troupe-sqlite-'));
     dirs.push(dir);
     return join(dir, 'sessions.db');
+  };
+}
+
+/** A store holding a SQLite connection. */
+interface Closable {
+  close(): Promise<void>;
+}
+
+/** Runs `body` with the path of `file` in a new temporary folder (`prefix` names it), then removes the folder. */
+export async function withTempFile<T>(prefix: string, file: string, body: (path: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  try {
+    return await body(join(dir, file));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A contract suite's `openFresh`: opens a service on `file` in a new temporary folder; `close`
+ * closes it and removes the folder. `path` reaches {@link reopenOnPath}.
+ */
+export async function openOnFreshFile<S extends Closable>(prefix: string, file: string, open: (path: string) => S): Promise<{ service: S; path: string; close: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  const path = join(dir, file);
+  const service = open(path);
+  return {
+    service,
+    path,
+    close: async () => {
+      await service.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A contract suite's `openSecond`: a second service on the first one's file, through its own connection. */
+export function reopenOnPath<S extends Closable>(open: (path: string) => S): (first: { path: string }) => Promise<{ service: S; close: () => Promise<void> }> {
+  return async ({ path }) => {
+    const service = open(path);
+    return { service, close: () => service.close() };
   };
 }
 

@@ -1,36 +1,15 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { artifactServiceContract } from '../../../test/contracts/artifact-service.contract.js';
 import { SqliteArtifactService, SqliteSessionService } from '../src/index.js';
+import { openOnFreshFile, reopenOnPath, withTempFile } from './helpers.js';
 
 // A fresh file per test; the second instance opens the same file through its own connection.
-async function openFresh(options: { maxArtifactBytes?: number }) {
-  const dir = await mkdtemp(join(tmpdir(), 'troupe-sqlite-artifacts-'));
-  const path = join(dir, 'troupe.db');
-  const service = new SqliteArtifactService({ path, ...options });
-  return {
-    service,
-    path,
-    close: async () => {
-      await service.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
+const openFresh = (options: { maxArtifactBytes?: number }) => openOnFreshFile('troupe-sqlite-artifacts-', 'troupe.db', (path) => new SqliteArtifactService({ path, ...options }));
 
-artifactServiceContract('SqliteArtifactService', openFresh, {
-  openSecond: async ({ path }) => {
-    const service = new SqliteArtifactService({ path });
-    return { service, close: () => service.close() };
-  },
-});
+artifactServiceContract('SqliteArtifactService', openFresh, { openSecond: reopenOnPath((path) => new SqliteArtifactService({ path })) });
 
 it('shares one file with SqliteSessionService, in either opening order, and survives reopening', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'troupe-sqlite-artifacts-'));
-  const path = join(dir, 'troupe.db');
-  try {
+  await withTempFile('troupe-sqlite-artifacts-', 'troupe.db', async (path) => {
     const artifacts = new SqliteArtifactService({ path });
     const sessions = new SqliteSessionService({ path });
     const session = await sessions.createSession({ appName: 'app', userId: 'u' });
@@ -43,9 +22,7 @@ it('shares one file with SqliteSessionService, in either opening order, and surv
     const sessionsAgain = new SqliteSessionService({ path });
     expect((await sessionsAgain.getSession({ appName: 'app', userId: 'u', sessionId: session.id }))?.id).toBe(session.id);
     await sessionsAgain.close();
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 it('names SqliteArtifactService in option errors, and fails after close', async () => {

@@ -1,39 +1,19 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError, createEvent, LlmAgent, preloadMemoryTool, Runner, type Session } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { memoryServiceContract } from '../../../test/contracts/memory-service.contract.js';
 import { SCHEMA_VERSION, SqliteMemoryService, SqliteSessionService, StorageError } from '../src/index.js';
+import { openOnFreshFile, reopenOnPath, withTempFile } from './helpers.js';
 
 // A fresh file per test; the second instance opens the same file through its own connection.
-async function openFresh() {
-  const dir = await mkdtemp(join(tmpdir(), 'troupe-sqlite-memory-'));
-  const path = join(dir, 'memory.db');
-  const service = new SqliteMemoryService({ path });
-  return {
-    service,
-    path,
-    close: async () => {
-      await service.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
+const openFresh = () => openOnFreshFile('troupe-sqlite-memory-', 'memory.db', (path) => new SqliteMemoryService({ path }));
 
-memoryServiceContract('SqliteMemoryService', openFresh, {
-  openSecond: async ({ path }) => {
-    const service = new SqliteMemoryService({ path });
-    return { service, close: () => service.close() };
-  },
-});
+memoryServiceContract('SqliteMemoryService', openFresh, { openSecond: reopenOnPath((path) => new SqliteMemoryService({ path })) });
 
 describe('SqliteMemoryService', () => {
   it('shares a file with SqliteSessionService: sessions stored there go into memory, the session schema is untouched, and memory survives reopening', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'troupe-sqlite-memory-'));
-    const path = join(dir, 'troupe.db');
-    try {
+    await withTempFile('troupe-sqlite-memory-', 'troupe.db', async (path) => {
       const sessions = new SqliteSessionService({ path });
       const memory = new SqliteMemoryService({ path });
       const session = await sessions.createSession({ appName: 'app', userId: 'u1' });
@@ -50,9 +30,7 @@ describe('SqliteMemoryService', () => {
       expect(SCHEMA_VERSION).toBeGreaterThan(0);
       await reopened.close();
       await reopenedSessions.close();
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('finds a word without its accents (FTS5 unicode61 folds them)', async () => {
@@ -67,15 +45,13 @@ describe('SqliteMemoryService', () => {
   });
 
   it("remembers across runners over one file: a second runner's preloadMemoryTool sees the first session", async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'troupe-sqlite-memory-'));
-    const path = join(dir, 'troupe.db');
-    const open = (model: ScriptedModel) => {
-      const sessionService = new SqliteSessionService({ path });
-      const memoryService = new SqliteMemoryService({ path });
-      const runner = new Runner({ appName: 'app', agent: new LlmAgent({ name: 'helper', model, tools: [preloadMemoryTool] }), sessionService, memoryService });
-      return { runner, sessionService, memoryService };
-    };
-    try {
+    await withTempFile('troupe-sqlite-memory-', 'troupe.db', async (path) => {
+      const open = (model: ScriptedModel) => {
+        const sessionService = new SqliteSessionService({ path });
+        const memoryService = new SqliteMemoryService({ path });
+        const runner = new Runner({ appName: 'app', agent: new LlmAgent({ name: 'helper', model, tools: [preloadMemoryTool] }), sessionService, memoryService });
+        return { runner, sessionService, memoryService };
+      };
       const first = open(new ScriptedModel(['Noted.']));
       const session = await first.sessionService.createSession({ appName: 'app', userId: 'u1' });
       await first.runner.run({ userId: 'u1', sessionId: session.id, newMessage: 'My favourite tree is the olive.' });
@@ -90,9 +66,7 @@ describe('SqliteMemoryService', () => {
       expect(model.requests[0]!.config.systemInstruction).toContain('user: My favourite tree is the olive.');
       await second.memoryService.close();
       await second.sessionService.close();
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('readonly: searches a file another service wrote, refuses to add (StorageError), and refuses a file without memory tables', async () => {
