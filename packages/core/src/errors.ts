@@ -100,6 +100,13 @@ export class StaleSessionError extends TroupeError {
   }
 }
 
+/** `createSession` was given a session id the store already holds for that app and user. Nothing was stored. */
+export class SessionExistsError extends TroupeError {
+  constructor(message: string) {
+    super('SESSION_EXISTS', message);
+  }
+}
+
 /** A session was asked for that does not exist. */
 export class SessionNotFoundError extends TroupeError {
   constructor(message: string) {

@@ -39,6 +39,16 @@ describe('session routes', () => {
     await expectError(await call(app, 'POST', '/apps/chat/users/alice/sessions/other', { sessionId: 'different' }), 400, 'INVALID_REQUEST');
   });
 
+  it('two concurrent creates of one id: one is 200, the other 409 SESSION_EXISTS (the store decides, no racy pre-check)', async () => {
+    const { app } = scriptedApp([]);
+    const [first, second] = await Promise.all([
+      call(app, 'POST', '/apps/chat/users/alice/sessions/raced', { state: { n: 1 } }),
+      call(app, 'POST', '/apps/chat/users/alice/sessions/raced', { state: { n: 2 } }),
+    ]);
+    expect([first.status, second.status].sort()).toEqual([200, 409]);
+    await expectError(first.status === 409 ? first : second, 409, 'SESSION_EXISTS');
+  });
+
   it('GET .../sessions is a bare JSON array of the user\'s sessions, without events', async () => {
     const { app } = scriptedApp(['hi']);
     const s = await createSession(app, 'chat', 'alice', { sessionId: 'a1' });

@@ -1,12 +1,12 @@
-import { ConfigurationError, InvocationExistsError, LeaseLostError, SessionBusyError, SessionNotFoundError, StaleSessionError } from '../errors.js';
+import { InvocationExistsError, LeaseLostError, SessionBusyError, SessionExistsError, SessionNotFoundError, StaleSessionError } from '../errors.js';
 import type { SessionLease } from '../sessions/session-lease.js';
 import type { Session, SessionKey } from '../sessions/session.js';
 
 /** The errors every session store raises the same way, so their messages match across stores. */
 
 /** createSession with an id that is taken. */
-export function sessionExistsError(appName: string, userId: string, sessionId: string): ConfigurationError {
-  return new ConfigurationError(`Session '${sessionId}' already exists for app '${appName}' and user '${userId}'. Omit sessionId to get a new one, or use getSession.`);
+export function sessionExistsError(appName: string, userId: string, sessionId: string): SessionExistsError {
+  return new SessionExistsError(`Session '${sessionId}' already exists for app '${appName}' and user '${userId}'. Omit sessionId to get a new one, or use getSession.`);
 }
 
 /** appendEvent to a session that is not stored. */

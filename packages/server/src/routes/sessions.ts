@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import { ACTIVE_RUN_STATUSES, TEMP_PREFIX } from '@troupe/core';
+import { ACTIVE_RUN_STATUSES, SessionExistsError, TEMP_PREFIX } from '@troupe/core';
 import { assertMayAccess } from '../auth.js';
 import { HttpError } from '../http-error.js';
 import { createSessionBody, getSessionQuery, readBody, updateSessionBody, validate } from '../request-body.js';
@@ -29,11 +29,14 @@ export function sessionRoutes(ctx: ServerContext): Hono<ServerEnv> {
       throw new HttpError(400, 'INVALID_REQUEST', `The body's sessionId '${body.sessionId}' differs from the path's '${pathSessionId}'; send one of them.`, 'sessionId');
     }
     const sessionId = pathSessionId ?? body.sessionId ?? undefined;
-    if (sessionId !== undefined && (await service.getSession({ appName, userId, sessionId }))) {
-      throw new HttpError(409, 'SESSION_EXISTS', `Session '${sessionId}' already exists for app '${appName}' and user '${userId}'. Pick another id, or omit it to get a new one.`);
+    try {
+      const session = await service.createSession({ appName, userId, ...(sessionId === undefined ? {} : { sessionId }), ...(body.state ? { state: body.state } : {}) });
+      return c.json(encodeSession(session));
+    } catch (error) {
+      // The store refuses a taken id atomically, so two concurrent creates of one id get one 409.
+      if (!(error instanceof SessionExistsError)) throw error;
+      throw new HttpError(409, 'SESSION_EXISTS', `Session '${sessionId}' already exists for app '${appName}' and user '${userId}'. Pick another id, or omit it to get a new one.`, undefined, { cause: error });
     }
-    const session = await service.createSession({ appName, userId, ...(sessionId === undefined ? {} : { sessionId }), ...(body.state ? { state: body.state } : {}) });
-    return c.json(encodeSession(session));
   }
 
   routes.post('/apps/:app/users/:user/sessions', (c) => create(c, undefined));
