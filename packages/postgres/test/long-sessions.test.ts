@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import { longSessionsContract } from '../../../test/contracts/long-sessions.contract.js';
+import { longSessionsContract } from '@troupe/core/testing/contracts';
 import { PostgresSessionService } from '../src/index.js';
 import { PG_URL, describePostgres, dropSchema, requirePostgres, uniqueSchema } from './pg-test-env.js';
 

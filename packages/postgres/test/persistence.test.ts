@@ -4,7 +4,7 @@ import { ConfigurationError, StaleSessionError, createEvent, type SessionService
 import { PostgresSessionService, SchemaVersionError, VALUE_FORMAT } from '../src/index.js';
 import { PG_URL, adminQuery, describePostgres, dropSchema, requirePostgres, uniqueSchema } from './pg-test-env.js';
 import { PLAIN_FORMAT as PLAIN } from '../src/codec.js';
-import { fullEvent, richState } from '../../../test/contracts/round-trip-data.js';
+import { fullEvent, richState } from '@troupe/core/testing/contracts';
 
 describePostgres('PostgresSessionService persistence', () => {
   const schema = uniqueSchema('persist');

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { artifactServiceContract } from '../../../test/contracts/artifact-service.contract.js';
+import { artifactServiceContract } from '@troupe/core/testing/contracts';
 import { PostgresArtifactService, PostgresSessionService, SCHEMA_VERSION } from '../src/index.js';
 import { PG_URL, adminQuery, describePostgres, dropSchema, requirePostgres, uniqueSchema } from './pg-test-env.js';
 

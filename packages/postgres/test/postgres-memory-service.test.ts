@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEvent, type Session } from '@troupe/core';
-import { memoryServiceContract } from '../../../test/contracts/memory-service.contract.js';
+import { memoryServiceContract } from '@troupe/core/testing/contracts';
 import { PostgresMemoryService, PostgresSessionService } from '../src/index.js';
 import { PG_URL, adminQuery, describePostgres, dropSchema, requirePostgres, uniqueSchema } from './pg-test-env.js';
 

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import { runRecordsContract } from '../../../test/contracts/run-records.contract.js';
-import { sessionServiceContract } from '../../../test/contracts/session-service.contract.js';
+import { runRecordsContract, sessionServiceContract } from '@troupe/core/testing/contracts';
 import { PostgresSessionService } from '../src/index.js';
 import { PG_URL, describePostgres, dropSchema, requirePostgres, uniqueSchema } from './pg-test-env.js';
 

@@ -1,5 +1,5 @@
 import { beforeEach } from 'vitest';
-import { longSessionsContract } from '../../../test/contracts/long-sessions.contract.js';
+import { longSessionsContract } from '@troupe/core/testing/contracts';
 import { SqliteSessionService } from '../src/index.js';
 import { useTempDb } from './helpers.js';
 

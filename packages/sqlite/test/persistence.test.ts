@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigurationError, createEvent } from '@troupe/core';
 import { SchemaVersionError, SqliteSessionService, VALUE_FORMAT } from '../src/index.js';
 import { useTempDb } from './helpers.js';
-import { fullEvent, richState } from '../../../test/contracts/round-trip-data.js';
+import { fullEvent, richState } from '@troupe/core/testing/contracts';
 
 const tempDb = useTempDb();
 const key = { appName: 'app', userId: 'alice' };

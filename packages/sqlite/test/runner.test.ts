@@ -1,5 +1,5 @@
 import { beforeEach } from 'vitest';
-import { persistentRunnerContract } from '../../../test/contracts/persistent-runner.contract.js';
+import { persistentRunnerContract } from '@troupe/core/testing/contracts';
 import { SqliteSessionService } from '../src/index.js';
 import { useTempDb } from './helpers.js';
 

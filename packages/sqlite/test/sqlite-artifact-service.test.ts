@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { artifactServiceContract } from '../../../test/contracts/artifact-service.contract.js';
+import { artifactServiceContract } from '@troupe/core/testing/contracts';
 import { SqliteArtifactService, SqliteSessionService } from '../src/index.js';
 import { openOnFreshFile, reopenOnPath, withTempFile } from './helpers.js';
 

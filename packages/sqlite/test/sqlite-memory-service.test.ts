@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError, createEvent, LlmAgent, preloadMemoryTool, Runner, type Session } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
-import { memoryServiceContract } from '../../../test/contracts/memory-service.contract.js';
+import { memoryServiceContract } from '@troupe/core/testing/contracts';
 import { SCHEMA_VERSION, SqliteMemoryService, SqliteSessionService, StorageError } from '../src/index.js';
 import { openOnFreshFile, reopenOnPath, withTempFile } from './helpers.js';
 

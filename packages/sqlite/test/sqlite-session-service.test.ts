@@ -1,5 +1,4 @@
-import { runRecordsContract } from '../../../test/contracts/run-records.contract.js';
-import { sessionServiceContract } from '../../../test/contracts/session-service.contract.js';
+import { runRecordsContract, sessionServiceContract } from '@troupe/core/testing/contracts';
 import { SqliteSessionService } from '../src/index.js';
 import { openOnFreshFile, reopenOnPath } from './helpers.js';
 

@@ -30,7 +30,7 @@ export const USER_ARTIFACT_PREFIX = 'user:';
 /**
  * Named, versioned binary parts (ADK's artifacts). Each save of a filename adds a version
  * (0, 1, 2…); filenames starting with `user:` belong to the user rather than one session. Every
- * implementation passes the shared contract suite (`test/contracts/artifact-service.contract.ts`).
+ * implementation passes the shared contract suite (`artifactServiceContract` from `@troupe/core/testing/contracts`).
  */
 export interface ArtifactService {
   /** Stores a new version and answers its number. */

@@ -23,7 +23,7 @@ export interface SearchMemoryResponse {
 /**
  * Long-term memory across sessions (ADK's memory service): sessions are added, and later searched
  * by the same user. A user's memories are never returned to another user. Every implementation
- * passes the shared contract suite (`test/contracts/memory-service.contract.ts`).
+ * passes the shared contract suite (`memoryServiceContract` from `@troupe/core/testing/contracts`).
  */
 export interface MemoryService {
   /** Remembers a session's conversation; adding the same session again replaces what it added before. */

@@ -76,7 +76,7 @@ export interface SessionKey {
 
 /**
  * Where sessions live. Every implementation passes the shared contract suite
- * (`test/contracts/session-service.contract.ts`).
+ * (`sessionServiceContract` from `@troupe/core/testing/contracts`).
  */
 export interface SessionService {
   createSession(params: CreateSessionParams): Promise<Session>;

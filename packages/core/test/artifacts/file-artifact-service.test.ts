@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { ConfigurationError, FileArtifactService } from '@troupe/core';
 import { expect, it } from 'vitest';
-import { artifactServiceContract } from '../../../../test/contracts/artifact-service.contract.js';
+import { artifactServiceContract } from '@troupe/core/testing/contracts';
 
 async function openFresh(options: { maxArtifactBytes?: number }) {
   // The store's folder sits one level inside a parent we own, so an escape would land in `parent`.

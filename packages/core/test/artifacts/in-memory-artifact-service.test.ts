@@ -1,6 +1,6 @@
 import { ConfigurationError, InMemoryArtifactService } from '@troupe/core';
 import { expect, it } from 'vitest';
-import { artifactServiceContract } from '../../../../test/contracts/artifact-service.contract.js';
+import { artifactServiceContract } from '@troupe/core/testing/contracts';
 
 // In-memory storage belongs to one instance, so there is no second instance over the same storage.
 artifactServiceContract('InMemoryArtifactService', async (options) => ({ service: new InMemoryArtifactService(options) }));

@@ -1,5 +1,5 @@
 import { InMemorySessionService } from '@troupe/core';
-import { longSessionsContract } from '../../../../test/contracts/long-sessions.contract.js';
+import { longSessionsContract } from '@troupe/core/testing/contracts';
 
 // One store stands for "the same storage": each open() hands it out again.
 const service = new InMemorySessionService();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError, InMemoryMemoryService, createEvent, type Session } from '@troupe/core';
-import { memoryServiceContract } from '../../../../test/contracts/memory-service.contract.js';
+import { memoryServiceContract } from '@troupe/core/testing/contracts';
 
 // In-memory storage belongs to one instance, so there is no second instance over the same storage.
 memoryServiceContract('InMemoryMemoryService', async () => ({ service: new InMemoryMemoryService() }));

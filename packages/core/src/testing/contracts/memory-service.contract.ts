@@ -17,7 +17,7 @@
  * });
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigurationError, createEvent, type Content, type EventInit, type MemoryEntry, type MemoryService, type Session } from '@troupe/core';
+import { ConfigurationError, createEvent, type Content, type EventInit, type MemoryEntry, type MemoryService, type Session } from '../../index.js';
 
 /** A service under test and how to dispose of it. Extra fields (a file path, a URL) reach `openSecond`. */
 export interface MemoryServiceFixture {

@@ -11,8 +11,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { FunctionTool, LlmAgent, Runner, rewoundEventIds, type SessionService } from '@troupe/core';
-import { ScriptedModel } from '@troupe/core/testing';
+import { FunctionTool, LlmAgent, Runner, rewoundEventIds, type SessionService } from '../../index.js';
+import { ScriptedModel } from '../index.js';
 import type { OpenedService } from './persistent-runner.contract.js';
 
 const textsOf = (contents: { parts: unknown[] }[]): string[] => contents.flatMap((c) => (c.parts as { text?: string }[]).flatMap((p) => (typeof p.text === 'string' ? [p.text] : [])));

@@ -1,4 +1,4 @@
-import { createEvent, type Event } from '@troupe/core';
+import { createEvent, type Event } from '../../index.js';
 
 /** State values of every JSON kind, including ones that are easy to get wrong, for store round trips. */
 export const richState = {

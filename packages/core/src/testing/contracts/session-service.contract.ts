@@ -18,7 +18,7 @@
  * });
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidStateKeyError, LeaseLostError, SessionNotFoundError, StaleSessionError, createEvent, supportsLeases, type Event, type EventInit, type LeasingSessionService, type Session, type SessionService } from '@troupe/core';
+import { InvalidStateKeyError, LeaseLostError, SessionExistsError, SessionNotFoundError, StaleSessionError, createEvent, supportsLeases, type Event, type EventInit, type LeasingSessionService, type Session, type SessionService } from '../../index.js';
 
 /** A service under test and how to dispose of it. Extra fields (a file path, a URL) reach `openSecond`. */
 export interface SessionServiceFixture {
@@ -199,7 +199,9 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
         expect(session.id).toBe(chosenId);
         await append(session, { content: text('kept'), actions: { stateDelta: { n: 2 } } });
 
-        await expect(service.createSession({ appName: APP, userId: USER, sessionId: chosenId, state: { n: 99 } })).rejects.toThrow(/chosen-id/);
+        const duplicate = service.createSession({ appName: APP, userId: USER, sessionId: chosenId, state: { n: 99 } });
+        await expect(duplicate).rejects.toThrow(SessionExistsError);
+        await expect(duplicate).rejects.toThrow(/chosen-id/);
 
         const got = await mustGet(chosenId);
         expect(got.state).toEqual({ n: 2 });

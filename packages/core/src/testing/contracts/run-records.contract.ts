@@ -26,7 +26,7 @@ import {
   type RunRecordingSessionService,
   type SessionKey,
   type SessionService,
-} from '@troupe/core';
+} from '../../index.js';
 import { richState } from './round-trip-data.js';
 
 /** A service under test and how to dispose of it. Extra fields (a file path) reach `openSecond`. */

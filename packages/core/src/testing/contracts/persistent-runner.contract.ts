@@ -11,8 +11,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { FunctionAgent, FunctionTool, LlmAgent, Runner, SequentialAgent, getFunctionResponses, type BaseAgent, type SessionService } from '@troupe/core';
-import { ScriptedModel } from '@troupe/core/testing';
+import { FunctionAgent, FunctionTool, LlmAgent, Runner, SequentialAgent, getFunctionResponses, type BaseAgent, type SessionService } from '../../index.js';
+import { ScriptedModel } from '../index.js';
 
 /** A service instance and how to close it (the storage stays). */
 export interface OpenedService {

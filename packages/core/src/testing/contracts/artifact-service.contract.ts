@@ -16,7 +16,7 @@
  * });
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ArtifactTooLargeError, InvalidArtifactError, type ArtifactService, type Part } from '@troupe/core';
+import { ArtifactTooLargeError, InvalidArtifactError, type ArtifactService, type Part } from '../../index.js';
 
 /** A service under test and how to dispose of it. Extra fields (a path, a schema) reach `openSecond`. */
 export interface ArtifactServiceFixture {
