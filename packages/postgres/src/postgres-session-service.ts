@@ -21,13 +21,12 @@ import {
 import {
   assertValidDelta,
   checkAfterVersion,
-  leaseLostError,
-  missingSessionError,
+  finishAppend,
+  planAppend,
   sessionExistsError,
   splitDelta,
   staleSessionError,
-  updateLiveSession,
-  withoutTempKeys,
+  type AppendPlan,
   type ScopeChanges,
   type ScopedDelta,
 } from '@troupe/core/stores';
@@ -44,8 +43,6 @@ export type { PostgresSessionServiceOptions } from './options.js';
 
 // Repeating a compare-and-set that did take effect finds the run changed and returns undefined.
 const UPDATE_MAYBE_DONE = 'It may or may not have taken effect; read the run back with getRun before repeating the update.';
-
-type AppendOutcome = { stored: Event } | { persisted: Event; version: number; lastUpdateTime: number };
 
 /**
  * Sessions kept in PostgreSQL, for services that run several processes or machines. Tables live in
@@ -176,21 +173,20 @@ export class PostgresSessionService implements LeasingSessionService, RunRecordS
     await this.guard(`deleting session '${params.sessionId}'`, () => run(this.pool, this.sql.deleteSession, [params.appName, params.userId, params.sessionId]), MAYBE_DONE);
   }
 
-  async appendEvent({ session, event, lease }: AppendEventParams): Promise<Event> {
+  async appendEvent(params: AppendEventParams): Promise<Event> {
+    const { session, event } = params;
     if (event.partial) return event;
     await this.ensureReady();
-    const outcome = await inTransaction(
+    const plan = await inTransaction(
       this.pool,
-      (client) => this.appendInTransaction(client, session, event, lease),
+      (client) => this.appendInTransaction(client, params),
       {
         action: `appending event '${event.id}' to session '${session.id}'`,
         ifCommitLost: 'Appending it again is safe: an event whose id is stored is not stored twice (reload the session first, its version may have moved).',
       },
     );
-    if ('stored' in outcome) return outcome.stored;
-    // The live session changes only after the commit, and keeps temp: keys for this invocation.
-    updateLiveSession(session, event.actions.stateDelta, outcome.persisted, outcome.version, outcome.lastUpdateTime);
-    return outcome.persisted;
+    // The live session changes only after the commit.
+    return finishAppend(params, plan);
   }
 
   async leaseSession(params: LeaseParams): Promise<SessionLease | undefined> {
@@ -252,27 +248,20 @@ export class PostgresSessionService implements LeasingSessionService, RunRecordS
     this.stopListening();
   }
 
-  private async appendInTransaction(client: pg.PoolClient, session: Session, event: Event, lease: SessionLease | undefined): Promise<AppendOutcome> {
+  private async appendInTransaction(client: pg.PoolClient, params: AppendEventParams): Promise<AppendPlan> {
+    const { session, event } = params;
     // FOR UPDATE makes concurrent appends to one session take turns; the next one then sees the new
     // version. The lease epoch comes with the row, so checking the lease costs no extra round trip.
     const [head] = await run<SessionHeadRow>(client, this.sql.lockSession, [session.appName, session.userId, session.id]);
-    if (!head) {
-      throw missingSessionError(session);
-    }
-    if (lease && lease.epoch !== head.lease_epoch) throw leaseLostError(lease, head.lease_epoch);
-    const [existing] = await run<ValueRow>(client, this.sql.selectEventById, [head.pk, event.id]);
-    if (existing) return { stored: decodeEvent(existing, session.id) };
-    if (session.version !== head.version) throw staleSessionError(session, head.version);
-    const delta = event.actions.stateDelta;
-    assertValidDelta(delta);
-    const persistedDelta = withoutTempKeys(delta);
-    const persisted = persistedDelta === delta ? event : { ...event, actions: { ...event.actions, stateDelta: persistedDelta } };
+    const plan = await planAppend(params, head && { version: head.version, leaseEpoch: head.lease_epoch, lastUpdateTime: head.last_update_time }, async (id) => {
+      const [existing] = head ? await run<ValueRow>(client, this.sql.selectEventById, [head.pk, id]) : [];
+      return existing ? decodeEvent(existing, session.id) : undefined;
+    });
+    // `head` is set whenever there is a plan: planAppend throws for a missing session.
+    if (plan.kind === 'duplicate' || !head) return plan;
+    const { persisted, scoped, version, lastUpdateTime } = plan;
     const data = encodeValue(persisted, () => `Event '${event.id}' of session '${session.id}'`);
-
-    const scoped = splitDelta(persistedDelta);
     await this.writeScoped(client, session.appName, session.userId, scoped, `event '${event.id}'`);
-    const version = head.version + 1;
-    const lastUpdateTime = Math.max(event.timestamp, head.last_update_time);
     const changes = encodeChanges(scoped.session, () => `The state delta of event '${event.id}'`);
     const updated = await runCount(client, this.sql.writeEvent, [
       head.pk,
@@ -289,7 +278,7 @@ export class PostgresSessionService implements LeasingSessionService, RunRecordS
       changes.set.format,
     ]);
     if (updated !== 1) throw staleSessionError(session, undefined);
-    return { persisted, version, lastUpdateTime };
+    return plan;
   }
 
   private async writeScoped(client: pg.PoolClient, appName: string, userId: string, scoped: ScopedDelta, source: string): Promise<void> {

@@ -30,20 +30,16 @@ import {
   assertValidDelta,
   checkAfterVersion,
   splitDelta,
-  withoutTempKeys,
   type ScopeChanges,
   type ScopedDelta,
-  updateLiveSession,
-  leaseLostError,
-  missingSessionError,
+  finishAppend,
+  planAppend,
   sessionExistsError,
-  staleSessionError,
+  type AppendPlan,
 } from '@troupe/core/stores';
 import type { ScopedValueRow, SessionRow, Statements, ValueRow } from './statements.js';
 
 export type { SqliteSessionServiceOptions } from './options.js';
-
-type AppendOutcome = { stored: Event } | { persisted: Event; version: number; lastUpdateTime: number };
 
 /**
  * Sessions kept in an SQLite file, the embedded default for persistence. Several services and
@@ -81,7 +77,7 @@ export class SqliteSessionService implements LeasingSessionService, RunRecordSto
   private readonly db: Database.Database;
   private readonly sql: Statements;
   private readonly runs: SqliteRuns;
-  private readonly appendTransaction: Database.Transaction<(session: Session, event: Event, lease: SessionLease | undefined) => AppendOutcome>;
+  private readonly appendTransaction: Database.Transaction<(params: AppendEventParams) => AppendPlan>;
   private readonly readTransaction: Database.Transaction<(params: GetSessionParams) => Session | undefined>;
   private readonly createTransaction: Database.Transaction<(params: CreateSessionParams, sessionId: string, scoped: ScopedDelta, stateText: string) => Session>;
   private readonly listTransaction: Database.Transaction<(appName: string, userId: string) => Session[]>;
@@ -102,7 +98,7 @@ export class SqliteSessionService implements LeasingSessionService, RunRecordSto
     this.db = db;
     this.sql = sql;
     this.runs = new SqliteRuns(db);
-    this.appendTransaction = db.transaction((session: Session, event: Event, lease: SessionLease | undefined) => this.appendInTransaction(session, event, lease));
+    this.appendTransaction = db.transaction((params: AppendEventParams) => this.appendInTransaction(params));
     this.readTransaction = db.transaction((params: GetSessionParams) => this.readSession(params));
     this.createTransaction = db.transaction((params: CreateSessionParams, sessionId: string, scoped: ScopedDelta, stateText: string) =>
       this.createInTransaction(params, sessionId, scoped, stateText),
@@ -151,16 +147,15 @@ export class SqliteSessionService implements LeasingSessionService, RunRecordSto
     this.guard(true, () => `delete session '${params.sessionId}' (app '${params.appName}', user '${params.userId}')`, () => this.deleteTransaction.immediate(params));
   }
 
-  async appendEvent({ session, event, lease }: AppendEventParams): Promise<Event> {
+  async appendEvent(params: AppendEventParams): Promise<Event> {
+    const { session, event } = params;
     if (event.partial) return event;
     this.assertOpen();
     // IMMEDIATE takes the write lock before reading the version and the lease epoch, so no other
     // writer (nor a lease takeover) can slip in between the checks and the write.
-    const outcome = this.guard(true, () => `append event '${event.id}' to session '${session.id}'`, () => this.appendTransaction.immediate(session, event, lease));
-    if ('stored' in outcome) return outcome.stored;
-    // The live session changes only after the commit, and keeps temp: keys for this invocation.
-    updateLiveSession(session, event.actions.stateDelta, outcome.persisted, outcome.version, outcome.lastUpdateTime);
-    return outcome.persisted;
+    const plan = this.guard(true, () => `append event '${event.id}' to session '${session.id}'`, () => this.appendTransaction.immediate(params));
+    // The live session changes only after the commit.
+    return finishAppend(params, plan);
   }
 
   /**
@@ -256,36 +251,28 @@ export class SqliteSessionService implements LeasingSessionService, RunRecordSto
     return this.toSession(params.appName, params.userId, row, []);
   }
 
-  private appendInTransaction(session: Session, event: Event, lease: SessionLease | undefined): AppendOutcome {
-    const head = this.sql.selectSessionHead.get(session.appName, session.userId, session.id);
-    if (!head) {
-      throw missingSessionError(session);
-    }
+  private appendInTransaction(params: AppendEventParams): AppendPlan {
+    const { session, event } = params;
+    const row = this.sql.selectSessionHead.get(session.appName, session.userId, session.id);
     // The epoch comes with the head row: the lease check costs no extra read.
-    if (lease && lease.epoch !== head.lease_epoch) throw leaseLostError(lease, head.lease_epoch);
-    const existing = this.sql.selectEventById.get(head.pk, event.id);
-    if (existing) return { stored: this.decodeEvent(existing, session.id) };
-    if (session.version !== head.version) {
-      throw staleSessionError(session, head.version);
-    }
-    const delta = event.actions.stateDelta;
-    assertValidDelta(delta);
-    const persistedDelta = withoutTempKeys(delta);
-    const persisted = persistedDelta === delta ? event : { ...event, actions: { ...event.actions, stateDelta: persistedDelta } };
+    const head = row && { version: row.version, leaseEpoch: row.lease_epoch, lastUpdateTime: row.last_update_time };
+    const plan = planAppend(params, head, (id) => {
+      const existing = row && this.sql.selectEventById.get(row.pk, id);
+      return existing ? this.decodeEvent(existing, session.id) : undefined;
+    });
+    // `row` is set whenever there is a plan: planAppend throws for a missing session.
+    if (plan.kind === 'duplicate' || !row) return plan;
+    const { persisted, scoped, version, lastUpdateTime } = plan;
     const data = encodeValue(persisted, () => `Event '${event.id}' of session '${session.id}'`);
-
-    const scoped = splitDelta(persistedDelta);
     this.applyScoped(session.appName, session.userId, scoped.app, scoped.user, `event '${event.id}'`);
-    const version = head.version + 1;
-    const lastUpdateTime = Math.max(event.timestamp, head.last_update_time);
-    this.sql.insertEvent.run(head.pk, version, event.id, event.timestamp, VALUE_FORMAT, data);
+    this.sql.insertEvent.run(row.pk, version, event.id, event.timestamp, VALUE_FORMAT, data);
     if (scoped.session.any) {
-      const stateText = this.mergedSessionState(head.pk, session.id, scoped.session, event.id);
-      this.sql.updateSessionHeadAndState.run(version, lastUpdateTime, VALUE_FORMAT, stateText, head.pk);
+      const stateText = this.mergedSessionState(row.pk, session.id, scoped.session, event.id);
+      this.sql.updateSessionHeadAndState.run(version, lastUpdateTime, VALUE_FORMAT, stateText, row.pk);
     } else {
-      this.sql.updateSessionHead.run(version, lastUpdateTime, head.pk);
+      this.sql.updateSessionHead.run(version, lastUpdateTime, row.pk);
     }
-    return { persisted, version, lastUpdateTime };
+    return plan;
   }
 
   private mergedSessionState(pk: number, sessionId: string, changes: ScopeChanges, eventId: string): string {

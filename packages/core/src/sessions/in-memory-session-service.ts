@@ -1,15 +1,15 @@
 import type { Event } from '../events/event.js';
 import { cloneData } from '../utils/clone.js';
-import { updateLiveSession } from '../stores/live-session.js';
+import { finishAppend, planAppend } from '../stores/append-plan.js';
 import { checkAfterVersion } from '../stores/after-version.js';
-import { leaseLostError, missingLeaseSessionError, missingSessionError, sessionExistsError, staleSessionError } from '../stores/store-errors.js';
+import { leaseLostError, missingLeaseSessionError, sessionExistsError } from '../stores/store-errors.js';
 import { copyEvent } from './event-copy.js';
 import { newId } from '../utils/ids.js';
 import type { AppendEventParams, CreateSessionParams, GetSessionParams, Session, SessionKey } from './session.js';
 import type { LeaseParams, LeasingSessionService, SessionLease } from './session-lease.js';
 import { InMemoryRuns } from './in-memory-runs.js';
 import type { CreateRunParams, RunCondition, RunFilter, RunRecord, RunRecordStore, RunUpdate } from './run-records.js';
-import { APP_PREFIX, TEMP_PREFIX, USER_PREFIX, assertValidDelta, hasTempKeys, withoutTempKeys } from './state-keys.js';
+import { APP_PREFIX, TEMP_PREFIX, USER_PREFIX, assertValidDelta } from './state-keys.js';
 
 interface StoredSession {
   id: string;
@@ -102,33 +102,25 @@ export class InMemorySessionService implements LeasingSessionService, RunRecordS
     if (users!.size === 0) this.sessions.delete(params.appName);
   }
 
-  async appendEvent({ session, event, lease }: AppendEventParams): Promise<Event> {
+  async appendEvent(params: AppendEventParams): Promise<Event> {
+    const { session, event } = params;
     if (event.partial) return event;
     const stored = this.find(session.appName, session.userId, session.id);
-    if (!stored) {
-      throw missingSessionError(session);
-    }
-    if (lease && lease.epoch !== stored.leaseEpoch) throw leaseLostError(lease, stored.leaseEpoch);
-    if (hasEvent(stored, event.id)) {
-      const existing = stored.events.find((e) => e.id === event.id);
+    const plan = planAppend(params, stored && { version: stored.version, leaseEpoch: stored.leaseEpoch, lastUpdateTime: stored.lastUpdateTime }, (id) => {
+      if (!stored || !hasEvent(stored, id)) return undefined;
+      const existing = stored.events.find((e) => e.id === id);
       return existing ? copyEvent(existing) : event;
+    });
+    // `stored` is set whenever there is a plan: planAppend throws for a missing session.
+    if (plan.kind === 'write' && stored) {
+      const copy = copyEvent(plan.persisted, true);
+      this.applyDelta(stored, copy.actions.stateDelta);
+      stored.events.push(copy);
+      indexEvent(stored, copy.id);
+      stored.version = plan.version;
+      stored.lastUpdateTime = plan.lastUpdateTime;
     }
-    if (session.version !== stored.version) {
-      throw staleSessionError(session, stored.version);
-    }
-    const delta = event.actions.stateDelta;
-    assertValidDelta(delta);
-    // temp: keys apply to the live session of this invocation but are never stored.
-    const persisted = hasTempKeys(delta) ? { ...event, actions: { ...event.actions, stateDelta: withoutTempKeys(delta) } } : event;
-    const copy = copyEvent(persisted, true);
-    this.applyDelta(stored, copy.actions.stateDelta);
-    stored.events.push(copy);
-    indexEvent(stored, copy.id);
-    stored.version += 1;
-    stored.lastUpdateTime = Math.max(event.timestamp, stored.lastUpdateTime);
-
-    updateLiveSession(session, delta, persisted, stored.version, stored.lastUpdateTime);
-    return persisted;
+    return finishAppend(params, plan);
   }
 
   async leaseSession(params: LeaseParams): Promise<SessionLease | undefined> {

@@ -1,7 +1,8 @@
 /**
  * Building blocks for session stores (`@troupe/core/stores`): what every `SessionService` must do
- * the same way — validate keys, drop `temp:` keys, split a delta by scope, serialise values and run
- * records, report a newer schema — so the SQLite, PostgreSQL and in-memory stores behave alike.
+ * the same way — decide an append (`planAppend`: lease, retried event, version, delta), validate keys,
+ * drop `temp:` keys, split a delta by scope, serialise values and run records, report a newer schema —
+ * so the SQLite, PostgreSQL and in-memory stores, and stores written outside Troupe, behave alike.
  * @packageDocumentation
  */
 export { assertValidDelta, withoutTempKeys } from '../sessions/state-keys.js';
@@ -10,6 +11,7 @@ export { encodeJson, checkValueFormat } from './value-codec.js';
 export { SchemaVersionError } from '../errors.js';
 export { copyEvent } from '../sessions/event-copy.js';
 export { updateLiveSession } from './live-session.js';
+export { planAppend, finishAppend, type AppendHead, type AppendPlan, type AppendWrite, type AppendDuplicate } from './append-plan.js';
 export { checkAfterVersion } from './after-version.js';
 export {
   leaseLostError,
