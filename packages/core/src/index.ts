@@ -49,6 +49,7 @@ export { InMemorySessionService } from './sessions/in-memory-session-service.js'
 export { State } from './sessions/state.js';
 export { APP_PREFIX, USER_PREFIX, TEMP_PREFIX } from './sessions/state-keys.js';
 export { BaseAgent, type BaseAgentOptions, type AgentCallback } from './agents/base-agent.js';
+export type { AgentKind, AgentOutline } from './agents/agent-outline.js';
 export { InvocationContext } from './agents/invocation-context.js';
 export type { SequentialProgress, LoopProgress, ParallelProgress, TeamProgress, InvocationStart, ResumeAnswers } from './agents/progress.js';
 export { CallbackContext, type MutableActions } from './agents/callback-context.js';

@@ -42,6 +42,7 @@ export const ATTR = {
   agentPath: 'troupe.agent.path',
   agentBranch: 'troupe.agent.branch',
   agentType: 'troupe.agent.type',
+  agentKind: 'troupe.agent.kind',
   agentResumed: 'troupe.agent.resumed',
   resumed: 'troupe.invocation.resumed',
   runStatus: 'troupe.run.status',

@@ -119,6 +119,7 @@ export class InvocationTrace {
       [ATTR.agentName]: agent.name,
       [ATTR.agentPath]: ctx.path,
       [ATTR.agentType]: agent.constructor.name,
+      [ATTR.agentKind]: agent.kind,
     };
     if (agent.description) attributes[ATTR.agentDescription] = agent.description;
     if (ctx.branch) attributes[ATTR.agentBranch] = ctx.branch;

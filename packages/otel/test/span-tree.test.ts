@@ -85,6 +85,7 @@ describe('OpenTelemetryPlugin: the span tree', () => {
       'troupe.agent.path': 'Root/Fan/A',
       'troupe.agent.branch': 'Fan.A',
       'troupe.agent.type': 'LlmAgent',
+      'troupe.agent.kind': 'llm',
       'gen_ai.conversation.id': result.sessionId,
     });
     const researcher = only(spans, 'invoke_agent Researcher');

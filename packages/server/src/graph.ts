@@ -1,27 +1,16 @@
-import {
-  AgentTool,
-  type BaseAgent,
-  type BaseTool,
-  FunctionAgent,
-  LlmAgent,
-  LoopAgent,
-  ParallelAgent,
-  RoutedAgent,
-  SequentialAgent,
-  TeamAgent,
-} from '@troupe/core';
+import { AgentTool, type AgentKind, type BaseAgent, type BaseTool } from '@troupe/core';
 
-/** The kinds of agent, named as in agent definition files (`type:`); `custom` for other BaseAgent subclasses. */
-export type AgentKind = 'llm' | 'sequential' | 'parallel' | 'loop' | 'team' | 'routed' | 'function' | 'custom';
+export type { AgentKind } from '@troupe/core';
 
 /** One agent of `GET /apps/{app}/graph`. */
 export interface AgentGraphNode {
   name: string;
+  /** The agent's {@link BaseAgent.kind}: named as in agent definition files (`type:`), `custom` for a subclass that names none. */
   type: AgentKind;
   /** The agent's class, e.g. `LlmAgent` or a custom subclass's name. */
   class: string;
   description: string;
-  /** The model an LlmAgent names itself (inherited models are not repeated). */
+  /** The model the agent names itself (inherited models are not repeated). */
   model?: string;
   children: AgentGraphNode[];
   tools: AgentGraphTool[];
@@ -35,18 +24,23 @@ export interface AgentGraphTool {
   agent?: AgentGraphNode;
 }
 
-/** The agent tree as plain JSON: names, kinds, descriptions, sub-agents and tools, for a UI to draw. */
+/**
+ * The agent tree as plain JSON: names, kinds, descriptions, sub-agents and tools, for a UI to draw.
+ * Each agent describes itself ({@link BaseAgent.kind} and {@link BaseAgent.outline}), so a new kind
+ * of agent shows with its own kind, children and tools.
+ */
 export function agentGraph(agent: BaseAgent, seen: Set<BaseAgent> = new Set()): AgentGraphNode {
   seen.add(agent);
+  const outline = agent.outline();
   const node: AgentGraphNode = {
     name: agent.name,
-    type: kindOf(agent),
+    type: agent.kind,
     class: agent.constructor.name,
     description: agent.description,
-    children: agent.subAgents.map((child) => agentGraph(child, seen)),
-    tools: agent instanceof LlmAgent ? agent.tools.map((tool) => toolNode(tool, seen)) : [],
+    children: outline.children.map((child) => agentGraph(child, seen)),
+    tools: outline.tools.map((tool) => toolNode(tool, seen)),
   };
-  if (agent instanceof LlmAgent && agent.model !== undefined) node.model = typeof agent.model === 'string' ? agent.model : agent.model.model;
+  if (outline.model !== undefined) node.model = outline.model;
   return node;
 }
 
@@ -55,15 +49,4 @@ function toolNode(tool: BaseTool, seen: Set<BaseAgent>): AgentGraphTool {
   // An AgentTool wrapping one of its own ancestors would otherwise recurse forever.
   if (tool instanceof AgentTool && !seen.has(tool.agent)) node.agent = agentGraph(tool.agent, seen);
   return node;
-}
-
-function kindOf(agent: BaseAgent): AgentKind {
-  if (agent instanceof LlmAgent) return 'llm';
-  if (agent instanceof SequentialAgent) return 'sequential';
-  if (agent instanceof ParallelAgent) return 'parallel';
-  if (agent instanceof LoopAgent) return 'loop';
-  if (agent instanceof TeamAgent) return 'team';
-  if (agent instanceof RoutedAgent) return 'routed';
-  if (agent instanceof FunctionAgent) return 'function';
-  return 'custom';
 }

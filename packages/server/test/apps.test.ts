@@ -1,6 +1,20 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { AgentTool, FunctionAgent, FunctionTool, InMemorySessionService, LlmAgent, ParallelAgent, SequentialAgent } from '@troupe/core';
+import {
+  AgentTool,
+  BaseAgent,
+  FunctionAgent,
+  FunctionTool,
+  InMemorySessionService,
+  LlmAgent,
+  LoopAgent,
+  ParallelAgent,
+  RoutedAgent,
+  SequentialAgent,
+  TeamAgent,
+  type Event,
+} from '@troupe/core';
+import { GroupChatAgent, PlanExecuteAgent, planSchema, SupervisorAgent } from '@troupe/core/patterns';
 import { ScriptedModel } from '@troupe/core/testing';
 import { defaultImportModule } from '../src/discover-apps.js';
 import { createApp, type AgentGraphNode, type WireEvent } from '../src/index.js';
@@ -73,6 +87,48 @@ describe('GET /health, GET /list-apps, GET /apps/{app}/graph', () => {
       ],
     });
     await expectError(await app.request('/apps/nope/graph'), 404, 'APP_NOT_FOUND');
+  });
+
+  it("/apps/{app}/graph shows every built-in agent with its kind (as definition files' type: names it) and its children", async () => {
+    class Checker extends BaseAgent {
+      protected async *runAsyncImpl(): AsyncGenerator<Event, void, undefined> {}
+    }
+    class Pipeline extends SequentialAgent {}
+    const fn = (name: string) => new FunctionAgent({ name, run: () => name });
+    const root = new Pipeline({
+      name: 'root',
+      subAgents: [
+        new ParallelAgent({ name: 'fan', subAgents: [fn('p1'), fn('p2')] }),
+        new LoopAgent({ name: 'loop', subAgents: [new Checker({ name: 'checker' })], maxIterations: 2 }),
+        new TeamAgent({ name: 'team', skills: [fn('skill')] }),
+        new RoutedAgent({ name: 'router', agents: { main: fn('main') }, router: () => 'main' }),
+        new SupervisorAgent({ name: 'lead', model: 'gemini-2.5-flash', subAgents: [fn('worker')] }),
+        new PlanExecuteAgent({ name: 'plan', planner: new LlmAgent({ name: 'planner', outputSchema: planSchema }), executor: fn('executor') }),
+        new GroupChatAgent({ name: 'chat', participants: [fn('speaker')], selector: 'round_robin' }),
+      ],
+    });
+    const app = createApp({ apps: { all: root } });
+    const graph = (await (await app.request('/apps/all/graph')).json()) as AgentGraphNode;
+    // Each agent as "name: type (class)", with its children and the agents of its AgentTools below it.
+    const draw = (node: AgentGraphNode): unknown => {
+      const below = [...node.children, ...node.tools.flatMap((tool) => (tool.agent ? [tool.agent] : []))];
+      const label = `${node.name}: ${node.type} (${node.class})`;
+      return below.length === 0 ? label : { [label]: below.map(draw) };
+    };
+    expect(draw(graph)).toEqual({
+      // A subclass keeps its parent's kind; a class extending BaseAgent directly is 'custom'.
+      'root: sequential (Pipeline)': [
+        { 'fan: parallel (ParallelAgent)': ['p1: function (FunctionAgent)', 'p2: function (FunctionAgent)'] },
+        { 'loop: loop (LoopAgent)': ['checker: custom (Checker)'] },
+        { 'team: team (TeamAgent)': ['skill: function (FunctionAgent)'] },
+        { 'router: routed (RoutedAgent)': ['main: function (FunctionAgent)'] },
+        // A supervisor's workers are its AgentTools.
+        { 'lead: supervisor (SupervisorAgent)': ['worker: function (FunctionAgent)'] },
+        { 'plan: plan_execute (PlanExecuteAgent)': ['planner: llm (LlmAgent)', 'executor: function (FunctionAgent)'] },
+        { 'chat: group_chat (GroupChatAgent)': ['speaker: function (FunctionAgent)'] },
+      ],
+    });
+    expect(graph.children.find((child) => child.name === 'lead')).toMatchObject({ model: 'gemini-2.5-flash', tools: [{ name: 'worker', class: 'AgentTool' }] });
   });
 
   it('unknown routes are JSON 404s', async () => {

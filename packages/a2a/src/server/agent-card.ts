@@ -1,5 +1,5 @@
 import type { AgentCard, AgentInterface, AgentSkill } from '@a2a-js/sdk';
-import { AgentTool, type BaseAgent, LlmAgent } from '@troupe/core';
+import { AgentTool, type BaseAgent } from '@troupe/core';
 import type { ResolvedA2aOptions } from './a2a-app-options.js';
 
 /** Media types the agent takes and gives: text, JSON (data parts) and inline files. */
@@ -7,7 +7,7 @@ const MODES = ['text/plain', 'application/json'];
 
 /**
  * The agent card of a tree: the root's name and description, one skill for the root, one per
- * agent below it, and one per tool of each LlmAgent; streaming on; the JSON-RPC endpoint at
+ * agent below it, and one per tool of each agent (as each agent's `outline()` lists them); streaming on; the JSON-RPC endpoint at
  * `baseUrl`, for A2A 1.0 and 0.3 clients (ADK JS peers speak 0.3).
  */
 export function agentCardOf(rootAgent: BaseAgent, options: ResolvedA2aOptions): AgentCard {
@@ -37,14 +37,13 @@ export function skillsOf(rootAgent: BaseAgent): AgentSkill[] {
   const visit = (agent: BaseAgent, role: 'root' | 'sub-agent') => {
     if (seen.has(agent)) return;
     seen.add(agent);
-    skills.push(skill(agent.name, agent.name, agent.description || `${role === 'root' ? 'The agent' : 'Sub-agent'} ${agent.name}.`, [role, agent.constructor.name]));
-    if (agent instanceof LlmAgent) {
-      for (const tool of agent.tools) {
-        skills.push(skill(`${agent.name}.${tool.name}`, tool.name, tool.description || `Tool ${tool.name} of ${agent.name}.`, ['tool', agent.name]));
-        if (tool instanceof AgentTool) visit(tool.agent, 'sub-agent');
-      }
+    skills.push(skill(agent.name, agent.name, agent.description || `${role === 'root' ? 'The agent' : 'Sub-agent'} ${agent.name}.`, [role, agent.constructor.name, agent.kind]));
+    const outline = agent.outline();
+    for (const tool of outline.tools) {
+      skills.push(skill(`${agent.name}.${tool.name}`, tool.name, tool.description || `Tool ${tool.name} of ${agent.name}.`, ['tool', agent.name]));
+      if (tool instanceof AgentTool) visit(tool.agent, 'sub-agent');
     }
-    for (const child of agent.subAgents) visit(child, 'sub-agent');
+    for (const child of outline.children) visit(child, 'sub-agent');
   };
   visit(rootAgent, 'root');
   return skills;

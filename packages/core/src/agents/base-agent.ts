@@ -6,6 +6,7 @@ import { AgentTreeError, RunCancelledError } from '../errors.js';
 import type { Schema } from '../utils/schema.js';
 import { firstResult, type OneOrMany } from '../runner/plugin-manager.js';
 import type { AgentOutcome } from '../runner/base-plugin.js';
+import type { AgentKind, AgentOutline } from './agent-outline.js';
 import { assertValidAgentName } from './agent-names.js';
 import { CallbackContext } from './callback-context.js';
 import type { InvocationContext } from './invocation-context.js';
@@ -126,6 +127,33 @@ export abstract class BaseAgent {
    */
   get resumable(): boolean {
     return false;
+  }
+
+  /**
+   * What kind of agent this is, read by whatever describes agents: the server's
+   * `GET /apps/{app}/graph`, the dev UI, the A2A agent card and OpenTelemetry spans. Built-in agents
+   * use the names of definition files' `type:` (`'llm'`, `'sequential'`, `'supervisor'`, …); a
+   * subclass inherits its parent's kind, so a class extending BaseAgent directly is `'custom'` until
+   * it overrides this getter.
+   *
+   * @example
+   * class RaceAgent extends BaseAgent {
+   *   override get kind(): AgentKind {
+   *     return 'race';
+   *   }
+   * }
+   */
+  get kind(): AgentKind {
+    return 'custom';
+  }
+
+  /**
+   * The agents and tools that tools drawing agent trees (the graph, the dev UI, the A2A card) show
+   * under this agent. Default: its sub-agents and no tools. Override it in an agent that runs agents
+   * it does not hold as sub-agents, or that has tools (LlmAgent lists its tools and model).
+   */
+  outline(): AgentOutline {
+    return { children: this.subAgents, tools: [] };
   }
 
   /** The user message that stands for a structured input given to this agent. */

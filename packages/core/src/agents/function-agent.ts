@@ -5,6 +5,7 @@ import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import { CallbackContext } from './callback-context.js';
 import type { InvocationContext } from './invocation-context.js';
 import { hasOwnEvent } from './replay.js';
+import type { AgentKind } from './agent-outline.js';
 
 /** Options of {@link FunctionAgent}. */
 export interface FunctionAgentOptions<I extends Schema | undefined, O> extends Omit<BaseAgentOptions, 'subAgents'> {
@@ -43,6 +44,10 @@ export class FunctionAgent<I extends Schema | undefined = undefined, O = unknown
     this.inputSchema = options.inputSchema;
     this.outputSchema = options.outputSchema;
     this.fn = options.run.bind(options);
+  }
+
+  override get kind(): AgentKind {
+    return 'function';
   }
 
   override get resumable(): boolean {

@@ -25,6 +25,7 @@ import { findLlmResumePoint } from './llm/resume-point.js';
 import { executeFunctionCalls, type AfterToolCallback, type BeforeToolCallback } from './llm/tool-execution.js';
 import { TransferTool, transferCapable, transferTargets, TRANSFER_TOOL_NAME } from './llm/transfer.js';
 import { inputToText } from './structured-input.js';
+import type { AgentKind, AgentOutline } from './agent-outline.js';
 
 export type { Instruction } from './llm/request-builder.js';
 
@@ -195,6 +196,17 @@ export class LlmAgent extends BaseAgent {
   protected override onCallbackAnswer(event: Event, ctx: InvocationContext): void {
     super.onCallbackAnswer(event, ctx);
     if (this.outputKey !== undefined) event.actions.stateDelta[this.outputKey] = event.output;
+  }
+
+  override get kind(): AgentKind {
+    return 'llm';
+  }
+
+  /** Its sub-agents, its tools (not toolsets: their tools are known only during a run) and the model it names. */
+  override outline(): AgentOutline {
+    const outline: AgentOutline = { children: this.subAgents, tools: this.tools };
+    if (this.model !== undefined) outline.model = typeof this.model === 'string' ? this.model : this.model.model;
+    return outline;
   }
 
   override get resumable(): boolean {

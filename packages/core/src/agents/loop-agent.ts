@@ -4,6 +4,7 @@ import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import type { InvocationContext, LoopScope } from './invocation-context.js';
 import { asAgentState, loopProgress } from './progress.js';
 import { isPause, lastCheckpoint, lastOutputOnBranch, resumePosition } from './replay.js';
+import type { AgentKind } from './agent-outline.js';
 
 /** Options of {@link LoopAgent}. */
 export interface LoopAgentOptions extends BaseAgentOptions {
@@ -33,6 +34,10 @@ export class LoopAgent extends BaseAgent {
       throw new ConfigurationError(`LoopAgent '${options.name}' has maxIterations ${JSON.stringify(max)}; use a whole number of at least 1, or leave it unset to loop until a child escalates.`);
     }
     this.maxIterations = max;
+  }
+
+  override get kind(): AgentKind {
+    return 'loop';
   }
 
   override get resumable(): boolean {

@@ -5,6 +5,7 @@ import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import type { InvocationContext } from './invocation-context.js';
 import { asAgentState, parallelProgress } from './progress.js';
 import { checkpoints, isPause, lastOutputOnBranch } from './replay.js';
+import type { AgentKind } from './agent-outline.js';
 
 /** Options of {@link ParallelAgent}. */
 export interface ParallelAgentOptions extends BaseAgentOptions {
@@ -35,6 +36,10 @@ export class ParallelAgent extends BaseAgent {
 
   override get fansIn(): boolean {
     return true;
+  }
+
+  override get kind(): AgentKind {
+    return 'parallel';
   }
 
   override get resumable(): boolean {

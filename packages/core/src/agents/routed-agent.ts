@@ -4,6 +4,7 @@ import { keyed, routeWithFailover, type RoutingErrorContext } from '../utils/rou
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import type { InvocationContext } from './invocation-context.js';
 import { isOwnEvent } from './replay.js';
+import type { AgentKind } from './agent-outline.js';
 
 /** Picks the key of the agent that handles this invocation; sync or async. */
 export type AgentRouter = (
@@ -47,6 +48,10 @@ export class RoutedAgent extends BaseAgent {
     }
     this.agents = Object.freeze(agents);
     this.router = options.router;
+  }
+
+  override get kind(): AgentKind {
+    return 'routed';
   }
 
   override get resumable(): boolean {

@@ -3,6 +3,7 @@ import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import type { InvocationContext } from './invocation-context.js';
 import { asAgentState } from './progress.js';
 import { isPause, resumePosition } from './replay.js';
+import type { AgentKind } from './agent-outline.js';
 
 /** Options of {@link SequentialAgent}. */
 export type SequentialAgentOptions = BaseAgentOptions;
@@ -18,6 +19,10 @@ export type SequentialAgentOptions = BaseAgentOptions;
 export class SequentialAgent extends BaseAgent {
   constructor(options: SequentialAgentOptions) {
     super(options);
+  }
+
+  override get kind(): AgentKind {
+    return 'sequential';
   }
 
   override get resumable(): boolean {

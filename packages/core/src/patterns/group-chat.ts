@@ -6,6 +6,7 @@ import { ConfigurationError } from '../errors.js';
 import { isBaseLlm } from '../models/base-llm.js';
 import { pickWithModel, type GroupChatSelector, type GroupChatSelectorContext } from './group-chat-selector.js';
 import { checkUniqueNames } from './pattern-options.js';
+import type { AgentKind } from '../agents/agent-outline.js';
 
 export { GroupChatSelectorError, type GroupChatSelector, type GroupChatSelectorContext } from './group-chat-selector.js';
 
@@ -87,6 +88,10 @@ export class GroupChatAgent extends BaseAgent {
     this.selector = selector;
     this.maxTurns = maxTurns;
     this.terminate = terminate;
+  }
+
+  override get kind(): AgentKind {
+    return 'group_chat';
   }
 
   // It records its own progress and a final record, so parents need not record any after it.

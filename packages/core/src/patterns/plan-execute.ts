@@ -5,6 +5,7 @@ import { ConfigurationError, OutputValidationError } from '../errors.js';
 import type { Event } from '../events/event.js';
 import { planExecuteProgress, type PlanExecuteProgress, type PlanExecuteStopReason } from './plan-progress.js';
 import { PlanValidationError, readPlan, readReplan, type PastStep } from './plan-schema.js';
+import type { AgentKind } from '../agents/agent-outline.js';
 
 /** Options of {@link PlanExecuteAgent}. */
 export interface PlanExecuteAgentOptions extends Omit<BaseAgentOptions, 'subAgents'> {
@@ -54,6 +55,10 @@ export class PlanExecuteAgent extends BaseAgent {
     this.executor = options.executor;
     this.replanner = options.replanner;
     this.maxIterations = options.maxIterations ?? 10;
+  }
+
+  override get kind(): AgentKind {
+    return 'plan_execute';
   }
 
   override get resumable(): boolean {

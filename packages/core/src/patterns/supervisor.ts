@@ -9,6 +9,7 @@ import type { BeforeToolCallback } from '../agents/llm/tool-execution.js';
 import type { OneOrMany } from '../runner/plugin-manager.js';
 import { AgentTool } from '../tools/agent-tool.js';
 import { checkUniqueNames } from './pattern-options.js';
+import type { AgentKind } from '../agents/agent-outline.js';
 
 /** Options of {@link SupervisorAgent}. */
 export interface SupervisorAgentOptions extends Omit<LlmAgentOptions, 'subAgents'> {
@@ -102,6 +103,10 @@ export class SupervisorAgent extends LlmAgent {
     this.workers = Object.freeze([...workers]);
     this.maxDelegations = max;
     this.workerNames = names;
+  }
+
+  override get kind(): AgentKind {
+    return 'supervisor';
   }
 
   protected override async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined> {

@@ -149,8 +149,11 @@ describe('pattern progress', () => {
     class: 'SequentialAgent',
     description: '',
     children: [
-      { name: 'Trip', type: 'custom', class: 'PlanExecuteAgent', description: '', children: [leaf('Planner'), leaf('Executor')], tools: [] },
-      { name: 'Room', type: 'custom', class: 'GroupChatAgent', description: '', children: [leaf('Writer'), leaf('Critic')], tools: [] },
+      // Recognised by kind, not class: TripPlanner stands for an app's subclass of PlanExecuteAgent.
+      { name: 'Trip', type: 'plan_execute', class: 'TripPlanner', description: '', children: [leaf('Planner'), leaf('Executor')], tools: [] },
+      { name: 'Room', type: 'group_chat', class: 'GroupChatAgent', description: '', children: [leaf('Writer'), leaf('Critic')], tools: [] },
+      // A class named like a pattern but of another kind is not one.
+      { name: 'Lookalike', type: 'custom', class: 'PlanExecuteAgent', description: '', children: [], tools: [] },
     ],
     tools: [],
   };

@@ -7,6 +7,7 @@ import { BaseAgent, type BaseAgentOptions } from '../base-agent.js';
 import type { InvocationContext } from '../invocation-context.js';
 import { asObject, outputKeyOf, runUnit } from './skill-unit.js';
 import { readProgress, roundKey, unitKey, type TeamProgress } from './team-progress.js';
+import type { AgentKind } from '../agent-outline.js';
 
 /** Review-and-revise settings of a {@link TeamAgent}. */
 export interface ReflectionOptions {
@@ -116,6 +117,10 @@ export class TeamAgent extends BaseAgent {
       returnLastOnMaxIterations: reflection.returnLastOnMaxIterations ?? false,
       customErrorMessage: reflection.customErrorMessage,
     };
+  }
+
+  override get kind(): AgentKind {
+    return 'team';
   }
 
   override get resumable(): boolean {

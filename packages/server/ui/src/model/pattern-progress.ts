@@ -21,15 +21,16 @@ export interface PatternProgress {
 /**
  * What the prebuilt patterns of `@troupe/core/patterns` are doing, from the agent tree, the events
  * and the state (SPEC §16): a PlanExecuteAgent's plan with its finished and current steps, and a
- * GroupChatAgent's speaker order. Agents are recognised by their class in the graph.
+ * GroupChatAgent's speaker order. Agents are recognised by their kind in the graph (`plan_execute`,
+ * `group_chat`), so subclasses of the patterns are too.
  */
 export function patternProgress(graph: AgentGraphNode | undefined, events: readonly WireEvent[], state: StateMap): PatternProgress {
   const progress: PatternProgress = { plans: [], chats: [] };
   for (const node of walk(graph)) {
-    if (node.class === 'PlanExecuteAgent') {
+    if (node.type === 'plan_execute') {
       const plan = planOf(node.name, state);
       if (plan) progress.plans.push(plan);
-    } else if (node.class === 'GroupChatAgent') {
+    } else if (node.type === 'group_chat') {
       progress.chats.push({ agent: node.name, speakers: speakersOf(node, events) });
     }
   }
