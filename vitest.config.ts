@@ -1,28 +1,17 @@
-import { fileURLToPath } from 'node:url';
+import { defaultClientConditions, defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
-const src = (path: string): string => fileURLToPath(new URL(path, import.meta.url));
+function withoutModule(conditions: readonly string[]): string[] {
+  return conditions.filter((condition) => condition !== 'module');
+}
 
 export default defineConfig({
-  resolve: {
-    alias: [
-      // Tests run against the TypeScript sources; the published packages point at dist/.
-      { find: /^@troupe\/core\/stores$/, replacement: src('./packages/core/src/stores/index.ts') },
-      { find: /^@troupe\/core\/patterns$/, replacement: src('./packages/core/src/patterns/index.ts') },
-      { find: /^@troupe\/core\/testing$/, replacement: src('./packages/core/src/testing/index.ts') },
-      { find: /^@troupe\/core$/, replacement: src('./packages/core/src/index.ts') },
-      { find: /^@troupe\/models\/(openai|gemini|anthropic|ai-sdk)$/, replacement: src('./packages/models/src/$1/index.ts') },
-      { find: /^@troupe\/models$/, replacement: src('./packages/models/src/index.ts') },
-      { find: /^@troupe\/server$/, replacement: src('./packages/server/src/index.ts') },
-      { find: /^@troupe\/sqlite$/, replacement: src('./packages/sqlite/src/index.ts') },
-      { find: /^@troupe\/eval$/, replacement: src('./packages/eval/src/index.ts') },
-      { find: /^@troupe\/mcp$/, replacement: src('./packages/mcp/src/index.ts') },
-      { find: /^@troupe\/otel$/, replacement: src('./packages/otel/src/index.ts') },
-      { find: /^@troupe\/queue$/, replacement: src('./packages/queue/src/index.ts') },
-      { find: /^@troupe\/postgres$/, replacement: src('./packages/postgres/src/index.ts') },
-      { find: /^@troupe\/a2a$/, replacement: src('./packages/a2a/src/index.ts') },
-    ],
-  },
+  // Workspace packages resolve to their TypeScript sources through the `@troupe/source` export condition
+  // (first in every package.json "exports" entry; namespaced, as Zod's `@zod/source`, because other packages
+  // publish a plain `source` condition pointing at TypeScript). Without it, as when published, they resolve to dist/.
+  // The rest are the conditions Vitest uses by default (Vite's, without `module`).
+  resolve: { conditions: ['@troupe/source', ...withoutModule(defaultClientConditions)] },
+  ssr: { resolve: { conditions: ['@troupe/source', ...withoutModule(defaultServerConditions)] } },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'examples/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 20_000,
