@@ -22,6 +22,16 @@ export { GeminiLlm, gemini, type GeminiOptions } from './gemini/gemini-llm.js';
 export type { GeminiStructuredOutput } from './gemini/request.js';
 export { AnthropicLlm, anthropic, type AnthropicOptions } from './anthropic/anthropic-llm.js';
 export { AiSdkLlm, aiSdk, type AiSdkLanguageModel, type AiSdkOptions } from './ai-sdk/ai-sdk-llm.js';
-export { ProviderLlm, DEFAULT_RETRY, type ProviderLlmOptions } from './shared/provider-llm.js';
-export { ProviderError } from './shared/errors.js';
+export {
+  ProviderLlm,
+  DEFAULT_RETRY,
+  checkModelName,
+  type ProviderLlmOptions,
+  type FailurePhase,
+  type StreamAccumulator,
+  type StreamTurnOptions,
+} from './shared/provider-llm.js';
+export { ProviderError, type FailureDetails, type ProviderIdentity } from './shared/errors.js';
+export { requireApiKey } from './shared/env.js';
+export { ResponseBuilder } from './shared/response-builder.js';
 export { MALFORMED_ARGUMENTS_KEY } from './shared/tool-arguments.js';

@@ -1,6 +1,6 @@
 import { ConfigurationError, type LlmRequest, type LlmResponse } from '@troupe/core';
 import type { LanguageModelV2, LanguageModelV2CallOptions, LanguageModelV3, SharedV3ProviderOptions } from '@ai-sdk/provider';
-import { messageOf, providerError, throwIfAborted, type ProviderIdentity } from '../shared/errors.js';
+import { messageOf, type FailureDetails, type ProviderIdentity } from '../shared/errors.js';
 import { ProviderLlm, type ProviderLlmOptions } from '../shared/provider-llm.js';
 import { isRecord } from '../shared/tool-arguments.js';
 import { toCallOptions } from './prompt.js';
@@ -29,7 +29,7 @@ export interface AiSdkOptions extends ProviderLlmOptions {
 export class AiSdkLlm extends ProviderLlm {
   readonly languageModel: AiSdkLanguageModel;
   private readonly options: AiSdkOptions;
-  private readonly identity: ProviderIdentity;
+  protected readonly identity: ProviderIdentity;
 
   constructor(languageModel: AiSdkLanguageModel, options: AiSdkOptions = {}) {
     if (!isRecord(languageModel) || typeof (languageModel as { doGenerate?: unknown }).doGenerate !== 'function') {
@@ -51,23 +51,16 @@ export class AiSdkLlm extends ProviderLlm {
     const options = { ...toCallOptions(request, this.options.providerOptions), ...(abortSignal ? { abortSignal } : {}) };
     const model = this.languageModel;
     if (!stream) {
-      let result: AnyGenerateResult;
-      try {
-        // The v2 call options read the same fields this adapter fills.
-        result = model.specificationVersion === 'v3' ? await model.doGenerate(options) : await model.doGenerate(options as LanguageModelV2CallOptions);
-      } catch (error) {
-        throw this.failure(error, abortSignal, 'request');
-      }
+      // The v2 call options read the same fields this adapter fills.
+      const result = await this.send<AnyGenerateResult>(abortSignal, async () =>
+        model.specificationVersion === 'v3' ? await model.doGenerate(options) : await model.doGenerate(options as LanguageModelV2CallOptions),
+      );
       yield fromGenerateResult(result);
       return;
     }
-    let parts: ReadableStream<AnyStreamPart>;
-    try {
-      const result = model.specificationVersion === 'v3' ? await model.doStream(options) : await model.doStream(options as LanguageModelV2CallOptions);
-      parts = result.stream;
-    } catch (error) {
-      throw this.failure(error, abortSignal, 'request');
-    }
+    const parts = await this.send<ReadableStream<AnyStreamPart>>(abortSignal, async () =>
+      model.specificationVersion === 'v3' ? (await model.doStream(options)).stream : (await model.doStream(options as LanguageModelV2CallOptions)).stream,
+    );
     const accumulator = new AiSdkStreamAccumulator();
     const reader = parts.getReader();
     let done = false;
@@ -96,28 +89,18 @@ export class AiSdkLlm extends ProviderLlm {
       // cancel a stream nobody reads any more has nobody to be reported to.
       if (!done) reader.cancel().catch(() => undefined);
     }
-    if (!accumulator.finished) {
-      throw providerError(this.identity, this.model, { message: "the stream ended without a 'finish' part", retryable: true }, undefined, 'stream');
-    }
+    if (!accumulator.finished) throw this.fail({ message: "the stream ended without a 'finish' part", retryable: true }, 'stream');
     yield accumulator.final();
   }
 
-  private failure(error: unknown, abortSignal: AbortSignal | undefined, phase: 'request' | 'stream'): unknown {
-    throwIfAborted(abortSignal);
-    if (error instanceof ConfigurationError) return error;
+  protected override failureDetails(error: unknown): FailureDetails {
     // APICallError from @ai-sdk/provider: statusCode, responseBody, isRetryable, responseHeaders.
     const { statusCode, responseBody, isRetryable } = (isRecord(error) ? error : {}) as { statusCode?: unknown; responseBody?: unknown; isRetryable?: unknown };
-    return providerError(
-      this.identity,
-      this.model,
-      {
-        status: typeof statusCode === 'number' ? statusCode : undefined,
-        message: bodyMessage(responseBody) ?? messageOf(error),
-        retryable: typeof isRetryable === 'boolean' ? isRetryable : undefined,
-      },
-      error,
-      phase,
-    );
+    return {
+      status: typeof statusCode === 'number' ? statusCode : undefined,
+      message: bodyMessage(responseBody) ?? messageOf(error),
+      retryable: typeof isRetryable === 'boolean' ? isRetryable : undefined,
+    };
   }
 }
 

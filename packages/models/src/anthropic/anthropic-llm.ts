@@ -1,10 +1,8 @@
 import { ConfigurationError, type LlmRequest, type LlmResponse } from '@troupe/core';
 import type Anthropic from '@anthropic-ai/sdk';
-import type { Message, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
-import type { Stream } from '@anthropic-ai/sdk/streaming';
 import { requireApiKey } from '../shared/env.js';
-import { messageOf, providerError, throwIfAborted, type ProviderIdentity } from '../shared/errors.js';
-import { checkModelName, ProviderLlm, type ProviderLlmOptions } from '../shared/provider-llm.js';
+import { messageOf, type FailureDetails, type ProviderIdentity } from '../shared/errors.js';
+import { checkFields, checkModelName, checkOneOf, lazily, ProviderLlm, type ProviderLlmOptions } from '../shared/provider-llm.js';
 import { loadSdk } from '../shared/sdk.js';
 import { isRecord } from '../shared/tool-arguments.js';
 import { toMessagesRequest } from './request.js';
@@ -46,9 +44,9 @@ const IDENTITY: ProviderIdentity = { provider: 'anthropic', label: 'Anthropic', 
  */
 export class AnthropicLlm extends ProviderLlm {
   private readonly options: AnthropicOptions;
-  private client: Promise<Anthropic> | undefined;
+  private readonly client = lazily(() => this.createClient());
 
-  private get identity(): ProviderIdentity {
+  protected get identity(): ProviderIdentity {
     return { ...IDENTITY, secrets: [this.options.apiKey] };
   }
 
@@ -57,21 +55,9 @@ export class AnthropicLlm extends ProviderLlm {
     if (options.maxTokens !== undefined && (!Number.isInteger(options.maxTokens) || options.maxTokens < 1)) {
       throw new ConfigurationError(`anthropic() option maxTokens is ${String(options.maxTokens)}; use a whole number of tokens, at least 1.`);
     }
-    if (options.structuredOutput !== undefined && options.structuredOutput !== 'native' && options.structuredOutput !== 'instruction') {
-      throw new ConfigurationError(`anthropic() option structuredOutput is ${JSON.stringify(options.structuredOutput)}; use 'native' or 'instruction'.`);
-    }
-    if (options.body !== undefined && !isRecord(options.body)) {
-      throw new ConfigurationError(`anthropic() option body must be an object of request fields; got ${JSON.stringify(options.body)}.`);
-    }
+    checkOneOf('anthropic', 'structuredOutput', options.structuredOutput, ['native', 'instruction']);
+    checkFields('anthropic', 'body', options.body, 'request fields');
     this.options = options;
-  }
-
-  private getClient(): Promise<Anthropic> {
-    this.client ??= this.createClient().catch((error: unknown) => {
-      this.client = undefined;
-      throw error;
-    });
-    return this.client;
   }
 
   private async createClient(): Promise<Anthropic> {
@@ -88,56 +74,30 @@ export class AnthropicLlm extends ProviderLlm {
   }
 
   protected async *generateOnce(request: LlmRequest, stream: boolean, abortSignal: AbortSignal | undefined): AsyncGenerator<LlmResponse> {
-    const client = await this.getClient();
+    const client = await this.client();
     const body = toMessagesRequest(request, this.model, {
       maxTokens: this.options.maxTokens ?? 4096,
       structuredOutput: this.options.structuredOutput ?? 'native',
       body: this.options.body,
     });
     if (!stream) {
-      let message: Message;
-      try {
-        message = await client.messages.create({ ...body, stream: false }, { signal: abortSignal });
-      } catch (error) {
-        throw failure(this.identity, this.model, error, abortSignal, 'request');
-      }
-      yield fromMessage(message);
+      yield fromMessage(await this.send(abortSignal, () => client.messages.create({ ...body, stream: false }, { signal: abortSignal })));
       return;
     }
-    let events: Stream<RawMessageStreamEvent>;
-    try {
-      events = await client.messages.create({ ...body, stream: true }, { signal: abortSignal });
-    } catch (error) {
-      throw failure(this.identity, this.model, error, abortSignal, 'request');
-    }
+    const events = await this.send(abortSignal, () => client.messages.create({ ...body, stream: true }, { signal: abortSignal }));
     const accumulator = new MessageStreamAccumulator();
-    const iterator = events[Symbol.asyncIterator]();
-    for (;;) {
-      let next: IteratorResult<RawMessageStreamEvent>;
-      try {
-        next = await iterator.next();
-      } catch (error) {
-        throw failure(this.identity, this.model, error, abortSignal, 'stream');
-      }
-      if (next.done) break;
-      yield* accumulator.add(next.value);
-    }
-    if (!accumulator.finished) {
-      throw providerError(this.identity, this.model, { message: 'the stream ended before message_stop', retryable: true }, undefined, 'stream');
-    }
+    yield* this.streamTurn(events, accumulator, abortSignal, { unfinished: 'the stream ended before message_stop' });
     yield accumulator.final();
   }
-}
 
-function failure(identity: ProviderIdentity, model: string, error: unknown, abortSignal: AbortSignal | undefined, phase: 'request' | 'stream'): unknown {
-  throwIfAborted(abortSignal);
-  if (error instanceof ConfigurationError) return error;
-  const { status, error: body } = error as { status?: unknown; error?: unknown };
-  // The body is { type: 'error', error: { type, message } }; a stream's error event has the same shape.
-  const inner = isRecord(body) && isRecord(body.error) ? body.error : undefined;
-  const message = typeof inner?.message === 'string' ? inner.message : messageOf(error);
-  const overloaded = inner?.type === 'overloaded_error' || inner?.type === 'api_error' ? true : undefined;
-  return providerError(identity, model, { status: typeof status === 'number' ? status : undefined, message, retryable: overloaded }, error, phase);
+  protected override failureDetails(error: unknown): FailureDetails {
+    const { status, error: body } = error as { status?: unknown; error?: unknown };
+    // The body is { type: 'error', error: { type, message } }; a stream's error event has the same shape.
+    const inner = isRecord(body) && isRecord(body.error) ? body.error : undefined;
+    const message = typeof inner?.message === 'string' ? inner.message : messageOf(error);
+    const overloaded = inner?.type === 'overloaded_error' || inner?.type === 'api_error' ? true : undefined;
+    return { status: typeof status === 'number' ? status : undefined, message, retryable: overloaded };
+  }
 }
 
 /** A Claude model, e.g. `anthropic('claude-sonnet-4-5')`. The key comes from `ANTHROPIC_API_KEY` unless given. */

@@ -1,8 +1,8 @@
 import { ConfigurationError, type LlmRequest, type LlmResponse } from '@troupe/core';
-import type { GenerateContentResponse, GoogleGenAI } from '@google/genai';
+import type { GoogleGenAI } from '@google/genai';
 import { fromEnv, requireApiKey } from '../shared/env.js';
-import { messageOf, providerError, throwIfAborted, type ProviderIdentity } from '../shared/errors.js';
-import { checkModelName, ProviderLlm, type ProviderLlmOptions } from '../shared/provider-llm.js';
+import { messageOf, type FailureDetails, type ProviderIdentity } from '../shared/errors.js';
+import { checkFields, checkModelName, checkOneOf, lazily, ProviderLlm, type ProviderLlmOptions } from '../shared/provider-llm.js';
 import { loadSdk } from '../shared/sdk.js';
 import { isRecord } from '../shared/tool-arguments.js';
 import { toGeminiRequest, type GeminiStructuredOutput } from './request.js';
@@ -49,36 +49,23 @@ const KEY_VARIABLES = ['GEMINI_API_KEY', 'GOOGLE_API_KEY'] as const;
 export class GeminiLlm extends ProviderLlm {
   private readonly options: GeminiOptions;
   private readonly vertexai: boolean;
-  private client: Promise<GoogleGenAI> | undefined;
+  private readonly client = lazily(() => this.createClient());
 
   constructor(model: string, options: GeminiOptions = {}) {
     super(checkModelName(model, 'gemini', 'gemini-2.5-flash').replace(/^models\//, ''), options.retry);
-    const mode = options.structuredOutput;
-    if (mode !== undefined && mode !== 'auto' && mode !== 'native' && mode !== 'instruction') {
-      throw new ConfigurationError(`gemini() option structuredOutput is ${JSON.stringify(mode)}; use 'auto', 'native' or 'instruction'.`);
-    }
-    if (options.config !== undefined && !isRecord(options.config)) {
-      throw new ConfigurationError(`gemini() option config must be an object of GenerateContentConfig fields; got ${JSON.stringify(options.config)}.`);
-    }
+    checkOneOf('gemini', 'structuredOutput', options.structuredOutput, ['auto', 'native', 'instruction']);
+    checkFields('gemini', 'config', options.config, 'GenerateContentConfig fields');
     this.options = options;
     this.vertexai = options.vertexai ?? fromEnv('GOOGLE_GENAI_USE_VERTEXAI')?.toLowerCase() === 'true';
   }
 
-  private get identity(): ProviderIdentity {
+  protected get identity(): ProviderIdentity {
     return {
       provider: 'gemini',
       label: this.vertexai ? 'Gemini (Vertex AI)' : 'Gemini',
       keyHint: this.vertexai ? 'your Google Cloud credentials and project' : 'GEMINI_API_KEY or GOOGLE_API_KEY, or the apiKey option',
       secrets: [this.options.apiKey],
     };
-  }
-
-  private getClient(): Promise<GoogleGenAI> {
-    this.client ??= this.createClient().catch((error: unknown) => {
-      this.client = undefined;
-      throw error;
-    });
-    return this.client;
   }
 
   private async createClient(): Promise<GoogleGenAI> {
@@ -109,7 +96,7 @@ export class GeminiLlm extends ProviderLlm {
   }
 
   protected async *generateOnce(request: LlmRequest, stream: boolean, abortSignal: AbortSignal | undefined): AsyncGenerator<LlmResponse> {
-    const client = await this.getClient();
+    const client = await this.client();
     const { contents, config } = toGeminiRequest(request, this.model, { structuredOutput: this.options.structuredOutput ?? 'auto', config: this.options.config });
     // The SDK's errors carry no headers; this keeps the failed response's, for Retry-After.
     const failed: { headers?: Headers } = {};
@@ -118,70 +105,31 @@ export class GeminiLlm extends ProviderLlm {
       if (!response.ok) failed.headers = response.headers;
       return response;
     };
+    const details = (error: unknown): FailureDetails => this.failureDetails(error, failed.headers);
     const params = { model: this.model, contents, config: { ...config, automaticContinuation: false, httpOptions: { fetch: fetchKeepingHeaders }, ...(abortSignal ? { abortSignal } : {}) } };
     const accumulator = new GeminiAccumulator();
     if (!stream) {
-      let response: GenerateContentResponse;
-      try {
-        response = await client.models.generateContent(params);
-      } catch (error) {
-        throw this.failure(error, abortSignal, failed.headers, 'request');
-      }
-      accumulator.add(response);
-      this.checkCall(accumulator);
-      yield accumulator.final();
-      return;
+      accumulator.add(await this.send(abortSignal, () => client.models.generateContent(params), details));
+    } else {
+      const chunks = await this.send(abortSignal, () => client.models.generateContentStream(params), details);
+      yield* this.streamTurn(chunks, accumulator, abortSignal, {
+        unfinished: 'the stream ended before the model finished its turn (no finishReason)',
+        requestUntilFirstChunk: true,
+        details,
+      });
     }
-    let chunks: AsyncGenerator<GenerateContentResponse>;
-    try {
-      chunks = await client.models.generateContentStream(params);
-    } catch (error) {
-      throw this.failure(error, abortSignal, failed.headers, 'request');
+    // A turn that ended in MALFORMED_FUNCTION_CALL is a failed attempt: a new sample usually forms the call.
+    if (accumulator.malformedCall) {
+      throw this.fail({ message: 'the model could not form a valid function call (finishReason MALFORMED_FUNCTION_CALL)', retryable: true }, 'response');
     }
-    let received = false;
-    for (;;) {
-      let next: IteratorResult<GenerateContentResponse>;
-      try {
-        next = await chunks.next();
-      } catch (error) {
-        throw this.failure(error, abortSignal, failed.headers, received ? 'stream' : 'request');
-      }
-      if (next.done) break;
-      received = true;
-      yield* accumulator.add(next.value);
-    }
-    if (!accumulator.finished) {
-      throw providerError(this.identity, this.model, { message: 'the stream ended before the model finished its turn (no finishReason)', retryable: true }, undefined, 'stream');
-    }
-    this.checkCall(accumulator);
     yield accumulator.final();
   }
 
-  /** A turn that ended in MALFORMED_FUNCTION_CALL is a failed attempt: a new sample usually forms the call. */
-  private checkCall(accumulator: GeminiAccumulator): void {
-    if (!accumulator.malformedCall) return;
-    throw providerError(
-      this.identity,
-      this.model,
-      { message: 'the model could not form a valid function call (finishReason MALFORMED_FUNCTION_CALL)', retryable: true },
-      undefined,
-      'response',
-    );
-  }
-
-  private failure(error: unknown, abortSignal: AbortSignal | undefined, headers: Headers | undefined, phase: 'request' | 'stream'): unknown {
-    throwIfAborted(abortSignal);
-    if (error instanceof ConfigurationError) return error;
+  protected override failureDetails(error: unknown, headers?: Headers): FailureDetails {
     const status = (error as { status?: unknown }).status;
     const body = parseErrorBody(error);
     const retryAfterMs = retryAfterHeader(headers) ?? body.retryDelayMs;
-    return providerError(
-      this.identity,
-      this.model,
-      { status: typeof status === 'number' ? status : undefined, message: body.message ?? messageOf(error), retryAfterMs },
-      error,
-      phase,
-    );
+    return { status: typeof status === 'number' ? status : undefined, message: body.message ?? messageOf(error), retryAfterMs };
   }
 }
 

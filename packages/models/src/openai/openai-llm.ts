@@ -1,10 +1,8 @@
 import { ConfigurationError, type LlmRequest, type LlmResponse } from '@troupe/core';
 import type OpenAI from 'openai';
-import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
-import type { Stream } from 'openai/streaming';
 import { fromEnv, requireApiKey } from '../shared/env.js';
-import { messageOf, providerError, throwIfAborted, type ProviderIdentity } from '../shared/errors.js';
-import { checkModelName, ProviderLlm, type ProviderLlmOptions } from '../shared/provider-llm.js';
+import { messageOf, type FailureDetails, type ProviderIdentity } from '../shared/errors.js';
+import { checkFields, checkModelName, checkOneOf, lazily, ProviderLlm, type ProviderLlmOptions } from '../shared/provider-llm.js';
 import { loadSdk } from '../shared/sdk.js';
 import { isRecord } from '../shared/tool-arguments.js';
 import { toChatRequest, type ChatRequestSettings } from './request.js';
@@ -65,16 +63,12 @@ export class OpenAiLlm extends ProviderLlm {
   private readonly options: OpenAiOptions;
   private readonly flavor: OpenAiFlavor;
   private readonly settings: ChatRequestSettings;
-  private client: Promise<OpenAI> | undefined;
+  private readonly client = lazily(() => this.createClient());
 
   constructor(model: string, options: OpenAiOptions = {}, flavor: OpenAiFlavor = OPENAI) {
     super(checkModelName(model, flavor.factory, 'gpt-4o-mini'), options.retry);
-    if (options.structuredOutput !== undefined && options.structuredOutput !== 'native' && options.structuredOutput !== 'instruction') {
-      throw new ConfigurationError(`${flavor.factory}() option structuredOutput is ${JSON.stringify(options.structuredOutput)}; use 'native' or 'instruction'.`);
-    }
-    if (options.body !== undefined && !isRecord(options.body)) {
-      throw new ConfigurationError(`${flavor.factory}() option body must be an object of request fields; got ${JSON.stringify(options.body)}.`);
-    }
+    checkOneOf(flavor.factory, 'structuredOutput', options.structuredOutput, ['native', 'instruction']);
+    checkFields(flavor.factory, 'body', options.body, 'request fields');
     this.options = options;
     this.flavor = flavor;
     this.settings = {
@@ -85,17 +79,9 @@ export class OpenAiLlm extends ProviderLlm {
     };
   }
 
-  private get identity(): ProviderIdentity {
+  protected get identity(): ProviderIdentity {
     const keyHint = this.flavor.keyRequired ? `${this.flavor.keyVariables.join(' or ')} or the apiKey option` : undefined;
     return { provider: this.flavor.provider, label: this.flavor.label, keyHint, secrets: [this.options.apiKey] };
-  }
-
-  private getClient(): Promise<OpenAI> {
-    this.client ??= this.createClient().catch((error: unknown) => {
-      this.client = undefined;
-      throw error;
-    });
-    return this.client;
   }
 
   private async createClient(): Promise<OpenAI> {
@@ -116,48 +102,24 @@ export class OpenAiLlm extends ProviderLlm {
   }
 
   protected async *generateOnce(request: LlmRequest, stream: boolean, abortSignal: AbortSignal | undefined): AsyncGenerator<LlmResponse> {
-    const client = await this.getClient();
+    const client = await this.client();
     const body = toChatRequest(request, this.model, this.settings);
     if (!stream) {
-      let completion: ChatCompletion;
-      try {
-        completion = await client.chat.completions.create({ ...body, stream: false }, { signal: abortSignal });
-      } catch (error) {
-        throw this.failure(error, abortSignal, 'request');
-      }
-      yield fromChatCompletion(completion);
+      yield fromChatCompletion(await this.send(abortSignal, () => client.chat.completions.create({ ...body, stream: false }, { signal: abortSignal })));
       return;
     }
-    let chunks: Stream<ChatCompletionChunk>;
-    try {
-      chunks = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal: abortSignal });
-    } catch (error) {
-      throw this.failure(error, abortSignal, 'request');
-    }
+    const chunks = await this.send(abortSignal, () =>
+      client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal: abortSignal }),
+    );
     const accumulator = new ChatStreamAccumulator();
-    const iterator = chunks[Symbol.asyncIterator]();
-    for (;;) {
-      let next: IteratorResult<ChatCompletionChunk>;
-      try {
-        next = await iterator.next();
-      } catch (error) {
-        throw this.failure(error, abortSignal, 'stream');
-      }
-      if (next.done) break;
-      yield* accumulator.add(next.value);
-    }
-    if (!accumulator.finished) {
-      throw providerError(this.identity, this.model, { message: 'the stream ended before the model finished its turn (no finish_reason)', retryable: true }, undefined, 'stream');
-    }
+    yield* this.streamTurn(chunks, accumulator, abortSignal, { unfinished: 'the stream ended before the model finished its turn (no finish_reason)' });
     yield accumulator.final();
   }
 
-  private failure(error: unknown, abortSignal: AbortSignal | undefined, phase: 'request' | 'stream'): unknown {
-    throwIfAborted(abortSignal);
-    if (error instanceof ConfigurationError) return error;
+  protected override failureDetails(error: unknown): FailureDetails {
     const { status, error: body } = error as { status?: unknown; error?: unknown };
     const bodyMessage = isRecord(body) && typeof body.message === 'string' ? body.message : undefined;
-    return providerError(this.identity, this.model, { status: typeof status === 'number' ? status : undefined, message: bodyMessage ?? messageOf(error) }, error, phase);
+    return { status: typeof status === 'number' ? status : undefined, message: bodyMessage ?? messageOf(error) };
   }
 }
 
