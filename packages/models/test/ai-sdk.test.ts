@@ -4,6 +4,7 @@ import { ConfigurationError, type LlmRequest, type LlmResponse } from '@troupe/c
 import { aiSdk, AiSdkLlm } from '@troupe/models/ai-sdk';
 import { describe, expect, it } from 'vitest';
 import { describeAdapterContract } from './support/contract.js';
+import { publishedAdapterContract } from './support/published-contract.js';
 import type { WireKit } from './support/kit.js';
 import * as wire from './support/openai-wire.js';
 
@@ -17,6 +18,10 @@ const kit: WireKit = {
 };
 
 describeAdapterContract('ai-sdk', kit, { sendsCallIds: true, malformed: 'error-result' });
+publishedAdapterContract('AiSdkLlm', kit, (req) => {
+  const last = wire.messages(req).filter((m) => m.role === 'user').at(-1);
+  return typeof last?.content === 'string' ? last.content : '';
+});
 
 async function collect(model: AiSdkLlm, request: LlmRequest, stream = false): Promise<LlmResponse[]> {
   const out: LlmResponse[] = [];

@@ -2,6 +2,7 @@ import { ConfigurationError, resolveModel, type Content, type LlmRequest, type L
 import { AnthropicLlm, anthropic } from '@troupe/models';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { describeAdapterContract } from './support/contract.js';
+import { publishedAdapterContract } from './support/published-contract.js';
 import { FakeServer, sse } from './support/fake-server.js';
 import type { WireKit } from './support/kit.js';
 import * as wire from './support/anthropic-wire.js';
@@ -14,6 +15,11 @@ const kit: WireKit = {
 };
 
 describeAdapterContract('anthropic', kit, { sendsCallIds: true, malformed: 'error-result' });
+publishedAdapterContract('AnthropicLlm', kit, (req) => {
+  const last = wire.messages(req).filter((m) => m.role === 'user').at(-1);
+  if (typeof last?.content === 'string') return last.content;
+  return (last?.content ?? []).map((block) => ('text' in block && typeof block.text === 'string' ? block.text : '')).join('');
+});
 
 async function collect(model: { generateContentAsync(r: LlmRequest, s?: boolean): AsyncGenerator<LlmResponse> }, request: LlmRequest, stream = false): Promise<LlmResponse[]> {
   const out: LlmResponse[] = [];

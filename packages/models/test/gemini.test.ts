@@ -2,6 +2,7 @@ import { ConfigurationError, resolveModel, type Content, type LlmRequest, type L
 import { GeminiLlm, ProviderError, gemini } from '@troupe/models';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { describeAdapterContract } from './support/contract.js';
+import { publishedAdapterContract } from './support/published-contract.js';
 import { FakeServer, json } from './support/fake-server.js';
 import type { WireKit } from './support/kit.js';
 import * as wire from './support/gemini-wire.js';
@@ -14,6 +15,9 @@ const kit: WireKit = {
 };
 
 describeAdapterContract('gemini', kit, { sendsCallIds: false, malformed: 'retried' });
+publishedAdapterContract('GeminiLlm', kit, (req) =>
+  (wire.contents(req).filter((c) => c.role === 'user').at(-1)?.parts ?? []).map((p) => p.text ?? '').join(''),
+);
 
 async function collect(model: { generateContentAsync(r: LlmRequest, s?: boolean): AsyncGenerator<LlmResponse> }, request: LlmRequest, stream = false): Promise<LlmResponse[]> {
   const out: LlmResponse[] = [];

@@ -2,6 +2,7 @@ import { ConfigurationError, resolveModel, type LlmRequest, type LlmResponse } f
 import { MALFORMED_ARGUMENTS_KEY, OpenAiLlm, ollamaBaseUrl, openai, openaiCompatible } from '@troupe/models';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { describeAdapterContract } from './support/contract.js';
+import { publishedAdapterContract } from './support/published-contract.js';
 import { FakeServer } from './support/fake-server.js';
 import type { WireKit } from './support/kit.js';
 import * as wire from './support/openai-wire.js';
@@ -14,6 +15,10 @@ const kit: WireKit = {
 };
 
 describeAdapterContract('openai', kit, { sendsCallIds: true, malformed: 'error-result' });
+publishedAdapterContract('OpenAiLlm', kit, (req) => {
+  const last = wire.messages(req).filter((m) => m.role === 'user').at(-1);
+  return typeof last?.content === 'string' ? last.content : '';
+});
 
 async function collect(model: { generateContentAsync(r: LlmRequest, s?: boolean): AsyncGenerator<LlmResponse> }, request: LlmRequest, stream = false): Promise<LlmResponse[]> {
   const out: LlmResponse[] = [];

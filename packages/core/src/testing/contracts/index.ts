@@ -25,3 +25,9 @@ export {
 } from './artifact-service.contract.js';
 export { memoryServiceContract, type MemoryServiceContractOptions, type MemoryServiceFixture } from './memory-service.contract.js';
 export { fullEvent, richState } from './round-trip-data.js';
+export {
+  modelAdapterContract,
+  type ModelAdapterFixture,
+  type ReceivedModelRequest,
+  type ScriptedProviderTurn,
+} from './model-adapter.contract.js';
