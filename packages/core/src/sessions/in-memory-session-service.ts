@@ -106,7 +106,8 @@ export class InMemorySessionService implements LeasingSessionService, RunRecordS
     const { session, event } = params;
     if (event.partial) return event;
     const stored = this.find(session.appName, session.userId, session.id);
-    const plan = planAppend(params, stored && { version: stored.version, leaseEpoch: stored.leaseEpoch, lastUpdateTime: stored.lastUpdateTime }, (id) => {
+    // A stored session is its own head (version, leaseEpoch, lastUpdateTime).
+    const plan = planAppend(params, stored, (id) => {
       if (!stored || !hasEvent(stored, id)) return undefined;
       const existing = stored.events.find((e) => e.id === id);
       return existing ? copyEvent(existing) : event;
