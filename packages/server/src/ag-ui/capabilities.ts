@@ -1,5 +1,5 @@
 import type { AgentCapabilities, SubagentInfo, Tool } from '@ag-ui/core';
-import { AgentTool, type BaseAgent, LlmAgent } from '@troupe/core';
+import { AgentTool, type BaseAgent } from '@troupe/core';
 
 /**
  * What `GET /ag-ui/{app}/capabilities` declares (AG-UI's `AgentCapabilities`): streaming over SSE,
@@ -10,10 +10,12 @@ import { AgentTool, type BaseAgent, LlmAgent } from '@troupe/core';
  */
 export async function capabilitiesOf(appName: string, root: BaseAgent): Promise<AgentCapabilities> {
   // A tool without a declaration (preloadMemoryTool) only edits requests: the model never calls it.
-  const declarations = root instanceof LlmAgent ? await Promise.all(root.tools.map((tool) => tool.getDeclaration())) : [];
+  // The root describes its own tools and children (BaseAgent.outline), whatever kind of agent it is.
+  const outline = root.outline();
+  const declarations = await Promise.all(outline.tools.map((tool) => tool.getDeclaration()));
   const tools = declarations.flatMap((declaration): Tool[] => (declaration ? [declared(declaration)] : []));
-  const delegates: BaseAgent[] = [...root.subAgents];
-  if (root instanceof LlmAgent) for (const tool of root.tools) if (tool instanceof AgentTool) delegates.push(tool.agent);
+  const delegates: BaseAgent[] = [...outline.children];
+  for (const tool of outline.tools) if (tool instanceof AgentTool) delegates.push(tool.agent);
   return {
     identity: { name: appName, type: 'troupe', ...(root.description ? { description: root.description } : {}) },
     transport: { streaming: true },
