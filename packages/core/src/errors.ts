@@ -1,12 +1,14 @@
+import type { ErrorCode } from './error-codes.js';
+
 /**
  * Every error Troupe throws on purpose is a {@link TroupeError}: it has a stable `code`
  * a program can switch on, and a message that says what happened, the offending value and the fix.
  */
 export class TroupeError extends Error {
-  /** A stable, machine-readable code such as `AGENT_TREE` or `SESSION_BUSY`. */
-  readonly code: string;
+  /** A stable, machine-readable code such as `AGENT_TREE` or `SESSION_BUSY`: one of {@link ERROR_CODES} (docs/errors.md). */
+  readonly code: ErrorCode;
 
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.name = new.target.name;
@@ -35,6 +37,13 @@ export class TemplateError extends TroupeError {
 export class RoutingError extends TroupeError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('ROUTING', message, options);
+  }
+}
+
+/** An agent was asked (by its model or a callback) to transfer to an agent that is not an allowed target. */
+export class TransferTargetError extends TroupeError {
+  constructor(message: string) {
+    super('TRANSFER_TARGET', message);
   }
 }
 
@@ -164,21 +173,6 @@ export class InvalidStateKeyError extends TroupeError {
   constructor(message: string) {
     super('INVALID_STATE_KEY', message);
   }
-}
-
-/**
- * Errors that end the whole run: cancellation, a run limit, an invalid state key, or anything once
- * the run's signal is aborted. They are never retried by a router nor turned into a tool response.
- */
-export function endsRun(error: unknown, signal: AbortSignal | undefined): boolean {
-  return (
-    signal?.aborted === true ||
-    error instanceof RunLimitError ||
-    error instanceof RunCancelledError ||
-    error instanceof InvalidStateKeyError ||
-    error instanceof GuardrailTrippedError ||
-    error instanceof GuardrailError
-  );
 }
 
 /** What a guardrail checked: an agent's input or output, or a tool call's arguments. */

@@ -3,6 +3,7 @@
  * @packageDocumentation
  */
 export * from './errors.js';
+export { ERROR_CODES, isErrorCode, type ErrorCode } from './error-codes.js';
 export { type Content, type Part, type TextPart, type FunctionCall, type FunctionCallPart, type FunctionResponse, type FunctionResponsePart, type InlineDataPart, userContent, modelText, contentText } from './events/content.js';
 export {
   type Event,
@@ -21,8 +22,6 @@ export type { Session, SessionService, CreateSessionParams, GetSessionParams, Se
 export { supportsLeases, type SessionLease, type LeaseParams, type LeasingSessionService } from './sessions/session-lease.js';
 export {
   supportsRunRecords,
-  ACTIVE_RUN_STATUSES,
-  FINAL_RUN_STATUSES,
   type RunRecordStatus,
   type RunRecord,
   type RunError,
@@ -72,7 +71,7 @@ export { FunctionTool, ToolArgumentsError, type FunctionToolOptions } from './to
 export { AgentTool, type AgentToolOptions } from './tools/agent-tool.js';
 export { ClientTool, isClientToolInterrupt } from './tools/client-tool.js';
 export { exitLoop } from './tools/exit-loop.js';
-export { BaseLlm, isBaseLlm } from './models/base-llm.js';
+export { BaseLlm } from './models/base-llm.js';
 export type { FailedModelAttempt, LlmRequest, LlmResponse, LlmRequestConfig, FunctionDeclaration, GenerateContentConfig } from './models/llm-request.js';
 export { registerModel, resolveModel, type ModelFactory } from './models/registry.js';
 export { OfflineModel } from './models/offline-model.js';
@@ -108,7 +107,7 @@ export type { HistoryWindow } from './agents/llm/history.js';
 export type { TokenCounter } from './agents/llm/history-window.js';
 export type { EventCompaction } from './events/event.js';
 export { rewoundEventIds, rewoundEvents } from './events/rewound-events.js';
-export { COMPACTION_FAILED, isCompactionRecord, type CompactionOptions } from './runner/compaction.js';
-export { rewindSession, type RewindParams, type RewindSessionParams } from './runner/rewind.js';
+export { COMPACTION_FAILED, type CompactionOptions } from './runner/compaction.js';
+export type { RewindParams } from './runner/rewind.js';
 export type { SessionIncrement } from './sessions/session.js';
 export { redact, createRedactor, REDACTED, type Redactor, type RedactorOptions } from './utils/redact.js';

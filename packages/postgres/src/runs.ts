@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { ACTIVE_RUN_STATUSES, type CreateRunParams, type RunCondition, type RunFilter, type RunRecord, type RunUpdate } from '@troupe/core';
-import { encodeRunRequest, encodeRunUpdate, missingRunSessionError, runExistsError, runFromRow, runListLimit, sessionBusyError, type RunRow } from '@troupe/core/stores';
+import { type CreateRunParams, type RunCondition, type RunFilter, type RunRecord, type RunUpdate } from '@troupe/core';
+import { ACTIVE_RUN_STATUSES, encodeRunRequest, encodeRunUpdate, missingRunSessionError, runExistsError, runFromRow, runListLimit, sessionBusyError, type RunRow } from '@troupe/core/stores';
 import { queryNamer, run, type Db } from './queries.js';
 import { quoteIdentifier } from './schema.js';
 import { inTransaction } from './transaction.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { ACTIVE_RUN_STATUSES } from '@troupe/core/stores';
 import {
-  ACTIVE_RUN_STATUSES,
   type BackgroundRuns,
   ConfigurationError,
   type RunRecord,

@@ -1,5 +1,5 @@
+import { ACTIVE_RUN_STATUSES } from '@troupe/core/stores';
 import {
-  ACTIVE_RUN_STATUSES,
   AddSessionToMemoryPlugin,
   type ArtifactService,
   type BaseAgent,

@@ -1,4 +1,4 @@
-import { TroupeError } from '@troupe/core';
+import { TroupeError, type ErrorCode } from '@troupe/core';
 
 /** HTTP statuses the API answers errors with. */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 500 | 503;
@@ -31,7 +31,7 @@ const SERVER_SIDE_MESSAGES: Readonly<Record<string, string>> = {
 export class HttpError extends TroupeError {
   constructor(
     readonly status: ErrorStatus,
-    code: string,
+    code: ErrorCode,
     message: string,
     readonly field?: string,
     options?: { cause?: unknown },
@@ -67,6 +67,7 @@ export class HttpError extends TroupeError {
 const STATUS_BY_CODE: Readonly<Record<string, ErrorStatus>> = {
   SESSION_NOT_FOUND: 404,
   SESSION_BUSY: 409,
+  SESSION_EXISTS: 409,
   PENDING_INTERRUPT: 409,
   STALE_SESSION: 409,
   INVOCATION_EXISTS: 409,

@@ -1,4 +1,5 @@
-import { ACTIVE_RUN_STATUSES, type Event, type SessionService } from '@troupe/core';
+import { type Event, type SessionService } from '@troupe/core';
+import { ACTIVE_RUN_STATUSES } from '@troupe/core/stores';
 import type { BackgroundRuns } from './background-runs.js';
 import { HttpError } from './http-error.js';
 import type { SessionPath } from './run-access.js';

@@ -1,4 +1,4 @@
-import { type Event, TroupeError } from '@troupe/core';
+import { type Event, TroupeError, isErrorCode } from '@troupe/core';
 import type { BackgroundRuns, BackgroundStreamEntry } from './background-runs.js';
 import { isRefusalCode, isStoreFailure } from './http-error.js';
 import { unreportedEnd } from './queued-run-end.js';
@@ -37,7 +37,8 @@ export async function collectQueuedRun(
     tracked.end(collected.at(-1));
   }
   if (end) {
-    const error = new TroupeError(end.errorCode!, end.errorMessage ?? end.errorCode!);
+    // A code outside Troupe's list is neither a store failure nor a refusal: the event is kept as it is.
+    const error = new TroupeError(isErrorCode(end.errorCode) ? end.errorCode : 'ERROR', end.errorMessage ?? end.errorCode!);
     // Refused by the worker's runner before it stored anything: the status it would have had in process.
     if (isStoreFailure(error) || (collected.length === 0 && isRefusalCode(error.code))) throw error;
     collected.push(end);

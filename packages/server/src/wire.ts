@@ -1,4 +1,4 @@
-import type { Content, Event, EventActions, EventCompaction, Part, Session } from '@troupe/core';
+import { isErrorCode, type Content, type Event, type EventActions, type EventCompaction, type Part, type Session } from '@troupe/core';
 import { confirmationCall, confirmationResponse, resumeRecordAnswers } from './adk-confirmation.js';
 import type { BackgroundRunInfo } from './background-runs.js';
 import { HttpError } from './http-error.js';
@@ -118,5 +118,5 @@ const SERVER_SIDE_RUN_ERRORS: ReadonlySet<string> = new Set(['STORAGE', 'INTERNA
 
 /** The message of a run failure as a client may see it. */
 export function clientRunErrorMessage(code: string, message: string): string {
-  return SERVER_SIDE_RUN_ERRORS.has(code) ? new HttpError(500, code, message).clientMessage : message;
+  return isErrorCode(code) && SERVER_SIDE_RUN_ERRORS.has(code) ? new HttpError(500, code, message).clientMessage : message;
 }

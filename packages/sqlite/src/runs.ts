@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { ACTIVE_RUN_STATUSES, type CreateRunParams, type RunCondition, type RunFilter, type RunRecord, type RunUpdate, type SessionKey } from '@troupe/core';
-import { encodeRunRequest, encodeRunUpdate, missingRunSessionError, runExistsError, runFromRow, runListLimit, sessionBusyError, type RunRow } from '@troupe/core/stores';
+import { type CreateRunParams, type RunCondition, type RunFilter, type RunRecord, type RunUpdate, type SessionKey } from '@troupe/core';
+import { ACTIVE_RUN_STATUSES, encodeRunRequest, encodeRunUpdate, missingRunSessionError, runExistsError, runFromRow, runListLimit, sessionBusyError, type RunRow } from '@troupe/core/stores';
 import type { Statement } from './statements.js';
 
 const COLUMNS = 'run_id, app_name, user_id, session_id, status, attempts, cancel_requested, request, error, seq, created_at, updated_at';

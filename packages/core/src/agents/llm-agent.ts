@@ -1,7 +1,7 @@
 import type { Content, FunctionCall } from '../events/content.js';
 import { contentText } from '../events/content.js';
 import type { Event, EventActions, Usage } from '../events/event.js';
-import { ConfigurationError, OutputValidationError, TransferLimitError, TroupeError } from '../errors.js';
+import { ConfigurationError, OutputValidationError, TransferLimitError, TransferTargetError } from '../errors.js';
 import { isBaseLlm, type BaseLlm } from '../models/base-llm.js';
 import type { GenerateContentConfig, LlmResponse } from '../models/llm-request.js';
 import { resolveModel } from '../models/registry.js';
@@ -400,7 +400,7 @@ export class LlmAgent extends BaseAgent {
   private async *transfer(ctx: InvocationContext, targetName: string): AsyncGenerator<Event, void, undefined> {
     const target = this.rootAgent.findAgent(targetName);
     if (!target) {
-      throw new TroupeError('TRANSFER_TARGET', `Agent '${this.name}' asked to transfer to '${targetName}', which is not in its agent tree. Transfer to one of: ${transferTargets(this, this).map((a) => a.name).join(', ') || '(none)'}.`);
+      throw new TransferTargetError(`Agent '${this.name}' asked to transfer to '${targetName}', which is not in its agent tree. Transfer to one of: ${transferTargets(this, this).map((a) => a.name).join(', ') || '(none)'}.`);
     }
     const shared = ctx.shared;
     const max = shared.runConfig.maxTransfers;

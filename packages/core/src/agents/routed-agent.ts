@@ -1,5 +1,6 @@
 import type { Event } from '../events/event.js';
-import { ConfigurationError, endsRun } from '../errors.js';
+import { ConfigurationError } from '../errors.js';
+import { endsRun } from '../runner/ends-run.js';
 import { keyed, routeWithFailover, type RoutingErrorContext } from '../utils/routing.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import type { InvocationContext } from './invocation-context.js';

@@ -1,4 +1,4 @@
-import { endsRun } from '../errors.js';
+import { endsRun } from '../runner/ends-run.js';
 import { keyed, routeWithFailover, type RoutingErrorContext } from '../utils/routing.js';
 import { BaseLlm } from './base-llm.js';
 import type { FailedModelAttempt, LlmRequest, LlmResponse } from './llm-request.js';

@@ -13,6 +13,7 @@ export { copyEvent } from '../sessions/event-copy.js';
 export { updateLiveSession } from './live-session.js';
 export { planAppend, finishAppend, type AppendHead, type AppendPlan, type AppendWrite, type AppendDuplicate } from './append-plan.js';
 export { checkAfterVersion } from './after-version.js';
+export { ACTIVE_RUN_STATUSES, FINAL_RUN_STATUSES } from '../sessions/run-records.js';
 export {
   leaseLostError,
   missingLeaseSessionError,

@@ -1,5 +1,5 @@
 import type { Content, Part } from '../events/content.js';
-import { ModelError, TroupeError } from '../errors.js';
+import { ConfigurationError, ModelError, TroupeError } from '../errors.js';
 import { BaseLlm } from '../models/base-llm.js';
 import type { LlmRequest, LlmResponse } from '../models/llm-request.js';
 import { sleep } from '../utils/abort.js';
@@ -31,7 +31,7 @@ export class ScriptedModel extends BaseLlm {
   constructor(replies: readonly ScriptedReply[], options?: { model?: string }) {
     super(options?.model ?? 'scripted');
     if (!Array.isArray(replies)) {
-      throw new TroupeError('CONFIGURATION', `ScriptedModel needs an array of replies; got ${typeof replies}.`);
+      throw new ConfigurationError(`ScriptedModel needs an array of replies; got ${typeof replies}.`);
     }
     this.replies = replies;
   }

@@ -1,5 +1,6 @@
 import { Hono, type Context } from 'hono';
-import { ACTIVE_RUN_STATUSES, SessionExistsError, TEMP_PREFIX } from '@troupe/core';
+import { SessionExistsError, TEMP_PREFIX } from '@troupe/core';
+import { ACTIVE_RUN_STATUSES } from '@troupe/core/stores';
 import { assertMayAccess } from '../auth.js';
 import { HttpError } from '../http-error.js';
 import { createSessionBody, getSessionQuery, readBody, updateSessionBody, validate } from '../request-body.js';

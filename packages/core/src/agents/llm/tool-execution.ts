@@ -1,6 +1,7 @@
 import type { FunctionCall, FunctionResponse, Part } from '../../events/content.js';
 import type { Event, InterruptInfo } from '../../events/event.js';
-import { endsRun, RunCancelledError } from '../../errors.js';
+import { RunCancelledError } from '../../errors.js';
+import { endsRun } from '../../runner/ends-run.js';
 import { ToolInterrupt, ToolPaused, ToolRejected } from '../../interrupts/signals.js';
 import { firstResult, type OneOrMany } from '../../runner/plugin-manager.js';
 import { toFunctionResponse, type BaseTool } from '../../tools/base-tool.js';

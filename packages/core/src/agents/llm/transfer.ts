@@ -1,5 +1,5 @@
 import type { Event } from '../../events/event.js';
-import { TroupeError } from '../../errors.js';
+import { TransferTargetError } from '../../errors.js';
 import type { FunctionDeclaration } from '../../models/llm-request.js';
 import { BaseTool } from '../../tools/base-tool.js';
 import type { ToolContext } from '../../tools/tool-context.js';
@@ -65,8 +65,7 @@ export class TransferTool extends BaseTool {
   async runAsync(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
     const name = args.agent_name;
     if (typeof name !== 'string' || !this.names.includes(name)) {
-      throw new TroupeError(
-        'TRANSFER_TARGET',
+      throw new TransferTargetError(
         `Agent '${this.agent.name}' cannot transfer to ${JSON.stringify(name)}: it is not a known or allowed target. Allowed targets: ${this.names.join(', ')}.`,
       );
     }

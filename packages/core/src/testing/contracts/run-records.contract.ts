@@ -14,9 +14,9 @@
  * });
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FINAL_RUN_STATUSES } from '../../stores/index.js';
 import {
   ConfigurationError,
-  FINAL_RUN_STATUSES,
   InvocationExistsError,
   SessionBusyError,
   SessionNotFoundError,
