@@ -26,7 +26,7 @@ export type AgentKind =
  * card) show an agent: what {@link BaseAgent.outline} returns.
  */
 export interface AgentOutline {
-  /** The agents drawn below this one. Default: its sub-agents. */
+  /** The agents drawn below this one (never one of its ancestors: the tree is drawn recursively). Default: its sub-agents. */
   children: readonly BaseAgent[];
   /** The tools drawn on this agent; an `AgentTool`'s agent is drawn under its tool. Default: none. */
   tools: readonly BaseTool[];
