@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError, createEvent, textOf, type Event } from '@troupe/core';
+import { SessionExistsError, createEvent, textOf, type Event } from '@troupe/core';
 import { SCHEMA_VERSION, SqliteSessionService, StorageError } from '../src/index.js';
 import { connectionOf, useTempDb } from './helpers.js';
 
@@ -157,7 +157,7 @@ describe('SqliteSessionService storage faults', () => {
   it('errors that are not the storage’s fault stay as they are', async () => {
     const service = new SqliteSessionService({ path: tempDb() });
     const session = await service.createSession({ ...key, sessionId: 's' });
-    await expect(service.createSession({ ...key, sessionId: 's' })).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(service.createSession({ ...key, sessionId: 's' })).rejects.toBeInstanceOf(SessionExistsError);
     const notJson = createEvent({ author: 'w', actions: { stateDelta: { big: 10n } } });
     const error = await service.appendEvent({ session, event: notJson }).then(
       () => undefined,
