@@ -13,7 +13,12 @@ export default defineConfig({
   resolve: { conditions: ['@troupe/source', ...withoutModule(defaultClientConditions)] },
   ssr: { resolve: { conditions: ['@troupe/source', ...withoutModule(defaultServerConditions)] } },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'examples/**/*.test.ts', 'test/**/*.test.ts'],
+    include: [
+      'packages/*/src/**/*.test.ts',
+      'packages/*/test/**/*.test.ts',
+      'examples/**/*.test.ts',
+      'test/**/*.test.ts',
+    ],
     testTimeout: 20_000,
     pool: 'threads',
     maxWorkers: 2,

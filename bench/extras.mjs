@@ -34,7 +34,10 @@ async function loopFlatness() {
   const measured = {};
   // The floor first, so it does not pay for collecting Troupe's heap; its blocks are 10× longer
   // because one floor iteration takes well under a microsecond.
-  for (const [framework, make, iterationsPerBlock] of [['floor', floor.loopN, 16_000], ['troupe', loopN, 1600]]) {
+  for (const [framework, make, iterationsPerBlock] of [
+    ['floor', floor.loopN, 16_000],
+    ['troupe', loopN, 1600],
+  ]) {
     const apps = new Map(sizes.map((n) => [n, make(n)]));
     const samples = new Map(sizes.map((n) => [n, []]));
     for (const n of sizes) await meanMs(apps.get(n).run, Math.max(5, Math.ceil(2000 / n))); // warm-up
@@ -44,7 +47,8 @@ async function loopFlatness() {
         resetCounters();
         const runs = Math.max(4, Math.round(iterationsPerBlock / n));
         const ms = await meanMs(apps.get(n).run, runs);
-        if (counters.llmCalls !== runs * n) throw new Error(`${framework} loop ${n}: ${counters.llmCalls} model calls for ${runs} runs`);
+        if (counters.llmCalls !== runs * n)
+          throw new Error(`${framework} loop ${n}: ${counters.llmCalls} model calls for ${runs} runs`);
         samples.get(n).push((ms * 1000) / n);
       }
     }
@@ -76,7 +80,10 @@ class StreamingFakeLlm extends BaseLlm {
     const final = respond('text', request);
     if (stream) {
       for (let i = 0; i < WORDS.length; i++) {
-        const chunk = { content: { role: 'model', parts: [{ text: i === 0 ? WORDS[i] : ` ${WORDS[i]}` }] }, partial: true };
+        const chunk = {
+          content: { role: 'model', parts: [{ text: i === 0 ? WORDS[i] : ` ${WORDS[i]}` }] },
+          partial: true,
+        };
         this.stamps.push(performance.now());
         yield chunk;
       }
@@ -90,7 +97,12 @@ async function streaming() {
   const runs = 200;
   const warmup = 20;
   const stamps = [];
-  const agent = new LlmAgent({ name: 'streamer', model: new StreamingFakeLlm(stamps), instruction: INSTRUCTION, outputKey: 'answer' });
+  const agent = new LlmAgent({
+    name: 'streamer',
+    model: new StreamingFakeLlm(stamps),
+    instruction: INSTRUCTION,
+    outputKey: 'answer',
+  });
   const { runner } = troupeApp(agent);
   const troupeUs = [];
   for (let r = 0; r < warmup + runs; r++) {
@@ -99,16 +111,27 @@ async function streaming() {
     const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
     let k = 0;
     let text = '';
-    for await (const event of runner.runAsync({ userId: 'u', sessionId: session.id, newMessage: USER_MESSAGE, runConfig: { streaming: 'sse' } })) {
+    for await (const event of runner.runAsync({
+      userId: 'u',
+      sessionId: session.id,
+      newMessage: USER_MESSAGE,
+      runConfig: { streaming: 'sse' },
+    })) {
       if (!event.partial) continue;
       const now = performance.now();
       if (r >= warmup) troupeUs.push((now - stamps[k]) * 1000);
       k++;
       text += event.content.parts[0].text;
     }
-    if (k !== WORDS.length || stamps.length !== WORDS.length || text !== TEXT) throw new Error(`streaming: ${k} partial events for ${stamps.length} chunks`);
-    const stored = await runner.sessionService.getSession({ appName: runner.appName, userId: 'u', sessionId: session.id });
-    if (stored.state.answer !== TEXT || stored.events.some((e) => e.partial)) throw new Error('streaming: outputKey / persisted partials wrong');
+    if (k !== WORDS.length || stamps.length !== WORDS.length || text !== TEXT)
+      throw new Error(`streaming: ${k} partial events for ${stamps.length} chunks`);
+    const stored = await runner.sessionService.getSession({
+      appName: runner.appName,
+      userId: 'u',
+      sessionId: session.id,
+    });
+    if (stored.state.answer !== TEXT || stored.events.some((e) => e.partial))
+      throw new Error('streaming: outputKey / persisted partials wrong');
   }
 
   // Floor: model generator -> agent generator (wraps each chunk in an event) -> consumer.
@@ -116,7 +139,10 @@ async function streaming() {
   async function* model() {
     const final = respond('text', { contents: [] });
     for (let i = 0; i < WORDS.length; i++) {
-      const chunk = { content: { role: 'model', parts: [{ text: i === 0 ? WORDS[i] : ` ${WORDS[i]}` }] }, partial: true };
+      const chunk = {
+        content: { role: 'model', parts: [{ text: i === 0 ? WORDS[i] : ` ${WORDS[i]}` }] },
+        partial: true,
+      };
       stamps.push(performance.now());
       yield chunk;
     }
@@ -143,7 +169,8 @@ async function streaming() {
     chunk_p99_us: round(quantile(troupeUs, 0.99), 2),
     floor_chunk_p50_us: round(quantile(floorUs, 0.5), 2),
     floor_chunk_p99_us: round(quantile(floorUs, 0.99), 2),
-    notes: "LlmAgent + runner.runAsync, runConfig { streaming: 'sse' }; 20 partial chunks per run; time from the model yielding a chunk to the runAsync consumer receiving its partial event; floor = two plain async generators",
+    notes:
+      "LlmAgent + runner.runAsync, runConfig { streaming: 'sse' }; 20 partial chunks per run; time from the model yielding a chunk to the runAsync consumer receiving its partial event; floor = two plain async generators",
   };
 }
 
@@ -151,7 +178,10 @@ async function streaming() {
 async function fanout(n) {
   const model = new FakeLlm('text');
   const base = heapAfterGc();
-  const agents = Array.from({ length: n }, (_, i) => new LlmAgent({ name: `a${i}`, model, instruction: INSTRUCTION, outputKey: `out${i}` }));
+  const agents = Array.from(
+    { length: n },
+    (_, i) => new LlmAgent({ name: `a${i}`, model, instruction: INSTRUCTION, outputKey: `out${i}` }),
+  );
   const root = new ParallelAgent({ name: 'fanout', subAgents: agents });
   const { runner } = troupeApp(root);
   const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
@@ -160,14 +190,24 @@ async function fanout(n) {
   let events = 0;
   let peak = 0;
   const t0 = performance.now();
-  for await (const _event of runner.runAsync({ userId: 'u', sessionId: session.id, newMessage: USER_MESSAGE, runConfig: { maxLlmCalls: n + 10 } })) {
+  for await (const _event of runner.runAsync({
+    userId: 'u',
+    sessionId: session.id,
+    newMessage: USER_MESSAGE,
+    runConfig: { maxLlmCalls: n + 10 },
+  })) {
     if (++events % 500 === 0) peak = Math.max(peak, process.memoryUsage().heapUsed);
   }
   const seconds = (performance.now() - t0) / 1000;
   const after = heapAfterGc();
-  const stored = await runner.sessionService.getSession({ appName: runner.appName, userId: 'u', sessionId: session.id });
+  const stored = await runner.sessionService.getSession({
+    appName: runner.appName,
+    userId: 'u',
+    sessionId: session.id,
+  });
   const keys = Object.keys(stored.state).filter((k) => k.startsWith('out')).length;
-  if (counters.llmCalls !== n || keys !== n) throw new Error(`fanout ${n}: ${counters.llmCalls} model calls, ${keys} output keys`);
+  if (counters.llmCalls !== n || keys !== n)
+    throw new Error(`fanout ${n}: ${counters.llmCalls} model calls, ${keys} output keys`);
   return {
     framework: 'troupe',
     scenario: 'fanout-large',
@@ -180,7 +220,8 @@ async function fanout(n) {
     retained_heap_mb: round((after - base) / MB, 2),
     retained_kb_per_agent: round((after - base) / n / 1024, 3),
     peak_heap_used_growth_mb: round((Math.max(peak, after) - base) / MB, 2),
-    notes: 'ParallelAgent of N LlmAgents with their own outputKey, one run; retained = tree + runner + session with its events, after gc; peak = highest heapUsed sampled every 500 events (includes garbage not yet collected)',
+    notes:
+      'ParallelAgent of N LlmAgents with their own outputKey, one run; retained = tree + runner + session with its events, after gc; peak = highest heapUsed sampled every 500 events (includes garbage not yet collected)',
   };
 }
 

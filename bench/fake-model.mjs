@@ -5,7 +5,9 @@
 
 /** The 20-word answer every text reply carries. */
 export const WORDS = Object.freeze(
-  'the quick brown fox jumps over the lazy dog while seven bright stars shine above quiet hills and calm seas'.split(' '),
+  'the quick brown fox jumps over the lazy dog while seven bright stars shine above quiet hills and calm seas'.split(
+    ' ',
+  ),
 );
 export const TEXT = WORDS.join(' ');
 if (WORDS.length !== 20) throw new Error(`fake model text must have 20 words, has ${WORDS.length}`);
@@ -42,7 +44,10 @@ export function respond(mode, request) {
     const turn = toolTurn(request.contents);
     if (turn < TOOL_TURNS) {
       return {
-        content: { role: 'model', parts: [{ functionCall: { id: `call_${turn + 1}`, name: 'add', args: { a: turn, b: 1 } } }] },
+        content: {
+          role: 'model',
+          parts: [{ functionCall: { id: `call_${turn + 1}`, name: 'add', args: { a: turn, b: 1 } } }],
+        },
         usage: { inputTokens, outputTokens: 6 },
         turnComplete: true,
         finishReason: 'STOP',
@@ -50,7 +55,10 @@ export function respond(mode, request) {
     }
   } else if (mode === 'transfer') {
     return {
-      content: { role: 'model', parts: [{ functionCall: { id: 'call_transfer', name: 'transfer_to_agent', args: { agent_name: 'worker' } } }] },
+      content: {
+        role: 'model',
+        parts: [{ functionCall: { id: 'call_transfer', name: 'transfer_to_agent', args: { agent_name: 'worker' } } }],
+      },
       usage: { inputTokens, outputTokens: 6 },
       turnComplete: true,
       finishReason: 'STOP',
@@ -58,7 +66,12 @@ export function respond(mode, request) {
   } else if (mode !== 'text') {
     throw new Error(`unknown fake model mode ${mode}`);
   }
-  return { content: { role: 'model', parts: [{ text: TEXT }] }, usage: { inputTokens, outputTokens: 20 }, turnComplete: true, finishReason: 'STOP' };
+  return {
+    content: { role: 'model', parts: [{ text: TEXT }] },
+    usage: { inputTokens, outputTokens: 20 },
+    turnComplete: true,
+    finishReason: 'STOP',
+  };
 }
 
 /** The `add` tool's work (both frameworks). */

@@ -45,17 +45,27 @@ const dist = (pkg) => join(root, 'packages', pkg, 'dist', 'index.js');
 if (args.build) ensureBuilt();
 const { BaseLlm, FunctionTool, InMemorySessionService, LlmAgent, Runner } = await import(dist('core'));
 
-
 /** The instant model: a tool call when the last message is the user's, the answer after the tool's response. Reads only the last message. */
 function answer(contents, turnOf) {
   const last = contents[contents.length - 1];
   const part = last?.parts[0];
   if (part && 'functionResponse' in part) {
-    return { content: { role: 'model', parts: [{ text: `The weather in ${part.functionResponse.response.city} is ${part.functionResponse.response.sky}.` }] }, usage: { inputTokens: contents.length * 8, outputTokens: 9 } };
+    return {
+      content: {
+        role: 'model',
+        parts: [
+          { text: `The weather in ${part.functionResponse.response.city} is ${part.functionResponse.response.sky}.` },
+        ],
+      },
+      usage: { inputTokens: contents.length * 8, outputTokens: 9 },
+    };
   }
   const turn = turnOf(part);
   return {
-    content: { role: 'model', parts: [{ functionCall: { id: `call_${turn}`, name: 'weather', args: { city: `city-${turn % 7}` } } }] },
+    content: {
+      role: 'model',
+      parts: [{ functionCall: { id: `call_${turn}`, name: 'weather', args: { city: `city-${turn % 7}` } } }],
+    },
     usage: { inputTokens: contents.length * 8, outputTokens: 6 },
   };
 }
@@ -84,14 +94,22 @@ async function troupeRound(sessionService, turns) {
       return weather(toolArgs);
     },
   });
-  const agent = new LlmAgent({ name: 'assistant', model: new InstantLlm(), instruction: 'Answer questions about the weather.', tools: [tool], outputKey: 'last_answer' });
+  const agent = new LlmAgent({
+    name: 'assistant',
+    model: new InstantLlm(),
+    instruction: 'Answer questions about the weather.',
+    tools: [tool],
+    outputKey: 'last_answer',
+  });
   const runner = new Runner({ appName: APP, agent, sessionService });
   const timedTurn = async (sessionId, turn) => {
     const start = performance.now();
     const result = await runner.run({ userId: USER, sessionId, newMessage: `What is the weather, turn ${turn}?` });
     const us = (performance.now() - start) * 1000;
     if (result.status !== 'completed' || result.events.length !== EVENTS_PER_TURN - 1) {
-      throw new Error(`turn ${turn} ended with status '${result.status}' and ${result.events.length} events${result.error ? `: ${result.error.message}` : ''}`);
+      throw new Error(
+        `turn ${turn} ended with status '${result.status}' and ${result.events.length} events${result.error ? `: ${result.error.message}` : ''}`,
+      );
     }
     return us;
   };
@@ -105,9 +123,11 @@ async function troupeRound(sessionService, turns) {
     let short;
     for (let turn = 0; turn < count; turn++) {
       latencies[turn] = await timedTurn(session.id, turn);
-      const window = turn >= EARLY[0] && turn < EARLY[1] ? control.early : turn >= count - LATE_TURNS ? control.late : undefined;
+      const window =
+        turn >= EARLY[0] && turn < EARLY[1] ? control.early : turn >= count - LATE_TURNS ? control.late : undefined;
       if (!reference || !window) continue;
-      if (turn === EARLY[0] || turn === count - LATE_TURNS) short = await sessionService.createSession({ appName: APP, userId: USER });
+      if (turn === EARLY[0] || turn === count - LATE_TURNS)
+        short = await sessionService.createSession({ appName: APP, userId: USER });
       window.push(await timedTurn(short.id, window.length));
     }
     return { session, latencies, control };
@@ -117,8 +137,12 @@ async function troupeRound(sessionService, turns) {
   gc();
   const { session, latencies, control } = await grow(turns, true);
   const stored = await sessionService.getSession({ appName: APP, userId: USER, sessionId: session.id });
-  if (stored.events.length !== turns * EVENTS_PER_TURN) throw new Error(`the session holds ${stored.events.length} events, expected ${turns * EVENTS_PER_TURN}`);
-  if (stored.state.last_answer !== `The weather in city-${(turns - 1) % 7} is ${weather({ city: `city-${(turns - 1) % 7}` }).sky}.`) {
+  if (stored.events.length !== turns * EVENTS_PER_TURN)
+    throw new Error(`the session holds ${stored.events.length} events, expected ${turns * EVENTS_PER_TURN}`);
+  if (
+    stored.state.last_answer !==
+    `The weather in city-${(turns - 1) % 7} is ${weather({ city: `city-${(turns - 1) % 7}` }).sky}.`
+  ) {
     throw new Error(`state.last_answer is ${JSON.stringify(stored.state.last_answer)}`);
   }
   await runner.close();
@@ -150,7 +174,11 @@ async function floorSession(turns) {
     await append('assistant', call.content);
     const { id: callId, name, args: callArgs } = call.content.parts[0].functionCall;
     const response = weather(callArgs);
-    await append('assistant', { role: 'user', parts: [{ functionResponse: { id: callId, name, response } }] }, { last_city: callArgs.city });
+    await append(
+      'assistant',
+      { role: 'user', parts: [{ functionResponse: { id: callId, name, response } }] },
+      { last_city: callArgs.city },
+    );
     const reply = answer(session.messages, turnOfText);
     await append('assistant', reply.content, { last_answer: reply.content.parts[0].text });
     latencies[turn] = (performance.now() - start) * 1000;
@@ -209,7 +237,9 @@ async function measureStore(store, open) {
       gc();
       rounds.push(summarise(await troupeRound(service, args.turns)));
       const last = rounds.at(-1);
-      log(`${store} round ${r + 1}/${args.rounds}: late/early ${round(last.ratio, 2)} (median turn ${round(last.early_p50_us, 0)} → ${round(last.late_p50_us, 0)} µs; mean ${round(last.early_mean_us, 0)} → ${round(last.late_mean_us, 0)} µs)`);
+      log(
+        `${store} round ${r + 1}/${args.rounds}: late/early ${round(last.ratio, 2)} (median turn ${round(last.early_p50_us, 0)} → ${round(last.late_p50_us, 0)} µs; mean ${round(last.early_mean_us, 0)} → ${round(last.late_mean_us, 0)} µs)`,
+      );
     } finally {
       await close();
     }
@@ -220,7 +250,9 @@ async function measureStore(store, open) {
 const lines = [];
 let failed = false;
 const loadStart = loadavg().map((x) => round(x, 2));
-log(`node ${process.version}, ${cpus().length} cpu(s), load average ${loadStart.join(' ')}; ${args.rounds} round(s) of ${args.turns} turns`);
+log(
+  `node ${process.version}, ${cpus().length} cpu(s), load average ${loadStart.join(' ')}; ${args.rounds} round(s) of ${args.turns} turns`,
+);
 try {
   const floorRounds = [];
   for (let r = 0; r < args.rounds; r++) {
@@ -230,7 +262,9 @@ try {
   lines.push(aggregate('floor', floorRounds));
 
   if (args.only.includes('memory')) {
-    lines.push(await measureStore('memory', async () => ({ service: new InMemorySessionService(), close: async () => {} })));
+    lines.push(
+      await measureStore('memory', async () => ({ service: new InMemorySessionService(), close: async () => {} })),
+    );
   }
   if (args.only.includes('sqlite')) {
     const { SqliteSessionService } = await import(dist('sqlite'));
@@ -248,7 +282,11 @@ try {
   }
   if (args.only.includes('postgres')) {
     if (!args.pg) {
-      lines.push({ bench: 'long-session', store: 'postgres', skipped: 'no URL: pass --pg URL or set TROUPE_TEST_PG_URL (e.g. postgres://postgres@127.0.0.1:5432/test)' });
+      lines.push({
+        bench: 'long-session',
+        store: 'postgres',
+        skipped: 'no URL: pass --pg URL or set TROUPE_TEST_PG_URL (e.g. postgres://postgres@127.0.0.1:5432/test)',
+      });
     } else {
       const { PostgresSessionService } = await import(dist('postgres'));
       const schema = `troupe_bench_long_${Date.now().toString(36)}`;
@@ -275,8 +313,12 @@ try {
 
 for (const line of lines) console.log(JSON.stringify(line));
 console.log('');
-console.log(`Per-turn time (median turn), last ${LATE_TURNS} turns ÷ turns ${EARLY[0]}–${EARLY[1]}; median of ${args.rounds} round(s); goal ≤ 1.5`);
-console.log(`${'store'.padEnd(10)}${'turns 5–55'.padStart(14)}${'last 50'.padStart(12)}${'ratio'.padStart(8)}   (min..max)  mean ratio  control  load-adjusted`);
+console.log(
+  `Per-turn time (median turn), last ${LATE_TURNS} turns ÷ turns ${EARLY[0]}–${EARLY[1]}; median of ${args.rounds} round(s); goal ≤ 1.5`,
+);
+console.log(
+  `${'store'.padEnd(10)}${'turns 5–55'.padStart(14)}${'last 50'.padStart(12)}${'ratio'.padStart(8)}   (min..max)  mean ratio  control  load-adjusted`,
+);
 for (const l of lines) {
   if (l.skipped) {
     console.log(`${l.store.padEnd(10)}  skipped: ${l.skipped}`);
@@ -287,13 +329,24 @@ for (const l of lines) {
     `${l.store.padEnd(10)}${`${l.early_p50_us} µs`.padStart(14)}${`${l.late_p50_us} µs`.padStart(12)}${String(l.ratio).padStart(8)}   (${l.ratio_min}..${l.ratio_max})  ${String(l.ratio_mean).padStart(10)}  ${String(l.control_ratio).padStart(7)}  ${String(l.ratio_load_adjusted).padStart(13)}${mark}`,
   );
 }
-log(`load average at the end ${loadavg().map((x) => round(x, 2)).join(' ')}`);
+log(
+  `load average at the end ${loadavg()
+    .map((x) => round(x, 2))
+    .join(' ')}`,
+);
 const missed = lines.some((l) => l.store !== 'floor' && !l.skipped && l.ratio > 1.5);
 if (failed || (args.strict && missed)) process.exitCode = 1;
 
 // ---- helpers ---------------------------------------------------------------------------------
 function parseArgs(argv) {
-  const out = { rounds: 3, turns: 500, only: ['memory', 'sqlite', 'postgres'], pg: process.env.TROUPE_TEST_PG_URL, build: true, strict: false };
+  const out = {
+    rounds: 3,
+    turns: 500,
+    only: ['memory', 'sqlite', 'postgres'],
+    pg: process.env.TROUPE_TEST_PG_URL,
+    build: true,
+    strict: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--rounds') out.rounds = Number(argv[++i]);
@@ -302,11 +355,17 @@ function parseArgs(argv) {
     else if (a === '--pg') out.pg = argv[++i];
     else if (a === '--no-build') out.build = false;
     else if (a === '--strict') out.strict = true;
-    else throw new Error(`unknown argument ${a}; use --rounds N, --turns N, --only memory,sqlite,postgres, --pg URL, --no-build, --strict`);
+    else
+      throw new Error(
+        `unknown argument ${a}; use --rounds N, --turns N, --only memory,sqlite,postgres, --pg URL, --no-build, --strict`,
+      );
   }
   if (!(out.rounds >= 1)) throw new Error('--rounds must be at least 1');
-  if (!(Number.isInteger(out.turns) && out.turns >= EARLY[1] + LATE_TURNS)) throw new Error(`--turns must be a whole number of at least ${EARLY[1] + LATE_TURNS}`);
-  for (const s of out.only) if (!['memory', 'sqlite', 'postgres'].includes(s)) throw new Error(`unknown store ${s}; use memory, sqlite or postgres`);
+  if (!(Number.isInteger(out.turns) && out.turns >= EARLY[1] + LATE_TURNS))
+    throw new Error(`--turns must be a whole number of at least ${EARLY[1] + LATE_TURNS}`);
+  for (const s of out.only)
+    if (!['memory', 'sqlite', 'postgres'].includes(s))
+      throw new Error(`unknown store ${s}; use memory, sqlite or postgres`);
   return out;
 }
 
@@ -324,7 +383,9 @@ function ensureBuilt() {
   const stale = ['core', 'sqlite', 'postgres'].some((pkg) => {
     const dir = join(root, 'packages', pkg);
     const buildInfo = join(dir, 'dist', '.tsbuildinfo');
-    return !existsSync(dist(pkg)) || !existsSync(buildInfo) || newestMtime(join(dir, 'src')) > statSync(buildInfo).mtimeMs;
+    return (
+      !existsSync(dist(pkg)) || !existsSync(buildInfo) || newestMtime(join(dir, 'src')) > statSync(buildInfo).mtimeMs
+    );
   });
   if (!stale) return;
   log('a dist is missing or older than its sources: running `npm run build` first');

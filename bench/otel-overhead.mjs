@@ -13,8 +13,19 @@
 import console from 'node:console';
 import process from 'node:process';
 import { performance } from 'node:perf_hooks';
-import { BasicTracerProvider, InMemorySpanExporter, NoopSpanProcessor, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { FunctionTool, InMemorySessionService, LlmAgent, Runner, SequentialAgent } from '../packages/core/dist/index.js';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  NoopSpanProcessor,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import {
+  FunctionTool,
+  InMemorySessionService,
+  LlmAgent,
+  Runner,
+  SequentialAgent,
+} from '../packages/core/dist/index.js';
 import { OpenTelemetryPlugin } from '../packages/otel/dist/index.js';
 import { TEXT, add, counters, resetCounters } from './fake-model.mjs';
 import { FakeLlm } from './scenarios/troupe.mjs';
@@ -30,7 +41,10 @@ const SCENARIOS = {
     spans: 22, // invocation + pipeline + 10 agents + 10 chats
     agent: () => {
       const model = new FakeLlm('text');
-      const steps = Array.from({ length: 10 }, (_, i) => new LlmAgent({ name: `step${i}`, model, instruction: INSTRUCTION, outputKey: `out${i}` }));
+      const steps = Array.from(
+        { length: 10 },
+        (_, i) => new LlmAgent({ name: `step${i}`, model, instruction: INSTRUCTION, outputKey: `out${i}` }),
+      );
       return new SequentialAgent({ name: 'pipeline', subAgents: steps });
     },
   },
@@ -41,17 +55,28 @@ const SCENARIOS = {
       const addTool = new FunctionTool({
         name: 'add',
         description: 'Adds two numbers.',
-        parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+        parameters: {
+          type: 'object',
+          properties: { a: { type: 'number' }, b: { type: 'number' } },
+          required: ['a', 'b'],
+        },
         execute: (args) => add(args),
       });
-      return new LlmAgent({ name: 'calculator', model: new FakeLlm('tools'), instruction: INSTRUCTION, tools: [addTool] });
+      return new LlmAgent({
+        name: 'calculator',
+        model: new FakeLlm('tools'),
+        instruction: INSTRUCTION,
+        tools: [addTool],
+      });
     },
   },
 };
 
 const args = parseArgs(process.argv.slice(2));
 const log = (...parts) => console.error('[otel-overhead]', ...parts);
-log(`node ${process.version}; ${args.rounds} rounds × ${args.runs} runs per variant; gc ${typeof globalThis.gc === 'function' ? 'exposed' : 'not exposed'}`);
+log(
+  `node ${process.version}; ${args.rounds} rounds × ${args.runs} runs per variant; gc ${typeof globalThis.gc === 'function' ? 'exposed' : 'not exposed'}`,
+);
 
 for (const name of args.only) {
   const scenario = SCENARIOS[name];
@@ -90,7 +115,8 @@ for (const name of args.only) {
     summary[`${variant}_ratio`] = line.ratio_vs_none;
   }
   summary.noise_band = round(Math.abs(summary.none_again_ratio - 1), 3);
-  summary.note = 'none_again is a second plugin-free runner: its ratio to none is the noise; without the plugin core pays nothing for it';
+  summary.note =
+    'none_again is a second plugin-free runner: its ratio to none is the noise; without the plugin core pays nothing for it';
   console.log(JSON.stringify(summary));
 }
 
@@ -100,18 +126,28 @@ function app(variant, scenario) {
   let plugins = [];
   if (variant === 'noop') plugins = [new OpenTelemetryPlugin()];
   if (variant === 'recording') {
-    plugins = [new OpenTelemetryPlugin({ tracerProvider: new BasicTracerProvider({ spanProcessors: [new NoopSpanProcessor()] }) })];
+    plugins = [
+      new OpenTelemetryPlugin({
+        tracerProvider: new BasicTracerProvider({ spanProcessors: [new NoopSpanProcessor()] }),
+      }),
+    ];
   }
   if (variant === 'memory') {
     exporter = new InMemorySpanExporter();
     const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
     plugins = [new OpenTelemetryPlugin({ tracerProvider: provider })];
   }
-  const runner = new Runner({ appName: 'bench', agent: scenario.agent(), sessionService: new InMemorySessionService(), plugins });
+  const runner = new Runner({
+    appName: 'bench',
+    agent: scenario.agent(),
+    sessionService: new InMemorySessionService(),
+    plugins,
+  });
   const run = async () => {
     const session = await runner.sessionService.createSession({ appName: 'bench', userId: 'u' });
     const result = await runner.run({ userId: 'u', sessionId: session.id, newMessage: USER_MESSAGE });
-    if (result.status !== 'completed') throw new Error(`${variant} run ended with status '${result.status}': ${result.error?.message}`);
+    if (result.status !== 'completed')
+      throw new Error(`${variant} run ended with status '${result.status}': ${result.error?.message}`);
     // Keep the exporter from growing across runs (a real exporter ships spans away).
     exporter?.reset();
     return result;
@@ -121,8 +157,10 @@ function app(variant, scenario) {
     exporter?.reset();
     const session = await runner.sessionService.createSession({ appName: 'bench', userId: 'u' });
     const result = await runner.run({ userId: 'u', sessionId: session.id, newMessage: USER_MESSAGE });
-    if (result.status !== 'completed' || result.output !== TEXT) throw new Error(`${variant}: the check run did not complete with the fake text`);
-    if (counters.llmCalls !== scenario.llmCalls) throw new Error(`${variant}: ${counters.llmCalls} model calls, expected ${scenario.llmCalls}`);
+    if (result.status !== 'completed' || result.output !== TEXT)
+      throw new Error(`${variant}: the check run did not complete with the fake text`);
+    if (counters.llmCalls !== scenario.llmCalls)
+      throw new Error(`${variant}: ${counters.llmCalls} model calls, expected ${scenario.llmCalls}`);
     const spans = exporter ? exporter.getFinishedSpans().length : 0;
     const expected = exporter ? scenario.spans : 0;
     if (spans !== expected) throw new Error(`${variant}: ${spans} spans exported, expected ${expected}`);

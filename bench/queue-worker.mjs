@@ -12,7 +12,10 @@ const options = JSON.parse(process.argv[2]);
 const core = await import(dist('core'));
 const { RunWorker } = await import(dist('queue'));
 const sessionService = options.pg
-  ? new (await import(dist('postgres'))).PostgresSessionService({ connectionString: options.pg, schema: options.schema })
+  ? new (await import(dist('postgres'))).PostgresSessionService({
+      connectionString: options.pg,
+      schema: options.schema,
+    })
   : new (await import(dist('sqlite'))).SqliteSessionService({ path: options.db });
 
 const worker = new RunWorker({

@@ -77,7 +77,8 @@ async function measureInRequest() {
   const sessionService = await openStore('in_request');
   const runner = new core.Runner({ appName: 'bench', agent: threeStepAgent(core), sessionService });
   const sessions = [];
-  for (let i = 0; i < args.runs; i++) sessions.push((await sessionService.createSession({ appName: 'bench', userId: 'u' })).id);
+  for (let i = 0; i < args.runs; i++)
+    sessions.push((await sessionService.createSession({ appName: 'bench', userId: 'u' })).id);
   const starts = [];
   const began = performance.now();
   await pool(sessions, args.workers * args.concurrency, async (sessionId) => {
@@ -92,7 +93,11 @@ async function measureInRequest() {
   });
   const seconds = (performance.now() - began) / 1_000;
   await sessionService.close?.();
-  return { start_p50_ms: round(quantile(starts, 0.5), 2), start_p95_ms: round(quantile(starts, 0.95), 2), runs_per_s: round(args.runs / seconds, 1) };
+  return {
+    start_p50_ms: round(quantile(starts, 0.5), 2),
+    start_p95_ms: round(quantile(starts, 0.95), 2),
+    runs_per_s: round(args.runs / seconds, 1),
+  };
 }
 
 /** Enqueue every run, wait for all to complete; start = the first agent event's timestamp. */
@@ -104,8 +109,16 @@ async function measureQueued() {
   const admin = new Redis(redisUrl);
   const sessions = [];
   for (let i = 0; i < args.runs; i++) sessions.push((await store.createSession({ appName: 'bench', userId: 'u' })).id);
-  const workerOptions = { redis: redisUrl, prefix, concurrency: args.concurrency, streamTtlMs: STREAM_TTL_MS, ...store.location };
-  await Promise.all(Array.from({ length: args.workers }, () => startChild(join(root, 'bench', 'queue-worker.mjs'), workerOptions)));
+  const workerOptions = {
+    redis: redisUrl,
+    prefix,
+    concurrency: args.concurrency,
+    streamTtlMs: STREAM_TTL_MS,
+    ...store.location,
+  };
+  await Promise.all(
+    Array.from({ length: args.workers }, () => startChild(join(root, 'bench', 'queue-worker.mjs'), workerOptions)),
+  );
   const baseline = await usedMemory(admin);
 
   const enqueuedAt = new Map();
@@ -124,7 +137,8 @@ async function measureQueued() {
   }
   const seconds = (Math.max(...finished.map((r) => r.updatedAt)) - began) / 1_000;
   const notCompleted = finished.filter((r) => r.status !== 'completed');
-  if (notCompleted.length > 0) throw new Error(`${notCompleted.length} runs did not complete: ${JSON.stringify(notCompleted[0])}`);
+  if (notCompleted.length > 0)
+    throw new Error(`${notCompleted.length} runs did not complete: ${JSON.stringify(notCompleted[0])}`);
   const afterRuns = await usedMemory(admin);
 
   const starts = [];
@@ -141,8 +155,19 @@ async function measureQueued() {
   admin.disconnect();
   await store.close?.();
   return {
-    figures: { start_p50_ms: round(quantile(starts, 0.5), 1), start_p95_ms: round(quantile(starts, 0.95), 1), runs_per_s: round(args.runs / seconds, 1), completed: finished.length },
-    memory: { baseline_kb: round(baseline / 1024, 0), after_runs_kb: round(afterRuns / 1024, 0), after_stream_ttl_kb: round(afterTtl / 1024, 0), keys_left: keysLeft, stream_ttl_ms: STREAM_TTL_MS },
+    figures: {
+      start_p50_ms: round(quantile(starts, 0.5), 1),
+      start_p95_ms: round(quantile(starts, 0.95), 1),
+      runs_per_s: round(args.runs / seconds, 1),
+      completed: finished.length,
+    },
+    memory: {
+      baseline_kb: round(baseline / 1024, 0),
+      after_runs_kb: round(afterRuns / 1024, 0),
+      after_stream_ttl_kb: round(afterTtl / 1024, 0),
+      keys_left: keysLeft,
+      stream_ttl_ms: STREAM_TTL_MS,
+    },
   };
 }
 
@@ -171,11 +196,21 @@ async function usedMemory(client) {
 
 async function startRedis() {
   const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], { stdio: 'ignore' });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'],
+    { stdio: 'ignore' },
+  );
   child.port = port;
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+    const probe = new Redis({
+      port,
+      host: '127.0.0.1',
+      lazyConnect: true,
+      retryStrategy: () => null,
+      maxRetriesPerRequest: 0,
+    });
     probe.on('error', () => undefined);
     try {
       await probe.connect();

@@ -9,7 +9,17 @@ export const TARGETS = Object.freeze({
   importMb: 10,
 });
 
-const MEDIAN_FIELDS = ['seconds', 'runs_per_sec', 'p50_us', 'p99_us', 'heap_mb', 'heap_kb_per_session', 'per_session_p50_us', 'per_session_p99_us', 'sessions_per_sec'];
+const MEDIAN_FIELDS = [
+  'seconds',
+  'runs_per_sec',
+  'p50_us',
+  'p99_us',
+  'heap_mb',
+  'heap_kb_per_session',
+  'per_session_p50_us',
+  'per_session_p99_us',
+  'sessions_per_sec',
+];
 
 /** One documented JSON line from the rounds of one (framework, scenario): medians of every number. */
 export function aggregate(rounds) {
@@ -17,7 +27,10 @@ export function aggregate(rounds) {
   const line = { framework: first.framework, scenario: first.scenario, runs: first.runs };
   for (const field of MEDIAN_FIELDS) {
     if (first[field] === undefined) continue;
-    line[field] = round(median(rounds.map((r) => r[field])), field === 'seconds' || field === 'heap_kb_per_session' ? 4 : 2);
+    line[field] = round(
+      median(rounds.map((r) => r[field])),
+      field === 'seconds' || field === 'heap_kb_per_session' ? 4 : 2,
+    );
   }
   const calls = [...new Set(rounds.map((r) => r.llm_calls_per_run))];
   line.llm_calls_per_run = calls.length === 1 ? calls[0] : calls;
@@ -59,7 +72,17 @@ const fmt = (x) => (x >= 100 ? String(Math.round(x)) : String(round(x, 1)));
 
 /** The ratio table as text lines. */
 export function ratioTable(rows) {
-  const header = ['scenario', 'troupe runs/s', 'floor runs/s', 'floor/troupe', '(min..max)', 'troupe p50 µs', 'floor p50 µs', 'p50 ratio', `≤${TARGETS.throughputRatio}×`];
+  const header = [
+    'scenario',
+    'troupe runs/s',
+    'floor runs/s',
+    'floor/troupe',
+    '(min..max)',
+    'troupe p50 µs',
+    'floor p50 µs',
+    'p50 ratio',
+    `≤${TARGETS.throughputRatio}×`,
+  ];
   const widths = [12, 14, 13, 13, 15, 14, 13, 10, 5];
   const lines = [header.map((h, i) => pad(h, widths[i])).join(' '), widths.map((w) => '-'.repeat(w)).join(' ')];
   for (const r of rows) {

@@ -51,7 +51,9 @@ for (let round_ = 0; round_ < args.rounds; round_++) {
         continue;
       }
       raw[framework][scenario].push(line);
-      log(`round ${round_ + 1}/${args.rounds} ${framework.padEnd(6)} ${scenario.padEnd(11)} ${String(line.runs_per_sec).padStart(10)} runs/s  p50 ${line.p50_us} µs`);
+      log(
+        `round ${round_ + 1}/${args.rounds} ${framework.padEnd(6)} ${scenario.padEnd(11)} ${String(line.runs_per_sec).padStart(10)} runs/s  p50 ${line.p50_us} µs`,
+      );
     }
   }
 }
@@ -68,16 +70,31 @@ for (const scenario of scenarios) {
     }
     agg[framework] = aggregate(raw[framework][scenario]);
     const expected = SCENARIOS[scenario].llmCallsPerRun;
-    if (agg[framework].llm_calls_per_run !== expected && !failures.some((f) => f.framework === framework && f.scenario === scenario)) {
-      failures.push({ framework, scenario, reason: `llm_calls_per_run ${JSON.stringify(agg[framework].llm_calls_per_run)}, expected ${expected}` });
+    if (
+      agg[framework].llm_calls_per_run !== expected &&
+      !failures.some((f) => f.framework === framework && f.scenario === scenario)
+    ) {
+      failures.push({
+        framework,
+        scenario,
+        reason: `llm_calls_per_run ${JSON.stringify(agg[framework].llm_calls_per_run)}, expected ${expected}`,
+      });
     }
     lines.push(agg[framework]);
   }
-  if (agg.troupe && agg.floor) rows.push({ scenario, troupe: agg.troupe, floor: agg.floor, ratio: ratios(raw.troupe[scenario], raw.floor[scenario]) });
+  if (agg.troupe && agg.floor)
+    rows.push({
+      scenario,
+      troupe: agg.troupe,
+      floor: agg.floor,
+      ratio: ratios(raw.troupe[scenario], raw.floor[scenario]),
+    });
 }
 for (const line of lines) console.log(JSON.stringify(line));
 console.log('');
-console.log(`Troupe / floor (median of per-round ratios; ${args.rounds} round(s), Troupe and floor adjacent in each round)`);
+console.log(
+  `Troupe / floor (median of per-round ratios; ${args.rounds} round(s), Troupe and floor adjacent in each round)`,
+);
 for (const l of ratioTable(rows)) console.log(l);
 
 // ---- extras ----------------------------------------------------------------------------------
@@ -95,16 +112,26 @@ if (args.extras) {
     extras.fanout.push(await extra(['--expose-gc', join(benchDir, 'extras.mjs'), 'fanout', String(n)]));
   }
   console.log('');
-  for (const value of [extras.import, extras.loop, extras.streaming, ...extras.fanout]) if (value) console.log(JSON.stringify(value));
+  for (const value of [extras.import, extras.loop, extras.streaming, ...extras.fanout])
+    if (value) console.log(JSON.stringify(value));
 }
 
 // ---- summary ---------------------------------------------------------------------------------
 const sessionsRow = rows.find((r) => r.scenario === 'sessions10k');
 const checks = [];
-for (const r of rows) checks.push({ target: `${r.scenario} within ${TARGETS.throughputRatio}× of the floor's throughput`, value: `${r.ratio.throughput_ratio}×`, ok: r.ratio.throughput_ratio <= TARGETS.throughputRatio });
+for (const r of rows)
+  checks.push({
+    target: `${r.scenario} within ${TARGETS.throughputRatio}× of the floor's throughput`,
+    value: `${r.ratio.throughput_ratio}×`,
+    ok: r.ratio.throughput_ratio <= TARGETS.throughputRatio,
+  });
 if (sessionsRow) {
   const kb = sessionsRow.troupe.heap_kb_per_session;
-  checks.push({ target: `heap per idle session ≤ ${TARGETS.sessionKb} KB`, value: `${kb} KB (floor ${sessionsRow.floor.heap_kb_per_session} KB)`, ok: kb <= TARGETS.sessionKb });
+  checks.push({
+    target: `heap per idle session ≤ ${TARGETS.sessionKb} KB`,
+    value: `${kb} KB (floor ${sessionsRow.floor.heap_kb_per_session} KB)`,
+    ok: kb <= TARGETS.sessionKb,
+  });
 }
 if (extras.loop) {
   const l = extras.loop;
@@ -116,18 +143,41 @@ if (extras.loop) {
 }
 if (extras.import) {
   const i = extras.import;
-  checks.push({ target: `import('@troupe/core') ≤ ${TARGETS.importMs} ms`, value: `${i.import_ms_p50} ms`, ok: i.import_ms_p50 <= TARGETS.importMs });
-  checks.push({ target: `import heap ≤ ${TARGETS.importMb} MB`, value: `${i.import_heap_mb_p50} MB`, ok: i.import_heap_mb_p50 <= TARGETS.importMb });
+  checks.push({
+    target: `import('@troupe/core') ≤ ${TARGETS.importMs} ms`,
+    value: `${i.import_ms_p50} ms`,
+    ok: i.import_ms_p50 <= TARGETS.importMs,
+  });
+  checks.push({
+    target: `import heap ≤ ${TARGETS.importMb} MB`,
+    value: `${i.import_heap_mb_p50} MB`,
+    ok: i.import_heap_mb_p50 <= TARGETS.importMb,
+  });
 }
 if (extras.fanout?.length) {
   const f = extras.fanout.filter(Boolean);
-  const desc = f.map((x) => `${x.agents}: ${x.seconds} s, ${x.retained_kb_per_agent} KB/agent retained, peak heapUsed +${x.peak_heap_used_growth_mb} MB`).join('; ');
+  const desc = f
+    .map(
+      (x) =>
+        `${x.agents}: ${x.seconds} s, ${x.retained_kb_per_agent} KB/agent retained, peak heapUsed +${x.peak_heap_used_growth_mb} MB`,
+    )
+    .join('; ');
   const growth = f.length === 3 ? round(f[2].retained_heap_mb / f[0].retained_heap_mb, 1) : NaN;
-  checks.push({ target: 'ParallelAgent of 10,000 agents completes, heap grows linearly (10k/1k retained ≈ 10)', value: `${desc}; 10k/1k retained ×${growth}`, ok: f.length === 3 && f[2].status === 'completed' && growth <= 12, info: true });
+  checks.push({
+    target: 'ParallelAgent of 10,000 agents completes, heap grows linearly (10k/1k retained ≈ 10)',
+    value: `${desc}; 10k/1k retained ×${growth}`,
+    ok: f.length === 3 && f[2].status === 'completed' && growth <= 12,
+    info: true,
+  });
 }
 if (extras.streaming) {
   const s = extras.streaming;
-  checks.push({ target: 'streaming chunk → consumer latency (info)', value: `p50 ${s.chunk_p50_us} µs, p99 ${s.chunk_p99_us} µs (floor p50 ${s.floor_chunk_p50_us} µs, p99 ${s.floor_chunk_p99_us} µs)`, ok: true, info: true });
+  checks.push({
+    target: 'streaming chunk → consumer latency (info)',
+    value: `p50 ${s.chunk_p50_us} µs, p99 ${s.chunk_p99_us} µs (floor p50 ${s.floor_chunk_p50_us} µs, p99 ${s.floor_chunk_p99_us} µs)`,
+    ok: true,
+    info: true,
+  });
 }
 console.log('');
 console.log('Targets');
@@ -136,10 +186,13 @@ for (const c of checks) console.log(`  [${c.ok ? ' ok ' : 'MISS'}] ${c.target}: 
 const seconds = round((performance.now() - started) / 1000, 1);
 const loadEnd = loadavg().map((x) => round(x, 2));
 console.log('');
-console.log(`bench finished in ${seconds} s; load average ${loadStart.join(' ')} at start, ${loadEnd.join(' ')} at end (${cpus().length} cpu(s); other processes add noise: compare ratios, not absolute times)`);
+console.log(
+  `bench finished in ${seconds} s; load average ${loadStart.join(' ')} at start, ${loadEnd.join(' ')} at end (${cpus().length} cpu(s); other processes add noise: compare ratios, not absolute times)`,
+);
 if (failures.length) {
   console.log(`FAILURES (${failures.length}):`);
-  for (const f of failures) console.log(`  ${f.framework} ${f.scenario}${f.round ? ` round ${f.round}` : ''}: ${f.reason}`);
+  for (const f of failures)
+    console.log(`  ${f.framework} ${f.scenario}${f.round ? ` round ${f.round}` : ''}: ${f.reason}`);
 }
 
 mkdirSync(join(benchDir, 'results'), { recursive: true });
@@ -176,7 +229,8 @@ function parseArgs(argv) {
     else throw new Error(`unknown argument ${a}; use --rounds N, --only a,b, --no-extras, --strict, --no-build`);
   }
   if (!(out.rounds >= 1)) throw new Error('--rounds must be at least 1');
-  for (const s of out.only ?? []) if (!(s in SCENARIOS)) throw new Error(`unknown scenario ${s}; one of ${Object.keys(SCENARIOS).join(', ')}`);
+  for (const s of out.only ?? [])
+    if (!(s in SCENARIOS)) throw new Error(`unknown scenario ${s}; one of ${Object.keys(SCENARIOS).join(', ')}`);
   return out;
 }
 
@@ -194,7 +248,8 @@ function ensureBuilt() {
   const core = join(root, 'packages', 'core');
   const buildInfo = join(core, 'dist', '.tsbuildinfo');
   const entry = join(core, 'dist', 'index.js');
-  const stale = !existsSync(entry) || !existsSync(buildInfo) || newestMtime(join(core, 'src')) > statSync(buildInfo).mtimeMs;
+  const stale =
+    !existsSync(entry) || !existsSync(buildInfo) || newestMtime(join(core, 'src')) > statSync(buildInfo).mtimeMs;
   if (!stale) return;
   log('packages/core/dist is missing or older than src: running `npm run build` first');
   execFileSync('npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
@@ -209,7 +264,11 @@ function node(argv) {
 }
 
 function lastJson(stdout) {
-  const text = stdout.trim().split('\n').filter((l) => l.startsWith('{')).at(-1);
+  const text = stdout
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .at(-1);
   try {
     return text ? JSON.parse(text) : undefined;
   } catch {

@@ -36,7 +36,10 @@ function sampleEvent(i) {
   return createEvent({
     invocationId: `inv-${i >> 2}`,
     author: i % 2 ? 'Writer' : 'user',
-    content: { role: i % 2 ? 'model' : 'user', parts: [{ text: `Reply ${i}: ` + 'the quick brown fox jumps over the lazy dog '.repeat(4) }] },
+    content: {
+      role: i % 2 ? 'model' : 'user',
+      parts: [{ text: `Reply ${i}: ` + 'the quick brown fox jumps over the lazy dog '.repeat(4) }],
+    },
     actions: { stateDelta: { step: i, last_author: i % 2 ? 'Writer' : 'user' } },
     usage: { inputTokens: 120, outputTokens: 40 },
   });
@@ -56,27 +59,51 @@ async function measure(count, budgetMs, op) {
 }
 
 function summary(latencies, seconds) {
-  return { seconds: round(seconds, 3), p50_us: round(quantile(latencies, 0.5), 1), p99_us: round(quantile(latencies, 0.99), 1) };
+  return {
+    seconds: round(seconds, 3),
+    p50_us: round(quantile(latencies, 0.5), 1),
+    p99_us: round(quantile(latencies, 0.99), 1),
+  };
 }
 
 /** Append throughput to one session, then load time of a session with `loadEvents` events. */
 async function appendAndLoad(store, service, { appends, loads, loadEvents, budgetMs }) {
   const session = await service.createSession({ appName: APP, userId: USER });
   for (let i = 0; i < 50; i++) await service.appendEvent({ session, event: sampleEvent(i) }); // warm-up
-  const appended = await measure(appends, budgetMs, (i) => service.appendEvent({ session, event: sampleEvent(50 + i) }));
+  const appended = await measure(appends, budgetMs, (i) =>
+    service.appendEvent({ session, event: sampleEvent(50 + i) }),
+  );
   const n = appended.latencies.length;
-  emit({ store, op: 'append', events: n, events_per_sec: Math.round(n / appended.seconds), ...summary(appended.latencies, appended.seconds) });
+  emit({
+    store,
+    op: 'append',
+    events: n,
+    events_per_sec: Math.round(n / appended.seconds),
+    ...summary(appended.latencies, appended.seconds),
+  });
 
-  const loaded = await service.createSession({ appName: APP, userId: USER, state: { 'user:name': 'Ada', topic: 'tides' } });
+  const loaded = await service.createSession({
+    appName: APP,
+    userId: USER,
+    state: { 'user:name': 'Ada', topic: 'tides' },
+  });
   for (let i = 0; i < loadEvents; i++) await service.appendEvent({ session: loaded, event: sampleEvent(i) });
   const key = { appName: APP, userId: USER, sessionId: loaded.id };
   for (let i = 0; i < 10; i++) await service.getSession(key); // warm-up
   const got = await measure(loads, budgetMs, async () => {
     const s = await service.getSession(key);
-    if (s.events.length !== loadEvents) throw new Error(`${store}: loaded ${s.events.length} events, expected ${loadEvents}`);
+    if (s.events.length !== loadEvents)
+      throw new Error(`${store}: loaded ${s.events.length} events, expected ${loadEvents}`);
   });
   const m = got.latencies.length;
-  emit({ store, op: 'load', events_per_session: loadEvents, loads: m, loads_per_sec: Math.round(m / got.seconds), ...summary(got.latencies, got.seconds) });
+  emit({
+    store,
+    op: 'load',
+    events_per_session: loadEvents,
+    loads: m,
+    loads_per_sec: Math.round(m / got.seconds),
+    ...summary(got.latencies, got.seconds),
+  });
 }
 
 /** 10,000 sessions with a few events each; the file's size once closed (WAL checkpointed). */

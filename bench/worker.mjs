@@ -80,7 +80,8 @@ const result = {
   ...m.extra,
 };
 const problems = [];
-if (llmCallsPerRun !== spec.llmCallsPerRun) problems.push(`llm_calls_per_run ${llmCallsPerRun}, expected ${spec.llmCallsPerRun}`);
+if (llmCallsPerRun !== spec.llmCallsPerRun)
+  problems.push(`llm_calls_per_run ${llmCallsPerRun}, expected ${spec.llmCallsPerRun}`);
 if (spec.toolCallsPerRun !== undefined && m.toolCalls / spec.runs !== spec.toolCallsPerRun) {
   problems.push(`tool calls per run ${m.toolCalls / spec.runs}, expected ${spec.toolCallsPerRun}`);
 }

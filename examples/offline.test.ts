@@ -21,7 +21,8 @@ async function runOffline(agent: BaseAgent, input: string): Promise<RunResult> {
   return runner.run({ userId: 'u', sessionId: session.id, newMessage: input });
 }
 
-const calls = (result: RunResult): string[] => result.events.flatMap((e) => getFunctionCalls(e).map((c) => `${e.path} -> ${c.name}`));
+const calls = (result: RunResult): string[] =>
+  result.events.flatMap((e) => getFunctionCalls(e).map((c) => `${e.path} -> ${c.name}`));
 
 describe('examples with the offline model', () => {
   it('coordinator: a booking goes to Booker, a question to Info', async () => {
@@ -38,7 +39,12 @@ describe('examples with the offline model', () => {
     ['fan-out', fanOut.rootAgent, 'Plan a weekend in Lisbon', ['api1_data', 'api2_data']],
     ['fan-out (InfoGatherer)', fanOut.infoGatherer, 'What is happening in Lisbon today?', ['weather', 'news']],
     ['generator-critic', generatorCritic.rootAgent, 'The Moon', ['draft_text', 'review_status']],
-    ['iterative-refinement', iterativeRefinement.rootAgent, 'A function that reverses a string', ['current_code', 'quality_status']],
+    [
+      'iterative-refinement',
+      iterativeRefinement.rootAgent,
+      'A function that reverses a string',
+      ['current_code', 'quality_status'],
+    ],
   ] as const)('%s runs to the end and fills its state keys', async (_name, agent, input, keys) => {
     const result = await runOffline(agent, input);
     expect(result.status).toBe('completed');

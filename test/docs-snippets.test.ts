@@ -8,7 +8,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 // Blocks fenced as ```ts nocheck are shown only (e.g. ones that need an API key).
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = join(root, 'test', '.snippets');
-const sources = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join('docs', f))];
+const sources = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join('docs', f)),
+];
 
 function snippets(markdown: string): { line: number; code: string }[] {
   const found: { line: number; code: string }[] = [];
@@ -27,7 +32,9 @@ mkdirSync(outDir, { recursive: true });
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
 // Pages without runnable blocks (command-line docs, say) have nothing to run.
-const pages = sources.map((source) => ({ source, blocks: snippets(readFileSync(join(root, source), 'utf8')) })).filter((page) => page.blocks.length > 0);
+const pages = sources
+  .map((source) => ({ source, blocks: snippets(readFileSync(join(root, source), 'utf8')) }))
+  .filter((page) => page.blocks.length > 0);
 
 describe.each(pages)('$source snippets', ({ source, blocks }) => {
   it.each(blocks.map((b) => [b.line, b.code] as const))('block at line %i runs', async (line, code) => {

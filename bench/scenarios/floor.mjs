@@ -62,7 +62,9 @@ export function seq10() {
 
 export function fanout100() {
   const { run } = floorApp(async (session, userContent) => {
-    const outputs = await Promise.all(Array.from({ length: 100 }, (_, i) => llmAgent(session, `a${i}`, userContent, `out${i}`)));
+    const outputs = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => llmAgent(session, `a${i}`, userContent, `out${i}`)),
+    );
     return Object.fromEntries(outputs.map((o, i) => [`a${i}`, o]));
   });
   return { run, verify: verifyKeys(100), notes: 'Promise.all of 100 async functions' };
@@ -79,7 +81,11 @@ export function loopN(iterations) {
     }
     return output;
   });
-  return { run, verify: (r) => expect(r.state.iteration === iterations, 'iterations'), notes: `for loop; checker event + state counter, break at ${iterations}` };
+  return {
+    run,
+    verify: (r) => expect(r.state.iteration === iterations, 'iterations'),
+    notes: `for loop; checker event + state counter, break at ${iterations}`,
+  };
 }
 
 export const loop200 = () => loopN(200);
@@ -93,7 +99,9 @@ export function tools10() {
       contents.push(response.content);
       const calls = response.content.parts.filter((p) => p.functionCall);
       if (calls.length === 0) return response.content.parts[0].text;
-      const parts = calls.map(({ functionCall: c }) => ({ functionResponse: { id: c.id, name: c.name, response: { result: add(c.args) } } }));
+      const parts = calls.map(({ functionCall: c }) => ({
+        functionResponse: { id: c.id, name: c.name, response: { result: add(c.args) } },
+      }));
       const toolContent = { role: 'user', parts };
       append(session, 'calculator', toolContent);
       contents.push(toolContent);
@@ -119,10 +127,20 @@ export function transfer() {
     const call = response.content.parts[0].functionCall;
     const target = agents[call.args.agent_name];
     if (!target) throw new Error(`unknown agent ${call.args.agent_name}`);
-    append(session, 'coordinator', { role: 'user', parts: [{ functionResponse: { id: call.id, name: call.name, response: {} } }] }, undefined, { transferToAgent: call.args.agent_name });
+    append(
+      session,
+      'coordinator',
+      { role: 'user', parts: [{ functionResponse: { id: call.id, name: call.name, response: {} } }] },
+      undefined,
+      { transferToAgent: call.args.agent_name },
+    );
     return target(session, userContent);
   });
-  return { run, verify: (r) => expect(r.events.at(-1).author === 'worker' && r.output === TEXT, 'worker answered'), notes: 'coordinator function calls the worker function named by the transfer call' };
+  return {
+    run,
+    verify: (r) => expect(r.events.at(-1).author === 'worker' && r.output === TEXT, 'worker answered'),
+    notes: 'coordinator function calls the worker function named by the transfer call',
+  };
 }
 
 export function sessions10k({ sessions }) {

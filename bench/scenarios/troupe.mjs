@@ -39,9 +39,16 @@ export function troupeApp(agent, runConfig) {
   const runner = new Runner({ appName: APP, agent, sessionService: new InMemorySessionService() });
   const run = async () => {
     const session = await runner.sessionService.createSession({ appName: APP, userId: USER });
-    const result = await runner.run({ userId: USER, sessionId: session.id, newMessage: USER_MESSAGE, ...(runConfig ? { runConfig } : {}) });
+    const result = await runner.run({
+      userId: USER,
+      sessionId: session.id,
+      newMessage: USER_MESSAGE,
+      ...(runConfig ? { runConfig } : {}),
+    });
     if (result.status !== 'completed') {
-      throw new Error(`Troupe run of '${agent.name}' ended with status '${result.status}'${result.error ? `: ${result.error.message}` : ''}`);
+      throw new Error(
+        `Troupe run of '${agent.name}' ended with status '${result.status}'${result.error ? `: ${result.error.message}` : ''}`,
+      );
     }
     return result;
   };
@@ -133,13 +140,21 @@ export function tools10() {
 }
 
 export function transfer() {
-  const worker = new LlmAgent({ name: 'worker', description: 'Does the work.', model: new FakeLlm('text'), instruction: INSTRUCTION });
+  const worker = new LlmAgent({
+    name: 'worker',
+    description: 'Does the work.',
+    model: new FakeLlm('text'),
+    instruction: INSTRUCTION,
+  });
   const coordinator = llm('coordinator', new FakeLlm('transfer'), { subAgents: [worker] });
   const { run } = troupeApp(coordinator);
   return {
     run,
     verify: (r) => {
-      expect(r.events.some((e) => e.actions.transferToAgent === 'worker'), 'transfer event');
+      expect(
+        r.events.some((e) => e.actions.transferToAgent === 'worker'),
+        'transfer event',
+      );
       expect(r.events.at(-1).author === 'worker' && r.output === TEXT, 'worker answered');
     },
     notes: 'coordinator LlmAgent with sub-agent worker; transfer_to_agent call; new session per run',

@@ -26,8 +26,13 @@ describe('examples/a2a: a trip planner calls a weather agent in another process 
   let url = '';
 
   beforeAll(async () => {
-    if (!existsSync(BUILT)) throw new Error(`This example runs the built CLI and ${BUILT} is missing. Run npm run build first.`);
-    api = spawn(process.execPath, [TROUPE, 'api', 'examples/a2a/weather/agent.ts', '--a2a', '--port', '0', '--memory'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    if (!existsSync(BUILT))
+      throw new Error(`This example runs the built CLI and ${BUILT} is missing. Run npm run build first.`);
+    api = spawn(
+      process.execPath,
+      [TROUPE, 'api', 'examples/a2a/weather/agent.ts', '--a2a', '--port', '0', '--memory'],
+      { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] },
+    );
     url = await new Promise<string>((resolve, reject) => {
       let out = '';
       let err = '';
@@ -54,27 +59,52 @@ describe('examples/a2a: a trip planner calls a weather agent in another process 
   });
 
   it('serves the weather agent card with its tool as a skill', async () => {
-    const card = (await (await fetch(`${url}/a2a/weather/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })).json()) as { name: string; description: string; skills: { id: string }[] };
+    const card = (await (
+      await fetch(`${url}/a2a/weather/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })
+    ).json()) as { name: string; description: string; skills: { id: string }[] };
     expect(card).toMatchObject({ name: 'WeatherAgent', description: 'Answers weather forecast questions for a city.' });
     expect(card.skills.map((s) => s.id)).toEqual(['WeatherAgent', 'WeatherAgent.get_forecast']);
   });
 
   it('troupe run: the planner transfers to the remote WeatherAgent, whose answer comes back over A2A', async () => {
-    const { stdout } = await run(process.execPath, [TROUPE, 'run', 'examples/a2a/trip-planner', '--input', 'What is the weather forecast for Lisbon?', '--memory', '--json'], {
-      cwd: ROOT,
-      env: { ...process.env, WEATHER_A2A_URL: `${url}/a2a/weather` },
-      timeout: 60_000,
+    const { stdout } = await run(
+      process.execPath,
+      [
+        TROUPE,
+        'run',
+        'examples/a2a/trip-planner',
+        '--input',
+        'What is the weather forecast for Lisbon?',
+        '--memory',
+        '--json',
+      ],
+      {
+        cwd: ROOT,
+        env: { ...process.env, WEATHER_A2A_URL: `${url}/a2a/weather` },
+        timeout: 60_000,
+      },
+    );
+    const events = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as StoredEvent);
+    expect(events[0]!.content?.parts[0]?.functionCall).toEqual({
+      id: expect.any(String),
+      name: 'transfer_to_agent',
+      args: { agent_name: 'WeatherAgent' },
     });
-    const events = stdout.trim().split('\n').map((line) => JSON.parse(line) as StoredEvent);
-    expect(events[0]!.content?.parts[0]?.functionCall).toEqual({ id: expect.any(String), name: 'transfer_to_agent', args: { agent_name: 'WeatherAgent' } });
     const answer = events.at(-1)!;
     expect(answer).toMatchObject({ author: 'WeatherAgent', path: 'TripPlanner/WeatherAgent' });
-    expect(answer.output).toMatch(/^Here is what I found: get_forecast returned \{.*"forecast":"sunny, 24°C, light wind from the north"\}\.$/);
+    expect(answer.output).toMatch(
+      /^Here is what I found: get_forecast returned \{.*"forecast":"sunny, 24°C, light wind from the north"\}\.$/,
+    );
 
     // The weather process kept the task in its own session: the A2A context.
     const sessions = (await (await fetch(`${url}/apps/weather/users/a2a/sessions`)).json()) as { id: string }[];
     expect(sessions).toHaveLength(1);
-    const remote = (await (await fetch(`${url}/apps/weather/users/a2a/sessions/${sessions[0]!.id}`)).json()) as { events: StoredEvent[] };
+    const remote = (await (await fetch(`${url}/apps/weather/users/a2a/sessions/${sessions[0]!.id}`)).json()) as {
+      events: StoredEvent[];
+    };
     expect(remote.events.some((e) => e.content?.parts.some((p) => p.functionCall?.name === 'get_forecast'))).toBe(true);
   });
 });

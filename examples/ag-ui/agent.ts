@@ -25,6 +25,7 @@ export const bookTable = new FunctionTool({
 export const rootAgent = new LlmAgent({
   name: 'Concierge',
   description: 'The concierge of Chez Troupe.',
-  instruction: 'Welcome guests of Chez Troupe and book their tables with book_table. Use show_note to put reminders on their screen.',
+  instruction:
+    'Welcome guests of Chez Troupe and book their tables with book_table. Use show_note to put reminders on their screen.',
   tools: [bookTable],
 });

@@ -21,7 +21,9 @@ const POLL = { timeout: 15_000 };
 // it has a project of its own, with the DOM types, checked here.
 it('examples/ag-ui: the page type-checks', async () => {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  await expect(promisify(execFile)(process.execPath, [tsc, '-p', fileURLToPath(new URL('./page', import.meta.url))])).resolves.toBeDefined();
+  await expect(
+    promisify(execFile)(process.execPath, [tsc, '-p', fileURLToPath(new URL('./page', import.meta.url))]),
+  ).resolves.toBeDefined();
 }, 60_000);
 
 describe.skipIf(!existsSync(CHROMIUM) && !IN_CI)('examples/ag-ui: the page in Chromium', () => {
@@ -32,12 +34,24 @@ describe.skipIf(!existsSync(CHROMIUM) && !IN_CI)('examples/ag-ui: the page in Ch
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`Chromium is missing at ${CHROMIUM}, and CI=true requires the example's browser test to run. Install Debian's package: apt-get install -y chromium.`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(
+        `Chromium is missing at ${CHROMIUM}, and CI=true requires the example's browser test to run. Install Debian's package: apt-get install -y chromium.`,
+      );
     example = await startExample({ port: 0 });
     browser = await chromium.launchPersistentContext(join(scratch, 'profile'), {
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     page = browser.pages()[0] ?? (await browser.newPage());
     page.setDefaultTimeout(15_000);
@@ -74,12 +88,18 @@ describe.skipIf(!existsSync(CHROMIUM) && !IN_CI)('examples/ag-ui: the page in Ch
   it('asks the guest to approve a booking, then books it and shows the state', async () => {
     await send('Book a table for 2 people');
     const question = page.locator('#interrupts .interrupt');
-    await expect.poll(() => question.textContent(), POLL).toContain("Allow tool 'book_table' to run with {\"people\":2}?");
+    await expect
+      .poll(() => question.textContent(), POLL)
+      .toContain('Allow tool \'book_table\' to run with {"people":2}?');
     expect(await page.locator('#state').textContent()).not.toContain('booking');
 
     await question.getByRole('button', { name: 'Approve' }).click();
-    await expect.poll(async () => JSON.parse((await page.locator('#state').textContent()) ?? '{}') as unknown, POLL).toEqual({ booking: { people: 2, reference: 'CT-102' } });
-    await expect.poll(() => assistant().last().textContent(), POLL).toContain('book_table returned {"people":2,"reference":"CT-102"}');
+    await expect
+      .poll(async () => JSON.parse((await page.locator('#state').textContent()) ?? '{}') as unknown, POLL)
+      .toEqual({ booking: { people: 2, reference: 'CT-102' } });
+    await expect
+      .poll(() => assistant().last().textContent(), POLL)
+      .toContain('book_table returned {"people":2,"reference":"CT-102"}');
     expect(await page.locator('#interrupts .interrupt').count()).toBe(0);
     expect(await page.locator('#error').textContent()).toBe('');
     expect(pageErrors).toEqual([]);

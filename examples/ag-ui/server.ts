@@ -39,7 +39,11 @@ export async function startExample(options: ExampleOptions = {}): Promise<{ url:
     logLevel: 'warning',
   });
   await copyFile(here('./page/index.html'), join(dir, 'index.html'));
-  const app = createApp({ apps: { concierge: rootAgent }, defaultModel: options.defaultModel ?? 'offline', staticDir: dir });
+  const app = createApp({
+    apps: { concierge: rootAgent },
+    defaultModel: options.defaultModel ?? 'offline',
+    staticDir: dir,
+  });
   const server = await serve(app, { port: options.port ?? 8000 });
   return {
     url: server.url,

@@ -9,7 +9,9 @@ function script(decision: 'approved' | 'rejected') {
     'Request prepared.',
     { functionCalls: [{ name: 'external_approval', args: { amount: 250, reason: 'team offsite' }, id: 'ask-1' }] },
     decision,
-    decision === 'approved' ? 'Approved: 250 for the team offsite goes ahead.' : 'Sorry, the request for 250 was rejected.',
+    decision === 'approved'
+      ? 'Approved: 250 for the team offsite goes ahead.'
+      : 'Sorry, the request for 250 was rejected.',
   ]);
 }
 
@@ -17,7 +19,11 @@ async function start(model: ScriptedModel) {
   const sessionService = new InMemorySessionService();
   const runner = new Runner({ appName: 'approval', agent: rootAgent, sessionService, defaultModel: model });
   const session = await sessionService.createSession({ appName: 'approval', userId: 'u' });
-  const paused = await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'Approve 250 dollars for the team offsite' });
+  const paused = await runner.run({
+    userId: 'u',
+    sessionId: session.id,
+    newMessage: 'Approve 250 dollars for the team offsite',
+  });
   return { runner, sessionService, sessionId: session.id, paused };
 }
 
@@ -28,7 +34,12 @@ describe('human in the loop (approval)', () => {
     expect(paused.status).toBe('interrupted');
     expect(paused.state).toMatchObject({ approval_amount: 250, approval_reason: 'team offsite' });
     expect(paused.interrupts).toEqual([
-      expect.objectContaining({ id: 'HumanApprovalWorkflow/RequestHumanApproval:ask-1', kind: 'confirmation', hint: 'Approve 250 for "team offsite"?', payload: { amount: 250, reason: 'team offsite' } }),
+      expect.objectContaining({
+        id: 'HumanApprovalWorkflow/RequestHumanApproval:ask-1',
+        kind: 'confirmation',
+        hint: 'Approve 250 for "team offsite"?',
+        payload: { amount: 250, reason: 'team offsite' },
+      }),
     ]);
     expect(model.requests[2]!.config.systemInstruction).toContain('the amount 250 and the reason team offsite');
 
@@ -36,8 +47,10 @@ describe('human in the loop (approval)', () => {
     const done = await runner.resume({ userId: 'u', sessionId, responses: { [paused.interrupts[0]!.id]: true } });
     expect(done.status).toBe('completed');
     expect(done.state.human_decision).toBe('approved');
-    expect(getFunctionResponses(done.events.find((e) => getFunctionResponses(e).length > 0)!)[0]!.response).toEqual({ decision: 'approved' });
-    expect(model.requests[4]!.config.systemInstruction).toContain("Check approved.");
+    expect(getFunctionResponses(done.events.find((e) => getFunctionResponses(e).length > 0)!)[0]!.response).toEqual({
+      decision: 'approved',
+    });
+    expect(model.requests[4]!.config.systemInstruction).toContain('Check approved.');
     expect(done.output).toBe('Approved: 250 for the team offsite goes ahead.');
     const stored = await sessionService.getSession({ appName: 'approval', userId: 'u', sessionId });
     expect(new Set(stored!.events.map((e) => e.invocationId)).size).toBe(1);
@@ -49,7 +62,9 @@ describe('human in the loop (approval)', () => {
     const { runner, sessionId, paused } = await start(model);
     const done = await runner.resume({ userId: 'u', sessionId, responses: { [paused.interrupts[0]!.id]: false } });
     expect(done.status).toBe('completed');
-    expect(getFunctionResponses(done.events.find((e) => getFunctionResponses(e).length > 0)!)[0]!.response.error).toMatch(/rejected/);
+    expect(
+      getFunctionResponses(done.events.find((e) => getFunctionResponses(e).length > 0)!)[0]!.response.error,
+    ).toMatch(/rejected/);
     expect(done.state.human_decision).toBe('rejected');
     expect(done.output).toBe('Sorry, the request for 250 was rejected.');
   });

@@ -52,7 +52,11 @@ export const requestApproval = new LlmAgent({
 
 export const processDecision = new LlmAgent({
   name: 'ProcessDecision',
-  instruction: "Check {human_decision?}. If it is 'approved', confirm that the request goes ahead. If it is 'rejected', tell the user.",
+  instruction:
+    "Check {human_decision?}. If it is 'approved', confirm that the request goes ahead. If it is 'rejected', tell the user.",
 });
 
-export const rootAgent = new SequentialAgent({ name: 'HumanApprovalWorkflow', subAgents: [prepareRequest, requestApproval, processDecision] });
+export const rootAgent = new SequentialAgent({
+  name: 'HumanApprovalWorkflow',
+  subAgents: [prepareRequest, requestApproval, processDecision],
+});

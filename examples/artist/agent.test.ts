@@ -9,7 +9,8 @@ const DESCRIPTION = 'Here is a soft watercolor of a grey cat in a tall red top h
 async function start(agent: BaseAgent, model?: ScriptedModel) {
   const runner = new InMemoryRunner({ agent, ...(model ? { defaultModel: model } : {}) });
   const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
-  const load = async () => (await runner.sessionService.getSession({ appName: runner.appName, userId: 'u', sessionId: session.id }))!;
+  const load = async () =>
+    (await runner.sessionService.getSession({ appName: runner.appName, userId: 'u', sessionId: session.id }))!;
   return { runner, sessionId: session.id, load };
 }
 
@@ -17,7 +18,10 @@ const lastParts = (request: LlmRequest) => request.contents.at(-1)!.parts;
 
 describe('artist example', () => {
   it("ImageGen's output returns to Artist's model as the function response, and its state write is kept", async () => {
-    const model = new ScriptedModel([{ functionCalls: [{ name: 'ImageGen', args: { image_prompt: PROMPT } }] }, DESCRIPTION]);
+    const model = new ScriptedModel([
+      { functionCalls: [{ name: 'ImageGen', args: { image_prompt: PROMPT } }] },
+      DESCRIPTION,
+    ]);
     const { runner, sessionId, load } = await start(rootAgent, model);
 
     const result = await runner.run({ userId: 'u', sessionId, newMessage: 'Paint a cat wearing a hat' });
@@ -26,18 +30,28 @@ describe('artist example', () => {
     expect(result.output).toBe(DESCRIPTION);
     // The tool's parameters come from ImageGen's inputSchema.
     const declaration = model.requests[0]!.config.tools!.find((t) => t.name === 'ImageGen')!;
-    expect(declaration).toMatchObject({ description: 'Generates an image from a prompt.', parameters: { properties: { image_prompt: { type: 'string' } } } });
+    expect(declaration).toMatchObject({
+      description: 'Generates an image from a prompt.',
+      parameters: { properties: { image_prompt: { type: 'string' } } },
+    });
 
     // The AgentTool result went back to Artist's model as the function response.
     expect(lastParts(model.requests[1]!)).toEqual([
-      { functionResponse: expect.objectContaining({ name: 'ImageGen', response: { status: 'success', mime_type: 'image/png', image_base64: TINY_PNG } }) },
+      {
+        functionResponse: expect.objectContaining({
+          name: 'ImageGen',
+          response: { status: 'success', mime_type: 'image/png', image_base64: TINY_PNG },
+        }),
+      },
     ]);
     // ImageGen yielded the image itself as inlineData, on its own branch, under Artist.
     const imageEvent = result.events.find((e) => e.author === 'ImageGen')!;
     expect(imageEvent).toMatchObject({ path: 'Artist/ImageGen', branch: 'Artist.ImageGen' });
     const image = imageEvent.content!.parts.find((p) => 'inlineData' in p);
     expect(image).toEqual({ inlineData: { mimeType: 'image/png', data: TINY_PNG } });
-    expect(Buffer.from(TINY_PNG, 'base64').subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    expect(Buffer.from(TINY_PNG, 'base64').subarray(0, 8)).toEqual(
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    );
     // Artist's model saw only the result, not ImageGen's own event with the image part.
     expect(JSON.stringify(model.requests[1]!.contents)).not.toContain('inlineData');
 
@@ -45,7 +59,9 @@ describe('artist example', () => {
     expect(result.state.last_image_prompt).toBe(PROMPT);
     const session = await load();
     expect(session.state.last_image_prompt).toBe(PROMPT);
-    expect(session.events.some((e) => e.author === 'ImageGen' && e.actions.stateDelta.last_image_prompt === PROMPT)).toBe(true);
+    expect(
+      session.events.some((e) => e.author === 'ImageGen' && e.actions.stateDelta.last_image_prompt === PROMPT),
+    ).toBe(true);
     // ...and was already visible to Artist when its model was called again in the same turn.
     expect(model.requests[0]!.config.systemInstruction).toMatch(/Your last image prompt, if any: $/);
     expect(model.requests[1]!.config.systemInstruction).toContain(`Your last image prompt, if any: ${PROMPT}`);
@@ -74,7 +90,12 @@ describe('artist example', () => {
   it('run on its own, ImageGen reads the prompt from state.image_prompt', async () => {
     const { runner, sessionId } = await start(new ImageGeneratorAgent('StandaloneImageGen'));
 
-    const result = await runner.run({ userId: 'u', sessionId, newMessage: 'go', stateDelta: { image_prompt: 'A lighthouse at dusk' } });
+    const result = await runner.run({
+      userId: 'u',
+      sessionId,
+      newMessage: 'go',
+      stateDelta: { image_prompt: 'A lighthouse at dusk' },
+    });
 
     expect(result.status).toBe('completed');
     expect(result.state.last_image_prompt).toBe('A lighthouse at dusk');

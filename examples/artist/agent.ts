@@ -15,12 +15,15 @@ import { z } from 'zod';
 import { AgentTool, BaseAgent, LlmAgent, createEvent, type Event, type InvocationContext } from '@troupe/core';
 
 /** A 1x1 PNG, base64-encoded: the "generated" image. */
-export const TINY_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+export const TINY_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 /** Generates an image from a prompt (without a model: it always paints the same pixel). */
 export class ImageGeneratorAgent extends BaseAgent {
   /** AgentTool turns this into the tool's parameters, and validates the model's arguments with it. */
-  override readonly inputSchema = z.object({ image_prompt: z.string().describe('A detailed description of the image to generate.') });
+  override readonly inputSchema = z.object({
+    image_prompt: z.string().describe('A detailed description of the image to generate.'),
+  });
 
   constructor(name = 'ImageGen') {
     super({ name, description: 'Generates an image from a prompt.' });
@@ -29,10 +32,17 @@ export class ImageGeneratorAgent extends BaseAgent {
   protected override async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined> {
     const fromInput = ctx.input.image_prompt;
     const fromState = ctx.session.state.image_prompt;
-    const prompt = typeof fromInput === 'string' ? fromInput : typeof fromState === 'string' ? fromState : 'default prompt';
+    const prompt =
+      typeof fromInput === 'string' ? fromInput : typeof fromState === 'string' ? fromState : 'default prompt';
     // ... a real agent would call an image model with `prompt` here ...
     yield createEvent({
-      content: { role: 'model', parts: [{ text: `Generated an image for: ${prompt}` }, { inlineData: { mimeType: 'image/png', data: TINY_PNG } }] },
+      content: {
+        role: 'model',
+        parts: [
+          { text: `Generated an image for: ${prompt}` },
+          { inlineData: { mimeType: 'image/png', data: TINY_PNG } },
+        ],
+      },
       output: { status: 'success', mime_type: 'image/png', image_base64: TINY_PNG },
       actions: { stateDelta: { last_image_prompt: prompt } },
     });

@@ -10,7 +10,8 @@ import { LlmAgent, SequentialAgent } from '@troupe/core';
 
 export const agentA = new LlmAgent({
   name: 'AgentA',
-  instruction: 'Find the capital of the country the user names (France if they name none). Reply with the city name only.',
+  instruction:
+    'Find the capital of the country the user names (France if they name none). Reply with the city name only.',
   outputKey: 'capital_city',
 });
 

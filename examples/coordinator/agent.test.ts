@@ -1,9 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { InMemoryRunner, getFunctionCalls, getFunctionResponses, textOf, type Event, type FunctionDeclaration } from '@troupe/core';
+import {
+  InMemoryRunner,
+  getFunctionCalls,
+  getFunctionResponses,
+  textOf,
+  type Event,
+  type FunctionDeclaration,
+} from '@troupe/core';
 import { ScriptedModel, type ScriptedReply } from '@troupe/core/testing';
 import { rootAgent } from './agent.js';
 
-const transfer = (agentName: string): ScriptedReply => ({ functionCalls: [{ name: 'transfer_to_agent', args: { agent_name: agentName } }] });
+const transfer = (agentName: string): ScriptedReply => ({
+  functionCalls: [{ name: 'transfer_to_agent', args: { agent_name: agentName } }],
+});
 
 /** A conversation with the Coordinator; every agent gets the scripted model as the runner's default. */
 async function conversation(model: ScriptedModel) {
@@ -14,7 +23,10 @@ async function conversation(model: ScriptedModel) {
 }
 
 const transferEnum = (tools: FunctionDeclaration[] | undefined): unknown =>
-  (tools?.find((t) => t.name === 'transfer_to_agent')?.parameters as { properties: { agent_name: { enum: string[] } } } | undefined)?.properties.agent_name.enum;
+  (
+    tools?.find((t) => t.name === 'transfer_to_agent')?.parameters as
+      { properties: { agent_name: { enum: string[] } } } | undefined
+  )?.properties.agent_name.enum;
 
 const authored = (events: Event[], author: string): Event[] => events.filter((e) => e.author === author);
 
@@ -31,12 +43,20 @@ describe('coordinator example', () => {
     expect(transferEnum(coordinatorRequest.config.tools)).toEqual(['Booker', 'Info']);
     expect(coordinatorRequest.config.systemInstruction).toContain('Delegate booking tasks to Booker');
     expect(coordinatorRequest.config.systemInstruction).toContain('Booker: Handles flight and hotel bookings.');
-    expect(coordinatorRequest.config.systemInstruction).toContain('Info: Provides general information and answers questions.');
+    expect(coordinatorRequest.config.systemInstruction).toContain(
+      'Info: Provides general information and answers questions.',
+    );
 
     // The event stream shows the call, the transfer action and then Booker speaking under the Coordinator.
     const [call, response, answer] = result.events;
-    expect(getFunctionCalls(call!)).toEqual([expect.objectContaining({ name: 'transfer_to_agent', args: { agent_name: 'Booker' } })]);
-    expect(response).toMatchObject({ author: 'Coordinator', path: 'Coordinator', actions: { transferToAgent: 'Booker' } });
+    expect(getFunctionCalls(call!)).toEqual([
+      expect.objectContaining({ name: 'transfer_to_agent', args: { agent_name: 'Booker' } }),
+    ]);
+    expect(response).toMatchObject({
+      author: 'Coordinator',
+      path: 'Coordinator',
+      actions: { transferToAgent: 'Booker' },
+    });
     expect(getFunctionResponses(response!)[0]!.response).toEqual({ transferred_to: 'Booker' });
     expect(answer).toMatchObject({ author: 'Booker', path: 'Coordinator/Booker', branch: '' });
     expect(textOf(answer!)).toBe('Which dates would you like to fly to Paris?');
@@ -65,17 +85,26 @@ describe('coordinator example', () => {
     expect(second.events.map((e) => [e.author, e.path])).toEqual([['Booker', 'Coordinator/Booker']]);
     expect(second.output).toBe('Booked: Paris, 3 to 7 June. Confirmation TR-1042.');
     // Only one Coordinator call in the whole conversation: the second turn skipped it.
-    const coordinatorCalls = model.requests.filter((r) => r.config.systemInstruction?.includes('Delegate booking tasks'));
+    const coordinatorCalls = model.requests.filter((r) =>
+      r.config.systemInstruction?.includes('Delegate booking tasks'),
+    );
     expect(coordinatorCalls).toHaveLength(1);
     // Booker continues its own conversation: its earlier question is its own model turn.
     const bookerSecond = model.requests[2]!;
-    expect(bookerSecond.contents).toContainEqual({ role: 'model', parts: [{ text: 'Which dates would you like to fly to Paris?' }] });
+    expect(bookerSecond.contents).toContainEqual({
+      role: 'model',
+      parts: [{ text: 'Which dates would you like to fly to Paris?' }],
+    });
     expect(bookerSecond.contents.at(-1)).toEqual({ role: 'user', parts: [{ text: 'From 3 to 7 June, please.' }] });
     model.assertDone();
   });
 
   it('a transfer to an unknown agent gets an error tool response and the run goes on', async () => {
-    const model = new ScriptedModel([transfer('Billing'), transfer('Info'), 'The Louvre opens at 9:00 and is closed on Tuesdays.']);
+    const model = new ScriptedModel([
+      transfer('Billing'),
+      transfer('Info'),
+      'The Louvre opens at 9:00 and is closed on Tuesdays.',
+    ]);
     const { say } = await conversation(model);
 
     const result = await say('When does the Louvre open?');
@@ -88,9 +117,16 @@ describe('coordinator example', () => {
     // The Coordinator's model saw the error and picked a valid agent.
     const retry = model.requests[1]!;
     expect(retry.contents.at(-1)!.parts).toEqual([
-      { functionResponse: expect.objectContaining({ name: 'transfer_to_agent', response: { error: firstResponse!.response.error } }) },
+      {
+        functionResponse: expect.objectContaining({
+          name: 'transfer_to_agent',
+          response: { error: firstResponse!.response.error },
+        }),
+      },
     ]);
-    expect(authored(result.events, 'Info').map(textOf)).toEqual(['The Louvre opens at 9:00 and is closed on Tuesdays.']);
+    expect(authored(result.events, 'Info').map(textOf)).toEqual([
+      'The Louvre opens at 9:00 and is closed on Tuesdays.',
+    ]);
     expect(authored(result.events, 'Info')[0]!.path).toBe('Coordinator/Info');
     expect(result.output).toBe('The Louvre opens at 9:00 and is closed on Tuesdays.');
     model.assertDone();

@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FunctionAgent, InMemorySessionService, RunDrainedError, Runner, getFunctionResponses, type BaseAgent } from '@troupe/core';
+import {
+  FunctionAgent,
+  InMemorySessionService,
+  RunDrainedError,
+  Runner,
+  getFunctionResponses,
+  type BaseAgent,
+} from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { SqliteSessionService } from '@troupe/sqlite';
 import { rootAgent } from './agent.js';
@@ -39,16 +46,24 @@ describe('a custom workflow agent (EscalationLadder)', () => {
     dirs.push(dir);
     const db = join(dir, 'support.db');
     const sessionService = new SqliteSessionService({ path: db });
-    const model = new ScriptedModel([{ functionCalls: [{ name: 'issue_refund', args: { orderId: 'A-1', amount: 30 }, id: 'r1' }] }]);
+    const model = new ScriptedModel([
+      { functionCalls: [{ name: 'issue_refund', args: { orderId: 'A-1', amount: 30 }, id: 'r1' }] },
+    ]);
     const runner = new Runner({ appName: 'support', agent: rootAgent, sessionService, defaultModel: model });
     const session = await sessionService.createSession({ appName: 'support', userId: 'u' });
-    const paused = await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'Please refund order A-1, 30 euros' });
+    const paused = await runner.run({
+      userId: 'u',
+      sessionId: session.id,
+      newMessage: 'Please refund order A-1, 30 euros',
+    });
     expect(paused.status).toBe('interrupted');
     const interruptId = paused.interrupts[0]!.id;
     await sessionService.close();
 
     const worker = fileURLToPath(new URL('./fixtures/resume.ts', import.meta.url));
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', worker, db, session.id, interruptId], { timeout: 60_000 });
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', worker, db, session.id, interruptId], {
+      timeout: 60_000,
+    });
     const resumed = JSON.parse(stdout.trim().split('\n').at(-1)!) as { status: string; output: unknown; pid: number };
     expect(resumed.pid).not.toBe(process.pid);
     expect(resumed).toMatchObject({ status: 'completed', output: 'Refunded 30 for order A-1.' });
@@ -59,8 +74,12 @@ describe('a custom workflow agent (EscalationLadder)', () => {
     // The FAQ rung ran once; the refund ran once, after the approval, with a stable reference.
     expect(events.filter((e) => e.author === 'Faq')).toHaveLength(1);
     const refunds = events.flatMap((e) => getFunctionResponses(e)).filter((r) => r.name === 'issue_refund');
-    expect(refunds.map((r) => r.response)).toEqual([{ refunded: 30, orderId: 'A-1', reference: `${paused.events[0]!.invocationId}:r1` }]);
-    expect(events.filter((e) => e.author === 'Support' && e.actions.agentState).map((e) => e.actions.agentState)).toEqual([
+    expect(refunds.map((r) => r.response)).toEqual([
+      { refunded: 30, orderId: 'A-1', reference: `${paused.events[0]!.invocationId}:r1` },
+    ]);
+    expect(
+      events.filter((e) => e.author === 'Support' && e.actions.agentState).map((e) => e.actions.agentState),
+    ).toEqual([
       { tried: 1, done: false },
       { tried: 2, done: true },
     ]);
@@ -69,8 +88,25 @@ describe('a custom workflow agent (EscalationLadder)', () => {
   it('cancelled: the next rung never starts; one CANCELLED event is stored', async () => {
     const controller = new AbortController();
     const started: string[] = [];
-    const rung = (name: string, fn: () => unknown) => new FunctionAgent({ name, run: () => { started.push(name); return fn(); } });
-    const ladder = new EscalationLadder({ name: 'Ladder', accept: (o) => o === 'good', subAgents: [rung('cheap', () => { controller.abort(); return 'meh'; }), rung('pricey', () => 'good')] });
+    const rung = (name: string, fn: () => unknown) =>
+      new FunctionAgent({
+        name,
+        run: () => {
+          started.push(name);
+          return fn();
+        },
+      });
+    const ladder = new EscalationLadder({
+      name: 'Ladder',
+      accept: (o) => o === 'good',
+      subAgents: [
+        rung('cheap', () => {
+          controller.abort();
+          return 'meh';
+        }),
+        rung('pricey', () => 'good'),
+      ],
+    });
     const { runner, sessionService, sessionId } = await inMemory(ladder);
     const result = await runner.run({ userId: 'u', sessionId, newMessage: 'x', abortSignal: controller.signal });
     expect(result.status).toBe('cancelled');
@@ -83,14 +119,34 @@ describe('a custom workflow agent (EscalationLadder)', () => {
     const controller = new AbortController();
     const started: string[] = [];
     let drain = true;
-    const rung = (name: string, fn: () => unknown) => new FunctionAgent({ name, run: () => { started.push(name); return fn(); } });
+    const rung = (name: string, fn: () => unknown) =>
+      new FunctionAgent({
+        name,
+        run: () => {
+          started.push(name);
+          return fn();
+        },
+      });
     const ladder = new EscalationLadder({
       name: 'Ladder',
       accept: (o) => o === 'good',
-      subAgents: [rung('first', () => 'meh'), rung('second', () => { if (drain) controller.abort(new RunDrainedError()); return 'meh'; }), rung('third', () => 'good')],
+      subAgents: [
+        rung('first', () => 'meh'),
+        rung('second', () => {
+          if (drain) controller.abort(new RunDrainedError());
+          return 'meh';
+        }),
+        rung('third', () => 'good'),
+      ],
     });
     const { runner, sessionId } = await inMemory(ladder);
-    const first = await runner.run({ userId: 'u', sessionId, newMessage: 'x', invocationId: 'ticket-9', abortSignal: controller.signal });
+    const first = await runner.run({
+      userId: 'u',
+      sessionId,
+      newMessage: 'x',
+      invocationId: 'ticket-9',
+      abortSignal: controller.signal,
+    });
     expect(first.status).toBe('cancelled');
     drain = false;
     const resumed = await runner.resume({ userId: 'u', sessionId, invocationId: 'ticket-9' });

@@ -53,6 +53,9 @@ export class EscalationLadder extends BaseAgent {
       if (done) return;
     }
     const progress: LadderProgress = { tried: this.subAgents.length, done: true };
-    yield createEvent({ content: { role: 'model', parts: [{ text: 'No rung of the ladder settled the request.' }] }, actions: { agentState: progress } });
+    yield createEvent({
+      content: { role: 'model', parts: [{ text: 'No rung of the ladder settled the request.' }] },
+      actions: { agentState: progress },
+    });
   }
 }

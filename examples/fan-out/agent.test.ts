@@ -4,7 +4,8 @@ import { ScriptedModel, type ScriptedReply } from '@troupe/core/testing';
 import { infoGatherer, rootAgent } from './agent.js';
 
 /** Texts of every part of a request's contents. */
-const texts = (request: LlmRequest): string[] => request.contents.flatMap((c) => c.parts.flatMap((p) => ('text' in p ? [p.text] : [])));
+const texts = (request: LlmRequest): string[] =>
+  request.contents.flatMap((c) => c.parts.flatMap((p) => ('text' in p ? [p.text] : [])));
 
 /**
  * One scripted reply that answers for whichever agent is calling, chosen by a phrase of its
@@ -20,7 +21,11 @@ function byInstruction(answers: [phrase: string, reply: ScriptedReply][]): Scrip
 }
 
 /** A slow fetcher reply that records when the call started and when the answer came back. */
-function timed(name: string, answer: string, log: { starts: Record<string, number>; ends: Record<string, number> }): ScriptedReply {
+function timed(
+  name: string,
+  answer: string,
+  log: { starts: Record<string, number>; ends: Record<string, number> },
+): ScriptedReply {
   return () => {
     log.starts[name] = performance.now();
     return {
@@ -60,27 +65,46 @@ describe('fan-out example (FetchAndSynthesize)', () => {
 
     expect(result.status).toBe('completed');
     // Two 300 ms calls overlapped: both started before either finished, and the run took ~300 ms.
-    expect(Math.max(log.starts.API1Fetcher!, log.starts.API2Fetcher!)).toBeLessThan(Math.min(log.ends.API1Fetcher!, log.ends.API2Fetcher!));
+    expect(Math.max(log.starts.API1Fetcher!, log.starts.API2Fetcher!)).toBeLessThan(
+      Math.min(log.ends.API1Fetcher!, log.ends.API2Fetcher!),
+    );
     expect(elapsed).toBeLessThan(600);
 
     // Each fetcher wrote its own state key; the Synthesizer's instruction was filled from both.
     expect(result.state).toMatchObject({ api1_data: API1, api2_data: API2 });
     const synthRequest = model.requests.find((r) => r.config.systemInstruction?.includes('Combine the results'))!;
-    expect(synthRequest.config.systemInstruction).toBe(`Combine the results from API 1 (${API1}) and API 2 (${API2}) into one short answer for the user.`);
+    expect(synthRequest.config.systemInstruction).toBe(
+      `Combine the results from API 1 (${API1}) and API 2 (${API2}) into one short answer for the user.`,
+    );
 
     // Branches isolate the fetchers; paths show where each agent sits in the tree.
     const api1Event = result.events.find((e) => e.author === 'API1Fetcher')!;
     const api2Event = result.events.find((e) => e.author === 'API2Fetcher')!;
-    expect(api1Event).toMatchObject({ branch: 'ConcurrentFetch.API1Fetcher', path: 'FetchAndSynthesize/ConcurrentFetch/API1Fetcher' });
-    expect(api2Event).toMatchObject({ branch: 'ConcurrentFetch.API2Fetcher', path: 'FetchAndSynthesize/ConcurrentFetch/API2Fetcher' });
+    expect(api1Event).toMatchObject({
+      branch: 'ConcurrentFetch.API1Fetcher',
+      path: 'FetchAndSynthesize/ConcurrentFetch/API1Fetcher',
+    });
+    expect(api2Event).toMatchObject({
+      branch: 'ConcurrentFetch.API2Fetcher',
+      path: 'FetchAndSynthesize/ConcurrentFetch/API2Fetcher',
+    });
     const synthEvent = result.events.find((e) => e.author === 'Synthesizer')!;
     expect(synthEvent).toMatchObject({ branch: '', path: 'FetchAndSynthesize/Synthesizer' });
     expect(textOf(synthEvent)).toBe(SUMMARY);
 
     // Fan-in: the Synthesizer's history includes what both branches said.
-    expect(texts(synthRequest)).toEqual(expect.arrayContaining(['Plan a weekend in Lisbon', `[API1Fetcher] said: ${API1}`, `[API2Fetcher] said: ${API2}`]));
+    expect(texts(synthRequest)).toEqual(
+      expect.arrayContaining([
+        'Plan a weekend in Lisbon',
+        `[API1Fetcher] said: ${API1}`,
+        `[API2Fetcher] said: ${API2}`,
+      ]),
+    );
     // The ParallelAgent's output maps each child to its output.
-    expect(result.events.find((e) => e.author === 'ConcurrentFetch' && e.actions.endOfAgent)!.output).toEqual({ API1Fetcher: API1, API2Fetcher: API2 });
+    expect(result.events.find((e) => e.author === 'ConcurrentFetch' && e.actions.endOfAgent)!.output).toEqual({
+      API1Fetcher: API1,
+      API2Fetcher: API2,
+    });
     expect(result.output).toBe(SUMMARY);
     model.assertDone();
   });
@@ -100,12 +124,19 @@ describe('fan-out example (FetchAndSynthesize)', () => {
 
     expect(second.status).toBe('completed');
     expect(second.state).toMatchObject({ api1_data: `${API1} (2)`, api2_data: `${API2} (2)` });
-    const secondTurnRequest = (phrase: string) => model.requests.slice(3).find((r) => r.config.systemInstruction?.includes(phrase))!;
+    const secondTurnRequest = (phrase: string) =>
+      model.requests.slice(3).find((r) => r.config.systemInstruction?.includes(phrase))!;
     const api1 = secondTurnRequest('Fetch data from API 1');
     const api2 = secondTurnRequest('Fetch data from API 2');
     // Its own earlier answer is its own model turn; the user turns and the Synthesizer (branch '') are visible.
     expect(api1.contents).toContainEqual({ role: 'model', parts: [{ text: `${API1} (1)` }] });
-    expect(texts(api1)).toEqual(expect.arrayContaining(['Plan a weekend in Lisbon', 'Make it Porto instead', `[Synthesizer] said: ${SUMMARY} (1)`]));
+    expect(texts(api1)).toEqual(
+      expect.arrayContaining([
+        'Plan a weekend in Lisbon',
+        'Make it Porto instead',
+        `[Synthesizer] said: ${SUMMARY} (1)`,
+      ]),
+    );
     expect(api2.contents).toContainEqual({ role: 'model', parts: [{ text: `${API2} (1)` }] });
     // Never the sibling branch.
     expect(JSON.stringify(api1.contents)).not.toContain('API2Fetcher');
@@ -131,12 +162,17 @@ describe('fan-out example (InfoGatherer concept)', () => {
     const elapsed = performance.now() - t0;
 
     expect(result.status).toBe('completed');
-    expect(Math.max(log.starts.WeatherFetcher!, log.starts.NewsFetcher!)).toBeLessThan(Math.min(log.ends.WeatherFetcher!, log.ends.NewsFetcher!));
+    expect(Math.max(log.starts.WeatherFetcher!, log.starts.NewsFetcher!)).toBeLessThan(
+      Math.min(log.ends.WeatherFetcher!, log.ends.NewsFetcher!),
+    );
     expect(elapsed).toBeLessThan(600);
     expect(result.state).toMatchObject({ weather: 'Sunny, 24 °C in Lisbon.', news: 'Lisbon opens a new tram line.' });
     expect(result.events.find((e) => e.author === 'WeatherFetcher')!.branch).toBe('InfoGatherer.WeatherFetcher');
     expect(result.events.find((e) => e.author === 'NewsFetcher')!.branch).toBe('InfoGatherer.NewsFetcher');
-    expect(result.output).toEqual({ WeatherFetcher: 'Sunny, 24 °C in Lisbon.', NewsFetcher: 'Lisbon opens a new tram line.' });
+    expect(result.output).toEqual({
+      WeatherFetcher: 'Sunny, 24 °C in Lisbon.',
+      NewsFetcher: 'Lisbon opens a new tram line.',
+    });
     model.assertDone();
   });
 });

@@ -32,7 +32,8 @@ export const concurrentFetch = new ParallelAgent({ name: 'ConcurrentFetch', subA
 export const synthesizer = new LlmAgent({
   name: 'Synthesizer',
   description: 'Combines the fetched data into one answer.',
-  instruction: 'Combine the results from API 1 ({api1_data}) and API 2 ({api2_data}) into one short answer for the user.',
+  instruction:
+    'Combine the results from API 1 ({api1_data}) and API 2 ({api2_data}) into one short answer for the user.',
 });
 
 export const rootAgent = new SequentialAgent({

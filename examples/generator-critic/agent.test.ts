@@ -3,7 +3,8 @@ import { InMemoryRunner, type Event } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { rootAgent } from './agent.js';
 
-const DRAFT = 'The Moon orbits Earth about every 27 days. It is about 384,000 km away. It has no atmosphere to speak of.';
+const DRAFT =
+  'The Moon orbits Earth about every 27 days. It is about 384,000 km away. It has no atmosphere to speak of.';
 
 async function review(model: ScriptedModel, subject: string) {
   const runner = new InMemoryRunner({ agent: rootAgent, defaultModel: model });
@@ -18,7 +19,10 @@ describe('generator-critic example', () => {
     const result = await review(model, 'The Moon');
 
     expect(result.status).toBe('completed');
-    expect(result.state).toMatchObject({ draft_text: DRAFT, review_status: 'valid: the distances and period are correct.' });
+    expect(result.state).toMatchObject({
+      draft_text: DRAFT,
+      review_status: 'valid: the distances and period are correct.',
+    });
     // The reviewer's instruction carries the draft it must check.
     expect(model.requests[1]!.config.systemInstruction).toBe(
       `Review this text for factual accuracy:\n\n${DRAFT}\n\nReply 'valid' or 'invalid', followed by a one-sentence reason.`,
@@ -49,7 +53,12 @@ describe('generator-critic example', () => {
     const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'editor' });
 
     const events: Event[] = [];
-    for await (const event of runner.runAsync({ userId: 'editor', sessionId: session.id, newMessage: 'The Moon', runConfig: { streaming: 'sse' } })) {
+    for await (const event of runner.runAsync({
+      userId: 'editor',
+      sessionId: session.id,
+      newMessage: 'The Moon',
+      runConfig: { streaming: 'sse' },
+    })) {
       events.push(event);
     }
 
@@ -57,7 +66,11 @@ describe('generator-critic example', () => {
     // The chunks were streamed as partial events...
     expect(events.filter((e) => e.partial).map((e) => e.content!.parts)).toEqual(chunks.map((text) => [{ text }]));
     // ...but state holds the whole text, and the session stores no partial event.
-    const stored = await runner.sessionService.getSession({ appName: runner.appName, userId: 'editor', sessionId: session.id });
+    const stored = await runner.sessionService.getSession({
+      appName: runner.appName,
+      userId: 'editor',
+      sessionId: session.id,
+    });
     expect(stored!.state.draft_text).toBe(draft);
     expect(stored!.events.some((e) => e.partial)).toBe(false);
     expect(model.requests[1]!.config.systemInstruction).toContain(`\n\n${draft}\n\n`);

@@ -9,7 +9,8 @@ async function run(agent: BaseAgent, model: ScriptedModel | 'offline', message: 
   return runner.run({ userId: 'u', sessionId: session.id, newMessage: message });
 }
 
-const speakers = (events: Event[]) => events.filter((e) => e.author !== 'Newsroom' && !e.partial && e.content).map((e) => e.author);
+const speakers = (events: Event[]) =>
+  events.filter((e) => e.author !== 'Newsroom' && !e.partial && e.content).map((e) => e.author);
 const stop = (events: Event[]) => events.at(-1)!.actions.agentState;
 
 describe('group-chat example', () => {
@@ -25,7 +26,11 @@ describe('group-chat example', () => {
     const result = await run(rootAgent, model, "A short blurb for a bakery's new rye bread");
     model.assertDone();
     expect(speakers(result.events)).toEqual(['Writer', 'Critic', 'Editor', 'Writer', 'Critic', 'Editor']);
-    expect(stop(result.events)).toEqual({ stopReason: 'terminated', turns: 6, speakers: ['Writer', 'Critic', 'Editor', 'Writer', 'Critic', 'Editor'] });
+    expect(stop(result.events)).toEqual({
+      stopReason: 'terminated',
+      turns: 6,
+      speakers: ['Writer', 'Critic', 'Editor', 'Writer', 'Critic', 'Editor'],
+    });
     expect(result.output).toMatch(/^APPROVED/);
     // Shared conversation: the Critic's model saw the Writer's draft.
     expect(JSON.stringify(model.requests[1]!.contents)).toContain('baked at dawn');
@@ -36,7 +41,9 @@ describe('group-chat example', () => {
     const model = new ScriptedModel(['Draft one.', 'Shorter, please.', 'Draft two.']);
     const result = await run(newsroomWithSelector(selector), model, 'A slogan for a bakery');
     selector.assertDone();
-    expect(selector.requests[0]!.config.systemInstruction).toContain('- Critic: Points out what to improve in the latest draft.');
+    expect(selector.requests[0]!.config.systemInstruction).toContain(
+      '- Critic: Points out what to improve in the latest draft.',
+    );
     expect(JSON.stringify(selector.requests[2]!.contents)).toContain('Editor: Shorter, please.');
     expect(speakers(result.events)).toEqual(['Writer', 'Editor', 'Writer']);
     expect(stop(result.events)).toEqual({ stopReason: 'selector', turns: 3, speakers: ['Writer', 'Editor', 'Writer'] });

@@ -17,7 +17,8 @@ const participants = () => [
   new LlmAgent({
     name: 'Writer',
     description: 'Writes and revises the text.',
-    instruction: 'You are the writer. Write the text the user asks for, or revise your last draft following the critique. Reply with the text only.',
+    instruction:
+      'You are the writer. Write the text the user asks for, or revise your last draft following the critique. Reply with the text only.',
   }),
   new LlmAgent({
     name: 'Critic',
@@ -27,13 +28,21 @@ const participants = () => [
   new LlmAgent({
     name: 'Editor',
     description: 'Decides whether the text is ready and approves it.',
-    instruction: 'You are the editor. If the latest draft is ready to publish, reply with APPROVED and the final text; otherwise say what must change.',
+    instruction:
+      'You are the editor. If the latest draft is ready to publish, reply with APPROVED and the final text; otherwise say what must change.',
   }),
 ];
 
 /** The chat with a model picking the next speaker. */
 export function newsroomWithSelector(selector: BaseLlm): GroupChatAgent {
-  return new GroupChatAgent({ name: 'Newsroom', description: 'Writer, critic and editor polish a text together.', participants: participants(), selector, maxTurns: 6, terminate: 'APPROVED' });
+  return new GroupChatAgent({
+    name: 'Newsroom',
+    description: 'Writer, critic and editor polish a text together.',
+    participants: participants(),
+    selector,
+    maxTurns: 6,
+    terminate: 'APPROVED',
+  });
 }
 
 export const rootAgent = new GroupChatAgent({

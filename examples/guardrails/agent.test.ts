@@ -9,7 +9,8 @@ async function ask(replies: ScriptedReply[], message: string): Promise<RunResult
   return runner.run({ userId: 'u', sessionId: session.id, newMessage: message });
 }
 
-const trippedBy = (result: RunResult) => (result.error instanceof GuardrailTrippedError ? result.error.guardrail : undefined);
+const trippedBy = (result: RunResult) =>
+  result.error instanceof GuardrailTrippedError ? result.error.guardrail : undefined;
 
 describe('guardrails example', () => {
   beforeEach(() => {
@@ -17,14 +18,23 @@ describe('guardrails example', () => {
   });
 
   it('answers and refunds normally when nothing trips', async () => {
-    const result = await ask([{ functionCalls: [{ name: 'issue_refund', args: { orderId: 'A-1', amount: 40 } }] }, 'Refunded 40 EUR for order A-1.'], 'Please refund 40 EUR for order A-1');
+    const result = await ask(
+      [
+        { functionCalls: [{ name: 'issue_refund', args: { orderId: 'A-1', amount: 40 } }] },
+        'Refunded 40 EUR for order A-1.',
+      ],
+      'Please refund 40 EUR for order A-1',
+    );
     expect(result.status).toBe('completed');
     expect(refundsIssued).toEqual([{ orderId: 'A-1', amount: 40 }]);
     expect(result.state.last_answer).toBe('Refunded 40 EUR for order A-1.');
   });
 
   it('no_homework blocks the run; the refund the model asked for at the same time never runs', async () => {
-    const result = await ask([{ functionCalls: [{ name: 'issue_refund', args: { orderId: 'A-1', amount: 10 } }] }], 'Do my homework and refund order A-1');
+    const result = await ask(
+      [{ functionCalls: [{ name: 'issue_refund', args: { orderId: 'A-1', amount: 10 } }] }],
+      'Do my homework and refund order A-1',
+    );
     expect(result.status).toBe('blocked');
     expect(trippedBy(result)).toBe('no_homework');
     expect(refundsIssued).toEqual([]);
@@ -32,7 +42,10 @@ describe('guardrails example', () => {
   });
 
   it('max_refund blocks a refund above 100 before it runs', async () => {
-    const result = await ask([{ functionCalls: [{ name: 'issue_refund', args: { orderId: 'B-2', amount: 900 } }] }], 'Refund 900 EUR for order B-2');
+    const result = await ask(
+      [{ functionCalls: [{ name: 'issue_refund', args: { orderId: 'B-2', amount: 900 } }] }],
+      'Refund 900 EUR for order B-2',
+    );
     expect(result.status).toBe('blocked');
     expect(trippedBy(result)).toBe('max_refund');
     expect((result.error as GuardrailTrippedError).info).toEqual({ amount: 900, limit: 100 });

@@ -29,14 +29,19 @@ export const noHomework: InputGuardrail = {
 
 export const noCardNumbers: OutputGuardrail = {
   name: 'no_card_numbers',
-  check: (_ctx, output) => ({ tripwire: /\b(?:\d[ -]?){13,16}\b/.test(String(output)), info: 'The answer held a card number.' }),
+  check: (_ctx, output) => ({
+    tripwire: /\b(?:\d[ -]?){13,16}\b/.test(String(output)),
+    info: 'The answer held a card number.',
+  }),
 };
 
 export const issueRefund = new FunctionTool({
   name: 'issue_refund',
   description: 'Refunds an order (at most 100 EUR without a manager).',
   parameters: z.object({ orderId: z.string(), amount: z.number().positive() }),
-  guardrails: [{ name: 'max_refund', check: (_ctx, { amount }) => ({ tripwire: amount > 100, info: { amount, limit: 100 } }) }],
+  guardrails: [
+    { name: 'max_refund', check: (_ctx, { amount }) => ({ tripwire: amount > 100, info: { amount, limit: 100 } }) },
+  ],
   execute: ({ orderId, amount }) => {
     refundsIssued.push({ orderId, amount });
     return { refunded: amount, orderId };

@@ -10,7 +10,8 @@ async function runOnce(agent: BaseAgent, model: ScriptedModel, message: string) 
 }
 
 const by = (events: Event[], author: string): Event[] => events.filter((e) => e.author === author);
-const loopEnd = (events: Event[], loop: string): Event => events.find((e) => e.author === loop && e.actions.agentState?.stopReason)!;
+const loopEnd = (events: Event[], loop: string): Event =>
+  events.find((e) => e.author === loop && e.actions.agentState?.stopReason)!;
 
 const V1 = 'const reverse = (s) => s.split().reverse().join();';
 const V2 = "const reverse = (s) => [...s].reverse().join('');";
@@ -50,7 +51,10 @@ describe('iterative-refinement example (CodeRefinementLoop)', () => {
     expect(result.status).toBe('completed');
     expect(by(result.events, 'CodeRefiner')).toHaveLength(5);
     expect(by(result.events, 'StopChecker').every((e) => e.actions.escalate === false)).toBe(true);
-    expect(loopEnd(result.events, 'CodeRefinementLoop').actions.agentState).toMatchObject({ stopReason: 'maxIterations', iterations: 5 });
+    expect(loopEnd(result.events, 'CodeRefinementLoop').actions.agentState).toMatchObject({
+      stopReason: 'maxIterations',
+      iterations: 5,
+    });
     expect(result.state).toMatchObject({ current_code: '// attempt 5', quality_status: 'fail' });
     model.assertDone();
   });
@@ -76,13 +80,22 @@ describe('iterative-refinement example (StatusPoller in a pipeline)', () => {
     const statuses = result.events.flatMap(getFunctionResponses).map((r) => r.response.status);
     expect(statuses).toEqual(['pending', 'pending', 'completed']);
     expect(by(result.events, 'Checker').map((e) => e.actions.escalate)).toEqual([false, false, true]);
-    expect(loopEnd(result.events, 'StatusPoller').actions.agentState).toMatchObject({ stopReason: 'escalated', iterations: 3 });
+    expect(loopEnd(result.events, 'StatusPoller').actions.agentState).toMatchObject({
+      stopReason: 'escalated',
+      iterations: 3,
+    });
 
     // Escalation ended the loop only: ReportStatus ran next and read the final state.
     const report = by(result.events, 'ReportStatus');
-    expect(report.map((e) => [e.path, textOf(e)])).toEqual([['PollThenReport/ReportStatus', 'Your job completed after 3 checks.']]);
-    expect(result.events.indexOf(report[0]!)).toBeGreaterThan(result.events.indexOf(loopEnd(result.events, 'StatusPoller')));
-    expect(model.requests.at(-1)!.config.systemInstruction).toBe("The job ended with status 'completed' after 3 checks. Tell the user in one sentence.");
+    expect(report.map((e) => [e.path, textOf(e)])).toEqual([
+      ['PollThenReport/ReportStatus', 'Your job completed after 3 checks.'],
+    ]);
+    expect(result.events.indexOf(report[0]!)).toBeGreaterThan(
+      result.events.indexOf(loopEnd(result.events, 'StatusPoller')),
+    );
+    expect(model.requests.at(-1)!.config.systemInstruction).toBe(
+      "The job ended with status 'completed' after 3 checks. Tell the user in one sentence.",
+    );
     expect(result.events.at(-1)).toMatchObject({ author: 'ReportStatus', path: 'PollThenReport/ReportStatus' });
     expect(result.output).toBe('Your job completed after 3 checks.');
     model.assertDone();

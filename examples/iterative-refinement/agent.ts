@@ -65,7 +65,8 @@ export const codeRefiner = new LlmAgent({
 export const qualityChecker = new LlmAgent({
   name: 'QualityChecker',
   description: 'Checks code against the requirements.',
-  instruction: "Evaluate this code against the user's requirements:\n{current_code}\nReply with exactly 'pass' or 'fail'.",
+  instruction:
+    "Evaluate this code against the user's requirements:\n{current_code}\nReply with exactly 'pass' or 'fail'.",
   outputKey: 'quality_status',
 });
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { InMemoryMemoryService, InMemorySessionService, Runner, getFunctionCalls, getFunctionResponses, type BaseAgent } from '@troupe/core';
+import {
+  InMemoryMemoryService,
+  InMemorySessionService,
+  Runner,
+  getFunctionCalls,
+  getFunctionResponses,
+  type BaseAgent,
+} from '@troupe/core';
 import { ScriptedModel, type ScriptedReply } from '@troupe/core/testing';
 import { preloadingAssistant, rootAgent } from './agent.js';
 
@@ -10,11 +17,19 @@ import { preloadingAssistant, rootAgent } from './agent.js';
 async function twoSessions(agent: BaseAgent, replies: ScriptedReply[], second = 'Which city do I like best?') {
   const model = new ScriptedModel(replies);
   const sessionService = new InMemorySessionService();
-  const runner = new Runner({ appName: 'memory', agent, sessionService, memoryService: new InMemoryMemoryService(), defaultModel: model });
+  const runner = new Runner({
+    appName: 'memory',
+    agent,
+    sessionService,
+    memoryService: new InMemoryMemoryService(),
+    defaultModel: model,
+  });
 
   const first = await sessionService.createSession({ appName: 'memory', userId: 'ana' });
   await runner.run({ userId: 'ana', sessionId: first.id, newMessage: 'Remember this: my favourite city is Lisbon.' });
-  await runner.memoryService!.addSessionToMemory((await sessionService.getSession({ appName: 'memory', userId: 'ana', sessionId: first.id }))!);
+  await runner.memoryService!.addSessionToMemory(
+    (await sessionService.getSession({ appName: 'memory', userId: 'ana', sessionId: first.id }))!,
+  );
 
   const next = await sessionService.createSession({ appName: 'memory', userId: 'ana' });
   const result = await runner.run({ userId: 'ana', sessionId: next.id, newMessage: second });
@@ -34,8 +49,13 @@ describe('memory example', () => {
     expect(result.output).toBe('Your favourite city is Lisbon.');
     expect(result.events.flatMap(getFunctionCalls).map((c) => c.args)).toEqual([{ query: 'favourite city' }]);
     const [found] = result.events.flatMap(getFunctionResponses);
-    expect((found!.response.memories as { content: string; author: string }[]).map((m) => `${m.author}: ${m.content}`)).toEqual(
-      expect.arrayContaining(['user: Remember this: my favourite city is Lisbon.', "Assistant: I'll remember that Lisbon is your favourite city."]),
+    expect(
+      (found!.response.memories as { content: string; author: string }[]).map((m) => `${m.author}: ${m.content}`),
+    ).toEqual(
+      expect.arrayContaining([
+        'user: Remember this: my favourite city is Lisbon.',
+        "Assistant: I'll remember that Lisbon is your favourite city.",
+      ]),
     );
 
     // The second session's history holds only its own question; the fact came from memory.
@@ -46,7 +66,11 @@ describe('memory example', () => {
   });
 
   it("PreloadingAssistant: the new session's first model request has the remembered city in its system instruction", async () => {
-    const { model, result } = await twoSessions(preloadingAssistant, ['Noted: Lisbon is your favourite city.', 'Lisbon!'], 'What is my favourite city?');
+    const { model, result } = await twoSessions(
+      preloadingAssistant,
+      ['Noted: Lisbon is your favourite city.', 'Lisbon!'],
+      'What is my favourite city?',
+    );
 
     expect(result.output).toBe('Lisbon!');
     const request = model.requests[1]!;
@@ -57,12 +81,24 @@ describe('memory example', () => {
   });
 
   it("another user's session never reaches the model", async () => {
-    const model = new ScriptedModel(['Noted.', { functionCalls: [{ name: 'load_memory', args: { query: 'favourite city' } }] }, 'I do not know yet.']);
+    const model = new ScriptedModel([
+      'Noted.',
+      { functionCalls: [{ name: 'load_memory', args: { query: 'favourite city' } }] },
+      'I do not know yet.',
+    ]);
     const sessionService = new InMemorySessionService();
-    const runner = new Runner({ appName: 'memory', agent: rootAgent, sessionService, memoryService: new InMemoryMemoryService(), defaultModel: model });
+    const runner = new Runner({
+      appName: 'memory',
+      agent: rootAgent,
+      sessionService,
+      memoryService: new InMemoryMemoryService(),
+      defaultModel: model,
+    });
     const ana = await sessionService.createSession({ appName: 'memory', userId: 'ana' });
     await runner.run({ userId: 'ana', sessionId: ana.id, newMessage: 'Remember this: my favourite city is Lisbon.' });
-    await runner.memoryService!.addSessionToMemory((await sessionService.getSession({ appName: 'memory', userId: 'ana', sessionId: ana.id }))!);
+    await runner.memoryService!.addSessionToMemory(
+      (await sessionService.getSession({ appName: 'memory', userId: 'ana', sessionId: ana.id }))!,
+    );
 
     const ben = await sessionService.createSession({ appName: 'memory', userId: 'ben' });
     const result = await runner.run({ userId: 'ben', sessionId: ben.id, newMessage: 'What is my favourite city?' });

@@ -27,6 +27,7 @@ export const rootAgent = new LlmAgent({
 export const preloadingAssistant = new LlmAgent({
   name: 'PreloadingAssistant',
   description: 'A personal assistant that is reminded of earlier conversations before every answer.',
-  instruction: 'You are a personal assistant. Use what you know from earlier conversations with the user when it helps.',
+  instruction:
+    'You are a personal assistant. Use what you know from earlier conversations with the user when it helps.',
   tools: [preloadMemoryTool],
 });

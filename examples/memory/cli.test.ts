@@ -19,7 +19,13 @@ const run = promisify(execFile);
 
 interface StoredEvent {
   author: string;
-  content?: { parts: { text?: string; functionCall?: { name: string; args: Record<string, unknown> }; functionResponse?: { name: string; response: { memories?: { content: string; author: string }[] } } }[] };
+  content?: {
+    parts: {
+      text?: string;
+      functionCall?: { name: string; args: Record<string, unknown> };
+      functionResponse?: { name: string; response: { memories?: { content: string; author: string }[] } };
+    }[];
+  };
 }
 
 const dirs: string[] = [];
@@ -28,9 +34,17 @@ afterEach(() => {
 });
 
 async function troupeRun(db: string, message: string): Promise<StoredEvent[]> {
-  if (!existsSync(BUILT)) throw new Error(`This test runs the built CLI and ${BUILT} is missing. Run npm run build first.`);
-  const { stdout } = await run(process.execPath, [TROUPE, 'run', 'examples/memory', '--db', db, '--input', message, '--json'], { cwd: ROOT, timeout: 60_000 });
-  return stdout.trim().split('\n').map((line) => JSON.parse(line) as StoredEvent);
+  if (!existsSync(BUILT))
+    throw new Error(`This test runs the built CLI and ${BUILT} is missing. Run npm run build first.`);
+  const { stdout } = await run(
+    process.execPath,
+    [TROUPE, 'run', 'examples/memory', '--db', db, '--input', message, '--json'],
+    { cwd: ROOT, timeout: 60_000 },
+  );
+  return stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as StoredEvent);
 }
 
 describe('examples/memory: two troupe run processes over one SQLite file', () => {
@@ -46,8 +60,12 @@ describe('examples/memory: two troupe run processes over one SQLite file', () =>
     const parts = second.flatMap((e) => e.content?.parts ?? []);
     expect(parts.flatMap((p) => (p.functionCall ? [p.functionCall.name] : []))).toEqual(['load_memory']);
     const memories = parts.find((p) => p.functionResponse)!.functionResponse!.response.memories!;
-    expect(memories).toContainEqual(expect.objectContaining({ author: 'user', content: 'Remember this: my favourite city is Lisbon.' }));
+    expect(memories).toContainEqual(
+      expect.objectContaining({ author: 'user', content: 'Remember this: my favourite city is Lisbon.' }),
+    );
     // The offline model's answer summarises what load_memory returned.
-    expect(second.at(-1)!.content!.parts[0]!.text).toMatch(/^Here is what I found: load_memory returned .*my favourite city is Lisbon/);
+    expect(second.at(-1)!.content!.parts[0]!.text).toMatch(
+      /^Here is what I found: load_memory returned .*my favourite city is Lisbon/,
+    );
   });
 });

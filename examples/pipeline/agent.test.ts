@@ -35,7 +35,11 @@ describe('pipeline example', () => {
   });
 
   it('later steps see the outcome of earlier ones even when validation fails', async () => {
-    const model = new ScriptedModel(['invalid', 'nothing to process', 'There was nothing to process: the input was not a list of numbers.']);
+    const model = new ScriptedModel([
+      'invalid',
+      'nothing to process',
+      'There was nothing to process: the input was not a list of numbers.',
+    ]);
 
     const result = await runPipeline(model, 'Hello there');
 

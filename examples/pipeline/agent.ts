@@ -12,7 +12,8 @@ import { LlmAgent, SequentialAgent } from '@troupe/core';
 export const validator = new LlmAgent({
   name: 'ValidateInput',
   description: 'Checks that the input can be processed.',
-  instruction: "Validate the input. Reply with exactly 'valid' if it is a list of numbers to process, otherwise 'invalid'.",
+  instruction:
+    "Validate the input. Reply with exactly 'valid' if it is a list of numbers to process, otherwise 'invalid'.",
   outputKey: 'validation_status',
 });
 

@@ -11,7 +11,10 @@ async function plan(model: BaseLlm | string, input: string) {
 
 const steps = (...list: string[]) => JSON.stringify({ steps: list });
 const call = (name: string, args: Record<string, unknown>) => ({ functionCalls: [{ name, args }] });
-const said = (events: Event[], author: string) => events.filter((e) => e.author === author && e.content && !e.partial).map((e) => e.content!.parts.map((p) => ('text' in p ? p.text : '')).join(''));
+const said = (events: Event[], author: string) =>
+  events
+    .filter((e) => e.author === author && e.content && !e.partial)
+    .map((e) => e.content!.parts.map((p) => ('text' in p ? p.text : '')).join(''));
 
 describe('plan-execute: TripPlanner', () => {
   it('plans, runs the steps in order with the tools, replans, answers, and says why it stopped', async () => {
@@ -25,18 +28,26 @@ describe('plan-execute: TripPlanner', () => {
       steps('Check the weather in Lisbon'),
       call('weather_forecast', { city: 'Lisbon' }), // step 3
       'Sunny, 19–23 °C.',
-      JSON.stringify({ respond: 'Fly FR7311 on Saturday (74 EUR), stay at Baixa Rooms (85 EUR a night); it will be sunny.' }),
+      JSON.stringify({
+        respond: 'Fly FR7311 on Saturday (74 EUR), stay at Baixa Rooms (85 EUR a night); it will be sunny.',
+      }),
     ]);
     const result = await plan(model, 'Plan a weekend in Lisbon: flights, a hotel and the weather');
     expect(result.status).toBe('completed');
-    expect(result.output).toBe('Fly FR7311 on Saturday (74 EUR), stay at Baixa Rooms (85 EUR a night); it will be sunny.');
+    expect(result.output).toBe(
+      'Fly FR7311 on Saturday (74 EUR), stay at Baixa Rooms (85 EUR a night); it will be sunny.',
+    );
     expect(said(result.events, 'TripPlanner')).toEqual([
       'Step 1: Search flights to Lisbon',
       'Step 2: Find a hotel in Lisbon under 100 EUR a night',
       'Step 3: Check the weather in Lisbon',
       'Fly FR7311 on Saturday (74 EUR), stay at Baixa Rooms (85 EUR a night); it will be sunny.',
     ]);
-    expect(result.events.flatMap(getFunctionCalls).map((c) => c.name)).toEqual(['search_flights', 'find_hotels', 'weather_forecast']);
+    expect(result.events.flatMap(getFunctionCalls).map((c) => c.name)).toEqual([
+      'search_flights',
+      'find_hotels',
+      'weather_forecast',
+    ]);
     expect(result.state.pastSteps).toEqual([
       { step: 'Search flights to Lisbon', result: 'Cheapest: FR7311 on Saturday at 06:40, 74 EUR.' },
       { step: 'Find a hotel in Lisbon under 100 EUR a night', result: 'Baixa Rooms, 85 EUR a night.' },

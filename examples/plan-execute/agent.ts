@@ -23,7 +23,13 @@ export const searchFlights = new FunctionTool({
   parameters: z.object({ destination: z.string().describe('The destination city') }),
   execute: ({ destination }) => {
     const city = cityIn(destination);
-    return { destination: city, flights: [{ flight: 'TP1350', departs: 'Fri 18:05', price: 129 }, { flight: 'FR7311', departs: 'Sat 06:40', price: 74 }] };
+    return {
+      destination: city,
+      flights: [
+        { flight: 'TP1350', departs: 'Fri 18:05', price: 129 },
+        { flight: 'FR7311', departs: 'Sat 06:40', price: 74 },
+      ],
+    };
   },
 });
 
@@ -31,7 +37,13 @@ export const findHotels = new FunctionTool({
   name: 'find_hotels',
   description: 'Finds hotels in a city with their price per night.',
   parameters: z.object({ city: z.string().describe('The city') }),
-  execute: ({ city }) => ({ city: cityIn(city), hotels: [{ name: 'Casa Alfama', pricePerNight: 110 }, { name: 'Baixa Rooms', pricePerNight: 85 }] }),
+  execute: ({ city }) => ({
+    city: cityIn(city),
+    hotels: [
+      { name: 'Casa Alfama', pricePerNight: 110 },
+      { name: 'Baixa Rooms', pricePerNight: 85 },
+    ],
+  }),
 });
 
 export const weatherForecast = new FunctionTool({
@@ -53,7 +65,8 @@ export const planner = new LlmAgent({
 export const executor = new LlmAgent({
   name: 'TripExecutor',
   description: 'Performs one step of the trip plan with the travel tools.',
-  instruction: 'Perform exactly the step you are given (the latest "Step n:" message) with the tools, and report the result briefly.',
+  instruction:
+    'Perform exactly the step you are given (the latest "Step n:" message) with the tools, and report the result briefly.',
   tools: [searchFlights, findHotels, weatherForecast],
 });
 
@@ -66,4 +79,11 @@ export const replanner = new LlmAgent({
   outputSchema: replanSchema,
 });
 
-export const rootAgent = new PlanExecuteAgent({ name: 'TripPlanner', description: 'Plans trips step by step.', planner, executor, replanner, maxIterations: 6 });
+export const rootAgent = new PlanExecuteAgent({
+  name: 'TripPlanner',
+  description: 'Plans trips step by step.',
+  planner,
+  executor,
+  replanner,
+  maxIterations: 6,
+});

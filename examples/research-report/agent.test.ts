@@ -4,9 +4,11 @@ import { ScriptedModel, type ScriptedReply } from '@troupe/core/testing';
 import { rootAgent } from './agent.js';
 
 const TOPIC = 'James Webb Space Telescope';
-const FACTS = '- JWST launched on 25 December 2021 and observes in infrared.\n- It has a 6.5 m gold-coated mirror near L2.';
+const FACTS =
+  '- JWST launched on 25 December 2021 and observes in infrared.\n- It has a 6.5 m gold-coated mirror near L2.';
 const NOTES = 'JWST, launched in December 2021, is an infrared observatory with a 6.5 m mirror near L2.';
-const REPORT = 'Report: the James Webb Space Telescope is an infrared observatory launched in December 2021; its 6.5 m mirror sits near L2.';
+const REPORT =
+  'Report: the James Webb Space Telescope is an infrared observatory launched in December 2021; its 6.5 m mirror sits near L2.';
 
 const call = (name: string, args: Record<string, unknown>) => ({ functionCalls: [{ name, args }] });
 const lastParts = (request: LlmRequest) => request.contents.at(-1)!.parts;
@@ -26,7 +28,11 @@ describe('research-report example', () => {
     const runner = new InMemoryRunner({ agent: rootAgent, defaultModel: model });
     const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
 
-    const result = await runner.run({ userId: 'u', sessionId: session.id, newMessage: `Write a report on the ${TOPIC}.` });
+    const result = await runner.run({
+      userId: 'u',
+      sessionId: session.id,
+      newMessage: `Write a report on the ${TOPIC}.`,
+    });
 
     expect(result.status).toBe('completed');
     expect(result.output).toBe(REPORT);
@@ -42,28 +48,54 @@ describe('research-report example', () => {
     ]);
     // Each AgentTool call runs on <caller branch>.<caller>.<agent>.
     expect(result.events.find((e) => e.author === 'ResearchAssistant')!.branch).toBe('ReportWriter.ResearchAssistant');
-    expect(result.events.find((e) => e.author === 'WebSearch')!.branch).toBe('ReportWriter.ResearchAssistant.ResearchAssistant.WebSearch');
-    expect(result.events.find((e) => e.author === 'Summarizer')!.path).toBe('ReportWriter/ResearchAssistant/Summarizer');
+    expect(result.events.find((e) => e.author === 'WebSearch')!.branch).toBe(
+      'ReportWriter.ResearchAssistant.ResearchAssistant.WebSearch',
+    );
+    expect(result.events.find((e) => e.author === 'Summarizer')!.path).toBe(
+      'ReportWriter/ResearchAssistant/Summarizer',
+    );
 
     // WebSearch sees only its call's input, and the fake search results come back to it.
     expect(model.requests[2]!.contents).toEqual([{ role: 'user', parts: [{ text: TOPIC }] }]);
     const searchResponse = lastParts(model.requests[3]!)[0]!;
-    expect(searchResponse).toMatchObject({ functionResponse: { name: 'search_web', response: { query: 'James Webb telescope' } } });
+    expect(searchResponse).toMatchObject({
+      functionResponse: { name: 'search_web', response: { query: 'James Webb telescope' } },
+    });
     expect(JSON.stringify(searchResponse)).toContain('launched on 25 December 2021');
 
     // Results flow up as tool responses: WebSearch -> ResearchAssistant -> ReportWriter.
-    expect(lastParts(model.requests[4]!)).toEqual([{ functionResponse: expect.objectContaining({ name: 'WebSearch', response: { result: FACTS } }) }]);
-    expect(lastParts(model.requests[6]!)).toEqual([{ functionResponse: expect.objectContaining({ name: 'Summarizer', response: { result: NOTES } }) }]);
-    expect(lastParts(model.requests[7]!)).toEqual([{ functionResponse: expect.objectContaining({ name: 'ResearchAssistant', response: { result: NOTES } }) }]);
+    expect(lastParts(model.requests[4]!)).toEqual([
+      { functionResponse: expect.objectContaining({ name: 'WebSearch', response: { result: FACTS } }) },
+    ]);
+    expect(lastParts(model.requests[6]!)).toEqual([
+      { functionResponse: expect.objectContaining({ name: 'Summarizer', response: { result: NOTES } }) },
+    ]);
+    expect(lastParts(model.requests[7]!)).toEqual([
+      { functionResponse: expect.objectContaining({ name: 'ResearchAssistant', response: { result: NOTES } }) },
+    ]);
 
     // Every inner event is stored in the session...
-    const stored = await runner.sessionService.getSession({ appName: runner.appName, userId: 'u', sessionId: session.id });
+    const stored = await runner.sessionService.getSession({
+      appName: runner.appName,
+      userId: 'u',
+      sessionId: session.id,
+    });
     const paths = new Set(stored!.events.filter((e) => e.author !== 'user').map((e) => e.path));
     expect(paths).toEqual(
-      new Set(['ReportWriter', 'ReportWriter/ResearchAssistant', 'ReportWriter/ResearchAssistant/WebSearch', 'ReportWriter/ResearchAssistant/Summarizer']),
+      new Set([
+        'ReportWriter',
+        'ReportWriter/ResearchAssistant',
+        'ReportWriter/ResearchAssistant/WebSearch',
+        'ReportWriter/ResearchAssistant/Summarizer',
+      ]),
     );
     // Token usage is totalled over the whole tree, inner agents included.
-    expect(Object.keys(result.usage.byAgent).sort()).toEqual(['ReportWriter', 'ResearchAssistant', 'Summarizer', 'WebSearch']);
+    expect(Object.keys(result.usage.byAgent).sort()).toEqual([
+      'ReportWriter',
+      'ResearchAssistant',
+      'Summarizer',
+      'WebSearch',
+    ]);
     // ...but ReportWriter's model sees only its own call and the result, never the inner conversation.
     const writerFinal = model.requests[7]!;
     expect(writerFinal.contents.map((c: Content) => c.role)).toEqual(['user', 'model', 'user']);
@@ -107,7 +139,12 @@ describe('research-report example', () => {
     };
     const model = new ScriptedModel([
       call('ResearchAssistant', { request: 'Compare Webb and Hubble' }),
-      { functionCalls: [{ name: 'WebSearch', args: { request: 'James Webb' } }, { name: 'WebSearch', args: { request: 'Hubble' } }] },
+      {
+        functionCalls: [
+          { name: 'WebSearch', args: { request: 'James Webb' } },
+          { name: 'WebSearch', args: { request: 'Hubble' } },
+        ],
+      },
       webSearchReply,
       webSearchReply,
       webSearchReply,
@@ -118,13 +155,21 @@ describe('research-report example', () => {
     const runner = new InMemoryRunner({ agent: rootAgent, defaultModel: model });
     const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
 
-    const result = await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'Compare the Webb and Hubble telescopes.' });
+    const result = await runner.run({
+      userId: 'u',
+      sessionId: session.id,
+      newMessage: 'Compare the Webb and Hubble telescopes.',
+    });
 
     expect(result.status).toBe('completed');
     model.assertDone();
     // Both results come back to ResearchAssistant in call order.
-    const assistantFinal = model.requests.find((r) => r.contents.at(-1)!.parts.some((p) => 'functionResponse' in p && p.functionResponse.name === 'WebSearch'))!;
-    const results = assistantFinal.contents.at(-1)!.parts.map((p) => ('functionResponse' in p ? String(p.functionResponse.response.result) : ''));
+    const assistantFinal = model.requests.find((r) =>
+      r.contents.at(-1)!.parts.some((p) => 'functionResponse' in p && p.functionResponse.name === 'WebSearch'),
+    )!;
+    const results = assistantFinal.contents
+      .at(-1)!
+      .parts.map((p) => ('functionResponse' in p ? String(p.functionResponse.response.result) : ''));
     expect(results).toHaveLength(2);
     expect(results[0]).toContain('James Webb Space Telescope');
     expect(results[0]).not.toContain('Hubble');

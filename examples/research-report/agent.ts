@@ -56,6 +56,7 @@ export const researchAssistant = new LlmAgent({
 export const rootAgent = new LlmAgent({
   name: 'ReportWriter',
   description: 'Writes short reports.',
-  instruction: 'Write a short report on the topic the user asks about. Use ResearchAssistant to gather the information first.',
+  instruction:
+    'Write a short report on the topic the user asks about. Use ResearchAssistant to gather the information first.',
   tools: [new AgentTool({ agent: researchAssistant })],
 });

@@ -6,7 +6,11 @@ import { abConfig, abTest, assistant, mode, rootAgent, withFallback } from './ag
 async function ask(agent: BaseAgent, message: string, defaultModel: BaseLlm) {
   const runner = new InMemoryRunner({ agent, defaultModel });
   const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
-  return { runner, sessionId: session.id, result: await runner.run({ userId: 'u', sessionId: session.id, newMessage: message }) };
+  return {
+    runner,
+    sessionId: session.id,
+    result: await runner.run({ userId: 'u', sessionId: session.id, newMessage: message }),
+  };
 }
 
 describe('routing examples (seed 003)', () => {
@@ -15,7 +19,9 @@ describe('routing examples (seed 003)', () => {
     const first = await ask(rootAgent, 'Compare three database designs for an audit log', model);
     expect(first.result.events[0]!.actions.route).toEqual({ key: 'complex' });
     expect(first.result.output).toBe('Step 1: ...');
-    expect(model.requests[0]!.contents[0]!.parts[0]).toMatchObject({ text: expect.stringContaining("Classify this request as 'simple' or 'complex'") });
+    expect(model.requests[0]!.contents[0]!.parts[0]).toMatchObject({
+      text: expect.stringContaining("Classify this request as 'simple' or 'complex'"),
+    });
     const second = await ask(rootAgent, 'Capital of France?', model);
     expect(second.result.events[0]!.actions.route).toEqual({ key: 'simple' });
     expect(model.requests[3]!.config.systemInstruction).toMatch(/simple assistant/);
@@ -31,7 +37,10 @@ describe('routing examples (seed 003)', () => {
   });
 
   it('propagates the last error when the fallback fails too', async () => {
-    const model = new ScriptedModel([{ error: 'primary down', status: 503 }, { error: 'fallback down', status: 503 }]);
+    const model = new ScriptedModel([
+      { error: 'primary down', status: 503 },
+      { error: 'fallback down', status: 503 },
+    ]);
     const { result } = await ask(withFallback, 'hello', model);
     expect(result.status).toBe('failed');
     expect(result.error!.message).toMatch(/fallback down/);
@@ -61,6 +70,13 @@ describe('routing examples (seed 003)', () => {
   });
 
   it('agents of a RoutedAgent are its sub-agents (unique names, one parent)', () => {
-    expect(() => new RoutedAgent({ name: 'x', agents: [new LlmAgent({ name: 'a' }), new LlmAgent({ name: 'a' })], router: () => 'a' })).toThrow(/two options keyed 'a'/);
+    expect(
+      () =>
+        new RoutedAgent({
+          name: 'x',
+          agents: [new LlmAgent({ name: 'a' }), new LlmAgent({ name: 'a' })],
+          router: () => 'a',
+        }),
+    ).toThrow(/two options keyed 'a'/);
   });
 });

@@ -15,8 +15,14 @@ import { FunctionTool, LlmAgent, RoutedAgent, contentText, type BaseAgent, type 
 
 // --- Routing by input complexity -------------------------------------------------------------
 
-const simple = new LlmAgent({ name: 'simple', instruction: 'You are a simple assistant for basic questions. Answer in one sentence.' });
-const complex = new LlmAgent({ name: 'complex', instruction: 'You are an expert assistant for complex analysis. Answer step by step.' });
+const simple = new LlmAgent({
+  name: 'simple',
+  instruction: 'You are a simple assistant for basic questions. Answer in one sentence.',
+});
+const complex = new LlmAgent({
+  name: 'complex',
+  instruction: 'You are an expert assistant for complex analysis. Answer step by step.',
+});
 
 /** Asks a model (the same one the agents use) whether the request is simple or complex. */
 async function byComplexity(agents: Readonly<Record<string, BaseAgent>>, ctx: InvocationContext): Promise<string> {
@@ -25,7 +31,11 @@ async function byComplexity(agents: Readonly<Record<string, BaseAgent>>, ctx: In
   const classifier = (agents.simple as LlmAgent).canonicalModel(ctx);
   const prompt = `Classify this request as 'simple' or 'complex'. Reply with ONLY that word.\nRequest: "${text}"`;
   let answer = '';
-  for await (const response of classifier.generateContentAsync({ model: classifier.model, contents: [{ role: 'user', parts: [{ text: prompt }] }], config: {} })) {
+  for await (const response of classifier.generateContentAsync({
+    model: classifier.model,
+    contents: [{ role: 'user', parts: [{ text: prompt }] }],
+    config: {},
+  })) {
     if (!response.partial) answer += contentText(response.content);
   }
   return answer.toLowerCase().includes('complex') ? 'complex' : 'simple';
@@ -74,7 +84,11 @@ export const readFile = new FunctionTool({
 export const writeFile = new FunctionTool({
   name: 'write_file',
   description: 'Writes content to a file.',
-  parameters: { type: 'object', properties: { filePath: { type: 'string' }, content: { type: 'string' } }, required: ['filePath', 'content'] },
+  parameters: {
+    type: 'object',
+    properties: { filePath: { type: 'string' }, content: { type: 'string' } },
+    required: ['filePath', 'content'],
+  },
   execute: (args) => ({ result: `Wrote to ${String(args.filePath)}` }),
 });
 
@@ -84,8 +98,16 @@ export const mode = { planning: false };
 export const assistant = new RoutedAgent({
   name: 'assistant',
   agents: {
-    basic: new LlmAgent({ name: 'basic', instruction: 'You are a basic assistant. Use tools to help the user.', tools: [readFile, writeFile] }),
-    planning: new LlmAgent({ name: 'planning', instruction: 'You are a planning expert. Analyze carefully. You can only read files.', tools: [readFile] }),
+    basic: new LlmAgent({
+      name: 'basic',
+      instruction: 'You are a basic assistant. Use tools to help the user.',
+      tools: [readFile, writeFile],
+    }),
+    planning: new LlmAgent({
+      name: 'planning',
+      instruction: 'You are a planning expert. Analyze carefully. You can only read files.',
+      tools: [readFile],
+    }),
   },
   router: () => (mode.planning ? 'planning' : 'basic'),
 });

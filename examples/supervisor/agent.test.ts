@@ -3,7 +3,9 @@ import { InMemoryRunner, getFunctionCalls, type Event } from '@troupe/core';
 import { ScriptedModel, type ScriptedReply } from '@troupe/core/testing';
 import { rootAgent } from './agent.js';
 
-const delegate = (worker: string, request: string): ScriptedReply => ({ functionCalls: [{ name: worker, args: { request } }] });
+const delegate = (worker: string, request: string): ScriptedReply => ({
+  functionCalls: [{ name: worker, args: { request } }],
+});
 
 async function run(model: ScriptedModel, message: string) {
   const runner = new InMemoryRunner({ agent: rootAgent, defaultModel: model });
@@ -32,7 +34,10 @@ describe('supervisor example', () => {
     expect(result.status).toBe('completed');
     model.assertDone();
     // The delegation history: ResearchLead's calls of its workers, in order.
-    const delegations = result.events.filter((e) => e.author === 'ResearchLead').flatMap(getFunctionCalls).map((c) => c.name);
+    const delegations = result.events
+      .filter((e) => e.author === 'ResearchLead')
+      .flatMap(getFunctionCalls)
+      .map((c) => c.name);
     expect(delegations).toEqual(['Searcher', 'Summarizer']);
     // Each worker hands control back to the supervisor when it finishes.
     expect(turns(result.events)).toEqual(['ResearchLead', 'Searcher', 'ResearchLead', 'Summarizer', 'ResearchLead']);
@@ -59,7 +64,11 @@ describe('supervisor example', () => {
   it('runs with the offline model', async () => {
     const runner = new InMemoryRunner({ agent: rootAgent, defaultModel: 'offline' });
     const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
-    const result = await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'Research the James Webb telescope' });
+    const result = await runner.run({
+      userId: 'u',
+      sessionId: session.id,
+      newMessage: 'Research the James Webb telescope',
+    });
     expect(result.status).toBe('completed');
     expect(result.events.at(-1)!.actions.agentState).toMatchObject({ stopReason: expect.any(String) });
   });

@@ -27,7 +27,12 @@ export const searchWeb = new FunctionTool({
   parameters: z.object({ query: z.string().describe('What to search for.') }),
   execute: ({ query }) => {
     const words = query.toLowerCase().split(/[^a-z0-9]+/);
-    return { query, results: Object.entries(WEB).filter(([keyword]) => words.includes(keyword)).map(([, snippet]) => snippet) };
+    return {
+      query,
+      results: Object.entries(WEB)
+        .filter(([keyword]) => words.includes(keyword))
+        .map(([, snippet]) => snippet),
+    };
   },
 });
 

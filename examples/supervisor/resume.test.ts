@@ -38,20 +38,41 @@ describe('supervisor example: an approval inside a worker', () => {
     await sessionService.close();
 
     const worker = fileURLToPath(new URL('./fixtures/resume.ts', import.meta.url));
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', worker, db, session.id, paused.interrupts[0]!.id], { timeout: 60_000 });
-    const resumed = JSON.parse(stdout.trim().split('\n').at(-1)!) as { status: string; output: unknown; pid: number; modelCalls: number };
+    const { stdout } = await run(
+      process.execPath,
+      ['--import', 'tsx', worker, db, session.id, paused.interrupts[0]!.id],
+      { timeout: 60_000 },
+    );
+    const resumed = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+      status: string;
+      output: unknown;
+      pid: number;
+      modelCalls: number;
+    };
     expect(resumed.pid).not.toBe(process.pid);
     // Two model calls only: Billing's answer after the refund, then the supervisor's.
-    expect(resumed).toEqual({ status: 'completed', output: 'Order A-1 is refunded: 30.', pid: resumed.pid, modelCalls: 2 });
+    expect(resumed).toEqual({
+      status: 'completed',
+      output: 'Order A-1 is refunded: 30.',
+      pid: resumed.pid,
+      modelCalls: 2,
+    });
 
     const reread = new SqliteSessionService({ path: db });
     const events = (await reread.getSession({ appName: 'support', userId: 'u', sessionId: session.id }))!.events;
     await reread.close();
     const responses = events.flatMap(getFunctionResponses);
-    expect(responses.filter((r) => r.name === 'issue_refund').map((r) => r.response)).toEqual([{ refunded: 30, orderId: 'A-1' }]);
+    expect(responses.filter((r) => r.name === 'issue_refund').map((r) => r.response)).toEqual([
+      { refunded: 30, orderId: 'A-1' },
+    ]);
     expect(responses.filter((r) => r.name === 'search_web')).toHaveLength(1);
     // The delegation history: Searcher, then Billing; then the supervisor answered.
-    expect(events.filter((e) => e.author === 'SupportLead').flatMap(getFunctionCalls).map((c) => c.name)).toEqual(['Searcher', 'Billing']);
+    expect(
+      events
+        .filter((e) => e.author === 'SupportLead')
+        .flatMap(getFunctionCalls)
+        .map((c) => c.name),
+    ).toEqual(['Searcher', 'Billing']);
     expect(events.at(-1)!.actions.agentState).toEqual({ stopReason: 'answered', delegations: 2 });
   });
 });

@@ -7,7 +7,8 @@ const teamFile = fileURLToPath(new URL('./team.yaml', import.meta.url));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The section title the chat skill was asked about (its instruction names it). */
-const titleOf = (request: LlmRequest): string => /titled "([^"]*)"/.exec(request.config.systemInstruction ?? '')?.[1] ?? '?';
+const titleOf = (request: LlmRequest): string =>
+  /titled "([^"]*)"/.exec(request.config.systemInstruction ?? '')?.[1] ?? '?';
 
 /**
  * A model for the chat skill: answers one sentence per section after a delay (shorter for later
@@ -50,7 +51,10 @@ describe('team-yaml example (seed 002 TeamAgent in YAML)', () => {
     });
     const [sandbox, chat] = (team as TeamAgent).skills;
     expect(sandbox).toBeInstanceOf(FunctionAgent);
-    expect(sandbox).toMatchObject({ name: 'sandbox', description: expect.stringContaining('Tidies a section') as string });
+    expect(sandbox).toMatchObject({
+      name: 'sandbox',
+      description: expect.stringContaining('Tidies a section') as string,
+    });
     expect(sandbox!.inputSchema).toMatchObject({ required: ['title'] });
     expect(chat).toBeInstanceOf(LlmAgent);
     expect(chat).toMatchObject({ name: 'chat', outputKey: 'description' });
@@ -97,7 +101,13 @@ describe('team-yaml example (seed 002 TeamAgent in YAML)', () => {
     const team = await loadAgent(teamFile, { model });
     const runner = new InMemoryRunner({ agent: team });
     const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
-    await runner.run({ userId: 'u', sessionId: session.id, input: { sections: [{ title: 'Scope', description: 'What is in and out' }] } });
-    expect(model.requests[0]!.config.systemInstruction).toBe('Write one sentence describing the section titled "Scope".\nIts current description, possibly empty: What is in and out\n');
+    await runner.run({
+      userId: 'u',
+      sessionId: session.id,
+      input: { sections: [{ title: 'Scope', description: 'What is in and out' }] },
+    });
+    expect(model.requests[0]!.config.systemInstruction).toBe(
+      'Write one sentence describing the section titled "Scope".\nIts current description, possibly empty: What is in and out\n',
+    );
   });
 });

@@ -22,10 +22,18 @@ const CODE_SITES = [
 ];
 
 function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true, recursive: true })
-    // The contract suites under testing/contracts are tests: their codes are made-up values to store.
-    .filter((entry) => entry.isFile() && /\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name) && !entry.parentPath.includes('contracts'))
-    .map((entry) => join(entry.parentPath, entry.name));
+  return (
+    readdirSync(dir, { withFileTypes: true, recursive: true })
+      // The contract suites under testing/contracts are tests: their codes are made-up values to store.
+      .filter(
+        (entry) =>
+          entry.isFile() &&
+          /\.tsx?$/.test(entry.name) &&
+          !/\.test\.tsx?$/.test(entry.name) &&
+          !entry.parentPath.includes('contracts'),
+      )
+      .map((entry) => join(entry.parentPath, entry.name))
+  );
 }
 
 function codesInSources(): Map<string, string[]> {
@@ -48,15 +56,21 @@ describe('error codes', () => {
   it('every code thrown, stored or compared in packages/*/src is in ERROR_CODES', () => {
     const found = codesInSources();
     expect(found.size).toBeGreaterThan(40);
-    const unknown = [...found].filter(([code]) => !isErrorCode(code) && !FOREIGN_CODE.test(code)).map(([code, files]) => `${code} (${[...new Set(files)].join(', ')})`);
-    expect(unknown, 'Add these codes to ERROR_CODES in packages/core/src/error-codes.ts and to docs/errors.md, or use an existing code').toEqual([]);
+    const unknown = [...found]
+      .filter(([code]) => !isErrorCode(code) && !FOREIGN_CODE.test(code))
+      .map(([code, files]) => `${code} (${[...new Set(files)].join(', ')})`);
+    expect(
+      unknown,
+      'Add these codes to ERROR_CODES in packages/core/src/error-codes.ts and to docs/errors.md, or use an existing code',
+    ).toEqual([]);
   });
 
   it('every class named in ERROR_CODES is declared in a package, extending TroupeError or another error class', () => {
     const declared = new Set<string>(['TroupeError']);
     for (const pkg of readdirSync(join(root, 'packages'))) {
       for (const file of sourceFiles(join(root, 'packages', pkg, 'src'))) {
-        for (const match of readFileSync(file, 'utf8').matchAll(/\bclass (\w+Error) extends \w+Error\b/g)) declared.add(match[1]!);
+        for (const match of readFileSync(file, 'utf8').matchAll(/\bclass (\w+Error) extends \w+Error\b/g))
+          declared.add(match[1]!);
       }
     }
     const classes = new Set(Object.values(ERROR_CODES).filter((name) => name !== null));
@@ -67,7 +81,9 @@ describe('error codes', () => {
     const docs = readFileSync(join(root, 'docs', 'errors.md'), 'utf8');
     const rows = new Map<string, string>();
     for (const match of docs.matchAll(/^\| `([A-Z][A-Z0-9_]+)` \| (`\w+`|—) \|/gm)) rows.set(match[1]!, match[2]!);
-    const expected = new Map(Object.entries(ERROR_CODES).map(([code, name]) => [code, name === null ? '—' : `\`${name}\``]));
+    const expected = new Map(
+      Object.entries(ERROR_CODES).map(([code, name]) => [code, name === null ? '—' : `\`${name}\``]),
+    );
     expect(Object.fromEntries(rows)).toEqual(Object.fromEntries(expected));
   });
 

@@ -28,7 +28,10 @@ function entryPoints(): Map<string, string> {
   for (const dir of readdirSync(join(root, 'packages')).sort()) {
     const pkg = JSON.parse(readFileSync(join(root, 'packages', dir, 'package.json'), 'utf8')) as PackageJson;
     for (const [subpath, conditions] of Object.entries(pkg.exports)) {
-      entries.set(subpath === '.' ? pkg.name : `${pkg.name}/${subpath.slice(2)}`, join(root, 'packages', dir, conditions['@troupe/source']));
+      entries.set(
+        subpath === '.' ? pkg.name : `${pkg.name}/${subpath.slice(2)}`,
+        join(root, 'packages', dir, conditions['@troupe/source']),
+      );
     }
   }
   return entries;
@@ -57,7 +60,10 @@ function publicApi(): Record<string, string[]> {
   for (const [entry, file] of entries) {
     const source = program.getSourceFile(file);
     const module = source && checker.getSymbolAtLocation(source);
-    if (!module) throw new Error(`Cannot read the entry point ${entry} at ${file}: its package.json "exports" names a file that does not exist.`);
+    if (!module)
+      throw new Error(
+        `Cannot read the entry point ${entry} at ${file}: its package.json "exports" names a file that does not exist.`,
+      );
     api[entry] = checker
       .getExportsOfModule(module)
       .map((symbol) => {

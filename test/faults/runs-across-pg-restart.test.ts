@@ -13,13 +13,26 @@ describePostgres('runs across a PostgreSQL restart', () => {
 
   it('cut runs end failed with an error event, or resume to completion; sessions stay consistent', async () => {
     const pg = server();
-    const sessionService = new PostgresSessionService({ connectionString: pg.url, connectTimeoutMs: 1000, healthTimeoutMs: 1000 });
-    const step = (name: string) => new FunctionAgent({ name, run: async () => { await new Promise((r) => setTimeout(r, 15)); return name; } });
+    const sessionService = new PostgresSessionService({
+      connectionString: pg.url,
+      connectTimeoutMs: 1000,
+      healthTimeoutMs: 1000,
+    });
+    const step = (name: string) =>
+      new FunctionAgent({
+        name,
+        run: async () => {
+          await new Promise((r) => setTimeout(r, 15));
+          return name;
+        },
+      });
     const job = new SequentialAgent({ name: 'Job', subAgents: [step('s1'), step('s2'), step('s3')] });
     const runner = new Runner({ appName: 'jobs', agent: job, sessionService, leaseTtlMs: 400 });
     const app = createApp({ apps: { jobs: job }, sessionService, healthCheckTimeoutMs: 1500 });
 
-    const sessions = await Promise.all(Array.from({ length: 5 }, () => sessionService.createSession({ appName: 'jobs', userId: 'u' })));
+    const sessions = await Promise.all(
+      Array.from({ length: 5 }, () => sessionService.createSession({ appName: 'jobs', userId: 'u' })),
+    );
     const statuses: string[] = [];
     const failedRuns = new Set<string>();
     let stop = false;
@@ -86,7 +99,10 @@ function byInvocation(events: Event[]): Map<string, Event[]> {
 /** One user event, then s1, s2, s3 in order, each at most once, then at most one error record. */
 function expectInOrder(events: Event[]): void {
   expect(events[0]!.author).toBe('user');
-  const steps = events.slice(1).filter((e) => e.errorCode === undefined).map((e) => e.output);
+  const steps = events
+    .slice(1)
+    .filter((e) => e.errorCode === undefined)
+    .map((e) => e.output);
   expect(steps).toEqual(['s1', 's2', 's3'].slice(0, steps.length));
   expect(events.filter((e) => e.errorCode !== undefined).length).toBeLessThanOrEqual(1);
 }

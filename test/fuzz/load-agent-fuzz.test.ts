@@ -13,24 +13,79 @@ const dir = mkdtempSync(join(tmpdir(), 'troupe-fuzz-yaml-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 
-const keys = fc.constantFrom('name', 'type', 'model', 'instruction', 'description', 'sub_agents', 'subAgents', 'skills', 'tools', 'output_key', 'max_iterations', 'iterate_on', 'mode', 'reflection', 'input_schema', '__proto__', 'constructor', 'agents', 'router');
-const scalar = fc.oneof(fc.constantFrom('llm', 'sequential', 'parallel', 'loop', 'team', 'routed', 'function', 'Agent_1', './missing.yaml', '{x}', 'null', '~', '&a', '*a', '!!js/function'), fc.string({ maxLength: 12 }), fc.integer(), fc.boolean());
+const keys = fc.constantFrom(
+  'name',
+  'type',
+  'model',
+  'instruction',
+  'description',
+  'sub_agents',
+  'subAgents',
+  'skills',
+  'tools',
+  'output_key',
+  'max_iterations',
+  'iterate_on',
+  'mode',
+  'reflection',
+  'input_schema',
+  '__proto__',
+  'constructor',
+  'agents',
+  'router',
+);
+const scalar = fc.oneof(
+  fc.constantFrom(
+    'llm',
+    'sequential',
+    'parallel',
+    'loop',
+    'team',
+    'routed',
+    'function',
+    'Agent_1',
+    './missing.yaml',
+    '{x}',
+    'null',
+    '~',
+    '&a',
+    '*a',
+    '!!js/function',
+  ),
+  fc.string({ maxLength: 12 }),
+  fc.integer(),
+  fc.boolean(),
+);
 const node: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
-  n: fc.oneof({ depthSize: 'small' }, scalar, fc.array(tie('n'), { maxLength: 3 }), fc.dictionary(keys, tie('n'), { maxKeys: 5 })),
+  n: fc.oneof(
+    { depthSize: 'small' },
+    scalar,
+    fc.array(tie('n'), { maxLength: 3 }),
+    fc.dictionary(keys, tie('n'), { maxKeys: 5 }),
+  ),
 })).n;
 
 /** Raw text, including YAML features that are easy to abuse (anchors, aliases, tags, merges). */
 const yamlText = fc.oneof(
   node.map((v) => JSON.stringify(v) ?? 'null'),
-  fc.array(fc.tuple(keys, scalar), { maxLength: 6 }).map((pairs) => pairs.map(([k, v]) => `${k}: ${String(v)}`).join('\n')),
+  fc
+    .array(fc.tuple(keys, scalar), { maxLength: 6 })
+    .map((pairs) => pairs.map(([k, v]) => `${k}: ${String(v)}`).join('\n')),
   fc.string({ unit: 'binary', maxLength: 120 }),
   fc.integer({ min: 2, max: 9 }).map((width) => {
     // A billion-laughs document: each level refers to the previous one `width` times.
     const lines = ['a0: &a0 [lol]'];
-    for (let i = 1; i < 10; i++) lines.push(`a${i}: &a${i} [${Array.from({ length: width }, () => `*a${i - 1}`).join(', ')}]`);
+    for (let i = 1; i < 10; i++)
+      lines.push(`a${i}: &a${i} [${Array.from({ length: width }, () => `*a${i - 1}`).join(', ')}]`);
     return `${lines.join('\n')}\nname: Bomb\ninstruction: *a9\n`;
   }),
-  fc.constantFrom('name: A\n<<: *missing', 'name: A\ninstruction: !!binary aGk=', 'name: A\nsub_agents:\n  - name: A', '- a\n- b', '%YAML 1.1\n---\nname: A'),
+  fc.constantFrom(
+    'name: A\n<<: *missing',
+    'name: A\ninstruction: !!binary aGk=',
+    'name: A\nsub_agents:\n  - name: A',
+    '- a\n- b',
+    '%YAML 1.1\n---\nname: A',
+  ),
 );
 
 describe('fuzzing loadAgent', () => {

@@ -9,7 +9,13 @@ import { createApp } from '@troupe/server';
 
 const sessionService = new InMemorySessionService();
 const echo = new FunctionAgent({ name: 'Echo', run: (input) => ({ echoed: input }) });
-const pipeline = new SequentialAgent({ name: 'Pipe', subAgents: [new FunctionAgent({ name: 'first', run: () => 'one' }), new FunctionAgent({ name: 'second', run: () => 'two' })] });
+const pipeline = new SequentialAgent({
+  name: 'Pipe',
+  subAgents: [
+    new FunctionAgent({ name: 'first', run: () => 'one' }),
+    new FunctionAgent({ name: 'second', run: () => 'two' }),
+  ],
+});
 const app = createApp({ apps: { echo, pipe: pipeline }, sessionService });
 const SESSION = 'fuzz-session';
 
@@ -25,7 +31,18 @@ async function eventCount(): Promise<number> {
 }
 
 /** JSON-ish values, including keys and shapes that are easy to get wrong. */
-const awkwardKey = fc.constantFrom('__proto__', 'constructor', 'prototype', 'app:x', 'user:y', 'temp:z', '', 'a.b', '\u0000', '\ud800');
+const awkwardKey = fc.constantFrom(
+  '__proto__',
+  'constructor',
+  'prototype',
+  'app:x',
+  'user:y',
+  'temp:z',
+  '',
+  'a.b',
+  '\u0000',
+  '\ud800',
+);
 const value: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
   node: fc.oneof(
     { depthSize: 'small' },
@@ -44,7 +61,13 @@ const runBody = fc.record(
     appName: fc.oneof(fc.constant('echo'), fc.constant('echo'), fc.string({ maxLength: 10 })),
     userId: fc.oneof(fc.constant('u'), fc.constant('u'), fc.string({ maxLength: 10 })),
     sessionId: fc.oneof(fc.constant(SESSION), fc.constant(SESSION), fc.string({ maxLength: 10 })),
-    newMessage: fc.oneof(fc.record({ role: fc.constantFrom('user', 'model', 'x'), parts: fc.array(fc.oneof(fc.record({ text: fc.string() }), value), { maxLength: 3 }) }), value),
+    newMessage: fc.oneof(
+      fc.record({
+        role: fc.constantFrom('user', 'model', 'x'),
+        parts: fc.array(fc.oneof(fc.record({ text: fc.string() }), value), { maxLength: 3 }),
+      }),
+      value,
+    ),
     input: value,
     stateDelta: value,
     streaming: value,
@@ -59,19 +82,62 @@ function rawBody(): fc.Arbitrary<string> {
     value.map((v) => JSON.stringify(v) ?? 'null'),
     deep,
     fc.string({ unit: 'binary', maxLength: 200 }),
-    fc.constantFrom('', '{', '{"a":', 'null', '[]', '{"__proto__":{"polluted":1}}', '{"appName":"echo","userId":"u","sessionId":"fuzz-session","newMessage":{"role":"user","parts":[{"text":"hi"}]},"stateDelta":{"a":{"__proto__":{"x":1}}}}'),
+    fc.constantFrom(
+      '',
+      '{',
+      '{"a":',
+      'null',
+      '[]',
+      '{"__proto__":{"polluted":1}}',
+      '{"appName":"echo","userId":"u","sessionId":"fuzz-session","newMessage":{"role":"user","parts":[{"text":"hi"}]},"stateDelta":{"a":{"__proto__":{"x":1}}}}',
+    ),
   );
 }
 
 const paths = fc.oneof(
-  fc.constantFrom('/run', '/run_sse', '/list-apps', '/health', `/apps/echo/users/u/sessions`, `/apps/echo/users/u/sessions/${SESSION}`, `/apps/echo/users/u/sessions/${SESSION}/resume`, `/apps/echo/graph`),
-  fc.array(fc.oneof(fc.constantFrom('apps', 'echo', 'users', 'u', 'sessions', SESSION, 'resume', '..', '%00', '%2e%2e', '%E0%A4%A', 'graph'), fc.webSegment()), { minLength: 1, maxLength: 7 }).map((segments) => `/${segments.join('/')}`),
+  fc.constantFrom(
+    '/run',
+    '/run_sse',
+    '/list-apps',
+    '/health',
+    `/apps/echo/users/u/sessions`,
+    `/apps/echo/users/u/sessions/${SESSION}`,
+    `/apps/echo/users/u/sessions/${SESSION}/resume`,
+    `/apps/echo/graph`,
+  ),
+  fc
+    .array(
+      fc.oneof(
+        fc.constantFrom(
+          'apps',
+          'echo',
+          'users',
+          'u',
+          'sessions',
+          SESSION,
+          'resume',
+          '..',
+          '%00',
+          '%2e%2e',
+          '%E0%A4%A',
+          'graph',
+        ),
+        fc.webSegment(),
+      ),
+      { minLength: 1, maxLength: 7 },
+    )
+    .map((segments) => `/${segments.join('/')}`),
 );
 
 describe('fuzzing the HTTP API', () => {
   it('any body on the run, session and resume routes: never a 500, nothing stored on a refusal', async () => {
     await sessionService.createSession({ appName: 'echo', userId: 'u', sessionId: SESSION });
-    const targets = ['/run', '/run_sse', '/apps/echo/users/u/sessions', `/apps/echo/users/u/sessions/${SESSION}/resume`];
+    const targets = [
+      '/run',
+      '/run_sse',
+      '/apps/echo/users/u/sessions',
+      `/apps/echo/users/u/sessions/${SESSION}/resume`,
+    ];
     const seen = new Set<number>();
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...targets), rawBody(), async (path, body) => {
@@ -83,19 +149,44 @@ describe('fuzzing the HTTP API', () => {
         if (res.status >= 400) expect(await eventCount()).toBe(before);
       }),
       // Valid runs are generated often enough to be exercised, not only refusals.
-      { numRuns: 1500, examples: [['/run', JSON.stringify({ appName: 'echo', userId: 'u', sessionId: SESSION, newMessage: { role: 'user', parts: [{ text: 'hi' }] } })]] },
+      {
+        numRuns: 1500,
+        examples: [
+          [
+            '/run',
+            JSON.stringify({
+              appName: 'echo',
+              userId: 'u',
+              sessionId: SESSION,
+              newMessage: { role: 'user', parts: [{ text: 'hi' }] },
+            }),
+          ],
+        ],
+      },
     );
     expect([...seen].sort()).toEqual([2, 4]);
     expect((await request('GET', '/health')).status).toBe(200);
   }, 60_000);
 
   it('any path, method and headers: never a 500, and /health still answers', async () => {
-    const headerName = fc.constantFrom('content-type', 'authorization', 'origin', 'host', 'x-forwarded-for', 'accept', 'access-control-request-method');
+    const headerName = fc.constantFrom(
+      'content-type',
+      'authorization',
+      'origin',
+      'host',
+      'x-forwarded-for',
+      'accept',
+      'access-control-request-method',
+    );
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom('GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'OPTIONS'),
         paths,
-        fc.dictionary(headerName, fc.string({ maxLength: 30 }).filter((v) => /^[\t\x20-\x7e]*$/.test(v)), { maxKeys: 3 }),
+        fc.dictionary(
+          headerName,
+          fc.string({ maxLength: 30 }).filter((v) => /^[\t\x20-\x7e]*$/.test(v)),
+          { maxKeys: 3 },
+        ),
         rawBody(),
         async (method, path, headers, body) => {
           const res = await request(method, path, body, headers);

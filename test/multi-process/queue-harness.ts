@@ -20,7 +20,10 @@ const BUILT = [
 
 export function requireBuilt(): void {
   for (const file of BUILT) {
-    if (!existsSync(file)) throw new Error(`The worker and API processes run the built packages and ${file} is missing. Run npm run build first.`);
+    if (!existsSync(file))
+      throw new Error(
+        `The worker and API processes run the built packages and ${file} is missing. Run npm run build first.`,
+      );
   }
 }
 
@@ -45,8 +48,15 @@ export class Children {
     const deadline = Date.now() + 20_000;
     for (;;) {
       const line = output.split('\n').find((l) => l.startsWith('ready ') || l.startsWith('listening '));
-      if (line) return { process: child, pid: child.pid!, banner: line.slice(line.indexOf(' ') + 1).trim(), output: () => output };
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${script} exited before it was ready:\n${output}`);
+      if (line)
+        return {
+          process: child,
+          pid: child.pid!,
+          banner: line.slice(line.indexOf(' ') + 1).trim(),
+          output: () => output,
+        };
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`${script} exited before it was ready:\n${output}`);
       if (Date.now() > deadline) throw new Error(`${script} was not ready within 20 s:\n${output}`);
       await sleep(25);
     }
@@ -67,7 +77,8 @@ export class Children {
 export async function exited(child: Child, limitMs = 15_000): Promise<void> {
   const deadline = Date.now() + limitMs;
   while (child.process.exitCode === null && child.process.signalCode === null) {
-    if (Date.now() > deadline) throw new Error(`process ${child.pid} did not exit within ${limitMs} ms:\n${child.output()}`);
+    if (Date.now() > deadline)
+      throw new Error(`process ${child.pid} did not exit within ${limitMs} ms:\n${child.output()}`);
     await sleep(20);
   }
 }
@@ -83,7 +94,10 @@ export async function until(check: () => boolean | Promise<boolean>, what: strin
 
 /** The steps log the worker script writes: one `<step> <runId> <pid>` line per finished step. */
 export class StepLog {
-  readonly path = join(tmpdir(), `troupe-queue-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.log`);
+  readonly path = join(
+    tmpdir(),
+    `troupe-queue-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.log`,
+  );
 
   constructor() {
     writeFileSync(this.path, '');

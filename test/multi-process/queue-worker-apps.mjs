@@ -37,8 +37,12 @@ export function apps(options) {
     },
   });
   const model = new ScriptedModel(
-    Array.from({ length: 100 }, () => (request) =>
-      request.contents.some((c) => c.parts.some((p) => p.functionResponse)) ? 'Refunded.' : { functionCalls: [{ name: 'refund', args: { order: 'A1' } }] },
+    Array.from(
+      { length: 100 },
+      () => (request) =>
+        request.contents.some((c) => c.parts.some((p) => p.functionResponse))
+          ? 'Refunded.'
+          : { functionCalls: [{ name: 'refund', args: { order: 'A1' } }] },
     ),
   );
   const desk = new LlmAgent({ name: 'Desk', model, instruction: 'Refund what is asked.', tools: [refund] });

@@ -9,7 +9,11 @@ import { apps } from './queue-worker-apps.mjs';
 
 const options = JSON.parse(process.argv[2]);
 // As short as the lock: a worker frozen mid-write must not hold the session's row past its lease.
-const sessionService = new PostgresSessionService({ connectionString: options.pg, schema: options.schema, idleInTransactionTimeoutMs: options.lockDurationMs });
+const sessionService = new PostgresSessionService({
+  connectionString: options.pg,
+  schema: options.schema,
+  idleInTransactionTimeoutMs: options.lockDurationMs,
+});
 const worker = new RunWorker({
   apps: apps(options),
   sessionService,

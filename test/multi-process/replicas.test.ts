@@ -2,7 +2,13 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { PG_URL, describePostgres, dropSchema, requirePostgres, uniqueSchema } from '../../packages/postgres/test/pg-test-env.js';
+import {
+  PG_URL,
+  describePostgres,
+  dropSchema,
+  requirePostgres,
+  uniqueSchema,
+} from '../../packages/postgres/test/pg-test-env.js';
 
 // Two API replicas (real `node` processes) on one PostgreSQL store, as behind a load balancer. The
 // session lease keeps one invocation per session across them: a double text is refused without
@@ -32,7 +38,8 @@ describePostgres('API replicas on one PostgreSQL session', () => {
 
   beforeAll(async () => {
     await requirePostgres();
-    if (!existsSync(BUILT)) throw new Error(`The replicas run the built packages and ${BUILT} is missing. Run npm run build first.`);
+    if (!existsSync(BUILT))
+      throw new Error(`The replicas run the built packages and ${BUILT} is missing. Run npm run build first.`);
   });
   afterEach(() => {
     // Only our own children, by pid; a stopped one must be continued to die.
@@ -48,7 +55,9 @@ describePostgres('API replicas on one PostgreSQL session', () => {
   });
 
   function startReplica(): Promise<Replica> {
-    const child = spawn(process.execPath, [REPLICA, PG_URL, schema, String(LEASE_TTL_MS), String(STEP_MS)], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [REPLICA, PG_URL, schema, String(LEASE_TTL_MS), String(STEP_MS)], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     running.push(child);
     return new Promise((resolve, reject) => {
       let out = '';
@@ -71,14 +80,29 @@ describePostgres('API replicas on one PostgreSQL session', () => {
   }
 
   async function createSession(replica: Replica): Promise<string> {
-    const response = await fetch(`${replica.url}/apps/jobs/users/u/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const response = await fetch(`${replica.url}/apps/jobs/users/u/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(response.status).toBe(200);
     return ((await response.json()) as { id: string }).id;
   }
 
   function run(replica: Replica, sessionId: string, text: string, invocationId?: string): Promise<Response> {
-    const body = { appName: 'jobs', userId: 'u', sessionId, newMessage: { role: 'user', parts: [{ text }] }, ...(invocationId ? { invocationId } : {}) };
-    return fetch(`${replica.url}/run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(20_000) });
+    const body = {
+      appName: 'jobs',
+      userId: 'u',
+      sessionId,
+      newMessage: { role: 'user', parts: [{ text }] },
+      ...(invocationId ? { invocationId } : {}),
+    };
+    return fetch(`${replica.url}/run`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(20_000),
+    });
   }
 
   function resume(replica: Replica, sessionId: string, invocationId: string): Promise<Response> {
@@ -116,7 +140,10 @@ describePostgres('API replicas on one PostgreSQL session', () => {
     }
   }
 
-  const outputs = (list: WireEvent[]) => list.map((e) => (e.errorCode ? `error:${e.errorCode}` : e.author === 'user' ? 'user' : String(e.output).replace(/ by \d+$/, '')));
+  const outputs = (list: WireEvent[]) =>
+    list.map((e) =>
+      e.errorCode ? `error:${e.errorCode}` : e.author === 'user' ? 'user' : String(e.output).replace(/ by \d+$/, ''),
+    );
 
   it('a second message on the other replica gets 409 SESSION_BUSY; the running turn completes untouched', async () => {
     const [a, b] = await Promise.all([startReplica(), startReplica()]);

@@ -24,6 +24,7 @@ export const getForecast = new FunctionTool({
 export const rootAgent = new LlmAgent({
   name: 'WeatherAgent',
   description: 'Answers weather forecast questions for a city.',
-  instruction: 'Answer questions about the weather. Call get_forecast with the city, then give the forecast in one sentence.',
+  instruction:
+    'Answer questions about the weather. Call get_forecast with the city, then give the forecast in one sentence.',
   tools: [getForecast],
 });

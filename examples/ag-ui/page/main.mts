@@ -13,7 +13,11 @@ const tools: Tool[] = [
   {
     name: 'show_note',
     description: 'Shows a note on the page, such as a reminder.',
-    parameters: { type: 'object', properties: { text: { type: 'string', description: 'The note.' } }, required: ['text'] },
+    parameters: {
+      type: 'object',
+      properties: { text: { type: 'string', description: 'The note.' } },
+      required: ['text'],
+    },
   },
 ];
 
@@ -60,7 +64,9 @@ async function run(parameters: Parameters<HttpAgent['runAgent']>[0] = {}): Promi
 
 /** Runs the page's tool for one call; an unknown tool or a failure is still an answer. */
 function runTool(callId: string): { content: string; error?: string } {
-  const call = agent.messages.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : [])).find((c) => c.id === callId);
+  const call = agent.messages
+    .flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : []))
+    .find((c) => c.id === callId);
   const handler = call && handlers[call.function.name];
   if (!call || !handler) return { content: '', error: `This page has no tool for call '${callId}'.` };
   try {
@@ -83,7 +89,11 @@ function decide(interruptId: string, status: 'resolved' | 'cancelled'): void {
   const open = agent.pendingInterrupts;
   if (!open.every((i) => decisions.has(i.id))) return render();
   // Approving a confirmation is `resolved` with `true`; `cancelled` rejects the call.
-  const resume = open.map((i) => ({ interruptId: i.id, status: decisions.get(i.id)!, ...(decisions.get(i.id) === 'resolved' ? { payload: true } : {}) }));
+  const resume = open.map((i) => ({
+    interruptId: i.id,
+    status: decisions.get(i.id)!,
+    ...(decisions.get(i.id) === 'resolved' ? { payload: true } : {}),
+  }));
   decisions.clear();
   void run({ resume });
 }
@@ -115,7 +125,8 @@ function messageItem(message: Message): HTMLLIElement {
   item.className = message.role;
   const author = document.createElement('span');
   author.className = 'author';
-  author.textContent = message.role === 'user' ? 'You' : message.role === 'assistant' ? (message.name ?? 'Agent') : message.role;
+  author.textContent =
+    message.role === 'user' ? 'You' : message.role === 'assistant' ? (message.name ?? 'Agent') : message.role;
   item.append(author, document.createTextNode(textOf(message)));
   return item;
 }
@@ -126,7 +137,9 @@ function textOf(message: Message): string {
     return [message.content ?? '', ...calls].filter(Boolean).join('\n');
   }
   if (message.role === 'activity') return JSON.stringify(message.content);
-  return typeof message.content === 'string' ? message.content : message.content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join(' ');
+  return typeof message.content === 'string'
+    ? message.content
+    : message.content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join(' ');
 }
 
 agent.subscribe({ onMessagesChanged: render, onStateChanged: render });

@@ -32,7 +32,11 @@ describe('EchoLlm beyond the contract', () => {
   it('retries a 503 with the shared retry policy, then answers an agent', async () => {
     server.next({ error: { status: 503, message: 'Busy.' } });
     server.next({ text: 'Hello from Echo.' });
-    const model = new EchoLlm('echo-1', { baseURL: server.url, apiKey: 'echo-test-key', retry: { initialDelayMs: 1, jitter: false } });
+    const model = new EchoLlm('echo-1', {
+      baseURL: server.url,
+      apiKey: 'echo-test-key',
+      retry: { initialDelayMs: 1, jitter: false },
+    });
     const runner = new InMemoryRunner({ agent: new LlmAgent({ name: 'greeter', model, instruction: 'Greet.' }) });
     const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
     const result = await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'Hi' });
@@ -43,7 +47,10 @@ describe('EchoLlm beyond the contract', () => {
   it('masks the API key when the provider echoes it in an error', async () => {
     server.next({ error: { status: 401, message: 'Key echo-secret-123 is not valid.' } });
     const model = new EchoLlm('echo-1', { baseURL: server.url, apiKey: 'echo-secret-123', retry: false });
-    const failure = await model.generateContentAsync({ model: 'echo-1', contents: [{ role: 'user', parts: [{ text: 'Hi' }] }], config: {} }).next().catch((error: unknown) => error);
+    const failure = await model
+      .generateContentAsync({ model: 'echo-1', contents: [{ role: 'user', parts: [{ text: 'Hi' }] }], config: {} })
+      .next()
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ModelError);
     expect((failure as ModelError).message).not.toContain('echo-secret-123');
     expect((failure as ModelError).message).toContain('Check the API key (ECHO_API_KEY or the apiKey option).');

@@ -52,24 +52,42 @@ export class EchoLlm extends ProviderLlm {
   constructor(model: string, options: EchoOptions = {}) {
     super(checkModelName(model, 'echo', 'echo-1'), options.retry);
     this.options = options;
-    this.identity = { provider: 'echo', label: 'Echo', keyHint: 'ECHO_API_KEY or the apiKey option', secrets: [options.apiKey] };
+    this.identity = {
+      provider: 'echo',
+      label: 'Echo',
+      keyHint: 'ECHO_API_KEY or the apiKey option',
+      secrets: [options.apiKey],
+    };
   }
 
-  protected async *generateOnce(request: LlmRequest, stream: boolean, abortSignal: AbortSignal | undefined): AsyncGenerator<LlmResponse> {
+  protected async *generateOnce(
+    request: LlmRequest,
+    stream: boolean,
+    abortSignal: AbortSignal | undefined,
+  ): AsyncGenerator<LlmResponse> {
     const apiKey = requireApiKey(this.options.apiKey, ['ECHO_API_KEY'], 'Echo', 'echo');
     const url = `${this.options.baseURL ?? process.env.ECHO_BASE_URL ?? 'https://api.echo.invalid'}/v1/reply`;
     const body = JSON.stringify({ model: this.model, ...toEchoRequest(request), stream });
     const response = await this.send(abortSignal, () => post(url, apiKey, body, abortSignal));
     if (!stream) {
-      const answer = await this.send(abortSignal, () => response.json() as Promise<{ text?: string; calls?: EchoCall[]; usage?: EchoUsage }>);
+      const answer = await this.send(
+        abortSignal,
+        () => response.json() as Promise<{ text?: string; calls?: EchoCall[]; usage?: EchoUsage }>,
+      );
       const accumulator = new EchoAccumulator();
       accumulator.add({ type: 'delta', text: answer.text ?? '' });
-      accumulator.add({ type: 'done', ...(answer.calls ? { calls: answer.calls } : {}), ...(answer.usage ? { usage: answer.usage } : {}) });
+      accumulator.add({
+        type: 'done',
+        ...(answer.calls ? { calls: answer.calls } : {}),
+        ...(answer.usage ? { usage: answer.usage } : {}),
+      });
       yield accumulator.final();
       return;
     }
     const accumulator = new EchoAccumulator();
-    yield* this.streamTurn(lines(response), accumulator, abortSignal, { unfinished: "the stream ended before its 'done' line" });
+    yield* this.streamTurn(lines(response), accumulator, abortSignal, {
+      unfinished: "the stream ended before its 'done' line",
+    });
     yield accumulator.final();
   }
 }
@@ -85,7 +103,12 @@ class EchoHttpError extends Error {
 }
 
 async function post(url: string, apiKey: string, body: string, signal: AbortSignal | undefined): Promise<Response> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` }, body, signal: signal ?? null });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+    body,
+    signal: signal ?? null,
+  });
   if (response.ok) return response;
   const text = await response.text();
   let message = text;
@@ -102,7 +125,11 @@ function toEchoRequest(request: LlmRequest): Record<string, unknown> {
   const { config } = request;
   return {
     system: config.systemInstruction,
-    tools: (config.tools ?? []).map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })),
+    tools: (config.tools ?? []).map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
+    })),
     messages: request.contents.map(toEchoMessage),
   };
 }
@@ -111,8 +138,14 @@ function toEchoMessage(content: Content): Record<string, unknown> {
   return {
     role: content.role === 'model' ? 'model' : 'user',
     text: content.parts.map((part) => ('text' in part && !part.thought ? part.text : '')).join(''),
-    calls: content.parts.flatMap((part) => ('functionCall' in part ? [{ id: part.functionCall.id, name: part.functionCall.name, arguments: part.functionCall.args }] : [])),
-    results: content.parts.flatMap((part) => ('functionResponse' in part ? [{ id: part.functionResponse.id, result: part.functionResponse.response }] : [])),
+    calls: content.parts.flatMap((part) =>
+      'functionCall' in part
+        ? [{ id: part.functionCall.id, name: part.functionCall.name, arguments: part.functionCall.args }]
+        : [],
+    ),
+    results: content.parts.flatMap((part) =>
+      'functionResponse' in part ? [{ id: part.functionResponse.id, result: part.functionResponse.response }] : [],
+    ),
   };
 }
 

@@ -55,23 +55,37 @@ export class EchoServer {
     for await (const chunk of req) raw += String(chunk);
     const body = JSON.parse(raw) as EchoRequestBody;
     this.last = body;
-    const turn = this.turns.shift() ?? { error: { status: 500, message: 'The Echo test server had no scripted answer.' } };
+    const turn = this.turns.shift() ?? {
+      error: { status: 500, message: 'The Echo test server had no scripted answer.' },
+    };
     if ('hang' in turn) return;
     if ('error' in turn) {
-      res.writeHead(turn.error.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: turn.error.message } }));
+      res
+        .writeHead(turn.error.status, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: turn.error.message } }));
       return;
     }
     const calls = (turn.calls ?? []).map((call) => ({ id: call.id, name: call.name, arguments: call.args ?? {} }));
     const { usage: counts } = turn;
-    const usage = counts ? { input: counts.inputTokens, output: counts.outputTokens, cached: counts.cachedTokens, thought: counts.thoughtTokens } : undefined;
+    const usage = counts
+      ? {
+          input: counts.inputTokens,
+          output: counts.outputTokens,
+          cached: counts.cachedTokens,
+          thought: counts.thoughtTokens,
+        }
+      : undefined;
     if (!body.stream) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ text: turn.text ?? '', calls, usage }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ text: turn.text ?? '', calls, usage }));
       return;
     }
     res.writeHead(200, { 'content-type': 'application/x-ndjson' });
     const text = turn.text ?? '';
     const size = Math.max(1, Math.ceil(text.length / 3));
-    for (let at = 0; at < text.length; at += size) res.write(`${JSON.stringify({ type: 'delta', text: text.slice(at, at + size) })}\n`);
+    for (let at = 0; at < text.length; at += size)
+      res.write(`${JSON.stringify({ type: 'delta', text: text.slice(at, at + size) })}\n`);
     res.end(`${JSON.stringify({ type: 'done', calls, usage })}\n`);
   }
 }

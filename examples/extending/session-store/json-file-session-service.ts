@@ -58,7 +58,14 @@ export class JsonFileSessionService implements LeasingSessionService {
       const key = sessionKey(params.appName, params.userId, sessionId);
       if (file.sessions[key]) throw sessionExistsError(params.appName, params.userId, sessionId);
       const scoped = splitDelta(initial);
-      const stored: StoredSession = { id: sessionId, state: {}, events: [], version: 0, lastUpdateTime: Date.now(), leaseEpoch: 0 };
+      const stored: StoredSession = {
+        id: sessionId,
+        state: {},
+        events: [],
+        version: 0,
+        lastUpdateTime: Date.now(),
+        leaseEpoch: 0,
+      };
       applyScoped(file, params.appName, params.userId, stored, scoped);
       file.sessions[key] = stored;
       return toSession(file, params.appName, params.userId, stored, []);
@@ -77,7 +84,11 @@ export class JsonFileSessionService implements LeasingSessionService {
     const recent = params.numRecentEvents;
     if (recent !== undefined) events = recent <= 0 ? [] : events.slice(-recent);
     const session = toSession(file, params.appName, params.userId, stored, events);
-    if (after !== undefined) session.increment = { afterVersion: after, baseEventId: stored.events[Math.min(after, stored.events.length) - 1]?.id };
+    if (after !== undefined)
+      session.increment = {
+        afterVersion: after,
+        baseEventId: stored.events[Math.min(after, stored.events.length) - 1]?.id,
+      };
     return session;
   }
 
@@ -123,7 +134,14 @@ export class JsonFileSessionService implements LeasingSessionService {
       if (stored.held && stored.held.expiresAt > now && stored.held.owner !== params.owner) return undefined;
       stored.leaseEpoch += 1;
       stored.held = { owner: params.owner, expiresAt: now + params.ttlMs };
-      return { appName: params.appName, userId: params.userId, sessionId: params.sessionId, owner: params.owner, epoch: stored.leaseEpoch, expiresAt: stored.held.expiresAt };
+      return {
+        appName: params.appName,
+        userId: params.userId,
+        sessionId: params.sessionId,
+        owner: params.owner,
+        epoch: stored.leaseEpoch,
+        expiresAt: stored.held.expiresAt,
+      };
     });
   }
 
@@ -162,7 +180,13 @@ function sessionKey(appName: string, userId: string, sessionId: string): string 
   return `session ${appName}\u0000${userId}\u0000${sessionId}`;
 }
 
-function applyScoped(file: StoreFile, appName: string, userId: string, stored: StoredSession, scoped: ScopedDelta): void {
+function applyScoped(
+  file: StoreFile,
+  appName: string,
+  userId: string,
+  stored: StoredSession,
+  scoped: ScopedDelta,
+): void {
   const targets = [
     [scoped.session, stored.state],
     [scoped.app, (file.scopes[`app ${appName}`] ??= {})],
@@ -177,5 +201,13 @@ function applyScoped(file: StoreFile, appName: string, userId: string, stored: S
 function toSession(file: StoreFile, appName: string, userId: string, stored: StoredSession, events: Event[]): Session {
   // Everything here was just parsed from the file, so the caller gets objects no one else holds.
   const state = { ...stored.state, ...file.scopes[`app ${appName}`], ...file.scopes[`user ${appName}\u0000${userId}`] };
-  return { id: stored.id, appName, userId, state, events, lastUpdateTime: stored.lastUpdateTime, version: stored.version };
+  return {
+    id: stored.id,
+    appName,
+    userId,
+    state,
+    events,
+    lastUpdateTime: stored.lastUpdateTime,
+    version: stored.version,
+  };
 }

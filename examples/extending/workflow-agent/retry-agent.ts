@@ -1,4 +1,12 @@
-import { BaseAgent, ConfigurationError, ModelError, type AgentKind, type BaseAgentOptions, type Event, type InvocationContext } from '@troupe/core';
+import {
+  BaseAgent,
+  ConfigurationError,
+  ModelError,
+  type AgentKind,
+  type BaseAgentOptions,
+  type Event,
+  type InvocationContext,
+} from '@troupe/core';
 
 /** Options of {@link RetryAgent}. */
 export interface RetryAgentOptions extends BaseAgentOptions {
@@ -28,7 +36,9 @@ export class RetryAgent extends BaseAgent {
     }
     const max = options.maxAttempts ?? 3;
     if (!Number.isInteger(max) || max < 1) {
-      throw new ConfigurationError(`RetryAgent '${this.name}' has maxAttempts ${JSON.stringify(max)}; use a whole number of at least 1 (default 3).`);
+      throw new ConfigurationError(
+        `RetryAgent '${this.name}' has maxAttempts ${JSON.stringify(max)}; use a whole number of at least 1 (default 3).`,
+      );
     }
     this.maxAttempts = max;
   }
@@ -51,7 +61,8 @@ export class RetryAgent extends BaseAgent {
         }
         return;
       } catch (error) {
-        if (yielded || !(error instanceof ModelError) || attempt >= this.maxAttempts || ctx.abortSignal.aborted) throw error;
+        if (yielded || !(error instanceof ModelError) || attempt >= this.maxAttempts || ctx.abortSignal.aborted)
+          throw error;
       }
     }
   }

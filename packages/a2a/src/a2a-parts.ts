@@ -21,7 +21,12 @@ export function toA2aParts(parts: readonly Part[]): A2aPart[] {
     if ('text' in part) {
       if (!part.thought && part.text !== '') out.push(textPart(part.text));
     } else if ('inlineData' in part) {
-      out.push({ content: { $case: 'raw', value: Buffer.from(part.inlineData.data, 'base64') }, metadata: undefined, filename: '', mediaType: part.inlineData.mimeType });
+      out.push({
+        content: { $case: 'raw', value: Buffer.from(part.inlineData.data, 'base64') },
+        metadata: undefined,
+        filename: '',
+        mediaType: part.inlineData.mimeType,
+      });
     }
   }
   return out;

@@ -1,4 +1,9 @@
-import { agentsUsingDefaultModel, chooseDefaultModel, type DefaultModelChoice, offlineModelNotice } from './default-model.js';
+import {
+  agentsUsingDefaultModel,
+  chooseDefaultModel,
+  type DefaultModelChoice,
+  offlineModelNotice,
+} from './default-model.js';
 import type { CliIo } from './io.js';
 import { isAgentDefinition, type LoadedAgent, loadAgentModule, resolveAgentFile } from './load-agent.js';
 
@@ -14,10 +19,17 @@ export interface AgentWithModel {
  * may register the providers `--model` names. When the offline demo model would answer for some
  * agent, says so on stderr.
  */
-export async function loadAgentWithModel(target: string, modelFlag: string | undefined, io: CliIo): Promise<AgentWithModel> {
+export async function loadAgentWithModel(
+  target: string,
+  modelFlag: string | undefined,
+  io: CliIo,
+): Promise<AgentWithModel> {
   const file = await resolveAgentFile(target, io.cwd);
   const definitionModel = isAgentDefinition(file) ? chooseDefaultModel(modelFlag) : undefined;
-  const loaded = await loadAgentModule(file, { cwd: io.cwd, ...(definitionModel ? { model: definitionModel.model } : {}) });
+  const loaded = await loadAgentModule(file, {
+    cwd: io.cwd,
+    ...(definitionModel ? { model: definitionModel.model } : {}),
+  });
   const defaultModel = definitionModel ?? chooseDefaultModel(modelFlag);
   if (defaultModel.offline) {
     const users = agentsUsingDefaultModel(loaded.agent, defaultModel.model);

@@ -55,8 +55,13 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
       io.stdout.write(`${await version()}\n`);
       return ExitCode.ok;
     default:
-      if (command.startsWith('-')) throw new CliUsageError(`Unknown option '${command}'. Put the command first, e.g. 'troupe run ${command} ...', or run 'troupe --help'.`);
-      throw new CliUsageError(`Unknown command '${command}'. The commands are: run, api, web, worker, eval, create. Run 'troupe --help' for usage.`);
+      if (command.startsWith('-'))
+        throw new CliUsageError(
+          `Unknown option '${command}'. Put the command first, e.g. 'troupe run ${command} ...', or run 'troupe --help'.`,
+        );
+      throw new CliUsageError(
+        `Unknown command '${command}'. The commands are: run, api, web, worker, eval, create. Run 'troupe --help' for usage.`,
+      );
   }
 }
 
@@ -97,6 +102,8 @@ function reportError(error: unknown, io: CliIo): number {
 }
 
 async function version(): Promise<string> {
-  const manifest = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+  const manifest = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version?: unknown;
+  };
   return String(manifest.version);
 }

@@ -1,6 +1,13 @@
 import type { InterruptInfo, Runner } from '@troupe/core';
 import type { EventSink } from './event-sinks.js';
-import { confirmationQuestion, INPUT_PROMPT, inputRequestText, parseConfirmation, parseInputAnswer, rejectedRequests } from './interrupt-prompt.js';
+import {
+  confirmationQuestion,
+  INPUT_PROMPT,
+  inputRequestText,
+  parseConfirmation,
+  parseInputAnswer,
+  rejectedRequests,
+} from './interrupt-prompt.js';
 import type { CliIo } from './io.js';
 import type { LineReader } from './line-reader.js';
 import { isRejectedAnswer, resumeTurn, runTurn, type TurnOutcome } from './run-turn.js';
@@ -42,7 +49,9 @@ export class Conversation {
   /** Runs one message, then answers the interrupts it raised while a reader is there to ask them. */
   async send(message: string): Promise<TurnOutcome> {
     const { runner, userId, sessionId, sink } = this.options;
-    const outcome = await this.track((abortSignal) => runTurn(runner, { userId, sessionId, message, abortSignal }, sink));
+    const outcome = await this.track((abortSignal) =>
+      runTurn(runner, { userId, sessionId, message, abortSignal }, sink),
+    );
     return outcome.status === 'interrupted' ? this.answer(outcome) : outcome;
   }
 
@@ -59,7 +68,9 @@ export class Conversation {
       const responses = await ask(open, reader);
       if (!responses) return outcome;
       for (;;) {
-        const resumed = await this.track((abortSignal) => resumeTurn(runner, { userId, sessionId, responses, abortSignal }, sink));
+        const resumed = await this.track((abortSignal) =>
+          resumeTurn(runner, { userId, sessionId, responses, abortSignal }, sink),
+        );
         if (!isRejectedAnswer(resumed)) {
           outcome = resumed;
           break;
@@ -84,7 +95,10 @@ export class Conversation {
 }
 
 /** Asks each interrupt in turn. Resolves with the answers by id, or undefined when the input ended first. */
-async function ask(interrupts: readonly InterruptInfo[], reader: LineReader): Promise<Record<string, unknown> | undefined> {
+async function ask(
+  interrupts: readonly InterruptInfo[],
+  reader: LineReader,
+): Promise<Record<string, unknown> | undefined> {
   const responses: Record<string, unknown> = {};
   for (const interrupt of interrupts) {
     if (interrupt.kind === 'confirmation') {

@@ -42,7 +42,8 @@ export function agentsUsingDefaultModel(root: BaseAgent, defaultModel?: BaseLlm)
     seen.add(agent);
     let source = inherited;
     if (agent instanceof LlmAgent) {
-      if (agent.model !== undefined) source = defaultModel !== undefined && agent.model === defaultModel ? 'default' : 'own';
+      if (agent.model !== undefined)
+        source = defaultModel !== undefined && agent.model === defaultModel ? 'default' : 'own';
       if (source === 'default') names.push(agent.name);
       for (const tool of agent.tools) if (tool instanceof AgentTool) visit(tool.agent, 'default');
     }

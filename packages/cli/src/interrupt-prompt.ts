@@ -9,7 +9,10 @@ const MAX_ARGS_LENGTH = 200;
  */
 export function confirmationQuestion(interrupt: InterruptInfo): string {
   const args = cut(JSON.stringify(interrupt.args ?? {}), MAX_ARGS_LENGTH);
-  const hint = interrupt.hint && !interrupt.hint.startsWith(`Allow tool '${interrupt.toolName}' to run with `) ? ` ${interrupt.hint}` : '';
+  const hint =
+    interrupt.hint && !interrupt.hint.startsWith(`Allow tool '${interrupt.toolName}' to run with `)
+      ? ` ${interrupt.hint}`
+      : '';
   return `Allow ${interrupt.toolName}(${args})?${hint} [y/N] `;
 }
 
@@ -57,7 +60,9 @@ export function describeSchema(schema: unknown, depth = 0): string {
   if ((type === 'object' || type === undefined) && typeof properties === 'object' && properties !== null) {
     if (depth >= 2) return 'object';
     const required = new Set(Array.isArray(s.required) ? s.required : []);
-    const fields = Object.entries(properties).map(([name, sub]) => `${name}${required.has(name) ? '' : '?'}: ${describeSchema(sub, depth + 1)}`);
+    const fields = Object.entries(properties).map(
+      ([name, sub]) => `${name}${required.has(name) ? '' : '?'}: ${describeSchema(sub, depth + 1)}`,
+    );
     return `{ ${fields.join(', ')} }`;
   }
   return typeof type === 'string' ? type : 'any';

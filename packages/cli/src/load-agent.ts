@@ -54,7 +54,9 @@ export async function loadAgentModule(path: string, options: LoadAgentOptions = 
     namespace = await importModule(file);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new AgentLoadError('import-failed', `Loading agent module '${display(file, cwd)}' failed: ${reason}`, { cause: error });
+    throw new AgentLoadError('import-failed', `Loading agent module '${display(file, cwd)}' failed: ${reason}`, {
+      cause: error,
+    });
   }
   const { agent, exportName } = pickAgent(namespace, display(file, cwd));
   return { agent, file, exportName, appName: appNameFor(file) };
@@ -78,7 +80,9 @@ async function loadDefinition(file: string, model: string | BaseLlm | undefined)
     if (!(error instanceof AgentDefinitionError)) throw error;
     // A module that threw while loading is the user's code failing (exit 1, with its stack); anything else is a definition to fix (exit 2).
     const moduleFailed = error.cause instanceof Error && !(error.cause instanceof TroupeError);
-    throw new AgentLoadError(moduleFailed ? 'import-failed' : 'invalid-definition', error.message, { cause: moduleFailed ? error.cause : error });
+    throw new AgentLoadError(moduleFailed ? 'import-failed' : 'invalid-definition', error.message, {
+      cause: moduleFailed ? error.cause : error,
+    });
   }
   return { agent, file, exportName: 'definition', appName: appNameFor(file) };
 }
@@ -91,7 +95,10 @@ export async function resolveAgentFile(path: string, cwd: string = process.cwd()
   const absolute = resolve(cwd, path);
   const kind = await kindOf(absolute);
   if (kind === 'missing') {
-    throw new AgentLoadError('not-found', `No agent file or directory at '${path}' (looked for ${absolute}). Check the path, or pass a directory that contains ${AGENT_FILE_NAMES[0]}.`);
+    throw new AgentLoadError(
+      'not-found',
+      `No agent file or directory at '${path}' (looked for ${absolute}). Check the path, or pass a directory that contains ${AGENT_FILE_NAMES[0]}.`,
+    );
   }
   if (kind === 'directory') {
     for (const name of AGENT_FILE_NAMES) {
@@ -104,7 +111,11 @@ export async function resolveAgentFile(path: string, cwd: string = process.cwd()
     );
   }
   const extension = extname(absolute);
-  if (!TYPESCRIPT_EXTENSIONS.has(extension) && !JAVASCRIPT_EXTENSIONS.has(extension) && !DEFINITION_EXTENSIONS.has(extension)) {
+  if (
+    !TYPESCRIPT_EXTENSIONS.has(extension) &&
+    !JAVASCRIPT_EXTENSIONS.has(extension) &&
+    !DEFINITION_EXTENSIONS.has(extension)
+  ) {
     const supported = [...TYPESCRIPT_EXTENSIONS, ...JAVASCRIPT_EXTENSIONS].join(', ');
     throw new AgentLoadError(
       'unsupported-file',
@@ -120,8 +131,12 @@ export function appNameFor(file: string): string {
   return stem === 'agent' || stem === 'root_agent' ? basename(dirname(file)) || stem : stem;
 }
 
-function pickAgent(namespace: Record<string, unknown>, file: string): { agent: BaseAgent; exportName: 'rootAgent' | 'default' } {
-  const exportName = namespace.rootAgent !== undefined ? 'rootAgent' : namespace.default !== undefined ? 'default' : undefined;
+function pickAgent(
+  namespace: Record<string, unknown>,
+  file: string,
+): { agent: BaseAgent; exportName: 'rootAgent' | 'default' } {
+  const exportName =
+    namespace.rootAgent !== undefined ? 'rootAgent' : namespace.default !== undefined ? 'default' : undefined;
   if (exportName === undefined) {
     throw new AgentLoadError(
       'bad-export',
@@ -137,12 +152,21 @@ function pickAgent(namespace: Record<string, unknown>, file: string): { agent: B
       `${shown} of '${file}' is an agent from another copy of @troupe/core than the one troupe runs with. Make the project and the CLI use one copy (install @troupe/cli in the project and run its troupe).`,
     );
   }
-  const hint = typeof value === 'function' ? ' To run a plain function, wrap it: new FunctionAgent({ name, run }).' : '';
-  throw new AgentLoadError('bad-export', `${shown} of '${file}' is ${describe(value)}, not an agent (a BaseAgent such as LlmAgent or SequentialAgent).${hint}`);
+  const hint =
+    typeof value === 'function' ? ' To run a plain function, wrap it: new FunctionAgent({ name, run }).' : '';
+  throw new AgentLoadError(
+    'bad-export',
+    `${shown} of '${file}' is ${describe(value)}, not an agent (a BaseAgent such as LlmAgent or SequentialAgent).${hint}`,
+  );
 }
 
 function looksLikeAgent(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && typeof (value as { name?: unknown }).name === 'string' && typeof (value as { runAsync?: unknown }).runAsync === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { name?: unknown }).name === 'string' &&
+    typeof (value as { runAsync?: unknown }).runAsync === 'function'
+  );
 }
 
 function listExports(namespace: Record<string, unknown>): string {

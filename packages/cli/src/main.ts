@@ -10,7 +10,12 @@ import { processIo } from './io.js';
 // MCP servers' stderr is never stored in sessions: the terminal is where it is seen.
 registerToolEntry(
   'mcp',
-  createMcpToolEntry({ onStderr: ({ server, tools, line }) => process.stderr.write(`troupe: MCP server ${server}${tools.length > 0 ? ` (calling ${tools.join(', ')})` : ''}: ${line}\n`) }),
+  createMcpToolEntry({
+    onStderr: ({ server, tools, line }) =>
+      process.stderr.write(
+        `troupe: MCP server ${server}${tools.length > 0 ? ` (calling ${tools.join(', ')})` : ''}: ${line}\n`,
+      ),
+  }),
 );
 
 process.exitCode = await runCli(process.argv.slice(2), processIo());

@@ -78,7 +78,10 @@ export function renderEvent(event: Event, state: RenderState, options: RenderOpt
   if (event.interrupt) {
     const { kind, toolName, hint, message } = event.interrupt;
     const detail = hint ?? message;
-    w.line(author, `⏸ ${toolName} waits for ${kind === 'confirmation' ? 'confirmation' : 'input'}${detail ? `: ${detail}` : ''}`);
+    w.line(
+      author,
+      `⏸ ${toolName} waits for ${kind === 'confirmation' ? 'confirmation' : 'input'}${detail ? `: ${detail}` : ''}`,
+    );
   }
   let error: string | undefined;
   if (event.errorCode !== undefined || event.errorMessage !== undefined) {

@@ -1,4 +1,14 @@
-import { type Event, GuardrailTrippedError, type InterruptInfo, InterruptResponseError, RunCancelledError, RunLimitError, type Runner, type RunResult, type RunStatus } from '@troupe/core';
+import {
+  type Event,
+  GuardrailTrippedError,
+  type InterruptInfo,
+  InterruptResponseError,
+  RunCancelledError,
+  RunLimitError,
+  type Runner,
+  type RunResult,
+  type RunStatus,
+} from '@troupe/core';
 import type { EventSink } from './event-sinks.js';
 
 /** One user message to run. */
@@ -35,7 +45,11 @@ export interface TurnOutcome {
  */
 export function runTurn(runner: Runner, request: TurnRequest, sink: EventSink): Promise<TurnOutcome> {
   const { userId, sessionId, message, abortSignal } = request;
-  return showTurn(() => runner.runAsync({ userId, sessionId, newMessage: message, runConfig: { streaming: 'sse' }, abortSignal }), abortSignal, sink);
+  return showTurn(
+    () => runner.runAsync({ userId, sessionId, newMessage: message, runConfig: { streaming: 'sse' }, abortSignal }),
+    abortSignal,
+    sink,
+  );
 }
 
 /**
@@ -46,7 +60,11 @@ export function runTurn(runner: Runner, request: TurnRequest, sink: EventSink): 
  */
 export function resumeTurn(runner: Runner, request: ResumeRequest, sink: EventSink): Promise<TurnOutcome> {
   const { userId, sessionId, responses, abortSignal } = request;
-  return showTurn(() => runner.resumeAsync({ userId, sessionId, responses, runConfig: { streaming: 'sse' }, abortSignal }), abortSignal, sink);
+  return showTurn(
+    () => runner.resumeAsync({ userId, sessionId, responses, runConfig: { streaming: 'sse' }, abortSignal }),
+    abortSignal,
+    sink,
+  );
 }
 
 /** True when a resume failed because the runner refused the answers, so they can be asked again. */
@@ -54,13 +72,22 @@ export function isRejectedAnswer(outcome: TurnOutcome): boolean {
   return outcome.status === 'failed' && outcome.error instanceof InterruptResponseError;
 }
 
-async function showTurn(start: () => AsyncGenerator<Event, RunResult, undefined>, signal: AbortSignal | undefined, sink: EventSink): Promise<TurnOutcome> {
+async function showTurn(
+  start: () => AsyncGenerator<Event, RunResult, undefined>,
+  signal: AbortSignal | undefined,
+  sink: EventSink,
+): Promise<TurnOutcome> {
   let errorEventShown = false;
   try {
     const events = start();
     for (;;) {
       const step = await events.next();
-      if (step.done) return { status: step.value.status, interrupts: step.value.status === 'interrupted' ? step.value.interrupts : [], errorEventShown };
+      if (step.done)
+        return {
+          status: step.value.status,
+          interrupts: step.value.status === 'interrupted' ? step.value.interrupts : [],
+          errorEventShown,
+        };
       if (step.value.errorCode !== undefined) errorEventShown = true;
       sink.write(step.value);
     }
@@ -86,7 +113,9 @@ function statusOf(error: Error, signal: AbortSignal | undefined): RunStatus {
  */
 export function outcomeMessage(outcome: TurnOutcome, sink: EventSink, resumeHint = ''): string | undefined {
   if (outcome.status === 'interrupted') {
-    const list = outcome.interrupts.map((i) => `${i.id} (${i.kind === 'confirmation' ? 'confirm' : 'input for'} ${i.toolName})`).join(', ');
+    const list = outcome.interrupts
+      .map((i) => `${i.id} (${i.kind === 'confirmation' ? 'confirm' : 'input for'} ${i.toolName})`)
+      .join(', ');
     return `The run is waiting for a human answer to ${list}.${resumeHint ? ` ${resumeHint}` : ''}`;
   }
   if (!outcome.error || (outcome.errorEventShown && sink.errorsOnStderr)) return undefined;

@@ -1,5 +1,13 @@
 import { resolve } from 'node:path';
-import { InMemoryArtifactService, InMemoryMemoryService, InMemorySessionService, type ArtifactService, type MemoryService, type Session, type SessionService } from '@troupe/core';
+import {
+  InMemoryArtifactService,
+  InMemoryMemoryService,
+  InMemorySessionService,
+  type ArtifactService,
+  type MemoryService,
+  type Session,
+  type SessionService,
+} from '@troupe/core';
 import { SqliteArtifactService, SqliteMemoryService, SqliteSessionService } from '@troupe/sqlite';
 
 /** Where `troupe run` keeps sessions when neither `--db` nor `--memory` is given, relative to the working directory. */
@@ -34,7 +42,14 @@ export interface SessionStore {
  * by `db`, or memory for throwaway runs.
  */
 export function createSessionStore(options: SessionStoreOptions): SessionStore {
-  if (options.memory) return { service: new InMemorySessionService(), artifacts: new InMemoryArtifactService(), memories: new InMemoryMemoryService(), path: undefined, close: async () => {} };
+  if (options.memory)
+    return {
+      service: new InMemorySessionService(),
+      artifacts: new InMemoryArtifactService(),
+      memories: new InMemoryMemoryService(),
+      path: undefined,
+      close: async () => {},
+    };
   const path = resolve(options.cwd, options.db ?? DEFAULT_DB_PATH);
   const service = new SqliteSessionService({ path });
   let artifacts: SqliteArtifactService;

@@ -20,7 +20,11 @@ function tempDb(): string {
 }
 
 /** Runs `troupe` in process with `stdin` piped in (or typed at a terminal with `tty`). */
-async function troupe(argv: string[], stdin: string, options: { tty?: boolean } = {}): Promise<{ code: number; io: FakeIo }> {
+async function troupe(
+  argv: string[],
+  stdin: string,
+  options: { tty?: boolean } = {},
+): Promise<{ code: number; io: FakeIo }> {
   const io = fakeIo(fixtures);
   if (options.tty) Object.defineProperty(io.stdin, 'isTTY', { value: true });
   io.stdin.end(stdin);
@@ -48,7 +52,9 @@ describe('approvals and input requests at the prompt', () => {
     expect(code).toBe(ExitCode.ok);
     const out = io.out();
     expect(out).toContain('Allow transfer_money({"amount":900})? [y/N] n\n');
-    expect(out).toContain(`← transfer_money: {"error":"The user rejected this call of tool 'transfer_money'; it did not run."}`);
+    expect(out).toContain(
+      `← transfer_money: {"error":"The user rejected this call of tool 'transfer_money'; it did not run."}`,
+    );
     expect(out).not.toContain('"status":"sent"');
     expect(out.trim().split('\n').at(-1)).toBe('Desk: You said: hello');
   });
@@ -62,22 +68,36 @@ describe('approvals and input requests at the prompt', () => {
   });
 
   it('asks an input request with the shape of its schema; a bad answer is reported and asked again', async () => {
-    const { code, io } = await troupe(['run', 'approvals.ts', '--memory'], 'book a trip\n{"day":"Monday"}\n\n"June"\n{"date":"2025-06-01","nights":2}\n');
+    const { code, io } = await troupe(
+      ['run', 'approvals.ts', '--memory'],
+      'book a trip\n{"day":"Monday"}\n\n"June"\n{"date":"2025-06-01","nights":2}\n',
+    );
     expect(code).toBe(ExitCode.ok);
     const out = io.out();
-    expect(out).toContain('book_trip asks: Which date should I book?\n(answer with JSON: { date: string, nights?: integer })\nanswer> {"day":"Monday"}\n');
+    expect(out).toContain(
+      'book_trip asks: Which date should I book?\n(answer with JSON: { date: string, nights?: integer })\nanswer> {"day":"Monday"}\n',
+    );
     expect(out.match(/book_trip asks:/g)).toHaveLength(3);
     expect(out).toContain('← book_trip: {"booked":"2025-06-01","nights":2}');
-    const errors = io.err().split('\n').filter((line) => line.startsWith('The answer'));
+    const errors = io
+      .err()
+      .split('\n')
+      .filter((line) => line.startsWith('The answer'));
     expect(errors).toHaveLength(2);
-    expect(errors[0]).toMatch(/^The answer to input request 'Desk:book-1' does not match its responseSchema: .*date.* Answer again\.$/);
+    expect(errors[0]).toMatch(
+      /^The answer to input request 'Desk:book-1' does not match its responseSchema: .*date.* Answer again\.$/,
+    );
     expect(errors[1]).toMatch(/must be object/);
   });
 
   it('shows the questions on stderr with --json, keeping stdout to JSON events', async () => {
     const { code, io } = await troupe(['run', 'approvals.ts', '--memory', '--json'], 'send 5\ny\n');
     expect(code).toBe(ExitCode.ok);
-    const events = io.out().trim().split('\n').map((line) => JSON.parse(line) as { interrupt?: unknown });
+    const events = io
+      .out()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { interrupt?: unknown });
     expect(events.filter((e) => e.interrupt)).toHaveLength(1);
     expect(io.err()).toContain('Allow transfer_money({"amount":5})? [y/N] y\n');
   });
@@ -96,7 +116,9 @@ describe('approvals and input requests at the prompt', () => {
     const first = await troupe(['run', 'approvals.ts', '--db', path, '--input', 'send 250'], 'y\n');
     expect(first.code).toBe(ExitCode.interrupted);
     const sessionId = /^session: (.+)$/m.exec(first.io.err())![1]!;
-    expect(first.io.err()).toContain(`waiting for a human answer to Desk:send-1 (confirm transfer_money). To answer, continue the session (its questions are asked at the prompt): troupe run approvals.ts --session ${sessionId} --db ${path}`);
+    expect(first.io.err()).toContain(
+      `waiting for a human answer to Desk:send-1 (confirm transfer_money). To answer, continue the session (its questions are asked at the prompt): troupe run approvals.ts --session ${sessionId} --db ${path}`,
+    );
     expect(first.io.out()).not.toContain('[y/N]');
 
     // Another one-shot run cannot start a turn while the question is open.
@@ -124,7 +146,9 @@ describe('approvals and input requests at the prompt', () => {
   });
 
   it('asks at the prompt in a one-shot run when stdin is a terminal', async () => {
-    const { code, io } = await troupe(['run', 'approvals.ts', '--memory', '--input', 'send 42'], 'yes\n', { tty: true });
+    const { code, io } = await troupe(['run', 'approvals.ts', '--memory', '--input', 'send 42'], 'yes\n', {
+      tty: true,
+    });
     expect(code).toBe(ExitCode.ok);
     expect(io.out()).toContain('Allow transfer_money({"amount":42})? [y/N] yes\n');
     expect(io.out()).toContain('← transfer_money: {"status":"sent","amount":42}');
@@ -132,11 +156,23 @@ describe('approvals and input requests at the prompt', () => {
 });
 
 describe('questions and answers', () => {
-  const interrupt = (fields: Partial<InterruptInfo>): InterruptInfo => ({ id: 'A:c1', kind: 'confirmation', agentPath: 'A', toolCallId: 'c1', toolName: 'pay', args: { eur: 120 }, ...fields });
+  const interrupt = (fields: Partial<InterruptInfo>): InterruptInfo => ({
+    id: 'A:c1',
+    kind: 'confirmation',
+    agentPath: 'A',
+    toolCallId: 'c1',
+    toolName: 'pay',
+    args: { eur: 120 },
+    ...fields,
+  });
 
   it('asks a confirmation with the tool, its arguments and the hint; the hint requireConfirmation writes only repeats them', () => {
-    expect(confirmationQuestion(interrupt({ hint: 'Pay 120 EUR to Bob?' }))).toBe('Allow pay({"eur":120})? Pay 120 EUR to Bob? [y/N] ');
-    expect(confirmationQuestion(interrupt({ hint: `Allow tool 'pay' to run with {"eur":120}?` }))).toBe('Allow pay({"eur":120})? [y/N] ');
+    expect(confirmationQuestion(interrupt({ hint: 'Pay 120 EUR to Bob?' }))).toBe(
+      'Allow pay({"eur":120})? Pay 120 EUR to Bob? [y/N] ',
+    );
+    expect(confirmationQuestion(interrupt({ hint: `Allow tool 'pay' to run with {"eur":120}?` }))).toBe(
+      'Allow pay({"eur":120})? [y/N] ',
+    );
     expect(confirmationQuestion(interrupt({}))).toBe('Allow pay({"eur":120})? [y/N] ');
   });
 
@@ -149,10 +185,21 @@ describe('questions and answers', () => {
 
 describe('describeSchema', () => {
   it('summarises JSON Schemas in one line', () => {
-    expect(describeSchema({ type: 'object', properties: { date: { type: 'string' }, nights: { type: 'integer' } }, required: ['date'] })).toBe('{ date: string, nights?: integer }');
+    expect(
+      describeSchema({
+        type: 'object',
+        properties: { date: { type: 'string' }, nights: { type: 'integer' } },
+        required: ['date'],
+      }),
+    ).toBe('{ date: string, nights?: integer }');
     expect(describeSchema({ enum: ['economy', 'business'] })).toBe('"economy" | "business"');
     expect(describeSchema({ type: 'array', items: { type: 'number' } })).toBe('number[]');
     expect(describeSchema({ anyOf: [{ type: 'string' }, { type: 'null' }] })).toBe('string | null');
-    expect(describeSchema({ type: 'object', properties: { a: { type: 'object', properties: { b: { type: 'object', properties: { c: {} } } } } } })).toBe('{ a?: { b?: object } }');
+    expect(
+      describeSchema({
+        type: 'object',
+        properties: { a: { type: 'object', properties: { b: { type: 'object', properties: { c: {} } } } } },
+      }),
+    ).toBe('{ a?: { b?: object } }');
   });
 });

@@ -19,7 +19,8 @@ describe('troupe (in process)', () => {
     expect(main.out).toContain('Usage: troupe <command>');
     const run = await troupe('run', '--help');
     expect(run.code).toBe(ExitCode.ok);
-    for (const flag of ['--model', '--input', '--json', '--session', '--user', '--db', '--memory']) expect(run.out).toContain(flag);
+    for (const flag of ['--model', '--input', '--json', '--session', '--user', '--db', '--memory'])
+      expect(run.out).toContain(flag);
   });
 
   it('shows the usage on stderr with exit code 2 when no command is given', async () => {
@@ -31,7 +32,10 @@ describe('troupe (in process)', () => {
 
   it.each([
     [['deploy'], "Unknown command 'deploy'. The commands are: run, api, web, worker, eval, create."],
-    [['run', 'hello.ts', '--modle', 'x'], "Unknown option '--modle' for 'troupe run' (it takes --model, --input, --json, --session, --user, --db, --memory, --compact-every, --compact-overlap, --help)"],
+    [
+      ['run', 'hello.ts', '--modle', 'x'],
+      "Unknown option '--modle' for 'troupe run' (it takes --model, --input, --json, --session, --user, --db, --memory, --compact-every, --compact-overlap, --help)",
+    ],
     [['run', 'hello.ts', '--model'], "Option '--model <value>' argument missing."],
     [['run'], "'troupe run' needs an agent file or directory"],
     [['run', 'hello.ts', 'hi', 'there'], "got 'hello.ts', 'hi', 'there'. Quote a message that has spaces"],
@@ -39,7 +43,10 @@ describe('troupe (in process)', () => {
     [['run', 'hello.ts', '--memory', '--db', 'x.db'], '--memory and --db "x.db" contradict each other'],
     [['run', 'missing-agent.ts'], "No agent file or directory at 'missing-agent.ts'"],
     [['run', 'not-an-agent.ts'], "'not-an-agent.ts' exports no agent"],
-    [['run', 'hello.ts', '--model', 'nowhere/model-x', '--input', 'hi'], `--model "nowhere/model-x" cannot be used: No model provider is registered for 'nowhere/model-x'`],
+    [
+      ['run', 'hello.ts', '--model', 'nowhere/model-x', '--input', 'hi'],
+      `--model "nowhere/model-x" cannot be used: No model provider is registered for 'nowhere/model-x'`,
+    ],
   ])('exits with 2 and names the problem for %j', async (argv, message) => {
     const result = await troupe(...argv);
     expect(result.code).toBe(ExitCode.usage);
@@ -50,14 +57,18 @@ describe('troupe (in process)', () => {
   it("exits with 1 and shows the module's stack when the agent file throws while loading", async () => {
     const result = await troupe('run', 'throws-on-load.js', '--memory', '--input', 'hi');
     expect(result.code).toBe(ExitCode.failed);
-    expect(result.err).toContain("troupe: Loading agent module 'throws-on-load.js' failed: agent module exploded while loading");
+    expect(result.err).toContain(
+      "troupe: Loading agent module 'throws-on-load.js' failed: agent module exploded while loading",
+    );
     expect(result.err).toContain('throws-on-load.js:');
   });
 
   it('answers one message with the offline model and says it is not an LLM', async () => {
     const result = await troupe('run', 'hello.ts', '--memory', '--input', 'good morning');
     expect(result.code).toBe(ExitCode.ok);
-    expect(result.out).toBe('Greeter: (offline model, not an LLM) My task: Greet the user warmly. You said: "good morning".\n');
+    expect(result.out).toBe(
+      'Greeter: (offline model, not an LLM) My task: Greet the user warmly. You said: "good morning".\n',
+    );
     expect(result.err).toContain('offline demo model, which is not an LLM');
     expect(result.err).toContain('--model');
     expect(result.err.trim().split('\n')).toHaveLength(1);
@@ -82,9 +93,18 @@ describe('troupe (in process)', () => {
   it('prints only JSON events on stdout with --json', async () => {
     const result = await troupe('run', 'team', '--memory', '--input', 'what is the weather forecast in Oslo', '--json');
     expect(result.code).toBe(ExitCode.ok);
-    const events = result.out.trim().split('\n').map((line) => JSON.parse(line) as Event);
+    const events = result.out
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Event);
     expect(events.some((e) => e.partial)).toBe(false);
-    expect(events.map((e) => e.author)).toEqual(['Coordinator', 'Coordinator', 'Forecaster', 'Forecaster', 'Forecaster']);
+    expect(events.map((e) => e.author)).toEqual([
+      'Coordinator',
+      'Coordinator',
+      'Forecaster',
+      'Forecaster',
+      'Forecaster',
+    ]);
     expect(events[1]!.actions.transferToAgent).toBe('Forecaster');
     expect(events.at(-1)!.path).toBe('Coordinator/Forecaster');
   });
@@ -95,11 +115,15 @@ describe('troupe (in process)', () => {
     const code = await runCli(['run', 'team', '--memory', '--session', 'chat-1', '--user', 'ann'], io);
     expect(code).toBe(ExitCode.ok);
     const lines = io.out().trim().split('\n');
-    expect(lines[0]).toBe('Coordinator: (offline model, not an LLM) My task: Route each request to the agent that handles it. You said: "hello".');
+    expect(lines[0]).toBe(
+      'Coordinator: (offline model, not an LLM) My task: Route each request to the agent that handles it. You said: "hello".',
+    );
     expect(lines[1]).toBe('Coordinator: ⇢ transferred to Forecaster');
     expect(lines[2]).toBe('Forecaster: → get_forecast {"city":"what is the weather forecast in Rome"}');
     // The third turn starts at Forecaster, the agent the session's last answer came from.
-    expect(lines.at(-1)).toBe('Forecaster: (offline model, not an LLM) My task: Answer weather questions with the get_forecast tool. You said: "thanks".');
+    expect(lines.at(-1)).toBe(
+      'Forecaster: (offline model, not an LLM) My task: Answer weather questions with the get_forecast tool. You said: "thanks".',
+    );
     expect(io.out()).not.toContain('not read');
     expect(io.err()).toContain("Chatting with Coordinator (app 'team', session 'chat-1', user 'ann')");
   });
@@ -121,7 +145,9 @@ describe('troupe (in process)', () => {
   it('fails a one-shot run with exit code 1 and the error on stderr', async () => {
     const result = await troupe('run', 'failing-model.ts', '--memory', '--input', 'hi');
     expect(result.code).toBe(ExitCode.failed);
-    expect(result.err).toContain("✖ Fragile: Model 'unreachable/model-1' answered agent 'Fragile' with error UNAVAILABLE");
+    expect(result.err).toContain(
+      "✖ Fragile: Model 'unreachable/model-1' answered agent 'Fragile' with error UNAVAILABLE",
+    );
     expect(result.err).not.toContain('offline demo model');
   });
 
@@ -129,7 +155,9 @@ describe('troupe (in process)', () => {
     const result = await troupe('run', 'guarded.ts', '--memory', '--input', 'do my homework');
     expect(result.code).toBe(ExitCode.blocked);
     expect(result.code).toBe(5);
-    expect(result.err).toContain("⛔ Tutor: blocked by a guardrail. Guardrail 'no_homework' tripped on the input of agent 'Tutor'.");
+    expect(result.err).toContain(
+      "⛔ Tutor: blocked by a guardrail. Guardrail 'no_homework' tripped on the input of agent 'Tutor'.",
+    );
     expect(result.err).toContain('Reason: asks for homework');
     expect(result.out).not.toContain('Happy to help');
   });

@@ -24,12 +24,15 @@ describe('troupe run --compact-every', () => {
     expect(compaction!.summary.parts.length).toBeGreaterThan(0);
     const firstTwoTurns = session!.events.filter((e) => e.author === 'user' && e.content).slice(0, 2);
     expect(compaction!.startTimestamp).toBe(firstTwoTurns[0]!.timestamp);
-    expect(session!.events.indexOf(compactions[0]!)).toBeLessThan(session!.events.findIndex((e) => e.content?.parts.some((p) => 'text' in p && p.text === 'What is my name?')));
+    expect(session!.events.indexOf(compactions[0]!)).toBeLessThan(
+      session!.events.findIndex((e) => e.content?.parts.some((p) => 'text' in p && p.text === 'What is my name?')),
+    );
   });
 
   it('without the flag nothing is compacted', async () => {
     const cwd = tempDir('troupe-cli-compaction-');
-    for (const message of ['one', 'two', 'three']) expect((await troupe(cwd, 'run', hello, '--session', 's1', '--input', message)).code).toBe(0);
+    for (const message of ['one', 'two', 'three'])
+      expect((await troupe(cwd, 'run', hello, '--session', 's1', '--input', message)).code).toBe(0);
     const store = new SqliteSessionService({ path: join(cwd, '.troupe/troupe.db') });
     const session = await store.getSession({ appName: 'hello', userId: 'user', sessionId: 's1' });
     await store.close();
@@ -58,11 +61,16 @@ describe('troupe run --compact-every', () => {
 });
 
 describe('compaction flags of the servers and workers', () => {
-  it('troupe api/web and troupe worker pass them on as the runners\' compaction', async () => {
+  it("troupe api/web and troupe worker pass them on as the runners' compaction", async () => {
     const { parseServeOptions } = await import('../src/commands/serve-options.js');
     const { parseWorkerOptions } = await import('../src/commands/worker-options.js');
-    expect(parseServeOptions('api', ['agents', '--compact-every', '5', '--compact-overlap', '1']).compaction).toEqual({ everyInvocations: 5, overlapInvocations: 1 });
+    expect(parseServeOptions('api', ['agents', '--compact-every', '5', '--compact-overlap', '1']).compaction).toEqual({
+      everyInvocations: 5,
+      overlapInvocations: 1,
+    });
     expect(parseServeOptions('web', ['agents']).compaction).toBeUndefined();
-    expect(parseWorkerOptions(['agents', '--redis', 'redis://127.0.0.1:6379', '--compact-every', '5']).compaction).toEqual({ everyInvocations: 5 });
+    expect(
+      parseWorkerOptions(['agents', '--redis', 'redis://127.0.0.1:6379', '--compact-every', '5']).compaction,
+    ).toEqual({ everyInvocations: 5 });
   });
 });

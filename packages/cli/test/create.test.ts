@@ -1,5 +1,14 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,26 +29,54 @@ async function troupe(cwd: string, ...argv: string[]): Promise<{ code: number; o
   return { code, out: io.out(), err: io.err() };
 }
 
-const manifest = (path: string): { version: string; dependencies: Record<string, string>; devDependencies: Record<string, string> } => JSON.parse(readFileSync(path, 'utf8'));
+const manifest = (
+  path: string,
+): { version: string; dependencies: Record<string, string>; devDependencies: Record<string, string> } =>
+  JSON.parse(readFileSync(path, 'utf8'));
 
 describe('troupe create', () => {
   it('scaffolds package.json, tsconfig.json, agent.ts, agent.test.ts, README.md and .gitignore', async () => {
     const result = await troupe(scratch, 'create', 'weather-app', '--dir', 'apps');
     expect(result.err).toBe('');
     expect(result.code).toBe(ExitCode.ok);
-    expect(result.out).toContain('Created weather-app (template: single) in ./apps/weather-app: .gitignore, README.md, agent.test.ts, agent.ts, package.json, tsconfig.json');
+    expect(result.out).toContain(
+      'Created weather-app (template: single) in ./apps/weather-app: .gitignore, README.md, agent.test.ts, agent.ts, package.json, tsconfig.json',
+    );
     expect(result.out).toContain('cd apps/weather-app');
     const project = join(scratch, 'apps', 'weather-app');
-    expect(readdirSync(project).sort()).toEqual(['.gitignore', 'README.md', 'agent.test.ts', 'agent.ts', 'package.json', 'tsconfig.json']);
+    expect(readdirSync(project).sort()).toEqual([
+      '.gitignore',
+      'README.md',
+      'agent.test.ts',
+      'agent.ts',
+      'package.json',
+      'tsconfig.json',
+    ]);
 
-    const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { name: string; type: string; scripts: Record<string, string> } & ReturnType<typeof manifest>;
+    const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as {
+      name: string;
+      type: string;
+      scripts: Record<string, string>;
+    } & ReturnType<typeof manifest>;
     const cli = manifest(join(repo, 'packages/cli/package.json'));
     const core = manifest(join(repo, 'packages/core/package.json'));
     const root = manifest(join(repo, 'package.json'));
-    expect(pkg).toMatchObject({ name: 'weather-app', type: 'module', scripts: { start: 'troupe run .', test: 'vitest run', typecheck: 'tsc --noEmit' } });
+    expect(pkg).toMatchObject({
+      name: 'weather-app',
+      type: 'module',
+      scripts: { start: 'troupe run .', test: 'vitest run', typecheck: 'tsc --noEmit' },
+    });
     // The ranges follow this repository's versions, so a scaffolded app installs the published packages that match the CLI.
-    expect(pkg.dependencies).toEqual({ '@troupe/cli': `^${cli.version}`, '@troupe/core': `^${core.version}`, zod: core.dependencies.zod });
-    expect(pkg.devDependencies).toEqual({ '@types/node': root.devDependencies['@types/node'], typescript: root.devDependencies.typescript, vitest: root.devDependencies.vitest });
+    expect(pkg.dependencies).toEqual({
+      '@troupe/cli': `^${cli.version}`,
+      '@troupe/core': `^${core.version}`,
+      zod: core.dependencies.zod,
+    });
+    expect(pkg.devDependencies).toEqual({
+      '@types/node': root.devDependencies['@types/node'],
+      typescript: root.devDependencies.typescript,
+      vitest: root.devDependencies.vitest,
+    });
     expect(readFileSync(join(project, 'README.md'), 'utf8')).toContain('# weather-app');
     expect(readFileSync(join(project, 'agent.ts'), 'utf8')).toContain("name: 'get_weather'");
   });
@@ -50,7 +87,9 @@ describe('troupe create', () => {
     writeFileSync(join(taken, 'agent.ts'), '// mine');
     const result = await troupe(scratch, 'create', 'taken', '--template', 'team');
     expect(result.code).toBe(ExitCode.usage);
-    expect(result.err).toContain("troupe: Folder 'taken' is not empty (it has agent.ts); troupe create never overwrites files.");
+    expect(result.err).toContain(
+      "troupe: Folder 'taken' is not empty (it has agent.ts); troupe create never overwrites files.",
+    );
     expect(readdirSync(taken)).toEqual(['agent.ts']);
     expect(readFileSync(join(taken, 'agent.ts'), 'utf8')).toBe('// mine');
 
@@ -60,7 +99,10 @@ describe('troupe create', () => {
 
   it.each([
     [['create'], "'troupe create' needs one project name"],
-    [['create', 'My Agents'], "'My Agents' cannot be a package name: use lowercase letters, digits, '-', '.' and '_', starting with a letter or digit, e.g. 'my-agents'."],
+    [
+      ['create', 'My Agents'],
+      "'My Agents' cannot be a package name: use lowercase letters, digits, '-', '.' and '_', starting with a letter or digit, e.g. 'my-agents'.",
+    ],
     [['create', 'x', '--template', 'swarm'], "Unknown template 'swarm'. The templates are: single, pipeline, team."],
     [['create', 'x', '--force'], "Unknown option '--force' for 'troupe create'"],
   ])('exits 2 for %j', async (argv, message) => {
@@ -70,7 +112,10 @@ describe('troupe create', () => {
   });
 
   it('publishes every template file with @troupe/cli', async () => {
-    const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: join(repo, 'packages/cli'), env: userEnv() });
+    const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: join(repo, 'packages/cli'),
+      env: userEnv(),
+    });
     const packed = new Set((JSON.parse(stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path));
     const templates = readdirSync(join(repo, 'packages/cli/templates'), { recursive: true, withFileTypes: true })
       .filter((entry) => entry.isFile())
@@ -123,8 +168,13 @@ function userEnv(): NodeJS.ProcessEnv {
 describe('a scaffolded project', () => {
   beforeAll(async () => {
     // The project runs the built packages, as an installed one would.
-    const built = ['packages/core/dist/testing/index.js', 'packages/cli/dist/main.js', 'packages/eval/dist/index.js'].every((file) => existsSync(join(repo, file)));
-    if (!built) await run(process.execPath, ['node_modules/typescript/bin/tsc', '-b', 'tsconfig.build.json'], { cwd: repo });
+    const built = [
+      'packages/core/dist/testing/index.js',
+      'packages/cli/dist/main.js',
+      'packages/eval/dist/index.js',
+    ].every((file) => existsSync(join(repo, file)));
+    if (!built)
+      await run(process.execPath, ['node_modules/typescript/bin/tsc', '-b', 'tsconfig.build.json'], { cwd: repo });
   }, 120_000);
 
   it.each(['single', 'pipeline', 'team'])(

@@ -32,14 +32,18 @@ describe('troupe run (built bin, child process)', () => {
   beforeAll(async () => {
     // `npm test` builds first; build here only when running this file on a fresh checkout.
     if (existsSync(bin) && existsSync(fileURLToPath(new URL('../../core/dist/index.js', import.meta.url)))) return;
-    await promisify(execFile)(process.execPath, ['node_modules/typescript/bin/tsc', '-b', 'tsconfig.build.json'], { cwd: repo });
+    await promisify(execFile)(process.execPath, ['node_modules/typescript/bin/tsc', '-b', 'tsconfig.build.json'], {
+      cwd: repo,
+    });
   }, 120_000);
 
   it('answers --input with the offline model, says so on stderr, and exits 0', async () => {
     const result = await troupe(['run', fixture('hello.ts'), '--input', 'hello troupe']);
     expect(result.err).toContain('Greeter will answer with the offline demo model, which is not an LLM');
     expect(result.code).toBe(0);
-    expect(result.out).toBe('Greeter: (offline model, not an LLM) My task: Greet the user warmly. You said: "hello troupe".\n');
+    expect(result.out).toBe(
+      'Greeter: (offline model, not an LLM) My task: Greet the user warmly. You said: "hello troupe".\n',
+    );
   });
 
   it('shows transfers, tool calls and tool results of a directory agent', async () => {
@@ -53,7 +57,13 @@ describe('troupe run (built bin, child process)', () => {
   });
 
   it('runs a YAML agent whose tool is a TypeScript module (tsx registered, one copy of @troupe/core)', async () => {
-    const result = await troupe(['run', fixture('yaml-agent'), '--memory', '--input', 'what is the weather forecast in Paris']);
+    const result = await troupe([
+      'run',
+      fixture('yaml-agent'),
+      '--memory',
+      '--input',
+      'what is the weather forecast in Paris',
+    ]);
     expect(result.code).toBe(0);
     expect(result.out.split('\n').slice(0, 2)).toEqual([
       'Forecaster: → get_forecast {"city":"what is the weather forecast in Paris"}',
@@ -63,26 +73,47 @@ describe('troupe run (built bin, child process)', () => {
   });
 
   it('prints one JSON event per line and nothing else on stdout with --json', async () => {
-    const result = await troupe(['run', fixture('team'), '--input', 'what is the weather forecast in Paris', '--json', '--session', 'ci', '--user', 'bot']);
+    const result = await troupe([
+      'run',
+      fixture('team'),
+      '--input',
+      'what is the weather forecast in Paris',
+      '--json',
+      '--session',
+      'ci',
+      '--user',
+      'bot',
+    ]);
     expect(result.code).toBe(0);
-    const events = result.out.trim().split('\n').map((line) => JSON.parse(line) as Event);
+    const events = result.out
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Event);
     expect(events).toHaveLength(5);
     expect(events.every((e) => !e.partial && e.invocationId === events[0]!.invocationId)).toBe(true);
-    expect(events[2]!.content?.parts[0]).toEqual({ functionCall: { id: expect.any(String), name: 'get_forecast', args: { city: 'what is the weather forecast in Paris' } } });
+    expect(events[2]!.content?.parts[0]).toEqual({
+      functionCall: {
+        id: expect.any(String),
+        name: 'get_forecast',
+        args: { city: 'what is the weather forecast in Paris' },
+      },
+    });
     expect(events[4]!.output).toContain('get_forecast returned');
   });
 
   it('exits non-zero with the error on stderr when the model fails, in text and JSON mode', async () => {
     const text = await troupe(['run', fixture('failing-model.ts'), '--input', 'hi']);
     expect(text.code).toBe(1);
-    expect(text.err).toContain("Model 'unreachable/model-1' answered agent 'Fragile' with error UNAVAILABLE: endpoint for 'unreachable/model-1' is unreachable.");
+    expect(text.err).toContain(
+      "Model 'unreachable/model-1' answered agent 'Fragile' with error UNAVAILABLE: endpoint for 'unreachable/model-1' is unreachable.",
+    );
     expect(text.out).toBe('');
 
     const json = await troupe(['run', fixture('failing-model.ts'), '--input', 'hi', '--json']);
     expect(json.code).toBe(1);
     const last = JSON.parse(json.out.trim().split('\n').at(-1)!) as Event;
     expect(last).toMatchObject({ author: 'Fragile', errorCode: 'MODEL' });
-    expect(json.err).toContain('Error: Model \'unreachable/model-1\' answered agent');
+    expect(json.err).toContain("Error: Model 'unreachable/model-1' answered agent");
   });
 
   it('chats over stdin until exit', async () => {

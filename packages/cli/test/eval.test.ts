@@ -72,7 +72,17 @@ describe('troupe eval', () => {
   });
 
   it('takes --metrics and --threshold metric=value (ADK names too), and passes with looser marks', async () => {
-    const result = await troupe(fixtures, 'eval', 'eval-agent', 'eval-agent/strict.evalset.json', '--metrics', 'trajectory_in_order,response_match', '--threshold', 'response_match_score=0.5', '--json');
+    const result = await troupe(
+      fixtures,
+      'eval',
+      'eval-agent',
+      'eval-agent/strict.evalset.json',
+      '--metrics',
+      'trajectory_in_order,response_match',
+      '--threshold',
+      'response_match_score=0.5',
+      '--json',
+    );
     expect(result.code).toBe(ExitCode.ok);
     const report = JSON.parse(result.out) as EvalReport;
     expect(report.thresholds).toEqual({ trajectory_in_order: 1, response_match: 0.5 });
@@ -82,7 +92,13 @@ describe('troupe eval', () => {
   it('gives agents without a model the --model default, or the offline model with a notice', async () => {
     const set = join(scratch, 'greeter.evalset.json');
     const expected = '(offline model, not an LLM) My task: Greet the user warmly. You said: "good morning".';
-    writeFileSync(set, JSON.stringify({ id: 'greeter', cases: [{ id: 'hello', turns: [{ user: 'good morning', response: expected, toolCalls: [] }] }] }));
+    writeFileSync(
+      set,
+      JSON.stringify({
+        id: 'greeter',
+        cases: [{ id: 'hello', turns: [{ user: 'good morning', response: expected, toolCalls: [] }] }],
+      }),
+    );
     const offline = await troupe(fixtures, 'eval', 'hello.ts', set);
     expect(offline.code).toBe(ExitCode.ok);
     expect(offline.err).toContain('Greeter will answer with the offline demo model, which is not an LLM');
@@ -92,7 +108,16 @@ describe('troupe eval', () => {
 
   it('stops on Ctrl-C with exit code 130', async () => {
     const set = join(scratch, 'slow.evalset.json');
-    writeFileSync(set, JSON.stringify({ id: 'slow', cases: [{ id: 'a', turns: [{ user: 'take your time' }] }, { id: 'b', turns: [{ user: 'again' }] }] }));
+    writeFileSync(
+      set,
+      JSON.stringify({
+        id: 'slow',
+        cases: [
+          { id: 'a', turns: [{ user: 'take your time' }] },
+          { id: 'b', turns: [{ user: 'again' }] },
+        ],
+      }),
+    );
     const io = fakeIo(fixtures);
     const exit = runCli(['eval', 'slow.ts', set], io);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -105,7 +130,16 @@ describe('troupe eval', () => {
   it('scores llm_judge with --judge-model', async () => {
     const verdict = '{"score": 0.25, "reason": "Says more than asked."}';
     registerModel('eval-test-judge/', () => new ScriptedModel([verdict, verdict]));
-    const result = await troupe(fixtures, 'eval', 'eval-agent', 'eval-agent/strict.evalset.json', '--metrics', 'llm_judge', '--judge-model', 'eval-test-judge/strict');
+    const result = await troupe(
+      fixtures,
+      'eval',
+      'eval-agent',
+      'eval-agent/strict.evalset.json',
+      '--metrics',
+      'llm_judge',
+      '--judge-model',
+      'eval-test-judge/strict',
+    );
     expect(result.code).toBe(ExitCode.failed);
     expect(result.out).toContain('paris  llm_judge  0.25   0.70       FAIL');
     expect(result.out).toContain('rome   llm_judge  0.25   0.70       FAIL');
@@ -115,20 +149,52 @@ describe('troupe eval', () => {
   it.each([
     [['eval'], "'troupe eval' needs an agent file or directory and an eval set file"],
     [['eval', 'eval-agent'], "got 'eval-agent'"],
-    [['eval', 'eval-agent', 'eval-agent/weather.evalset.json', '--threshold', 'response_match'], '--threshold "response_match" is not metric=value'],
-    [['eval', 'eval-agent', 'eval-agent/weather.evalset.json', '--threshold', 'response_match=2'], '--threshold response_match=2 needs a number from 0 to 1'],
-    [['eval', 'eval-agent', 'eval-agent/weather.evalset.json', '--threshold', 'bleu=0.5'], "--threshold: Unknown metric 'bleu'."],
-    [['eval', 'eval-agent', 'eval-agent/weather.evalset.json', '--metrics', 'llm_judge'], 'The llm_judge metric needs a judgeModel'],
-    [['eval', 'eval-agent', 'eval-agent/weather.evalset.json', '--metrics', 'response_match', '--threshold', 'trajectory_f1=0.5'], 'There are thresholds for trajectory_f1'],
-    [['eval', 'eval-agent', 'eval-agent/weather.evalset.json', '--judge-model', 'nowhere/judge'], `--judge-model "nowhere/judge" cannot be used`],
+    [
+      ['eval', 'eval-agent', 'eval-agent/weather.evalset.json', '--threshold', 'response_match'],
+      '--threshold "response_match" is not metric=value',
+    ],
+    [
+      ['eval', 'eval-agent', 'eval-agent/weather.evalset.json', '--threshold', 'response_match=2'],
+      '--threshold response_match=2 needs a number from 0 to 1',
+    ],
+    [
+      ['eval', 'eval-agent', 'eval-agent/weather.evalset.json', '--threshold', 'bleu=0.5'],
+      "--threshold: Unknown metric 'bleu'.",
+    ],
+    [
+      ['eval', 'eval-agent', 'eval-agent/weather.evalset.json', '--metrics', 'llm_judge'],
+      'The llm_judge metric needs a judgeModel',
+    ],
+    [
+      [
+        'eval',
+        'eval-agent',
+        'eval-agent/weather.evalset.json',
+        '--metrics',
+        'response_match',
+        '--threshold',
+        'trajectory_f1=0.5',
+      ],
+      'There are thresholds for trajectory_f1',
+    ],
+    [
+      ['eval', 'eval-agent', 'eval-agent/weather.evalset.json', '--judge-model', 'nowhere/judge'],
+      `--judge-model "nowhere/judge" cannot be used`,
+    ],
     [['eval', 'eval-agent', 'eval-agent/missing.json'], "Cannot read eval set file 'eval-agent/missing.json'"],
     [['eval', 'eval-agent', 'greeter.json'], 'greeter.json: the top level is not an eval set'],
     [['eval', 'eval-agent', 'eval-agent/weather.evalset.json', '--out', 'x.json'], '--out go with --from-session <id>'],
     [['eval', '--from-session', 's1', '--app', 'a'], '--from-session needs --out <file>'],
     [['eval', '--from-session', 's1', '--out', 'x.json'], '--from-session needs --app <name>'],
-    [['eval', '--from-session', 's1', '--app', 'a', '--out', 'x.json', '--model', 'offline'], '--model cannot go with it'],
+    [
+      ['eval', '--from-session', 's1', '--app', 'a', '--out', 'x.json', '--model', 'offline'],
+      '--model cannot go with it',
+    ],
     [['eval', '--from-session', 's1', '--app', 'a', '--out', 'x.json', '--db', 'nowhere.db'], 'No session store at'],
-    [['eval', 'eval-agent', 'eval-agent/weather.evalset.json', '--bogus'], "Unknown option '--bogus' for 'troupe eval'"],
+    [
+      ['eval', 'eval-agent', 'eval-agent/weather.evalset.json', '--bogus'],
+      "Unknown option '--bogus' for 'troupe eval'",
+    ],
   ])('exits 2 for %j', async (argv, message) => {
     const result = await troupe(fixtures, ...argv);
     expect(result.err).toContain(message);
@@ -136,7 +202,10 @@ describe('troupe eval', () => {
   });
 
   it('prints its help', async () => {
-    for (const argv of [['eval', '--help'], ['help', 'eval']]) {
+    for (const argv of [
+      ['eval', '--help'],
+      ['help', 'eval'],
+    ]) {
       const result = await troupe(fixtures, ...argv);
       expect(result.code).toBe(ExitCode.ok);
       expect(result.out).toContain('Usage: troupe eval <agent file or dir> <evalset.json> [options]');
@@ -154,11 +223,23 @@ describe('troupe eval --from-session', () => {
     }
     expect(existsSync(join(cwd, '.troupe/troupe.db'))).toBe(true);
 
-    const saved = await troupe(cwd, 'eval', '--from-session', 'chat-1', '--app', 'eval-agent', '--out', 'evals/captured.evalset.json');
+    const saved = await troupe(
+      cwd,
+      'eval',
+      '--from-session',
+      'chat-1',
+      '--app',
+      'eval-agent',
+      '--out',
+      'evals/captured.evalset.json',
+    );
     expect(saved.err).toBe('');
     expect(saved.code).toBe(ExitCode.ok);
     expect(saved.out).toBe(`Added case 'chat-1' (2 turns) in ${join('evals', 'captured.evalset.json')}.\n`);
-    const file = JSON.parse(readFileSync(join(cwd, 'evals/captured.evalset.json'), 'utf8')) as { id: string; cases: { id: string; turns: { user: string; response: string; toolCalls: unknown[] }[] }[] };
+    const file = JSON.parse(readFileSync(join(cwd, 'evals/captured.evalset.json'), 'utf8')) as {
+      id: string;
+      cases: { id: string; turns: { user: string; response: string; toolCalls: unknown[] }[] }[];
+    };
     expect(file.id).toBe('captured');
     expect(file.cases[0]!.turns.map((t) => [t.user, t.response, t.toolCalls.length])).toEqual([
       ['What is the weather in Paris?', 'The desk says: sunny, 21 degrees in Paris.', 2],
@@ -170,26 +251,97 @@ describe('troupe eval --from-session', () => {
     expect(evaluated.out).toContain('1 of 1 case passed.');
 
     // Saving again under another id adds a case; under the same id replaces it.
-    const again = await troupe(cwd, 'eval', '--from-session', 'chat-1', '--app', 'eval-agent', '--out', 'evals/captured.evalset.json', '--eval-id', 'second');
+    const again = await troupe(
+      cwd,
+      'eval',
+      '--from-session',
+      'chat-1',
+      '--app',
+      'eval-agent',
+      '--out',
+      'evals/captured.evalset.json',
+      '--eval-id',
+      'second',
+    );
     expect(again.out).toContain("Added case 'second'");
-    const replaced = await troupe(cwd, 'eval', '--from-session', 'chat-1', '--app', 'eval-agent', '--out', 'evals/captured.evalset.json', '--eval-id', 'second');
+    const replaced = await troupe(
+      cwd,
+      'eval',
+      '--from-session',
+      'chat-1',
+      '--app',
+      'eval-agent',
+      '--out',
+      'evals/captured.evalset.json',
+      '--eval-id',
+      'second',
+    );
     expect(replaced.out).toContain("Replaced case 'second'");
-    const cases = (JSON.parse(readFileSync(join(cwd, 'evals/captured.evalset.json'), 'utf8')) as { cases: { id: string }[] }).cases;
+    const cases = (
+      JSON.parse(readFileSync(join(cwd, 'evals/captured.evalset.json'), 'utf8')) as { cases: { id: string }[] }
+    ).cases;
     expect(cases.map((c) => c.id)).toEqual(['chat-1', 'second']);
   });
 
   it('names the sessions it has when the one asked for is missing, and refuses to write into an ADK file', async () => {
     const cwd = join(scratch, 'missing');
-    expect((await troupe(cwd, 'run', agentDir, '--db', 'my.db', '--session', 'only-one', '--input', 'What is the weather in Oslo?')).code).toBe(ExitCode.ok);
-    const missing = await troupe(cwd, 'eval', '--from-session', 'nope', '--app', 'eval-agent', '--db', 'my.db', '--out', 'x.json');
+    expect(
+      (
+        await troupe(
+          cwd,
+          'run',
+          agentDir,
+          '--db',
+          'my.db',
+          '--session',
+          'only-one',
+          '--input',
+          'What is the weather in Oslo?',
+        )
+      ).code,
+    ).toBe(ExitCode.ok);
+    const missing = await troupe(
+      cwd,
+      'eval',
+      '--from-session',
+      'nope',
+      '--app',
+      'eval-agent',
+      '--db',
+      'my.db',
+      '--out',
+      'x.json',
+    );
     expect(missing.code).toBe(ExitCode.usage);
     expect(missing.err).toContain("Session 'nope' is not in");
     expect(missing.err).toContain("Its sessions for app 'eval-agent' and user 'user': only-one.");
-    const wrongApp = await troupe(cwd, 'eval', '--from-session', 'only-one', '--app', 'weather', '--db', 'my.db', '--out', 'x.json');
+    const wrongApp = await troupe(
+      cwd,
+      'eval',
+      '--from-session',
+      'only-one',
+      '--app',
+      'weather',
+      '--db',
+      'my.db',
+      '--out',
+      'x.json',
+    );
     expect(wrongApp.err).toContain("It has no sessions for app 'weather' and user 'user'; check --app and --user.");
 
     writeFileSync(join(cwd, 'adk.evalset.json'), JSON.stringify({ eval_set_id: 'x', eval_cases: [] }));
-    const adk = await troupe(cwd, 'eval', '--from-session', 'only-one', '--app', 'eval-agent', '--db', 'my.db', '--out', 'adk.evalset.json');
+    const adk = await troupe(
+      cwd,
+      'eval',
+      '--from-session',
+      'only-one',
+      '--app',
+      'eval-agent',
+      '--db',
+      'my.db',
+      '--out',
+      'adk.evalset.json',
+    );
     expect(adk.code).toBe(ExitCode.usage);
     expect(adk.err).toContain('--out adk.evalset.json is an ADK eval set; cases are saved in the Troupe format.');
   });

@@ -44,7 +44,10 @@ export function fakeIo(cwd: string): FakeIo {
 }
 
 /** Starts `troupe api`/`troupe web` in process and resolves once it printed its URL (at most 20 s). */
-export async function startServing(cwd: string, ...argv: string[]): Promise<{ io: FakeIo; url: string; exit: Promise<number> }> {
+export async function startServing(
+  cwd: string,
+  ...argv: string[]
+): Promise<{ io: FakeIo; url: string; exit: Promise<number> }> {
   const io = fakeIo(cwd);
   const exit = runCli(argv, io);
   let settled = false;

@@ -71,7 +71,9 @@ describe('loadAgentModule', () => {
   it('rejects a rootAgent export that is not an agent, without falling back to the default export', async () => {
     const error = await loadError('bad-root-agent.ts');
     expect(error.failure).toBe('bad-export');
-    expect(error.message).toContain("export 'rootAgent' of 'bad-root-agent.ts' is a function 'rootAgent', not an agent");
+    expect(error.message).toContain(
+      "export 'rootAgent' of 'bad-root-agent.ts' is a function 'rootAgent', not an agent",
+    );
     expect(error.message).toContain('new FunctionAgent({ name, run })');
   });
 
@@ -85,7 +87,9 @@ describe('loadAgentModule', () => {
   it('lists the file names it looked for in a directory without an agent module', async () => {
     const error: unknown = await resolveAgentFile(emptyDir).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AgentLoadError);
-    expect((error as AgentLoadError).message).toContain('looked for agent.ts, agent.mts, agent.js, agent.mjs, agent.yaml, agent.yml, agent.json');
+    expect((error as AgentLoadError).message).toContain(
+      'looked for agent.ts, agent.mts, agent.js, agent.mjs, agent.yaml, agent.yml, agent.json',
+    );
   });
 
   it('rejects files that are neither modules nor agent definitions', async () => {
@@ -98,7 +102,11 @@ describe('loadAgentModule', () => {
   it('loads a YAML definition from a directory (agent.yaml) with its TypeScript tool, and a JSON file, with the given default model', async () => {
     const model = new OfflineModel();
     const loaded = await loadAgentModule('yaml-agent', { cwd: fixtures, model });
-    expect(loaded).toMatchObject({ exportName: 'definition', appName: 'yaml-agent', file: join(fixtures, 'yaml-agent', 'agent.yaml') });
+    expect(loaded).toMatchObject({
+      exportName: 'definition',
+      appName: 'yaml-agent',
+      file: join(fixtures, 'yaml-agent', 'agent.yaml'),
+    });
     expect(loaded.agent).toBeInstanceOf(LlmAgent);
     expect((loaded.agent as LlmAgent).model).toBe(model);
     expect((loaded.agent as LlmAgent).tools.map((t) => t.name)).toEqual(['get_forecast']);
@@ -111,7 +119,9 @@ describe('loadAgentModule', () => {
   it('reports an invalid definition as a usage error naming the file, line and key', async () => {
     const error = await loadError('broken-definition.yaml');
     expect(error.failure).toBe('invalid-definition');
-    expect(error.message).toContain(`broken-definition.yaml:3: 'max_iterations' must be a whole number of at least 1; got the string "five". Write e.g. 'max_iterations: 5'.`);
+    expect(error.message).toContain(
+      `broken-definition.yaml:3: 'max_iterations' must be a whole number of at least 1; got the string "five". Write e.g. 'max_iterations: 5'.`,
+    );
     expect(error.cause).toBeInstanceOf(AgentDefinitionError);
   });
 

@@ -19,21 +19,58 @@ describe('troupe run: memory', () => {
     expect(memories.map((m) => m.author)).toEqual(expect.arrayContaining(['user', 'Assistant']));
 
     // A new session (no --session): its history is empty, so the city can only come from memory.
-    const second = await troupe(cwd, 'run', example, '--input', 'Check your memory: what is my favourite city?', '--json');
+    const second = await troupe(
+      cwd,
+      'run',
+      example,
+      '--input',
+      'Check your memory: what is my favourite city?',
+      '--json',
+    );
     expect(second.code).toBe(0);
-    const events = second.out.trim().split('\n').map((line) => JSON.parse(line) as { content?: { parts: { functionCall?: { name: string }; functionResponse?: { name: string; response: unknown } }[] } });
-    const calls = events.flatMap((e) => e.content?.parts.flatMap((p) => (p.functionCall ? [p.functionCall.name] : [])) ?? []);
+    const events = second.out
+      .trim()
+      .split('\n')
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            content?: {
+              parts: { functionCall?: { name: string }; functionResponse?: { name: string; response: unknown } }[];
+            };
+          },
+      );
+    const calls = events.flatMap(
+      (e) => e.content?.parts.flatMap((p) => (p.functionCall ? [p.functionCall.name] : [])) ?? [],
+    );
     expect(calls).toEqual(['load_memory']);
-    const response = events.flatMap((e) => e.content?.parts.flatMap((p) => (p.functionResponse ? [p.functionResponse.response] : [])) ?? [])[0];
+    const response = events.flatMap(
+      (e) => e.content?.parts.flatMap((p) => (p.functionResponse ? [p.functionResponse.response] : [])) ?? [],
+    )[0];
     expect(JSON.stringify(response)).toContain('Remember this: my favourite city is Lisbon.');
     // The user of another --user never sees it.
-    const stranger = await troupe(cwd, 'run', example, '--user', 'stranger', '--input', 'Check your memory: what is my favourite city?', '--json');
+    const stranger = await troupe(
+      cwd,
+      'run',
+      example,
+      '--user',
+      'stranger',
+      '--input',
+      'Check your memory: what is my favourite city?',
+      '--json',
+    );
     expect(stranger.out).not.toContain('Lisbon');
   });
 
   it('--memory keeps memory in the process: runs work and store nothing on disk', async () => {
     const cwd = tempDir('troupe-cli-memory-');
-    const result = await troupe(cwd, 'run', example, '--memory', '--input', 'Check your memory: what is my favourite city?');
+    const result = await troupe(
+      cwd,
+      'run',
+      example,
+      '--memory',
+      '--input',
+      'Check your memory: what is my favourite city?',
+    );
     expect(result.code).toBe(0);
     expect(result.out).toContain('load_memory');
     expect(result.err).not.toContain('Warning');

@@ -32,7 +32,11 @@ describe('renderEvent', () => {
   it('prints streamed chunks as they come and does not repeat them when the final response arrives', () => {
     let state = initialRenderState;
     const pieces: string[] = [];
-    for (const init of [say('Writer', 'Once ', true), say('Writer', 'upon a time', true), say('Writer', 'Once upon a time')]) {
+    for (const init of [
+      say('Writer', 'Once ', true),
+      say('Writer', 'upon a time', true),
+      say('Writer', 'Once upon a time'),
+    ]) {
       const out = renderEvent(createEvent(init), state);
       pieces.push(out.text);
       state = out.state;
@@ -42,7 +46,12 @@ describe('renderEvent', () => {
   });
 
   it('indents streamed text that spans lines', () => {
-    const { text } = render([say('Poet', 'Roses are red,\n', true), say('Poet', 'violets', true), say('Poet', ' are blue.', true), say('Poet', 'Roses are red,\nviolets are blue.')]);
+    const { text } = render([
+      say('Poet', 'Roses are red,\n', true),
+      say('Poet', 'violets', true),
+      say('Poet', ' are blue.', true),
+      say('Poet', 'Roses are red,\nviolets are blue.'),
+    ]);
     expect(text).toBe('Poet: Roses are red,\n      violets are blue.\n');
   });
 
@@ -59,8 +68,14 @@ describe('renderEvent', () => {
     const longResult = { rows: 'x'.repeat(500) };
     const { text } = render(
       [
-        { author: 'Analyst', content: { role: 'model', parts: [{ functionCall: { id: 'c1', name: 'query', args: { sql: 'select 1' } } }] } },
-        { author: 'Analyst', content: { role: 'user', parts: [{ functionResponse: { id: 'c1', name: 'query', response: longResult } }] } },
+        {
+          author: 'Analyst',
+          content: { role: 'model', parts: [{ functionCall: { id: 'c1', name: 'query', args: { sql: 'select 1' } } }] },
+        },
+        {
+          author: 'Analyst',
+          content: { role: 'user', parts: [{ functionResponse: { id: 'c1', name: 'query', response: longResult } }] },
+        },
       ],
       { maxResultLength: 30 },
     );
@@ -72,10 +87,21 @@ describe('renderEvent', () => {
 
   it('shows a transfer as one line and the new speaker after it', () => {
     const { text } = render([
-      { author: 'Coordinator', content: { role: 'model', parts: [{ functionCall: { id: 't1', name: 'transfer_to_agent', args: { agent_name: 'Booker' } } }] } },
       {
         author: 'Coordinator',
-        content: { role: 'user', parts: [{ functionResponse: { id: 't1', name: 'transfer_to_agent', response: { transferred_to: 'Booker' } } }] },
+        content: {
+          role: 'model',
+          parts: [{ functionCall: { id: 't1', name: 'transfer_to_agent', args: { agent_name: 'Booker' } } }],
+        },
+      },
+      {
+        author: 'Coordinator',
+        content: {
+          role: 'user',
+          parts: [
+            { functionResponse: { id: 't1', name: 'transfer_to_agent', response: { transferred_to: 'Booker' } } },
+          ],
+        },
         actions: { transferToAgent: 'Booker' },
       },
       say('Booker', 'Booked.'),
@@ -87,14 +113,28 @@ describe('renderEvent', () => {
     const { text } = render([
       {
         author: 'Coordinator',
-        content: { role: 'user', parts: [{ functionResponse: { id: 't1', name: 'transfer_to_agent', response: { error: 'Allowed targets: Booker.' } } }] },
+        content: {
+          role: 'user',
+          parts: [
+            {
+              functionResponse: {
+                id: 't1',
+                name: 'transfer_to_agent',
+                response: { error: 'Allowed targets: Booker.' },
+              },
+            },
+          ],
+        },
       },
     ]);
     expect(text).toBe('Coordinator: ← transfer_to_agent: {"error":"Allowed targets: Booker."}\n');
   });
 
   it('returns error events for stderr and ends the open line first', () => {
-    const { text, errors } = render([say('Writer', 'Half', true), { author: 'Writer', errorCode: 'MODEL', errorMessage: 'The provider answered 503.' }]);
+    const { text, errors } = render([
+      say('Writer', 'Half', true),
+      { author: 'Writer', errorCode: 'MODEL', errorMessage: 'The provider answered 503.' },
+    ]);
     expect(text).toBe('Writer: Half\n');
     expect(errors).toEqual(['✖ Writer: The provider answered 503. (MODEL)']);
   });
@@ -102,7 +142,15 @@ describe('renderEvent', () => {
   it('shows an interrupt with its hint', () => {
     const event: Event = createEvent({
       author: 'Booker',
-      interrupt: { id: 'i1', kind: 'confirmation', agentPath: 'Booker', toolCallId: 'c1', toolName: 'pay', args: {}, hint: 'Pay 120 EUR?' },
+      interrupt: {
+        id: 'i1',
+        kind: 'confirmation',
+        agentPath: 'Booker',
+        toolCallId: 'c1',
+        toolName: 'pay',
+        args: {},
+        hint: 'Pay 120 EUR?',
+      },
     });
     expect(renderEvent(event, initialRenderState).text).toBe('Booker: ⏸ pay waits for confirmation: Pay 120 EUR?\n');
   });

@@ -116,7 +116,9 @@ describe('troupe run sessions', () => {
 describe('troupe run sessions across processes (built bin)', () => {
   beforeAll(async () => {
     if (existsSync(bin) && existsSync(fileURLToPath(new URL('../../sqlite/dist/index.js', import.meta.url)))) return;
-    await promisify(execFile)(process.execPath, ['node_modules/typescript/bin/tsc', '-b', 'tsconfig.build.json'], { cwd: repo });
+    await promisify(execFile)(process.execPath, ['node_modules/typescript/bin/tsc', '-b', 'tsconfig.build.json'], {
+      cwd: repo,
+    });
   }, 120_000);
 
   it('a second process continues the session of the first from .troupe/troupe.db', async () => {
@@ -124,12 +126,26 @@ describe('troupe run sessions across processes (built bin)', () => {
     const first = await troupeProcess(cwd, ['run', recall, '--input', 'first turn', '--json']);
     expect(first.code).toBe(0);
     const sessionId = sessionIdIn(first.err);
-    const [firstEvent] = first.out.trim().split('\n').map((line) => JSON.parse(line) as Event);
+    const [firstEvent] = first.out
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Event);
     expect(firstEvent!.output).toBe('heard so far: first turn');
 
-    const second = await troupeProcess(cwd, ['run', recall, '--session', sessionId, '--input', 'second turn', '--json']);
+    const second = await troupeProcess(cwd, [
+      'run',
+      recall,
+      '--session',
+      sessionId,
+      '--input',
+      'second turn',
+      '--json',
+    ]);
     expect(second.code).toBe(0);
-    const events = second.out.trim().split('\n').map((line) => JSON.parse(line) as Event);
+    const events = second.out
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Event);
     expect(events.map((e) => e.output)).toEqual(['heard so far: first turn | second turn']);
 
     const stored = await storedEvents(join(cwd, '.troupe', 'troupe.db'), sessionId);

@@ -33,13 +33,28 @@ describe('troupe worker and --redis: arguments', () => {
   });
 
   it.each([
-    [['worker', apps, '--redis', 'redis://127.0.0.1:1', '--memory'], /cannot keep sessions in memory \(--memory\).*--db <path>.*--pg <url>/],
+    [
+      ['worker', apps, '--redis', 'redis://127.0.0.1:1', '--memory'],
+      /cannot keep sessions in memory \(--memory\).*--db <path>.*--pg <url>/,
+    ],
     [['api', apps, '--redis', 'redis://127.0.0.1:1', '--memory'], /troupe api --redis cannot keep sessions in memory/],
-    [['worker', apps, '--redis', '127.0.0.1:6379'], /--redis "127.0.0.1:6379" is not a Redis URL; give one such as --redis redis:\/\/127.0.0.1:6379/],
-    [["api", apps, "--redis", "localhost"], /--redis "localhost" is not a Redis URL/],
-    [['worker', apps, '--redis', 'redis://127.0.0.1:1', '--concurrency', '0'], /--concurrency "0" is not valid; give a whole number of runs at once/],
-    [['worker', apps, '--redis', 'redis://127.0.0.1:1', '--lock-duration', '500'], /--lock-duration "500" is not valid; give a whole number of milliseconds, at least 1000/],
-    [['worker', apps, '--redis', 'redis://127.0.0.1:1', '--db', 'a.db', '--pg', 'postgres://x'], /--db and --pg both choose where sessions live/],
+    [
+      ['worker', apps, '--redis', '127.0.0.1:6379'],
+      /--redis "127.0.0.1:6379" is not a Redis URL; give one such as --redis redis:\/\/127.0.0.1:6379/,
+    ],
+    [['api', apps, '--redis', 'localhost'], /--redis "localhost" is not a Redis URL/],
+    [
+      ['worker', apps, '--redis', 'redis://127.0.0.1:1', '--concurrency', '0'],
+      /--concurrency "0" is not valid; give a whole number of runs at once/,
+    ],
+    [
+      ['worker', apps, '--redis', 'redis://127.0.0.1:1', '--lock-duration', '500'],
+      /--lock-duration "500" is not valid; give a whole number of milliseconds, at least 1000/,
+    ],
+    [
+      ['worker', apps, '--redis', 'redis://127.0.0.1:1', '--db', 'a.db', '--pg', 'postgres://x'],
+      /--db and --pg both choose where sessions live/,
+    ],
     [['worker', '--redis', 'redis://127.0.0.1:1'], /'troupe worker' takes one agents directory .* got none/],
     [['worker', join(scratch, 'missing'), '--redis', 'redis://127.0.0.1:1'], /is not a directory or an agent file/],
   ])('troupe %j is a usage error', async (argv, message) => {
@@ -51,7 +66,8 @@ describe('troupe worker and --redis: arguments', () => {
   it('prints its usage, and the main usage lists it', async () => {
     const help = await troupe('worker', '--help');
     expect(help.code).toBe(ExitCode.ok);
-    for (const flag of ['--redis', '--pg', '--db', '--concurrency', '--lock-duration', '--grace-period', '--model']) expect(help.out).toContain(flag);
+    for (const flag of ['--redis', '--pg', '--db', '--concurrency', '--lock-duration', '--grace-period', '--model'])
+      expect(help.out).toContain(flag);
     expect((await troupe('help', 'worker')).out).toBe(help.out);
     expect((await troupe('--help')).out).toContain('worker <agents dir>');
     expect((await troupe('api', '--help')).out).toContain('--redis <url>');
@@ -60,9 +76,19 @@ describe('troupe worker and --redis: arguments', () => {
   it('fails at once with the fix when Redis does not answer, for the worker and the API', async () => {
     // Port 1 refuses connections.
     for (const command of ['worker', 'api']) {
-      const result = await troupe(command, apps, '--redis', 'redis://127.0.0.1:1', '--db', join(scratch, 'unreachable.db'), ...(command === 'api' ? ['--port', '0'] : []));
+      const result = await troupe(
+        command,
+        apps,
+        '--redis',
+        'redis://127.0.0.1:1',
+        '--db',
+        join(scratch, 'unreachable.db'),
+        ...(command === 'api' ? ['--port', '0'] : []),
+      );
       expect(result.code).toBe(ExitCode.usage);
-      expect(result.err).toMatch(/Redis at redis:\/\/127\.0\.0\.1:1 did not answer \(.*ECONNREFUSED.*\)\. Check that it runs and that --redis names it/);
+      expect(result.err).toMatch(
+        /Redis at redis:\/\/127\.0\.0\.1:1 did not answer \(.*ECONNREFUSED.*\)\. Check that it runs and that --redis names it/,
+      );
     }
   });
 });
@@ -93,7 +119,9 @@ async function printed(child: Child, pattern: RegExp): Promise<RegExpExecArray> 
     if (child.process.exitCode !== null) break;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  throw new Error(`troupe ${child.process.spawnargs.slice(2).join(' ')} did not print ${pattern}: ${child.out()} ${child.err()}`);
+  throw new Error(
+    `troupe ${child.process.spawnargs.slice(2).join(' ')} did not print ${pattern}: ${child.out()} ${child.err()}`,
+  );
 }
 
 /** Stops a child by its pid: SIGTERM, then SIGKILL if it has not exited within 10 s. */
@@ -113,7 +141,9 @@ describeRedis('troupe api --redis and troupe worker (built bin, real processes)'
   beforeAll(async () => {
     // `npm test` builds first; build here only when running this file on a fresh checkout.
     if (existsSync(bin) && existsSync(fileURLToPath(new URL('../../queue/dist/index.js', import.meta.url)))) return;
-    await promisify(execFile)(process.execPath, ['node_modules/typescript/bin/tsc', '-b', 'tsconfig.build.json'], { cwd: repo });
+    await promisify(execFile)(process.execPath, ['node_modules/typescript/bin/tsc', '-b', 'tsconfig.build.json'], {
+      cwd: repo,
+    });
   }, 120_000);
 
   it('the API hands one turn to the worker over Redis, both sharing .troupe/troupe.db; SIGTERM stops both cleanly', async () => {
@@ -122,13 +152,23 @@ describeRedis('troupe api --redis and troupe worker (built bin, real processes)'
     try {
       const [, url] = await printed(api, /Troupe API: (http:\/\/[^/\s]+)/);
       await printed(api, /Runs: on workers, through Redis at redis:\/\/127\.0\.0\.1:\d+/);
-      await printed(worker, /Troupe worker ready: apps shout from \S+; runs from redis:\/\/127\.0\.0\.1:\d+; sessions: SQLite .*troupe\.db; concurrency 10\./);
+      await printed(
+        worker,
+        /Troupe worker ready: apps shout from \S+; runs from redis:\/\/127\.0\.0\.1:\d+; sessions: SQLite .*troupe\.db; concurrency 10\./,
+      );
 
-      const session = (await (await fetch(`${url}/apps/shout/users/u/sessions`, { method: 'POST' })).json()) as { id: string };
+      const session = (await (await fetch(`${url}/apps/shout/users/u/sessions`, { method: 'POST' })).json()) as {
+        id: string;
+      };
       const res = await fetch(`${url}/run`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ appName: 'shout', userId: 'u', sessionId: session.id, newMessage: { role: 'user', parts: [{ text: 'hello' }] } }),
+        body: JSON.stringify({
+          appName: 'shout',
+          userId: 'u',
+          sessionId: session.id,
+          newMessage: { role: 'user', parts: [{ text: 'hello' }] },
+        }),
       });
       expect(res.status).toBe(200);
       const events = (await res.json()) as Event[];

@@ -4,7 +4,19 @@
  */
 export * from './errors.js';
 export { ERROR_CODES, isErrorCode, type ErrorCode } from './error-codes.js';
-export { type Content, type Part, type TextPart, type FunctionCall, type FunctionCallPart, type FunctionResponse, type FunctionResponsePart, type InlineDataPart, userContent, modelText, contentText } from './events/content.js';
+export {
+  type Content,
+  type Part,
+  type TextPart,
+  type FunctionCall,
+  type FunctionCallPart,
+  type FunctionResponse,
+  type FunctionResponsePart,
+  type InlineDataPart,
+  userContent,
+  modelText,
+  contentText,
+} from './events/content.js';
 export {
   type Event,
   type EventActions,
@@ -18,8 +30,20 @@ export {
   isFinalResponse,
   textOf,
 } from './events/event.js';
-export type { Session, SessionService, CreateSessionParams, GetSessionParams, SessionKey, AppendEventParams } from './sessions/session.js';
-export { supportsLeases, type SessionLease, type LeaseParams, type LeasingSessionService } from './sessions/session-lease.js';
+export type {
+  Session,
+  SessionService,
+  CreateSessionParams,
+  GetSessionParams,
+  SessionKey,
+  AppendEventParams,
+} from './sessions/session.js';
+export {
+  supportsLeases,
+  type SessionLease,
+  type LeaseParams,
+  type LeasingSessionService,
+} from './sessions/session-lease.js';
 export {
   supportsRunRecords,
   type RunRecordStatus,
@@ -50,7 +74,14 @@ export { APP_PREFIX, USER_PREFIX, TEMP_PREFIX } from './sessions/state-keys.js';
 export { BaseAgent, type BaseAgentOptions, type AgentCallback } from './agents/base-agent.js';
 export type { AgentKind, AgentOutline } from './agents/agent-outline.js';
 export { InvocationContext } from './agents/invocation-context.js';
-export type { SequentialProgress, LoopProgress, ParallelProgress, TeamProgress, InvocationStart, ResumeAnswers } from './agents/progress.js';
+export type {
+  SequentialProgress,
+  LoopProgress,
+  ParallelProgress,
+  TeamProgress,
+  InvocationStart,
+  ResumeAnswers,
+} from './agents/progress.js';
 export { CallbackContext, type MutableActions } from './agents/callback-context.js';
 export { FunctionAgent, type FunctionAgentOptions } from './agents/function-agent.js';
 export { LlmAgent, Agent, type LlmAgentOptions, type Instruction } from './agents/llm-agent.js';
@@ -72,10 +103,24 @@ export { AgentTool, type AgentToolOptions } from './tools/agent-tool.js';
 export { ClientTool, isClientToolInterrupt } from './tools/client-tool.js';
 export { exitLoop } from './tools/exit-loop.js';
 export { BaseLlm } from './models/base-llm.js';
-export type { FailedModelAttempt, LlmRequest, LlmResponse, LlmRequestConfig, FunctionDeclaration, GenerateContentConfig } from './models/llm-request.js';
+export type {
+  FailedModelAttempt,
+  LlmRequest,
+  LlmResponse,
+  LlmRequestConfig,
+  FunctionDeclaration,
+  GenerateContentConfig,
+} from './models/llm-request.js';
 export { registerModel, resolveModel, type ModelFactory } from './models/registry.js';
 export { OfflineModel } from './models/offline-model.js';
-export { Runner, InMemoryRunner, INVOCATION_ID_PATTERN, type RunnerOptions, type RunParams, type ResumeParams } from './runner/runner.js';
+export {
+  Runner,
+  InMemoryRunner,
+  INVOCATION_ID_PATTERN,
+  type RunnerOptions,
+  type RunParams,
+  type ResumeParams,
+} from './runner/runner.js';
 export { isSessionBusy } from './runner/session-lock.js';
 export { InterruptResponseError, openInterrupts } from './interrupts/open-interrupts.js';
 export type { RunConfig } from './runner/run-config.js';
@@ -86,20 +131,43 @@ export { withRetry, type RetryOptions } from './models/retry.js';
 export { loadAgent, AgentDefinitionError, type LoadAgentOptions } from './definitions/load-agent.js';
 export { registerToolEntry, type ToolEntryFactory, type ToolEntryContext } from './definitions/tool-entries.js';
 // Artifacts (SPEC §15)
-export type { ArtifactService, ArtifactKey, SaveArtifactParams, LoadArtifactParams, ListArtifactParams } from './artifacts/artifact-service.js';
+export type {
+  ArtifactService,
+  ArtifactKey,
+  SaveArtifactParams,
+  LoadArtifactParams,
+  ListArtifactParams,
+} from './artifacts/artifact-service.js';
 export { USER_ARTIFACT_PREFIX } from './artifacts/artifact-service.js';
-export { InMemoryArtifactService, type InMemoryArtifactServiceOptions } from './artifacts/in-memory-artifact-service.js';
+export {
+  InMemoryArtifactService,
+  type InMemoryArtifactServiceOptions,
+} from './artifacts/in-memory-artifact-service.js';
 export { FileArtifactService, type FileArtifactServiceOptions } from './artifacts/file-artifact-service.js';
-export { DEFAULT_MAX_ARTIFACT_BYTES, MAX_ARTIFACT_FILENAME_LENGTH, type ArtifactStoreOptions } from './artifacts/artifact-checks.js';
+export {
+  DEFAULT_MAX_ARTIFACT_BYTES,
+  MAX_ARTIFACT_FILENAME_LENGTH,
+  type ArtifactStoreOptions,
+} from './artifacts/artifact-checks.js';
 export { loadArtifactsTool, LoadArtifactsTool } from './tools/load-artifacts-tool.js';
 // Memory (SPEC §15)
 export type { MemoryService, MemoryEntry, SearchMemoryParams, SearchMemoryResponse } from './memory/memory-service.js';
 export { InMemoryMemoryService, type InMemoryMemoryServiceOptions } from './memory/in-memory-memory-service.js';
 export { loadMemoryTool } from './tools/load-memory-tool.js';
 export { preloadMemoryTool } from './tools/preload-memory-tool.js';
-export { AddSessionToMemoryPlugin, type AddSessionToMemoryPluginOptions } from './memory/add-session-to-memory-plugin.js';
+export {
+  AddSessionToMemoryPlugin,
+  type AddSessionToMemoryPluginOptions,
+} from './memory/add-session-to-memory-plugin.js';
 // Guardrails (SPEC §15)
-export { type Guardrail, type GuardrailResult, type GuardrailInput, type InputGuardrail, type OutputGuardrail, type ToolGuardrail } from './guardrails/guardrail.js';
+export {
+  type Guardrail,
+  type GuardrailResult,
+  type GuardrailInput,
+  type InputGuardrail,
+  type OutputGuardrail,
+  type ToolGuardrail,
+} from './guardrails/guardrail.js';
 // ADK wire parity (SPEC §15)
 export type { UpdateSessionStateParams } from './runner/update-session-state.js';
 // Long sessions, compaction and rewind (SPEC §15)

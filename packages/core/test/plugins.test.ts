@@ -65,7 +65,15 @@ class Recorder extends BasePlugin {
   override beforeTool({ tool, context }: { tool: BaseTool; args: Record<string, unknown>; context: ToolContext }) {
     this.calls.push(`beforeTool:${context.agentName}:${tool.name}`);
   }
-  override afterTool({ tool, context }: { tool: BaseTool; args: Record<string, unknown>; context: ToolContext; response: Record<string, unknown> }) {
+  override afterTool({
+    tool,
+    context,
+  }: {
+    tool: BaseTool;
+    args: Record<string, unknown>;
+    context: ToolContext;
+    response: Record<string, unknown>;
+  }) {
     this.calls.push(`afterTool:${context.agentName}:${tool.name}`);
   }
 
@@ -80,13 +88,24 @@ class Recorder extends BasePlugin {
   }
 }
 
-async function streamRun(agent: BaseAgent, plugins: BasePlugin[], message: string, runConfig?: RunConfig): Promise<{ yielded: Event[]; error: unknown }> {
+async function streamRun(
+  agent: BaseAgent,
+  plugins: BasePlugin[],
+  message: string,
+  runConfig?: RunConfig,
+): Promise<{ yielded: Event[]; error: unknown }> {
   const runner = new InMemoryRunner({ agent, plugins });
   const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
   const yielded: Event[] = [];
   let error: unknown;
   try {
-    for await (const event of runner.runAsync({ userId: 'u', sessionId: session.id, newMessage: message, ...(runConfig ? { runConfig } : {}) })) yielded.push(event);
+    for await (const event of runner.runAsync({
+      userId: 'u',
+      sessionId: session.id,
+      newMessage: message,
+      ...(runConfig ? { runConfig } : {}),
+    }))
+      yielded.push(event);
   } catch (caught) {
     error = caught;
   }
@@ -97,14 +116,28 @@ describe('plugins: every hook fires exactly once per call, at every depth', () =
   it('through an AgentTool child and a transfer target', async () => {
     const lookup = new FunctionTool({ name: 'lookup', description: 'looks up', execute: () => 'data' });
     const researcherModel = new ScriptedModel([{ functionCalls: [{ name: 'lookup' }] }, 'facts']);
-    const researcher = new LlmAgent({ name: 'Researcher', description: 'Researches.', model: researcherModel, tools: [lookup] });
+    const researcher = new LlmAgent({
+      name: 'Researcher',
+      description: 'Researches.',
+      model: researcherModel,
+      tools: [lookup],
+    });
     const specialistModel = new ScriptedModel(['final answer']);
-    const specialist = new LlmAgent({ name: 'Specialist', description: 'Answers hard questions.', model: specialistModel });
+    const specialist = new LlmAgent({
+      name: 'Specialist',
+      description: 'Answers hard questions.',
+      model: specialistModel,
+    });
     const coordinatorModel = new ScriptedModel([
       { functionCalls: [{ name: 'Researcher', args: { request: 'find facts' } }] },
       { functionCalls: [{ name: 'transfer_to_agent', args: { agent_name: 'Specialist' } }] },
     ]);
-    const coordinator = new LlmAgent({ name: 'Coordinator', model: coordinatorModel, subAgents: [specialist], tools: [new AgentTool({ agent: researcher })] });
+    const coordinator = new LlmAgent({
+      name: 'Coordinator',
+      model: coordinatorModel,
+      subAgents: [specialist],
+      tools: [new AgentTool({ agent: researcher })],
+    });
     const recorder = new Recorder();
     const { yielded, error } = await streamRun(coordinator, [recorder], 'help');
 
@@ -116,9 +149,19 @@ describe('plugins: every hook fires exactly once per call, at every depth', () =
     expect(recorder.count('afterAgent')).toEqual({ Coordinator: 1, Researcher: 1, Specialist: 1 });
     expect(recorder.count('beforeModel')).toEqual({ Coordinator: 2, Researcher: 2, Specialist: 1 });
     expect(recorder.count('afterModel')).toEqual({ Coordinator: 2, Researcher: 2, Specialist: 1 });
-    expect(coordinatorModel.requests.length + researcherModel.requests.length + specialistModel.requests.length).toBe(5);
-    expect(recorder.count('beforeTool')).toEqual({ 'Coordinator:Researcher': 1, 'Researcher:lookup': 1, 'Coordinator:transfer_to_agent': 1 });
-    expect(recorder.count('afterTool')).toEqual({ 'Coordinator:Researcher': 1, 'Researcher:lookup': 1, 'Coordinator:transfer_to_agent': 1 });
+    expect(coordinatorModel.requests.length + researcherModel.requests.length + specialistModel.requests.length).toBe(
+      5,
+    );
+    expect(recorder.count('beforeTool')).toEqual({
+      'Coordinator:Researcher': 1,
+      'Researcher:lookup': 1,
+      'Coordinator:transfer_to_agent': 1,
+    });
+    expect(recorder.count('afterTool')).toEqual({
+      'Coordinator:Researcher': 1,
+      'Researcher:lookup': 1,
+      'Coordinator:transfer_to_agent': 1,
+    });
     // onEvent: once per yielded event, the same events in the same order.
     expect(recorder.events.map((e) => e.id)).toEqual(yielded.map((e) => e.id));
     expect(recorder.calls[0]).toBe('beforeRun:Coordinator');
@@ -127,11 +170,25 @@ describe('plugins: every hook fires exactly once per call, at every depth', () =
 
   it('in ParallelAgent children', async () => {
     const children = ['A', 'B', 'C'].map((name) => {
-      const tool = new FunctionTool({ name: `tool_${name}`, description: 'works', execute: async () => { await new Promise((r) => setTimeout(r, 10)); return name; } });
-      return new LlmAgent({ name, model: new ScriptedModel([{ functionCalls: [{ name: `tool_${name}` }] }, `${name} done`]), tools: [tool] });
+      const tool = new FunctionTool({
+        name: `tool_${name}`,
+        description: 'works',
+        execute: async () => {
+          await new Promise((r) => setTimeout(r, 10));
+          return name;
+        },
+      });
+      return new LlmAgent({
+        name,
+        model: new ScriptedModel([{ functionCalls: [{ name: `tool_${name}` }] }, `${name} done`]),
+        tools: [tool],
+      });
     });
     const after = new LlmAgent({ name: 'After', model: new ScriptedModel(['summary']) });
-    const root = new SequentialAgent({ name: 'Root', subAgents: [new ParallelAgent({ name: 'Fan', subAgents: children }), after] });
+    const root = new SequentialAgent({
+      name: 'Root',
+      subAgents: [new ParallelAgent({ name: 'Fan', subAgents: children }), after],
+    });
     const recorder = new Recorder();
     const { yielded, error } = await streamRun(root, [recorder], 'go');
 
@@ -154,14 +211,24 @@ describe('plugins: every hook fires exactly once per call, at every depth', () =
 
     expect(yielded.filter((e) => e.partial)).toHaveLength(2);
     expect(recorder.events).toHaveLength(yielded.length);
-    expect(recorder.events.map((e) => [e.id, e.partial === true])).toEqual(yielded.map((e) => [e.id, e.partial === true]));
+    expect(recorder.events.map((e) => [e.id, e.partial === true])).toEqual(
+      yielded.map((e) => [e.id, e.partial === true]),
+    );
   });
 
   it('a failed run: beforeRun and afterRun once (with the failed result), onEvent for every yielded event including the error event', async () => {
     const recorder = new Recorder();
     const agent = new SequentialAgent({
       name: 'Flow',
-      subAgents: [new LlmAgent({ name: 'Ok', model: new ScriptedModel(['fine']) }), new FunctionAgent({ name: 'Broken', run: () => { throw new Error('kaput'); } })],
+      subAgents: [
+        new LlmAgent({ name: 'Ok', model: new ScriptedModel(['fine']) }),
+        new FunctionAgent({
+          name: 'Broken',
+          run: () => {
+            throw new Error('kaput');
+          },
+        }),
+      ],
     });
     const { yielded, error } = await streamRun(agent, [recorder], 'go');
 
@@ -175,7 +242,10 @@ describe('plugins: every hook fires exactly once per call, at every depth', () =
 
   it('beforeRun and afterRun fire once per run, for each run', async () => {
     const recorder = new Recorder();
-    const runner = new InMemoryRunner({ agent: new LlmAgent({ name: 'Chat', model: new ScriptedModel(['one', 'two']) }), plugins: [recorder] });
+    const runner = new InMemoryRunner({
+      agent: new LlmAgent({ name: 'Chat', model: new ScriptedModel(['one', 'two']) }),
+      plugins: [recorder],
+    });
     const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
     await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'first' });
     await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'second' });
@@ -194,7 +264,10 @@ describe('plugins: runs that end early', () => {
     const recorder = new Recorder();
     const model = new ScriptedModel([{ functionCalls: [{ name: 'work' }] }, 'never reached']);
     const tool = new FunctionTool({ name: 'work', description: 'works', execute: () => 'ok' });
-    const runner = new InMemoryRunner({ agent: new LlmAgent({ name: 'Agent', model, tools: [tool] }), plugins: [recorder] });
+    const runner = new InMemoryRunner({
+      agent: new LlmAgent({ name: 'Agent', model, tools: [tool] }),
+      plugins: [recorder],
+    });
     const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
     for await (const _event of runner.runAsync({ userId: 'u', sessionId: session.id, newMessage: 'go' })) break;
 
@@ -211,24 +284,55 @@ describe('plugins run before agent callbacks and short-circuit', () => {
       constructor() {
         super('order');
       }
-      override beforeAgent() { log.push('plugin.beforeAgent'); }
-      override afterAgent() { log.push('plugin.afterAgent'); }
-      override beforeModel() { log.push('plugin.beforeModel'); }
-      override afterModel() { log.push('plugin.afterModel'); }
-      override beforeTool() { log.push('plugin.beforeTool'); }
-      override afterTool() { log.push('plugin.afterTool'); }
+      override beforeAgent() {
+        log.push('plugin.beforeAgent');
+      }
+      override afterAgent() {
+        log.push('plugin.afterAgent');
+      }
+      override beforeModel() {
+        log.push('plugin.beforeModel');
+      }
+      override afterModel() {
+        log.push('plugin.afterModel');
+      }
+      override beforeTool() {
+        log.push('plugin.beforeTool');
+      }
+      override afterTool() {
+        log.push('plugin.afterTool');
+      }
     }
-    const tool = new FunctionTool({ name: 'work', description: 'works', execute: () => { log.push('tool'); return 'ok'; } });
+    const tool = new FunctionTool({
+      name: 'work',
+      description: 'works',
+      execute: () => {
+        log.push('tool');
+        return 'ok';
+      },
+    });
     const agent = new LlmAgent({
       name: 'Worker',
       model: new ScriptedModel([{ functionCalls: [{ name: 'work' }] }, 'done']),
       tools: [tool],
-      beforeAgentCallback: () => { log.push('callback.beforeAgent'); },
-      afterAgentCallback: () => { log.push('callback.afterAgent'); },
-      beforeModelCallback: () => { log.push('callback.beforeModel'); },
-      afterModelCallback: () => { log.push('callback.afterModel'); },
-      beforeToolCallback: () => { log.push('callback.beforeTool'); },
-      afterToolCallback: () => { log.push('callback.afterTool'); },
+      beforeAgentCallback: () => {
+        log.push('callback.beforeAgent');
+      },
+      afterAgentCallback: () => {
+        log.push('callback.afterAgent');
+      },
+      beforeModelCallback: () => {
+        log.push('callback.beforeModel');
+      },
+      afterModelCallback: () => {
+        log.push('callback.afterModel');
+      },
+      beforeToolCallback: () => {
+        log.push('callback.beforeTool');
+      },
+      afterToolCallback: () => {
+        log.push('callback.afterTool');
+      },
     });
     const result = await runOnce(agent, 'go', { plugins: [new Order()] });
 
@@ -265,7 +369,15 @@ describe('plugins run before agent callbacks and short-circuit', () => {
       }
     }
     const model = new ScriptedModel([]);
-    const agent = new LlmAgent({ name: 'Cached', model, outputKey: 'out', beforeModelCallback: () => { callbackCalls++; return answer('callback answer'); } });
+    const agent = new LlmAgent({
+      name: 'Cached',
+      model,
+      outputKey: 'out',
+      beforeModelCallback: () => {
+        callbackCalls++;
+        return answer('callback answer');
+      },
+    });
     const result = await runOnce(agent, 'question', { plugins: [new Cache()] });
 
     expect(result.status).toBe('completed');
@@ -286,9 +398,24 @@ describe('plugins run before agent callbacks and short-circuit', () => {
         return tool.name === 'dangerous' ? { blocked: 'by policy' } : undefined;
       }
     }
-    const dangerous = new FunctionTool({ name: 'dangerous', description: 'do not run', execute: () => { executed++; return 'ran'; } });
+    const dangerous = new FunctionTool({
+      name: 'dangerous',
+      description: 'do not run',
+      execute: () => {
+        executed++;
+        return 'ran';
+      },
+    });
     const model = new ScriptedModel([{ functionCalls: [{ name: 'dangerous' }] }, 'It was blocked.']);
-    const agent = new LlmAgent({ name: 'Agent', model, tools: [dangerous], beforeToolCallback: () => { callbackCalls++; return { from: 'callback' }; } });
+    const agent = new LlmAgent({
+      name: 'Agent',
+      model,
+      tools: [dangerous],
+      beforeToolCallback: () => {
+        callbackCalls++;
+        return { from: 'callback' };
+      },
+    });
     const result = await runOnce(agent, 'go', { plugins: [new Guard()] });
 
     expect(executed).toBe(0);
@@ -307,13 +434,22 @@ describe('plugins run before agent callbacks and short-circuit', () => {
         const text = response.content?.parts.map((p) => ('text' in p ? p.text : '')).join('');
         return text ? answer(text.toUpperCase()) : undefined;
       }
-      override afterTool({ response }: { tool: BaseTool; args: Record<string, unknown>; context: ToolContext; response: Record<string, unknown> }) {
+      override afterTool({
+        response,
+      }: {
+        tool: BaseTool;
+        args: Record<string, unknown>;
+        context: ToolContext;
+        response: Record<string, unknown>;
+      }) {
         return { ...response, audited: true };
       }
     }
     const tool = new FunctionTool({ name: 'fetch', description: 'fetches', execute: () => ({ value: 1 }) });
     const model = new ScriptedModel([{ functionCalls: [{ name: 'fetch' }] }, 'quiet answer']);
-    const result = await runOnce(new LlmAgent({ name: 'Agent', model, tools: [tool], outputKey: 'out' }), 'go', { plugins: [new Rewrite()] });
+    const result = await runOnce(new LlmAgent({ name: 'Agent', model, tools: [tool], outputKey: 'out' }), 'go', {
+      plugins: [new Rewrite()],
+    });
 
     const response = result.events.find((e) => getFunctionResponses(e).length > 0)!;
     expect(getFunctionResponses(response)[0]!.response).toEqual({ value: 1, audited: true });
@@ -333,7 +469,9 @@ describe('plugins run before agent callbacks and short-circuit', () => {
     const closedModel = new ScriptedModel([]);
     const closed = new LlmAgent({ name: 'Closed', model: closedModel, outputKey: 'closed_out' });
     const open = new LlmAgent({ name: 'Open', model: new ScriptedModel(['open answer']) });
-    const result = await runOnce(new SequentialAgent({ name: 'Flow', subAgents: [closed, open] }), 'go', { plugins: [new Gate()] });
+    const result = await runOnce(new SequentialAgent({ name: 'Flow', subAgents: [closed, open] }), 'go', {
+      plugins: [new Gate()],
+    });
 
     expect(closedModel.requests).toHaveLength(0);
     expect(result.events.filter((e) => e.author === 'Closed').map(textOf)).toEqual(['closed today']);
@@ -354,7 +492,9 @@ describe('plugins run before agent callbacks and short-circuit', () => {
         }
       })();
     const model = new ScriptedModel([]);
-    const result = await runOnce(new LlmAgent({ name: 'Agent', model }), 'go', { plugins: [make('first', undefined), make('second', 'from second'), make('third', 'from third')] });
+    const result = await runOnce(new LlmAgent({ name: 'Agent', model }), 'go', {
+      plugins: [make('first', undefined), make('second', 'from second'), make('third', 'from third')],
+    });
 
     expect(log).toEqual(['first', 'second']);
     expect(result.output).toBe('from second');
@@ -369,13 +509,23 @@ describe('plugins recover from errors', () => {
       constructor() {
         super('fallback');
       }
-      override onModelError({ context, request, error }: { context: CallbackContext; request: LlmRequest; error: unknown }) {
+      override onModelError({
+        context,
+        request,
+        error,
+      }: {
+        context: CallbackContext;
+        request: LlmRequest;
+        error: unknown;
+      }) {
         seen.push({ message: (error as Error).message, agent: context.agentName, contents: request.contents.length });
         return answer('fallback answer');
       }
     }
     const model = new ScriptedModel([{ error: 'overloaded', status: 503 }]);
-    const result = await runOnce(new LlmAgent({ name: 'Agent', model, outputKey: 'out' }), 'go', { plugins: [new Fallback()] });
+    const result = await runOnce(new LlmAgent({ name: 'Agent', model, outputKey: 'out' }), 'go', {
+      plugins: [new Fallback()],
+    });
 
     expect(result.status).toBe('completed');
     expect(result.output).toBe('fallback answer');
@@ -395,7 +545,11 @@ describe('plugins recover from errors', () => {
         return undefined;
       }
     }
-    const result = await runOnce(new LlmAgent({ name: 'Agent', model: new ScriptedModel([{ error: 'overloaded', status: 503 }]) }), 'go', { plugins: [new Observer()] });
+    const result = await runOnce(
+      new LlmAgent({ name: 'Agent', model: new ScriptedModel([{ error: 'overloaded', status: 503 }]) }),
+      'go',
+      { plugins: [new Observer()] },
+    );
     expect(result.status).toBe('failed');
     expect(result.error!.message).toMatch(/overloaded/);
   });
@@ -406,15 +560,37 @@ describe('plugins recover from errors', () => {
       constructor() {
         super('recover');
       }
-      override onToolError({ tool, error }: { tool: BaseTool; args: Record<string, unknown>; context: ToolContext; error: unknown }) {
+      override onToolError({
+        tool,
+        error,
+      }: {
+        tool: BaseTool;
+        args: Record<string, unknown>;
+        context: ToolContext;
+        error: unknown;
+      }) {
         errors.push(`${tool.name}: ${(error as Error).message}`);
         return tool.name === 'flaky' ? { recovered: true } : undefined;
       }
     }
-    const flaky = new FunctionTool({ name: 'flaky', description: 'fails', execute: () => { throw new Error('flaky failure'); } });
-    const broken = new FunctionTool({ name: 'broken', description: 'fails', execute: () => { throw new Error('broken failure'); } });
+    const flaky = new FunctionTool({
+      name: 'flaky',
+      description: 'fails',
+      execute: () => {
+        throw new Error('flaky failure');
+      },
+    });
+    const broken = new FunctionTool({
+      name: 'broken',
+      description: 'fails',
+      execute: () => {
+        throw new Error('broken failure');
+      },
+    });
     const model = new ScriptedModel([{ functionCalls: [{ name: 'flaky' }, { name: 'broken' }] }, 'done']);
-    const result = await runOnce(new LlmAgent({ name: 'Agent', model, tools: [flaky, broken] }), 'go', { plugins: [new Recover()] });
+    const result = await runOnce(new LlmAgent({ name: 'Agent', model, tools: [flaky, broken] }), 'go', {
+      plugins: [new Recover()],
+    });
 
     expect(result.status).toBe('completed');
     expect(errors.sort()).toEqual(['broken: broken failure', 'flaky: flaky failure']);
@@ -426,7 +602,14 @@ describe('plugins recover from errors', () => {
 describe('agent callbacks', () => {
   it('callbacks given as arrays: the first non-undefined result wins and the rest are not called', async () => {
     const log: string[] = [];
-    const tool = new FunctionTool({ name: 'work', description: 'works', execute: () => { log.push('tool ran'); return 'real'; } });
+    const tool = new FunctionTool({
+      name: 'work',
+      description: 'works',
+      execute: () => {
+        log.push('tool ran');
+        return 'real';
+      },
+    });
     const model = new ScriptedModel([{ functionCalls: [{ name: 'work' }] }, 'model text']);
     const agent = new LlmAgent({
       name: 'Arrays',
@@ -434,28 +617,54 @@ describe('agent callbacks', () => {
       tools: [tool],
       outputKey: 'out',
       beforeModelCallback: [
-        () => { log.push('beforeModel 1'); },
-        () => { log.push('beforeModel 2'); return undefined; },
+        () => {
+          log.push('beforeModel 1');
+        },
+        () => {
+          log.push('beforeModel 2');
+          return undefined;
+        },
       ],
       afterModelCallback: [
-        () => { log.push('afterModel 1'); },
+        () => {
+          log.push('afterModel 1');
+        },
         ({ response }) => {
           log.push('afterModel 2');
           const text = response.content?.parts.map((p) => ('text' in p ? p.text : '')).join('');
           // Always a defined result, so the third callback never runs.
           return text ? answer(`${text} (edited)`) : response;
         },
-        () => { log.push('afterModel 3'); return answer('never'); },
+        () => {
+          log.push('afterModel 3');
+          return answer('never');
+        },
       ],
       beforeToolCallback: [
-        () => { log.push('beforeTool 1'); },
-        () => { log.push('beforeTool 2'); return { from: 'second callback' }; },
-        () => { log.push('beforeTool 3'); return { from: 'third callback' }; },
+        () => {
+          log.push('beforeTool 1');
+        },
+        () => {
+          log.push('beforeTool 2');
+          return { from: 'second callback' };
+        },
+        () => {
+          log.push('beforeTool 3');
+          return { from: 'third callback' };
+        },
       ],
       afterToolCallback: [
-        () => { log.push('afterTool 1'); },
-        ({ response }) => { log.push('afterTool 2'); return { ...response, after: 2 }; },
-        () => { log.push('afterTool 3'); return { after: 3 }; },
+        () => {
+          log.push('afterTool 1');
+        },
+        ({ response }) => {
+          log.push('afterTool 2');
+          return { ...response, after: 2 };
+        },
+        () => {
+          log.push('afterTool 3');
+          return { after: 3 };
+        },
       ],
     });
     const result = await runOnce(agent, 'go');
@@ -486,9 +695,17 @@ describe('agent callbacks', () => {
       name: 'Gated',
       model: new ScriptedModel([]),
       beforeAgentCallback: [
-        () => { log.push('1'); },
-        () => { log.push('2'); return content('second says hi'); },
-        () => { log.push('3'); return content('third'); },
+        () => {
+          log.push('1');
+        },
+        () => {
+          log.push('2');
+          return content('second says hi');
+        },
+        () => {
+          log.push('3');
+          return content('third');
+        },
       ],
     });
     const result = await runOnce(agent, 'go');
@@ -498,8 +715,16 @@ describe('agent callbacks', () => {
 
   it('beforeAgentCallback returning Content skips the LlmAgent, emits the content and stores it with outputKey', async () => {
     const model = new ScriptedModel([]);
-    const skipped = new LlmAgent({ name: 'Skipped', model, outputKey: 'skipped_out', beforeAgentCallback: () => content('canned reply') });
-    const next = new FunctionAgent({ name: 'Next', run: (_input, ctx) => `next saw ${String(ctx.state.get('skipped_out'))}` });
+    const skipped = new LlmAgent({
+      name: 'Skipped',
+      model,
+      outputKey: 'skipped_out',
+      beforeAgentCallback: () => content('canned reply'),
+    });
+    const next = new FunctionAgent({
+      name: 'Next',
+      run: (_input, ctx) => `next saw ${String(ctx.state.get('skipped_out'))}`,
+    });
     const result = await runOnce(new SequentialAgent({ name: 'Flow', subAgents: [skipped, next] }), 'go');
 
     expect(result.status).toBe('completed');
@@ -527,7 +752,12 @@ describe('agent callbacks', () => {
 
   it('beforeModelCallback supplying the answer skips the model; outputKey stores it', async () => {
     const model = new ScriptedModel([]);
-    const agent = new LlmAgent({ name: 'Canned', model, outputKey: 'out', beforeModelCallback: () => answer('from the callback') });
+    const agent = new LlmAgent({
+      name: 'Canned',
+      model,
+      outputKey: 'out',
+      beforeModelCallback: () => answer('from the callback'),
+    });
     const result = await runOnce(agent, 'go');
     expect(model.requests).toHaveLength(0);
     expect(result.output).toBe('from the callback');
@@ -540,11 +770,19 @@ describe('agent callbacks', () => {
       model: new ScriptedModel(['model answer']),
       afterAgentCallback: (ctx) => content(`-- signed by ${ctx.agentName}`),
     });
-    const quiet = new LlmAgent({ name: 'Quiet', model: new ScriptedModel(['quiet answer']), afterAgentCallback: () => undefined });
+    const quiet = new LlmAgent({
+      name: 'Quiet',
+      model: new ScriptedModel(['quiet answer']),
+      afterAgentCallback: () => undefined,
+    });
     const result = await runOnce(new SequentialAgent({ name: 'Flow', subAgents: [agent, quiet] }), 'go');
 
     const withContent = result.events.filter((e) => e.content !== undefined);
-    expect(withContent.map((e) => `${e.author}:${textOf(e)}`)).toEqual(['Signed:model answer', 'Signed:-- signed by Signed', 'Quiet:quiet answer']);
+    expect(withContent.map((e) => `${e.author}:${textOf(e)}`)).toEqual([
+      'Signed:model answer',
+      'Signed:-- signed by Signed',
+      'Quiet:quiet answer',
+    ]);
     const signed = result.events.filter((e) => e.author === 'Signed');
     expect(signed).toHaveLength(2);
     const appended = signed[1]!;
@@ -556,13 +794,23 @@ describe('agent callbacks', () => {
     const agent = new LlmAgent({
       name: 'Stateful',
       model: new ScriptedModel(['answer']),
-      beforeAgentCallback: (ctx) => { ctx.state.set('started', true); },
-      beforeModelCallback: ({ context }) => { context.state.set('model_calls', ((context.state.get<number>('model_calls')) ?? 0) + 1); },
-      afterAgentCallback: (ctx) => { ctx.state.set('finished', true); },
+      beforeAgentCallback: (ctx) => {
+        ctx.state.set('started', true);
+      },
+      beforeModelCallback: ({ context }) => {
+        context.state.set('model_calls', (context.state.get<number>('model_calls') ?? 0) + 1);
+      },
+      afterAgentCallback: (ctx) => {
+        ctx.state.set('finished', true);
+      },
     });
     const result = await runOnce(agent, 'go');
     expect(result.state).toMatchObject({ started: true, model_calls: 1, finished: true });
-    const stored = await result.runner.sessionService.getSession({ appName: result.runner.appName, userId: 'u', sessionId: result.sessionId });
+    const stored = await result.runner.sessionService.getSession({
+      appName: result.runner.appName,
+      userId: 'u',
+      sessionId: result.sessionId,
+    });
     expect(stored!.state).toMatchObject({ started: true, model_calls: 1, finished: true });
   });
 });

@@ -5,7 +5,12 @@ import { ScriptedModel } from '@troupe/core/testing';
 describe('smoke', () => {
   it('runs CityInfo', async () => {
     const model = new ScriptedModel(['Paris', 'Paris is lovely.']);
-    const a = new LlmAgent({ name: 'AgentA', model, instruction: 'Find the capital of France.', outputKey: 'capital_city' });
+    const a = new LlmAgent({
+      name: 'AgentA',
+      model,
+      instruction: 'Find the capital of France.',
+      outputKey: 'capital_city',
+    });
     const b = new LlmAgent({ name: 'AgentB', model, instruction: 'Tell me about the city stored in {capital_city}.' });
     const runner = new InMemoryRunner({ agent: new SequentialAgent({ name: 'CityInfo', subAgents: [a, b] }) });
     const s = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });

@@ -1,8 +1,24 @@
-import { type BaseAgent, type BaseLlm, type BasePlugin, contentText, InMemorySessionService, type RunConfig, Runner, type RunResult, userContent } from '@troupe/core';
+import {
+  type BaseAgent,
+  type BaseLlm,
+  type BasePlugin,
+  contentText,
+  InMemorySessionService,
+  type RunConfig,
+  Runner,
+  type RunResult,
+  userContent,
+} from '@troupe/core';
 import type { EvalCase, EvalSet, EvalTurn } from './eval-set.js';
 import { EvalConfigError } from './errors.js';
 import { LlmJudge } from './metrics/llm-judge.js';
-import { DEFAULT_METRICS, DEFAULT_THRESHOLDS, type MetricName, toMetricName, trajectoryMatchOf } from './metrics/metric-names.js';
+import {
+  DEFAULT_METRICS,
+  DEFAULT_THRESHOLDS,
+  type MetricName,
+  toMetricName,
+  trajectoryMatchOf,
+} from './metrics/metric-names.js';
 import { rouge1 } from './metrics/rouge.js';
 import { loadEvalSet, parseEvalSet } from './parse-eval-set.js';
 import type { EvalCaseResult, EvalReport, MetricResult, TurnResult } from './report.js';
@@ -74,7 +90,8 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
     }
   } finally {
     // A shared agent's toolsets (MCP servers) stay open across cases and are closed once, at the end.
-    if (shared) await new Runner({ appName: 'eval', agent: shared, sessionService: new InMemorySessionService() }).close();
+    if (shared)
+      await new Runner({ appName: 'eval', agent: shared, sessionService: new InMemorySessionService() }).close();
   }
   options.abortSignal?.throwIfAborted();
   const thresholds: Partial<Record<MetricName, number>> = {};
@@ -83,13 +100,16 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
 }
 
 function planMetrics(options: EvaluateOptions): Plan {
-  if (options.agent === undefined || options.agent === null) throw new EvalConfigError('evaluate needs an agent (or a function that builds one).');
+  if (options.agent === undefined || options.agent === null)
+    throw new EvalConfigError('evaluate needs an agent (or a function that builds one).');
   const thresholds: Record<MetricName, number> = { ...DEFAULT_THRESHOLDS };
   const named: MetricName[] = [];
   for (const [name, value] of Object.entries(options.thresholds ?? {})) {
     const metric = toMetricName(name);
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1) {
-      throw new EvalConfigError(`The threshold of '${name}' must be a number from 0 to 1; got ${JSON.stringify(value)}.`);
+      throw new EvalConfigError(
+        `The threshold of '${name}' must be a number from 0 to 1; got ${JSON.stringify(value)}.`,
+      );
     }
     thresholds[metric] = value;
     named.push(metric);
@@ -97,18 +117,32 @@ function planMetrics(options: EvaluateOptions): Plan {
   let metrics: MetricName[];
   if (options.metrics !== undefined) {
     metrics = unique(options.metrics.map(toMetricName));
-    if (metrics.length === 0) throw new EvalConfigError('metrics is empty; name at least one metric, or leave it out for the defaults.');
+    if (metrics.length === 0)
+      throw new EvalConfigError('metrics is empty; name at least one metric, or leave it out for the defaults.');
     const unscored = named.filter((m) => !metrics.includes(m));
     if (unscored.length > 0) {
-      throw new EvalConfigError(`There are thresholds for ${unscored.join(', ')}, which metrics (${metrics.join(', ')}) does not include. Add them to metrics or drop their thresholds.`);
+      throw new EvalConfigError(
+        `There are thresholds for ${unscored.join(', ')}, which metrics (${metrics.join(', ')}) does not include. Add them to metrics or drop their thresholds.`,
+      );
     }
   } else {
-    metrics = unique([...DEFAULT_METRICS, ...named, ...(options.judgeModel !== undefined ? (['llm_judge'] as const) : [])]);
+    metrics = unique([
+      ...DEFAULT_METRICS,
+      ...named,
+      ...(options.judgeModel !== undefined ? (['llm_judge'] as const) : []),
+    ]);
   }
   if (metrics.includes('llm_judge') && options.judgeModel === undefined) {
-    throw new EvalConfigError(`The llm_judge metric needs a judgeModel (a BaseLlm or a model string such as 'gemini-2.5-flash').`);
+    throw new EvalConfigError(
+      `The llm_judge metric needs a judgeModel (a BaseLlm or a model string such as 'gemini-2.5-flash').`,
+    );
   }
-  return { metrics, thresholds, judge: options.judgeModel !== undefined && metrics.includes('llm_judge') ? new LlmJudge(options.judgeModel) : undefined };
+  return {
+    metrics,
+    thresholds,
+    judge:
+      options.judgeModel !== undefined && metrics.includes('llm_judge') ? new LlmJudge(options.judgeModel) : undefined,
+  };
 }
 
 async function readSet(options: EvaluateOptions): Promise<EvalSet> {
@@ -129,7 +163,11 @@ async function runCase(evalCase: EvalCase, options: EvaluateOptions, plan: Plan)
     ...(settings.defaultModel !== undefined ? { defaultModel: settings.defaultModel } : {}),
   });
   const userId = evalCase.userId ?? settings.userId ?? 'eval_user';
-  const session = await runner.sessionService.createSession({ appName: runner.appName, userId, ...(evalCase.state ? { state: evalCase.state } : {}) });
+  const session = await runner.sessionService.createSession({
+    appName: runner.appName,
+    userId,
+    ...(evalCase.state ? { state: evalCase.state } : {}),
+  });
   const turns: TurnResult[] = [];
   let error: string | undefined;
   try {
@@ -154,15 +192,31 @@ async function runCase(evalCase: EvalCase, options: EvaluateOptions, plan: Plan)
     if (typeof options.agent === 'function') await runner.close();
   }
   const metrics = plan.metrics.map((metric) => aggregate(metric, plan.thresholds[metric], evalCase.turns, turns));
-  const result: EvalCaseResult = { evalId: evalCase.id, passed: error === undefined && metrics.every((m) => m.passed), metrics, turns };
+  const result: EvalCaseResult = {
+    evalId: evalCase.id,
+    passed: error === undefined && metrics.every((m) => m.passed),
+    metrics,
+    turns,
+  };
   if (error !== undefined) result.error = error;
   return result;
 }
 
-async function scoreTurn(turn: EvalTurn, result: RunResult, plan: Plan, abortSignal: AbortSignal | undefined): Promise<TurnResult> {
+async function scoreTurn(
+  turn: EvalTurn,
+  result: RunResult,
+  plan: Plan,
+  abortSignal: AbortSignal | undefined,
+): Promise<TurnResult> {
   const actualResponse = finalResponseText(result.events);
   const actualToolCalls = toolTrajectory(result.events);
-  const scored: TurnResult = { user: userText(turn), status: result.status, actualResponse, actualToolCalls, scores: {} };
+  const scored: TurnResult = {
+    user: userText(turn),
+    status: result.status,
+    actualResponse,
+    actualToolCalls,
+    scores: {},
+  };
   if (turn.response !== undefined) scored.expectedResponse = turn.response;
   if (turn.toolCalls !== undefined) scored.expectedToolCalls = turn.toolCalls;
   const problem = runProblem(result);
@@ -177,7 +231,12 @@ async function scoreTurn(turn: EvalTurn, result: RunResult, plan: Plan, abortSig
       } else if (problem !== undefined) {
         scored.scores[metric] = 0;
       } else if (plan.judge) {
-        const verdict = await plan.judge.judge({ user: scored.user, expected: turn.response, actual: actualResponse, ...(abortSignal ? { abortSignal } : {}) });
+        const verdict = await plan.judge.judge({
+          user: scored.user,
+          expected: turn.response,
+          actual: actualResponse,
+          ...(abortSignal ? { abortSignal } : {}),
+        });
         scored.scores[metric] = verdict.score;
         scored.judgeReason = verdict.reason;
       }
@@ -207,14 +266,25 @@ function runProblem(result: RunResult): string | undefined {
 }
 
 function skippedTurn(turn: EvalTurn): TurnResult {
-  const skipped: TurnResult = { user: userText(turn), status: 'skipped', actualResponse: '', actualToolCalls: [], scores: {} };
+  const skipped: TurnResult = {
+    user: userText(turn),
+    status: 'skipped',
+    actualResponse: '',
+    actualToolCalls: [],
+    scores: {},
+  };
   if (turn.response !== undefined) skipped.expectedResponse = turn.response;
   if (turn.toolCalls !== undefined) skipped.expectedToolCalls = turn.toolCalls;
   return skipped;
 }
 
 /** A metric's mean over the turns that expect something of it; a skipped turn counts 0. */
-function aggregate(metric: MetricName, threshold: number, expected: readonly EvalTurn[], turns: readonly TurnResult[]): MetricResult {
+function aggregate(
+  metric: MetricName,
+  threshold: number,
+  expected: readonly EvalTurn[],
+  turns: readonly TurnResult[],
+): MetricResult {
   const trajectory = trajectoryMatchOf(metric) !== undefined;
   const scores: number[] = [];
   turns.forEach((turn, i) => {

@@ -21,4 +21,10 @@ export {
   trajectoryMatchOf,
 } from './metrics/metric-names.js';
 export { rouge1, type RougeScore, tokenize } from './metrics/rouge.js';
-export { JUDGE_INSTRUCTION, type JudgeInput, type JudgeVerdict, LlmJudge, parseJudgeReply } from './metrics/llm-judge.js';
+export {
+  JUDGE_INSTRUCTION,
+  type JudgeInput,
+  type JudgeVerdict,
+  LlmJudge,
+  parseJudgeReply,
+} from './metrics/llm-judge.js';

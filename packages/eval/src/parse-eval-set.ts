@@ -17,7 +17,10 @@ class At {
   ) {}
 
   child(key: string | number): At {
-    return new At(this.source, typeof key === 'number' ? `${this.path}[${key}]` : this.path ? `${this.path}.${key}` : key);
+    return new At(
+      this.source,
+      typeof key === 'number' ? `${this.path}[${key}]` : this.path ? `${this.path}.${key}` : key,
+    );
   }
 
   fail(problem: string, fix: string): never {
@@ -35,7 +38,9 @@ export async function loadEvalSet(path: string): Promise<EvalSet> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new EvalSetError(`Cannot read eval set file '${path}': ${(error as Error).message}. Check the path.`, { cause: error });
+    throw new EvalSetError(`Cannot read eval set file '${path}': ${(error as Error).message}. Check the path.`, {
+      cause: error,
+    });
   }
   let json: unknown;
   try {
@@ -63,17 +68,25 @@ export function parseEvalSet(json: unknown, options: { source?: string } = {}): 
   const at: At = new At(options.source ?? 'eval set', '');
   const format = detectEvalSetFormat(json);
   if (Array.isArray(json)) {
-    at.fail('is an array (ADK\'s older *.test.json format of single turns)', 'Wrap the turns in an eval set: { "id": "my-set", "cases": [{ "id": "case-1", "turns": [{ "user": "...", "response": "..." }] }] }, or use an ADK *.evalset.json file.');
+    at.fail(
+      "is an array (ADK's older *.test.json format of single turns)",
+      'Wrap the turns in an eval set: { "id": "my-set", "cases": [{ "id": "case-1", "turns": [{ "user": "...", "response": "..." }] }] }, or use an ADK *.evalset.json file.',
+    );
   }
   if (!isObject(json) || format === undefined) {
-    at.fail('is not an eval set: it needs "cases" (Troupe format) or "eval_cases" (ADK format)', 'See docs/eval.md for both formats.');
+    at.fail(
+      'is not an eval set: it needs "cases" (Troupe format) or "eval_cases" (ADK format)',
+      'See docs/eval.md for both formats.',
+    );
   }
   const fallbackId = options.source ? basename(options.source).replace(/(\.evalset|\.test)?\.json$/i, '') : 'eval_set';
   return format === 'adk' ? parseAdkSet(json, at, fallbackId) : parseTroupeSet(json, at, fallbackId);
 }
 
 function parseTroupeSet(json: Json, at: At, fallbackId: string): EvalSet {
-  const cases = array(json.cases, at.child('cases')).map((item, i) => parseTroupeCase(item, at.child('cases').child(i)));
+  const cases = array(json.cases, at.child('cases')).map((item, i) =>
+    parseTroupeCase(item, at.child('cases').child(i)),
+  );
   const set: EvalSet = { id: optionalString(json.id, at.child('id')) ?? fallbackId, cases };
   copyText(json, set, at, 'name', 'description');
   checkUniqueIds(cases, at.child('cases'));
@@ -98,7 +111,12 @@ function parseTroupeTurn(value: unknown, at: At): EvalTurn {
   const json = object(value, at);
   const user = json.user;
   const turn: EvalTurn = {
-    user: typeof user === 'string' ? user : isObject(user) ? content(user, at.child('user'), 'user') : at.child('user').fail('is missing', 'Give the user message as text: "user": "Hello".'),
+    user:
+      typeof user === 'string'
+        ? user
+        : isObject(user)
+          ? content(user, at.child('user'), 'user')
+          : at.child('user').fail('is missing', 'Give the user message as text: "user": "Hello".'),
   };
   const response = optionalString(json.response, at.child('response'));
   if (response !== undefined) turn.response = response;
@@ -112,8 +130,13 @@ function parseTroupeTurn(value: unknown, at: At): EvalTurn {
 
 function parseAdkSet(json: Json, at: At, fallbackId: string): EvalSet {
   const casesAt = at.child('eval_cases');
-  const cases = array(field(json, 'evalCases', 'eval_cases'), casesAt).map((item, i) => parseAdkCase(item, casesAt.child(i)));
-  const set: EvalSet = { id: optionalString(field(json, 'evalSetId', 'eval_set_id'), at.child('eval_set_id')) ?? fallbackId, cases };
+  const cases = array(field(json, 'evalCases', 'eval_cases'), casesAt).map((item, i) =>
+    parseAdkCase(item, casesAt.child(i)),
+  );
+  const set: EvalSet = {
+    id: optionalString(field(json, 'evalSetId', 'eval_set_id'), at.child('eval_set_id')) ?? fallbackId,
+    cases,
+  };
   copyText(json, set, at, 'name', 'description');
   checkUniqueIds(cases, casesAt);
   return set;
@@ -121,10 +144,17 @@ function parseAdkSet(json: Json, at: At, fallbackId: string): EvalSet {
 
 function parseAdkCase(value: unknown, at: At): EvalCase {
   const json = object(value, at);
-  const id = requiredString(field(json, 'evalId', 'eval_id'), at.child('eval_id'), 'Give every eval case a unique "eval_id".');
+  const id = requiredString(
+    field(json, 'evalId', 'eval_id'),
+    at.child('eval_id'),
+    'Give every eval case a unique "eval_id".',
+  );
   const conversation = field(json, 'conversation');
   if (conversation === undefined && field(json, 'conversationScenario', 'conversation_scenario') !== undefined) {
-    at.fail('has a conversation_scenario (a simulated user)', 'Troupe evaluates static conversations only: give the case a "conversation" of invocations.');
+    at.fail(
+      'has a conversation_scenario (a simulated user)',
+      'Troupe evaluates static conversations only: give the case a "conversation" of invocations.',
+    );
   }
   const turnsAt = at.child('conversation');
   const turns = array(conversation, turnsAt);
@@ -146,10 +176,12 @@ function parseAdkInvocation(value: unknown, at: At): EvalTurn {
   const json = object(value, at);
   const userAt = at.child('user_content');
   const user = field(json, 'userContent', 'user_content');
-  if (user === undefined) userAt.fail('is missing', 'Give the user message as a Content: { "role": "user", "parts": [{ "text": "..." }] }.');
+  if (user === undefined)
+    userAt.fail('is missing', 'Give the user message as a Content: { "role": "user", "parts": [{ "text": "..." }] }.');
   const turn: EvalTurn = { user: content(object(user, userAt), userAt, 'user') };
   const final = field(json, 'finalResponse', 'final_response');
-  if (final !== undefined && final !== null) turn.response = adkText(content(object(final, at.child('final_response')), at.child('final_response'), 'model'));
+  if (final !== undefined && final !== null)
+    turn.response = adkText(content(object(final, at.child('final_response')), at.child('final_response'), 'model'));
   // As in ADK, an invocation without intermediate data expects no tool calls.
   turn.toolCalls = [];
   const data = field(json, 'intermediateData', 'intermediate_data');
@@ -157,7 +189,10 @@ function parseAdkInvocation(value: unknown, at: At): EvalTurn {
   const dataAt = at.child('intermediate_data');
   const intermediate = object(data, dataAt);
   const uses = field(intermediate, 'toolUses', 'tool_uses');
-  if (uses !== undefined) turn.toolCalls.push(...array(uses, dataAt.child('tool_uses')).map((call, i) => toolCall(call, dataAt.child('tool_uses').child(i))));
+  if (uses !== undefined)
+    turn.toolCalls.push(
+      ...array(uses, dataAt.child('tool_uses')).map((call, i) => toolCall(call, dataAt.child('tool_uses').child(i))),
+    );
   const events = field(intermediate, 'invocationEvents', 'invocation_events');
   if (events !== undefined) {
     const eventsAt = dataAt.child('invocation_events');
@@ -165,7 +200,8 @@ function parseAdkInvocation(value: unknown, at: At): EvalTurn {
       const eventAt = eventsAt.child(i);
       const record = object(event, eventAt);
       const author = optionalString(record.author, eventAt.child('author'));
-      const parts = isObject(record.content) && Array.isArray(record.content.parts) ? (record.content.parts as unknown[]) : [];
+      const parts =
+        isObject(record.content) && Array.isArray(record.content.parts) ? (record.content.parts as unknown[]) : [];
       parts.forEach((part, j) => {
         const call = isObject(part) ? field(part, 'functionCall', 'function_call') : undefined;
         if (call === undefined || call === null) return;
@@ -179,7 +215,13 @@ function parseAdkInvocation(value: unknown, at: At): EvalTurn {
 
 function toolCall(value: unknown, at: At): ToolCallExpectation {
   const json = object(value, at);
-  const call: ToolCallExpectation = { name: requiredString(json.name, at.child('name'), 'Give the tool\'s name: { "name": "get_weather", "args": { "city": "Paris" } }.') };
+  const call: ToolCallExpectation = {
+    name: requiredString(
+      json.name,
+      at.child('name'),
+      'Give the tool\'s name: { "name": "get_weather", "args": { "city": "Paris" } }.',
+    ),
+  };
   const args = json.args;
   if (args !== undefined && args !== null) call.args = object(args, at.child('args'));
   const agent = optionalString(json.agent, at.child('agent'));
@@ -193,13 +235,34 @@ function content(json: Json, at: At, defaultRole: 'user' | 'model'): Content {
   const parts = array(json.parts, partsAt).map((part, i): Part => {
     const partAt = partsAt.child(i);
     const record = object(part, partAt);
-    if (typeof record.text === 'string') return record.thought === true ? { text: record.text, thought: true } : { text: record.text };
+    if (typeof record.text === 'string')
+      return record.thought === true ? { text: record.text, thought: true } : { text: record.text };
     const call = field(record, 'functionCall', 'function_call');
-    if (isObject(call)) return { functionCall: { id: String(call.id ?? ''), name: String(call.name), args: isObject(call.args) ? call.args : {} } };
+    if (isObject(call))
+      return {
+        functionCall: {
+          id: String(call.id ?? ''),
+          name: String(call.name),
+          args: isObject(call.args) ? call.args : {},
+        },
+      };
     const response = field(record, 'functionResponse', 'function_response');
-    if (isObject(response)) return { functionResponse: { id: String(response.id ?? ''), name: String(response.name), response: isObject(response.response) ? response.response : {} } };
+    if (isObject(response))
+      return {
+        functionResponse: {
+          id: String(response.id ?? ''),
+          name: String(response.name),
+          response: isObject(response.response) ? response.response : {},
+        },
+      };
     const inline = field(record, 'inlineData', 'inline_data');
-    if (isObject(inline) && typeof inline.data === 'string') return { inlineData: { mimeType: String(field(inline, 'mimeType', 'mime_type') ?? 'application/octet-stream'), data: inline.data } };
+    if (isObject(inline) && typeof inline.data === 'string')
+      return {
+        inlineData: {
+          mimeType: String(field(inline, 'mimeType', 'mime_type') ?? 'application/octet-stream'),
+          data: inline.data,
+        },
+      };
     return partAt.fail('is not a text, function call, function response or inline data part', 'Give it "text".');
   });
   const role = json.role === 'user' || json.role === 'model' ? json.role : defaultRole;
@@ -250,7 +313,8 @@ function array(value: unknown, at: At): unknown[] {
 }
 
 function requiredString(value: unknown, at: At, fix: string): string {
-  if (typeof value !== 'string' || value.length === 0) at.fail(`must be a non-empty string; got ${describe(value)}`, fix);
+  if (typeof value !== 'string' || value.length === 0)
+    at.fail(`must be a non-empty string; got ${describe(value)}`, fix);
   return value;
 }
 

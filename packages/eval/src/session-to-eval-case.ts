@@ -42,10 +42,16 @@ export function sessionToEvalCase(session: Session, options: SessionToEvalCaseOp
       );
     }
     const answered = events.filter((e) => e.author !== 'user');
-    turns.push({ user: userMessage(opening.content!), response: finalResponseText(answered), toolCalls: toolTrajectory(answered) });
+    turns.push({
+      user: userMessage(opening.content!),
+      response: finalResponseText(answered),
+      toolCalls: toolTrajectory(answered),
+    });
   }
   if (turns.length === 0) {
-    throw new EvalSetError(`Session '${session.id}' has no user turns to make an eval case from. Run the agent in it first (e.g. troupe run <agent> --session ${session.id}).`);
+    throw new EvalSetError(
+      `Session '${session.id}' has no user turns to make an eval case from. Run the agent in it first (e.g. troupe run <agent> --session ${session.id}).`,
+    );
   }
   const evalCase: EvalCase = { id: options.evalId ?? session.id, turns };
   if (options.description !== undefined) evalCase.description = options.description;

@@ -12,7 +12,8 @@ export function toolTrajectory(events: readonly Event[]): ToolCallRecord[] {
   const calls: ToolCallRecord[] = [];
   for (const event of events) {
     if (event.partial) continue;
-    for (const call of getFunctionCalls(event)) calls.push({ name: call.name, args: call.args ?? {}, agent: event.path || event.author });
+    for (const call of getFunctionCalls(event))
+      calls.push({ name: call.name, args: call.args ?? {}, agent: event.path || event.author });
   }
   return calls;
 }
@@ -48,7 +49,11 @@ function agentMatches(expected: string, path: string): boolean {
  * Scores a turn's tool calls against the expected ones: 1 or 0 for `exact`, `in_order` and
  * `any_order` (ADK's match types), partial credit for `f1`.
  */
-export function trajectoryScore(match: TrajectoryMatch, expected: readonly ToolCallExpectation[], actual: readonly ToolCallRecord[]): number {
+export function trajectoryScore(
+  match: TrajectoryMatch,
+  expected: readonly ToolCallExpectation[],
+  actual: readonly ToolCallRecord[],
+): number {
   switch (match) {
     case 'exact':
       return expected.length === actual.length && expected.every((call, i) => callMatches(call, actual[i]!)) ? 1 : 0;

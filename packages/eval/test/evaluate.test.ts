@@ -19,8 +19,13 @@ describe('evaluate', () => {
       ['rome-and-oslo', true],
     ]);
     const [, multi] = report.cases;
-    expect(multi!.turns.map((t) => t.actualResponse)).toEqual(['It is sunny and 21 degrees in Rome.', 'It is sunny and 21 degrees in Oslo.']);
-    expect(multi!.turns[1]!.actualToolCalls).toEqual([{ name: 'get_weather', args: { city: 'Oslo' }, agent: 'Weather' }]);
+    expect(multi!.turns.map((t) => t.actualResponse)).toEqual([
+      'It is sunny and 21 degrees in Rome.',
+      'It is sunny and 21 degrees in Oslo.',
+    ]);
+    expect(multi!.turns[1]!.actualToolCalls).toEqual([
+      { name: 'get_weather', args: { city: 'Oslo' }, agent: 'Weather' },
+    ]);
     // "Sunny and 21 degrees in Oslo." against the actual answer: P = 6/8, R = 1; the mean over both turns.
     const response = multi!.metrics.find((m) => m.metric === 'response_match')!;
     expect(response.score).toBeCloseTo((1 + (2 * 0.75) / 1.75) / 2);
@@ -38,7 +43,12 @@ describe('evaluate', () => {
       { metric: 'trajectory_exact', score: 0, threshold: 1, passed: false },
       { metric: 'response_match', score: 0, threshold: 0.8, passed: false },
     ]);
-    expect(greeting!.turns[0]).toMatchObject({ user: 'Hello', expectedResponse: 'Hi!\nHow can I help?', expectedToolCalls: [], status: 'completed' });
+    expect(greeting!.turns[0]).toMatchObject({
+      user: 'Hello',
+      expectedResponse: 'Hi!\nHow can I help?',
+      expectedToolCalls: [],
+      status: 'completed',
+    });
 
     const camel = await evaluate({ agent: weatherAgent, evalSetPath: fixture('weather.camel.evalset.json') });
     expect(camel.passed).toBe(true);
@@ -47,15 +57,36 @@ describe('evaluate', () => {
   it('applies thresholds, by our names or ADK aliases, and adds the metrics they name', async () => {
     const evalSet: EvalSet = {
       id: 'loose',
-      cases: [{ id: 'paris', turns: [{ user: 'Weather in Paris?', response: 'Sunny in Paris today.', toolCalls: [{ name: 'get_weather', args: { city: 'Paris' } }, { name: 'get_forecast' }] }] }],
+      cases: [
+        {
+          id: 'paris',
+          turns: [
+            {
+              user: 'Weather in Paris?',
+              response: 'Sunny in Paris today.',
+              toolCalls: [{ name: 'get_weather', args: { city: 'Paris' } }, { name: 'get_forecast' }],
+            },
+          ],
+        },
+      ],
     };
     const strict = await evaluate({ agent: weatherAgent, evalSet });
     expect(strict.passed).toBe(false);
-    const lenient = await evaluate({ agent: weatherAgent, evalSet, thresholds: { response_match_score: 0.4, trajectory_f1: 0.6 }, metrics: ['trajectory_f1', 'response_match'] });
+    const lenient = await evaluate({
+      agent: weatherAgent,
+      evalSet,
+      thresholds: { response_match_score: 0.4, trajectory_f1: 0.6 },
+      metrics: ['trajectory_f1', 'response_match'],
+    });
     expect(lenient.metrics).toEqual(['trajectory_f1', 'response_match']);
     const [f1, response] = lenient.cases[0]!.metrics;
     // One call of two expected: P = 1, R = 1/2.
-    expect(f1).toEqual({ metric: 'trajectory_f1', score: expect.closeTo(2 / 3, 5) as number, threshold: 0.6, passed: true });
+    expect(f1).toEqual({
+      metric: 'trajectory_f1',
+      score: expect.closeTo(2 / 3, 5) as number,
+      threshold: 0.6,
+      passed: true,
+    });
     // "sunny", "in", "paris" of 4 expected and 8 actual words: P = 3/8, R = 3/4.
     expect(response!.score).toBeCloseTo(0.5);
     expect(response!.passed).toBe(true);
@@ -84,8 +115,19 @@ describe('evaluate', () => {
               },
             ],
           },
-          { id: 'nested-first', turns: [{ user: 'And in Rome?', toolCalls: [{ name: 'get_weather', agent: 'WeatherDesk' }, { name: 'WeatherDesk' }] }] },
-          { id: 'wrong-agent', turns: [{ user: 'And in Rome?', toolCalls: [{ name: 'get_weather', agent: 'Concierge' }] }] },
+          {
+            id: 'nested-first',
+            turns: [
+              {
+                user: 'And in Rome?',
+                toolCalls: [{ name: 'get_weather', agent: 'WeatherDesk' }, { name: 'WeatherDesk' }],
+              },
+            ],
+          },
+          {
+            id: 'wrong-agent',
+            turns: [{ user: 'And in Rome?', toolCalls: [{ name: 'get_weather', agent: 'Concierge' }] }],
+          },
         ],
       },
     });
@@ -114,11 +156,18 @@ describe('evaluate', () => {
           {
             id: 'remembers',
             turns: [
-              { user: 'Remember that my name is Ada', response: 'Noted.', toolCalls: [{ name: 'save_note', args: { text: 'Remember that my name is Ada' } }] },
+              {
+                user: 'Remember that my name is Ada',
+                response: 'Noted.',
+                toolCalls: [{ name: 'save_note', args: { text: 'Remember that my name is Ada' } }],
+              },
               { user: 'What is my name?', response: 'Your name is Ada.', toolCalls: [] },
             ],
           },
-          { id: 'fresh-session', turns: [{ user: 'What is my name?', response: 'I do not know your name.', toolCalls: [] }] },
+          {
+            id: 'fresh-session',
+            turns: [{ user: 'What is my name?', response: 'I do not know your name.', toolCalls: [] }],
+          },
         ],
       },
     });
@@ -131,7 +180,10 @@ describe('evaluate', () => {
     const report = await evaluate({
       agent: weatherAgent,
       judgeModel: judge,
-      evalSet: { id: 'judged', cases: [{ id: 'paris', turns: [{ user: 'Weather in Paris?', response: 'Sunny, 21 °C.' }] }] },
+      evalSet: {
+        id: 'judged',
+        cases: [{ id: 'paris', turns: [{ user: 'Weather in Paris?', response: 'Sunny, 21 °C.' }] }],
+      },
     });
     expect(report.metrics).toEqual(['trajectory_exact', 'response_match', 'llm_judge']);
     const [, response, judged] = report.cases[0]!.metrics;
@@ -147,7 +199,10 @@ describe('evaluate', () => {
   });
 
   it('asks the judge again when its reply has no score, and scores 0 when it still has none', async () => {
-    const evalSet = { id: 'judged', cases: [{ id: 'paris', turns: [{ user: 'Weather in Paris?', response: 'Sunny.' }] }] };
+    const evalSet = {
+      id: 'judged',
+      cases: [{ id: 'paris', turns: [{ user: 'Weather in Paris?', response: 'Sunny.' }] }],
+    };
     const retried = new ScriptedModel(['Looks right to me.', '{"score": 1, "reason": "ok"}']);
     const first = await evaluate({ agent: weatherAgent, evalSet, metrics: ['llm_judge'], judgeModel: retried });
     expect(first.cases[0]!.metrics[0]!.score).toBe(1);
@@ -160,10 +215,26 @@ describe('evaluate', () => {
   });
 
   it('fails a case whose run fails, skipping its later turns', async () => {
-    const broken = () => new LlmAgent({ name: 'Broken', instruction: 'x', model: new ScriptedModel([{ error: 'provider down', status: 503 }]) });
+    const broken = () =>
+      new LlmAgent({
+        name: 'Broken',
+        instruction: 'x',
+        model: new ScriptedModel([{ error: 'provider down', status: 503 }]),
+      });
     const report = await evaluate({
       agent: broken,
-      evalSet: { id: 'broken', cases: [{ id: 'two-turns', turns: [{ user: 'hi', response: 'hello' }, { user: 'again', response: 'hello', toolCalls: [] }] }] },
+      evalSet: {
+        id: 'broken',
+        cases: [
+          {
+            id: 'two-turns',
+            turns: [
+              { user: 'hi', response: 'hello' },
+              { user: 'again', response: 'hello', toolCalls: [] },
+            ],
+          },
+        ],
+      },
     });
     const [result] = report.cases;
     expect(result!.passed).toBe(false);
@@ -177,11 +248,16 @@ describe('evaluate', () => {
 
   it('gives the default model to agents without one, and the case state to the session', async () => {
     const agent = new LlmAgent({ name: 'Echo', instruction: 'Say the city: {city}' });
-    const model = new ScriptedModel([(request) => `City: ${request.config.systemInstruction?.match(/Say the city: (\w+)/)?.[1]}`]);
+    const model = new ScriptedModel([
+      (request) => `City: ${request.config.systemInstruction?.match(/Say the city: (\w+)/)?.[1]}`,
+    ]);
     const report = await evaluate({
       agent,
       runnerOptions: { defaultModel: model },
-      evalSet: { id: 's', cases: [{ id: 'state', state: { city: 'Lima' }, turns: [{ user: 'go', response: 'City: Lima' }] }] },
+      evalSet: {
+        id: 's',
+        cases: [{ id: 'state', state: { city: 'Lima' }, turns: [{ user: 'go', response: 'City: Lima' }] }],
+      },
     });
     expect(report.cases[0]!.turns[0]!.actualResponse).toBe('City: Lima');
     expect(report.passed).toBe(true);
@@ -197,9 +273,20 @@ describe('evaluate', () => {
         this.closed++;
       }
     }
-    const evalSet = { id: 's', cases: [{ id: 'a', turns: [{ user: 'hi' }] }, { id: 'b', turns: [{ user: 'hi' }] }] };
+    const evalSet = {
+      id: 's',
+      cases: [
+        { id: 'a', turns: [{ user: 'hi' }] },
+        { id: 'b', turns: [{ user: 'hi' }] },
+      ],
+    };
     const shared = new CountingToolset();
-    const agent = new LlmAgent({ name: 'Shared', instruction: 'x', tools: [shared], model: new ScriptedModel(['one', 'two']) });
+    const agent = new LlmAgent({
+      name: 'Shared',
+      instruction: 'x',
+      tools: [shared],
+      model: new ScriptedModel(['one', 'two']),
+    });
     await evaluate({ agent, evalSet });
     expect(shared.closed).toBe(1);
 
@@ -217,8 +304,14 @@ describe('evaluate', () => {
 
   it.each([
     [{ metrics: ['llm_judge'] }, 'The llm_judge metric needs a judgeModel'],
-    [{ thresholds: { response_match: 1.5 } }, "The threshold of 'response_match' must be a number from 0 to 1; got 1.5."],
-    [{ metrics: ['response_match'], thresholds: { trajectory_f1: 0.5 } }, 'There are thresholds for trajectory_f1, which metrics (response_match) does not include.'],
+    [
+      { thresholds: { response_match: 1.5 } },
+      "The threshold of 'response_match' must be a number from 0 to 1; got 1.5.",
+    ],
+    [
+      { metrics: ['response_match'], thresholds: { trajectory_f1: 0.5 } },
+      'There are thresholds for trajectory_f1, which metrics (response_match) does not include.',
+    ],
     [{ metrics: [] }, 'metrics is empty'],
     [{ metrics: ['bleu'] }, "Unknown metric 'bleu'"],
     [{ evalSetPath: 'x.json' }, 'evaluate needs exactly one of evalSet (an object) and evalSetPath (a JSON file).'],

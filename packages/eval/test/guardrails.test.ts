@@ -6,10 +6,26 @@ import { evaluate } from '@troupe/eval';
 describe('evaluate: a run a guardrail blocks', () => {
   it('fails the case, naming the guardrail, and skips its later turns', async () => {
     const guarded = () =>
-      new LlmAgent({ name: 'Tutor', instruction: 'x', model: new ScriptedModel(['never']), inputGuardrails: [{ name: 'no_homework', blocking: true, check: () => ({ tripwire: true }) }] });
+      new LlmAgent({
+        name: 'Tutor',
+        instruction: 'x',
+        model: new ScriptedModel(['never']),
+        inputGuardrails: [{ name: 'no_homework', blocking: true, check: () => ({ tripwire: true }) }],
+      });
     const report = await evaluate({
       agent: guarded,
-      evalSet: { id: 'blocked', cases: [{ id: 'two-turns', turns: [{ user: 'homework', response: 'hello' }, { user: 'again', response: 'hello' }] }] },
+      evalSet: {
+        id: 'blocked',
+        cases: [
+          {
+            id: 'two-turns',
+            turns: [
+              { user: 'homework', response: 'hello' },
+              { user: 'again', response: 'hello' },
+            ],
+          },
+        ],
+      },
     });
     const [result] = report.cases;
     expect(result!.passed).toBe(false);

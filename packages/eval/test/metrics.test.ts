@@ -1,7 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { jsonEqual, parseJudgeReply, rouge1, tokenize, toMetricName, type ToolCallRecord, trajectoryScore } from '@troupe/eval';
+import {
+  jsonEqual,
+  parseJudgeReply,
+  rouge1,
+  tokenize,
+  toMetricName,
+  type ToolCallRecord,
+  trajectoryScore,
+} from '@troupe/eval';
 
-const call = (name: string, args: Record<string, unknown> = {}, agent = 'Root'): ToolCallRecord => ({ name, args, agent });
+const call = (name: string, args: Record<string, unknown> = {}, agent = 'Root'): ToolCallRecord => ({
+  name,
+  args,
+  agent,
+});
 
 describe('ROUGE-1', () => {
   it('tokenises to lowercase words, dropping punctuation, in any script', () => {
@@ -41,23 +53,50 @@ describe('tool trajectory metrics', () => {
   ];
 
   it('exact: the same calls in the same order with the same args, nothing else', () => {
-    expect(trajectoryScore('exact', expected, [call('search', { q: 'paris' }), call('book', { city: 'Paris' })])).toBe(1);
-    expect(trajectoryScore('exact', expected, [call('book', { city: 'Paris' }), call('search', { q: 'paris' })])).toBe(0);
-    expect(trajectoryScore('exact', expected, [call('search', { q: 'paris' }), call('log'), call('book', { city: 'Paris' })])).toBe(0);
-    expect(trajectoryScore('exact', expected, [call('search', { q: 'paris' }), call('book', { city: 'Rome' })])).toBe(0);
+    expect(trajectoryScore('exact', expected, [call('search', { q: 'paris' }), call('book', { city: 'Paris' })])).toBe(
+      1,
+    );
+    expect(trajectoryScore('exact', expected, [call('book', { city: 'Paris' }), call('search', { q: 'paris' })])).toBe(
+      0,
+    );
+    expect(
+      trajectoryScore('exact', expected, [
+        call('search', { q: 'paris' }),
+        call('log'),
+        call('book', { city: 'Paris' }),
+      ]),
+    ).toBe(0);
+    expect(trajectoryScore('exact', expected, [call('search', { q: 'paris' }), call('book', { city: 'Rome' })])).toBe(
+      0,
+    );
     expect(trajectoryScore('exact', [], [])).toBe(1);
     expect(trajectoryScore('exact', [], [call('search')])).toBe(0);
   });
 
   it('in_order: expected calls appear in order, extra calls allowed', () => {
-    expect(trajectoryScore('in_order', expected, [call('log'), call('search', { q: 'paris' }), call('log'), call('book', { city: 'Paris' })])).toBe(1);
-    expect(trajectoryScore('in_order', expected, [call('book', { city: 'Paris' }), call('search', { q: 'paris' })])).toBe(0);
+    expect(
+      trajectoryScore('in_order', expected, [
+        call('log'),
+        call('search', { q: 'paris' }),
+        call('log'),
+        call('book', { city: 'Paris' }),
+      ]),
+    ).toBe(1);
+    expect(
+      trajectoryScore('in_order', expected, [call('book', { city: 'Paris' }), call('search', { q: 'paris' })]),
+    ).toBe(0);
     expect(trajectoryScore('in_order', expected, [call('search', { q: 'paris' })])).toBe(0);
     expect(trajectoryScore('in_order', [], [call('log')])).toBe(1);
   });
 
   it('any_order: every expected call is present, in any order', () => {
-    expect(trajectoryScore('any_order', expected, [call('book', { city: 'Paris' }), call('log'), call('search', { q: 'paris' })])).toBe(1);
+    expect(
+      trajectoryScore('any_order', expected, [
+        call('book', { city: 'Paris' }),
+        call('log'),
+        call('search', { q: 'paris' }),
+      ]),
+    ).toBe(1);
     expect(trajectoryScore('any_order', expected, [call('book', { city: 'Paris' })])).toBe(0);
     // One actual call cannot satisfy two expectations.
     expect(trajectoryScore('any_order', [{ name: 'log' }, { name: 'log' }], [call('log')])).toBe(0);
@@ -66,7 +105,9 @@ describe('tool trajectory metrics', () => {
   it('f1: partial credit from precision (matched / actual) and recall (matched / expected)', () => {
     expect(trajectoryScore('f1', expected, [call('search', { q: 'paris' }), call('book', { city: 'Paris' })])).toBe(1);
     // 1 of 2 expected found, 1 of 3 actual expected: P = 1/3, R = 1/2, F1 = 0.4.
-    expect(trajectoryScore('f1', expected, [call('search', { q: 'paris' }), call('log'), call('book', { city: 'Rome' })])).toBeCloseTo(0.4);
+    expect(
+      trajectoryScore('f1', expected, [call('search', { q: 'paris' }), call('log'), call('book', { city: 'Rome' })]),
+    ).toBeCloseTo(0.4);
     // Order does not matter for f1.
     expect(trajectoryScore('f1', expected, [call('book', { city: 'Paris' }), call('search', { q: 'paris' })])).toBe(1);
     expect(trajectoryScore('f1', expected, [])).toBe(0);
@@ -74,7 +115,13 @@ describe('tool trajectory metrics', () => {
   });
 
   it('compares args as JSON values (key order aside); omitted args match any', () => {
-    expect(trajectoryScore('exact', [{ name: 'book', args: { city: 'Paris', nights: [1, { n: 2 }] } }], [call('book', { nights: [1, { n: 2 }], city: 'Paris' })])).toBe(1);
+    expect(
+      trajectoryScore(
+        'exact',
+        [{ name: 'book', args: { city: 'Paris', nights: [1, { n: 2 }] } }],
+        [call('book', { nights: [1, { n: 2 }], city: 'Paris' })],
+      ),
+    ).toBe(1);
     expect(trajectoryScore('exact', [{ name: 'book' }], [call('book', { city: 'anything' })])).toBe(1);
     expect(jsonEqual({ a: 1 }, { a: 1, b: 2 })).toBe(false);
     expect(jsonEqual([1, 2], [2, 1])).toBe(false);
@@ -90,7 +137,10 @@ describe('tool trajectory metrics', () => {
 
   it('pairs loose and precise expectations so both find a call when they can', () => {
     const actual = [call('x', { a: 1 }, 'Root/P'), call('x', { a: 1 }, 'Root/Q')];
-    const wanted = [{ name: 'x', args: { a: 1 } }, { name: 'x', agent: 'P' }];
+    const wanted = [
+      { name: 'x', args: { a: 1 } },
+      { name: 'x', agent: 'P' },
+    ];
     expect(trajectoryScore('any_order', wanted, actual)).toBe(1);
     expect(trajectoryScore('f1', wanted, actual)).toBe(1);
   });
@@ -100,7 +150,9 @@ describe('metric names', () => {
   it("accepts ADK's metric names", () => {
     expect(toMetricName('tool_trajectory_avg_score')).toBe('trajectory_exact');
     expect(toMetricName('response_match_score')).toBe('response_match');
-    expect(() => toMetricName('bleu')).toThrow("Unknown metric 'bleu'. The metrics are trajectory_exact, trajectory_in_order");
+    expect(() => toMetricName('bleu')).toThrow(
+      "Unknown metric 'bleu'. The metrics are trajectory_exact, trajectory_in_order",
+    );
   });
 });
 

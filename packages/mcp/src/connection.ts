@@ -40,7 +40,9 @@ export type CheckedConnection = (
 /** Checks the connection given to MCPToolset, naming the option, the value and the fix. */
 export function checkConnection(connection: unknown): CheckedConnection {
   if (typeof connection !== 'object' || connection === null || Array.isArray(connection)) {
-    throw new ConfigurationError(`MCPToolset needs a connection: { command, args? } to start a server, or { url } to reach one; got ${describe(connection)}.`);
+    throw new ConfigurationError(
+      `MCPToolset needs a connection: { command, args? } to start a server, or { url } to reach one; got ${describe(connection)}.`,
+    );
   }
   const c = connection as Record<string, unknown>;
   const hasCommand = c.command !== undefined;
@@ -54,31 +56,55 @@ export function checkConnection(connection: unknown): CheckedConnection {
   }
   if (hasCommand) {
     for (const key of Object.keys(c)) {
-      if (!['command', 'args', 'env', 'cwd'].includes(key)) throw new ConfigurationError(`MCPToolset: unknown connection option '${key}' for a command. The options are command, args, env and cwd.`);
+      if (!['command', 'args', 'env', 'cwd'].includes(key))
+        throw new ConfigurationError(
+          `MCPToolset: unknown connection option '${key}' for a command. The options are command, args, env and cwd.`,
+        );
     }
-    if (typeof c.command !== 'string' || c.command.trim() === '') throw new ConfigurationError(`MCPToolset: 'command' must be the program to run, such as 'npx' or 'node'; got ${describe(c.command)}.`);
+    if (typeof c.command !== 'string' || c.command.trim() === '')
+      throw new ConfigurationError(
+        `MCPToolset: 'command' must be the program to run, such as 'npx' or 'node'; got ${describe(c.command)}.`,
+      );
     const args = c.args ?? [];
     if (!Array.isArray(args) || !args.every((a) => typeof a === 'string')) {
-      throw new ConfigurationError(`MCPToolset: 'args' must be a list of strings, such as ['-y', '@modelcontextprotocol/server-memory']; got ${describe(c.args)}.`);
+      throw new ConfigurationError(
+        `MCPToolset: 'args' must be a list of strings, such as ['-y', '@modelcontextprotocol/server-memory']; got ${describe(c.args)}.`,
+      );
     }
-    if (c.cwd !== undefined && (typeof c.cwd !== 'string' || c.cwd === '')) throw new ConfigurationError(`MCPToolset: 'cwd' must be a directory path; got ${describe(c.cwd)}.`);
-    const env = c.env === undefined ? undefined : stringMap(c.env, 'env', "{ API_KEY: process.env.API_KEY! }");
+    if (c.cwd !== undefined && (typeof c.cwd !== 'string' || c.cwd === ''))
+      throw new ConfigurationError(`MCPToolset: 'cwd' must be a directory path; got ${describe(c.cwd)}.`);
+    const env = c.env === undefined ? undefined : stringMap(c.env, 'env', '{ API_KEY: process.env.API_KEY! }');
     const masked = connectionRedactor(env, undefined);
     const label = commandLabel(c.command, args, masked);
-    return { kind: 'stdio', command: c.command, args: [...args], env, cwd: c.cwd, label: `\`${label}\``, redact: masked };
+    return {
+      kind: 'stdio',
+      command: c.command,
+      args: [...args],
+      env,
+      cwd: c.cwd,
+      label: `\`${label}\``,
+      redact: masked,
+    };
   }
   for (const key of Object.keys(c)) {
-    if (!['url', 'headers'].includes(key)) throw new ConfigurationError(`MCPToolset: unknown connection option '${key}' for a URL. The options are url and headers.`);
+    if (!['url', 'headers'].includes(key))
+      throw new ConfigurationError(
+        `MCPToolset: unknown connection option '${key}' for a URL. The options are url and headers.`,
+      );
   }
   let url: URL;
   try {
     if (typeof c.url !== 'string' && !(c.url instanceof URL)) throw new TypeError('not a string');
     url = new URL(c.url);
   } catch {
-    throw new ConfigurationError(`MCPToolset: 'url' must be an http(s) URL such as 'http://127.0.0.1:3000/mcp'; got ${describe(c.url)}.`);
+    throw new ConfigurationError(
+      `MCPToolset: 'url' must be an http(s) URL such as 'http://127.0.0.1:3000/mcp'; got ${describe(c.url)}.`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigurationError(`MCPToolset: 'url' must be an http(s) URL (Streamable HTTP); got '${redact(url.href)}'. For a local server started as a program, give { command, args } instead.`);
+    throw new ConfigurationError(
+      `MCPToolset: 'url' must be an http(s) URL (Streamable HTTP); got '${redact(url.href)}'. For a local server started as a program, give { command, args } instead.`,
+    );
   }
   if (url.username !== '' || url.password !== '') {
     throw new ConfigurationError(
@@ -91,8 +117,15 @@ export function checkConnection(connection: unknown): CheckedConnection {
 }
 
 function stringMap(value: unknown, option: string, example: string): Record<string, string> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.values(value).every((v) => typeof v === 'string')) {
-    throw new ConfigurationError(`MCPToolset: '${option}' must map names to string values, such as ${example}; got ${describe(value)}.`);
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    Array.isArray(value) ||
+    !Object.values(value).every((v) => typeof v === 'string')
+  ) {
+    throw new ConfigurationError(
+      `MCPToolset: '${option}' must map names to string values, such as ${example}; got ${describe(value)}.`,
+    );
   }
   return { ...(value as Record<string, string>) };
 }

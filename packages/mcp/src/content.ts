@@ -51,10 +51,23 @@ function toPart(part: MCPContentPart): Record<string, unknown> {
     case 'audio':
       return { type: part.type, mimeType: part.mimeType, data: part.data };
     case 'resource_link':
-      return defined({ type: 'resource_link', uri: part.uri, name: part.name, title: part.title, description: part.description, mimeType: part.mimeType });
+      return defined({
+        type: 'resource_link',
+        uri: part.uri,
+        name: part.name,
+        title: part.title,
+        description: part.description,
+        mimeType: part.mimeType,
+      });
     case 'resource': {
       const resource = (part.resource ?? {}) as Record<string, unknown>;
-      return defined({ type: 'resource', uri: resource.uri, mimeType: resource.mimeType, text: resource.text, blob: resource.blob });
+      return defined({
+        type: 'resource',
+        uri: resource.uri,
+        mimeType: resource.mimeType,
+        text: resource.text,
+        blob: resource.blob,
+      });
     }
     default: {
       // A part type newer than this code: passed on as the server sent it.

@@ -38,31 +38,50 @@ export class MCPToolError extends TroupeError {
  */
 export function connectError(connection: CheckedConnection, error: unknown): MCPConnectionError {
   const label = connection.label;
-  const fail = (message: string): MCPConnectionError => new MCPConnectionError(label, connection.redact(message), { cause: error });
+  const fail = (message: string): MCPConnectionError =>
+    new MCPConnectionError(label, connection.redact(message), { cause: error });
   const code = errorCode(error);
   const reason = withCause(error);
   if (connection.kind === 'stdio') {
     const command = connection.command;
     if (code === 'ENOENT') {
-      const where = connection.cwd === undefined ? '' : ` (or the working directory '${connection.cwd}' does not exist)`;
-      return fail(`Cannot start MCP server ${label}: the command '${command}' was not found${where}. Install it, or give 'command' as an absolute path or a program on PATH.`);
+      const where =
+        connection.cwd === undefined ? '' : ` (or the working directory '${connection.cwd}' does not exist)`;
+      return fail(
+        `Cannot start MCP server ${label}: the command '${command}' was not found${where}. Install it, or give 'command' as an absolute path or a program on PATH.`,
+      );
     }
-    if (code === 'EACCES') return fail(`Cannot start MCP server ${label}: '${command}' is not executable (EACCES). Fix its permissions (chmod +x) or run it through its interpreter (e.g. command: node).`);
+    if (code === 'EACCES')
+      return fail(
+        `Cannot start MCP server ${label}: '${command}' is not executable (EACCES). Fix its permissions (chmod +x) or run it through its interpreter (e.g. command: node).`,
+      );
     if (isConnectionClosed(error)) {
-      return fail(`MCP server ${label} exited before completing the MCP handshake. Check the command and its arguments: run it in a terminal to see what it prints (its stderr goes to the toolset's onStderr, never into this message).`);
+      return fail(
+        `MCP server ${label} exited before completing the MCP handshake. Check the command and its arguments: run it in a terminal to see what it prints (its stderr goes to the toolset's onStderr, never into this message).`,
+      );
     }
     return fail(`Cannot connect to MCP server ${label}: ${reason}.`);
   }
-  if (code === 'ECONNREFUSED') return fail(`Cannot reach MCP server at ${label}: connection refused. Start the server, or fix 'url' (host and port).`);
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return fail(`Cannot reach MCP server at ${label}: the host '${connection.url.hostname}' was not found. Fix 'url'.`);
+  if (code === 'ECONNREFUSED')
+    return fail(
+      `Cannot reach MCP server at ${label}: connection refused. Start the server, or fix 'url' (host and port).`,
+    );
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return fail(`Cannot reach MCP server at ${label}: the host '${connection.url.hostname}' was not found. Fix 'url'.`);
   const status = httpStatus(error);
   if (status === 401 || status === 403) {
-    return fail(`MCP server at ${label} refused the connection (HTTP ${status}). Give the credentials it expects in 'headers', e.g. { Authorization: 'Bearer <token>' }.`);
+    return fail(
+      `MCP server at ${label} refused the connection (HTTP ${status}). Give the credentials it expects in 'headers', e.g. { Authorization: 'Bearer <token>' }.`,
+    );
   }
   if (status === 404 || status === 405) {
-    return fail(`MCP server at ${label} answered HTTP ${status}: this URL is not a Streamable HTTP MCP endpoint. Fix 'url' (servers often serve it at /mcp).`);
+    return fail(
+      `MCP server at ${label} answered HTTP ${status}: this URL is not a Streamable HTTP MCP endpoint. Fix 'url' (servers often serve it at /mcp).`,
+    );
   }
-  return fail(`Cannot connect to MCP server at ${label}: ${reason}. Check 'url' and that the server speaks Streamable HTTP.`);
+  return fail(
+    `Cannot connect to MCP server at ${label}: ${reason}. Check 'url' and that the server speaks Streamable HTTP.`,
+  );
 }
 
 /** The connection ended (the server exited or closed it). */
@@ -72,7 +91,11 @@ export function isConnectionClosed(error: unknown): boolean {
 
 /** A Node error code (`ENOENT`, `ECONNREFUSED`), also when wrapped as the cause of a fetch error. */
 function errorCode(error: unknown): string | undefined {
-  for (let e = error, depth = 0; typeof e === 'object' && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e = error, depth = 0;
+    typeof e === 'object' && e !== null && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string') return code;
     const nested = (e as { errors?: unknown }).errors;
@@ -95,7 +118,9 @@ function httpStatus(error: unknown): number | undefined {
 /** An error's message and its cause's (`fetch failed (bad port)`), without a trailing period. */
 function withCause(error: unknown): string {
   const cause = error instanceof Error ? error.cause : undefined;
-  return cause instanceof Error && cause.message !== '' ? `${messageOf(error)} (${messageOf(cause)})` : messageOf(error);
+  return cause instanceof Error && cause.message !== ''
+    ? `${messageOf(error)} (${messageOf(cause)})`
+    : messageOf(error);
 }
 
 /** An error's message, without a trailing period. */

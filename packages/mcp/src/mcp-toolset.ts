@@ -67,16 +67,22 @@ export class MCPToolset extends BaseToolset {
     this.connection = checkConnection(connection);
     this.filter = checkFilter(options.toolFilter);
     if (options.prefix !== undefined && (typeof options.prefix !== 'string' || !PREFIX.test(options.prefix))) {
-      throw new ConfigurationError(`MCPToolset: 'prefix' must start with a letter or '_' and have at most 32 letters, digits, '_', '.' or '-', such as 'fs'; got ${describe(options.prefix)}.`);
+      throw new ConfigurationError(
+        `MCPToolset: 'prefix' must start with a letter or '_' and have at most 32 letters, digits, '_', '.' or '-', such as 'fs'; got ${describe(options.prefix)}.`,
+      );
     }
     this.prefix = options.prefix;
     const timeoutMs = options.timeoutMs ?? 60_000;
     if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 2_147_483_647) {
-      throw new ConfigurationError(`MCPToolset: 'timeoutMs' must be a whole number of milliseconds of at least 1, such as 60000; got ${describe(options.timeoutMs)}.`);
+      throw new ConfigurationError(
+        `MCPToolset: 'timeoutMs' must be a whole number of milliseconds of at least 1, such as 60000; got ${describe(options.timeoutMs)}.`,
+      );
     }
     this.timeoutMs = timeoutMs;
     if (options.onStderr !== undefined && typeof options.onStderr !== 'function') {
-      throw new ConfigurationError(`MCPToolset: 'onStderr' must be a function (output) => void that logs a line of the server's stderr; got ${describe(options.onStderr)}.`);
+      throw new ConfigurationError(
+        `MCPToolset: 'onStderr' must be a function (output) => void that logs a line of the server's stderr; got ${describe(options.onStderr)}.`,
+      );
     }
     this.onStderr = options.onStderr;
   }
@@ -112,7 +118,11 @@ export class MCPToolset extends BaseToolset {
       infos = await untilAborted(session.tools, signal);
     } catch (error) {
       if (signal?.aborted) throw error;
-      throw new MCPConnectionError(this.server, this.connection.redact(`MCP server ${this.server} failed to list its tools: ${messageOf(error)}.`), { cause: error });
+      throw new MCPConnectionError(
+        this.server,
+        this.connection.redact(`MCP server ${this.server} failed to list its tools: ${messageOf(error)}.`),
+        { cause: error },
+      );
     }
     const selected = infos.filter(this.filter);
     const names = toolNames(
@@ -139,7 +149,9 @@ export class MCPToolset extends BaseToolset {
   private connect(): Promise<Session> {
     if (this.current?.session?.closed) this.current = undefined;
     if (!this.current) {
-      const entry: { promise: Promise<Session>; session?: Session } = { promise: Session.open(this.connection, this.timeoutMs, this.onStderr) };
+      const entry: { promise: Promise<Session>; session?: Session } = {
+        promise: Session.open(this.connection, this.timeoutMs, this.onStderr),
+      };
       this.current = entry;
       entry.promise.then(
         (session) => {
@@ -153,7 +165,11 @@ export class MCPToolset extends BaseToolset {
     return this.current.promise;
   }
 
-  private async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> {
+  private async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> {
     signal.throwIfAborted();
     // Connected already (the usual case): no need to watch the signal while waiting for the connection.
     const ready = this.current?.session;
@@ -162,7 +178,11 @@ export class MCPToolset extends BaseToolset {
     session.calling.push(name);
     let result: MCPCallResult;
     try {
-      result = (await session.client.callTool({ name, arguments: args }, undefined, { signal: call.signal, timeout: this.timeoutMs, resetTimeoutOnProgress: true })) as MCPCallResult;
+      result = (await session.client.callTool({ name, arguments: args }, undefined, {
+        signal: call.signal,
+        timeout: this.timeoutMs,
+        resetTimeoutOnProgress: true,
+      })) as MCPCallResult;
     } catch (error) {
       if (signal.aborted) throw error; // the run was cancelled: not the tool's failure
       if (isConnectionClosed(error)) {
@@ -174,12 +194,18 @@ export class MCPToolset extends BaseToolset {
           { cause: error },
         );
       }
-      throw new MCPToolError(name, this.connection.redact(`MCP tool '${name}' failed: ${messageOf(error)}.`), { cause: error });
+      throw new MCPToolError(name, this.connection.redact(`MCP tool '${name}' failed: ${messageOf(error)}.`), {
+        cause: error,
+      });
     } finally {
       session.calling.splice(session.calling.indexOf(name), 1);
       call.release();
     }
-    if (result.isError) throw new MCPToolError(name, this.connection.redact(errorText(result)) || `MCP tool '${name}' reported an error without a message.`);
+    if (result.isError)
+      throw new MCPToolError(
+        name,
+        this.connection.redact(errorText(result)) || `MCP tool '${name}' reported an error without a message.`,
+      );
     return toResponse(result);
   }
 }
@@ -191,5 +217,7 @@ function checkFilter(filter: MCPToolsetOptions['toolFilter']): (tool: MCPToolInf
     const names = new Set<string>(filter);
     return (tool) => names.has(tool.name);
   }
-  throw new ConfigurationError(`MCPToolset: 'toolFilter' must be a list of tool names, such as ['read_file', 'list_directory'], or a function (tool) => boolean; got ${describe(filter)}.`);
+  throw new ConfigurationError(
+    `MCPToolset: 'toolFilter' must be a list of tool names, such as ['read_file', 'list_directory'], or a function (tool) => boolean; got ${describe(filter)}.`,
+  );
 }

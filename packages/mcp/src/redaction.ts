@@ -10,7 +10,10 @@ const MIN_SECRET = 4;
  * API-key shapes, secret-named environment variables of this process) plus the values of the
  * connection's own secret-named `env` entries and `headers`.
  */
-export function connectionRedactor(env: Readonly<Record<string, string>> | undefined, headers: Readonly<Record<string, string>> | undefined): Redactor {
+export function connectionRedactor(
+  env: Readonly<Record<string, string>> | undefined,
+  headers: Readonly<Record<string, string>> | undefined,
+): Redactor {
   const secrets: string[] = [];
   for (const map of [env, headers]) {
     for (const [name, value] of Object.entries(map ?? {})) {

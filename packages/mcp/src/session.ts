@@ -7,7 +7,8 @@ import type { CheckedConnection } from './connection.js';
 import { connectError } from './errors.js';
 import { StderrLines, type StderrListener } from './stderr-lines.js';
 
-const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version;
 
 /** One connection to a server: a client over a started process or an HTTP session. */
 export class Session {
@@ -28,10 +29,19 @@ export class Session {
    * Starts (or reaches) the server and completes the MCP handshake. What a started server writes
    * to stderr goes, line by line, to `onStderr` (with the tools being called), never into errors.
    */
-  static async open(connection: CheckedConnection, timeoutMs: number, onStderr: StderrListener | undefined): Promise<Session> {
+  static async open(
+    connection: CheckedConnection,
+    timeoutMs: number,
+    onStderr: StderrListener | undefined,
+  ): Promise<Session> {
     const transport =
       connection.kind === 'stdio'
-        ? new StdioClientTransport({ command: connection.command, args: connection.args, stderr: onStderr ? 'pipe' : 'ignore', ...defined({ env: connection.env, cwd: connection.cwd }) })
+        ? new StdioClientTransport({
+            command: connection.command,
+            args: connection.args,
+            stderr: onStderr ? 'pipe' : 'ignore',
+            ...defined({ env: connection.env, cwd: connection.cwd }),
+          })
         : new StreamableHTTPClientTransport(connection.url, { requestInit: { headers: connection.headers } });
     const client = new Client({ name: 'troupe', version: VERSION }, { capabilities: {} });
     const session = new Session(connection, client, transport);
@@ -94,5 +104,7 @@ export class Session {
 }
 
 function defined<T extends Record<string, unknown>>(fields: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
 }

@@ -51,7 +51,11 @@ export class StderrLines {
   }
 
   private emit(line: string): void {
-    const output: MCPStderrLine = { server: this.connection.label, line: this.connection.redact(line), tools: [...new Set(this.calling())] };
+    const output: MCPStderrLine = {
+      server: this.connection.label,
+      line: this.connection.redact(line),
+      tools: [...new Set(this.calling())],
+    };
     try {
       this.listener(output);
     } catch {

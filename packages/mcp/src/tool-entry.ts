@@ -36,21 +36,33 @@ export function createMcpToolEntry(defaults: MCPToolEntryDefaults): ToolEntryFac
  */
 export function mcpToolEntry(spec: unknown, ctx: ToolEntryContext, defaults: MCPToolEntryDefaults = {}): MCPToolset {
   if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) {
-    throw new Error(`an 'mcp' entry is a mapping such as { command: npx, args: [-y, '@modelcontextprotocol/server-memory'] } or { url: 'http://127.0.0.1:3000/mcp' }; got ${describe(spec)}.`);
+    throw new Error(
+      `an 'mcp' entry is a mapping such as { command: npx, args: [-y, '@modelcontextprotocol/server-memory'] } or { url: 'http://127.0.0.1:3000/mcp' }; got ${describe(spec)}.`,
+    );
   }
   const fields = spec as Record<string, unknown>;
   for (const key of Object.keys(fields)) {
     if (!CONNECTION_KEYS.includes(key) && !OPTION_KEYS.includes(key)) {
-      throw new Error(`unknown key '${key}' in an 'mcp' entry. Its keys are command, args, env, cwd (to start a server), url, headers (to reach one), and tool_filter, prefix, timeout_ms.`);
+      throw new Error(
+        `unknown key '${key}' in an 'mcp' entry. Its keys are command, args, env, cwd (to start a server), url, headers (to reach one), and tool_filter, prefix, timeout_ms.`,
+      );
     }
   }
   const connection: Record<string, unknown> = {};
-  for (const key of CONNECTION_KEYS) if (fields[key] !== undefined && fields[key] !== null) connection[key] = fields[key];
+  for (const key of CONNECTION_KEYS)
+    if (fields[key] !== undefined && fields[key] !== null) connection[key] = fields[key];
   if (connection.env !== undefined) connection.env = expandValues(connection.env, 'env');
   if (connection.headers !== undefined) connection.headers = expandValues(connection.headers, 'headers');
   if (connection.command !== undefined) {
     const cwd = connection.cwd;
-    connection.cwd = typeof cwd === 'string' && cwd !== '' ? (isAbsolute(cwd) ? cwd : resolve(ctx.dir, cwd)) : cwd === undefined ? ctx.dir : cwd;
+    connection.cwd =
+      typeof cwd === 'string' && cwd !== ''
+        ? isAbsolute(cwd)
+          ? cwd
+          : resolve(ctx.dir, cwd)
+        : cwd === undefined
+          ? ctx.dir
+          : cwd;
   }
   const options: MCPToolsetOptions = { ...defaults };
   if (fields.toolFilter !== undefined && fields.toolFilter !== null) options.toolFilter = fields.toolFilter as string[];
@@ -69,7 +81,10 @@ function expandValues(value: unknown, key: string): unknown {
         ? raw
         : raw.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_match, variable: string) => {
             const set = process.env[variable];
-            if (set === undefined) throw new Error(`'${key}.${name}' uses \${${variable}}, but the environment variable ${variable} is not set. Set it before loading the definition.`);
+            if (set === undefined)
+              throw new Error(
+                `'${key}.${name}' uses \${${variable}}, but the environment variable ${variable} is not set. Set it before loading the definition.`,
+              );
             return set;
           });
     Object.defineProperty(out, name, { value: expanded, enumerable: true, writable: true, configurable: true });

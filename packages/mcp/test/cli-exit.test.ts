@@ -13,12 +13,16 @@ const cli = join(here, '../../cli/bin/troupe.js');
 // running after the answer and the command never exited.
 describe('troupe run with an MCP tool', () => {
   it('exits by itself after a one-shot run', async () => {
-    if (!existsSync(join(here, '../../cli/dist/main.js'))) throw new Error('Build first: npm run build (this test runs the built CLI).');
+    if (!existsSync(join(here, '../../cli/dist/main.js')))
+      throw new Error('Build first: npm run build (this test runs the built CLI).');
     const started = Date.now();
     const { stdout } = await promisify(execFile)(
       process.execPath,
       [cli, 'run', join(here, 'fixtures/calculator.yaml'), '--input', 'add 2 and 3', '--memory'],
-      { timeout: 20_000, env: { ...process.env, TROUPE_MCP_TEST_LOG: join(tmpdir(), `troupe-mcp-cli-exit-${process.pid}.log`) } },
+      {
+        timeout: 20_000,
+        env: { ...process.env, TROUPE_MCP_TEST_LOG: join(tmpdir(), `troupe-mcp-cli-exit-${process.pid}.log`) },
+      },
     );
     expect(stdout).toContain('Calculator');
     expect(Date.now() - started).toBeLessThan(15_000);

@@ -12,8 +12,13 @@ const cli = join(here, '../../cli/bin/troupe.js');
 // troupe CLI shows it in the terminal instead, masked, naming the server.
 describe('troupe run with an MCP server that fails at start', () => {
   it("prints the server's stderr lines to the terminal; the error names the server with its secret argument masked", async () => {
-    if (!existsSync(join(here, '../../cli/dist/main.js'))) throw new Error('Build first: npm run build (this test runs the built CLI).');
-    const outcome = await promisify(execFile)(process.execPath, [cli, 'run', join(here, 'fixtures/failing.yaml'), '--input', 'hi', '--memory'], { timeout: 20_000 }).then(
+    if (!existsSync(join(here, '../../cli/dist/main.js')))
+      throw new Error('Build first: npm run build (this test runs the built CLI).');
+    const outcome = await promisify(execFile)(
+      process.execPath,
+      [cli, 'run', join(here, 'fixtures/failing.yaml'), '--input', 'hi', '--memory'],
+      { timeout: 20_000 },
+    ).then(
       () => ({ stderr: '', code: 0 }),
       (error: { stderr: string; code: number }) => error,
     );

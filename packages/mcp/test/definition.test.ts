@@ -31,7 +31,9 @@ describe("agent definitions: tools: [{ mcp: ... }] (registered by import '@troup
     const result = await turn('What is 20 + 22?');
     expect(result.status).toBe('completed');
     expect(model.requests[0]!.config.tools!.map((t) => t.name)).toEqual(['calc_add', 'calc_echo']);
-    expect(result.events.flatMap(getFunctionResponses).map((r) => r.response)).toEqual([{ result: '42', structuredContent: { sum: 42 } }]);
+    expect(result.events.flatMap(getFunctionResponses).map((r) => r.response)).toEqual([
+      { result: '42', structuredContent: { sum: 42 } },
+    ]);
     expect(result.output).toBe('It is 42.');
 
     const [pid] = pids(log); // the server got the env of the entry
@@ -46,18 +48,25 @@ describe("agent definitions: tools: [{ mcp: ... }] (registered by import '@troup
 
     const unknown = await loadError('bad-mcp-key.yaml');
     expect(unknown).toMatchObject({ line: 3, key: 'tools[0].mcp' });
-    expect(unknown.message).toContain(`unknown key 'arguments' in an 'mcp' entry. Its keys are command, args, env, cwd (to start a server), url, headers (to reach one), and tool_filter, prefix, timeout_ms.`);
+    expect(unknown.message).toContain(
+      `unknown key 'arguments' in an 'mcp' entry. Its keys are command, args, env, cwd (to start a server), url, headers (to reach one), and tool_filter, prefix, timeout_ms.`,
+    );
 
     delete process.env.TROUPE_MCP_UNSET_TOKEN;
     const unset = await loadError('unset-variable.yaml');
-    expect(unset.message).toContain(`'headers.Authorization' uses \${TROUPE_MCP_UNSET_TOKEN}, but the environment variable TROUPE_MCP_UNSET_TOKEN is not set.`);
+    expect(unset.message).toContain(
+      `'headers.Authorization' uses \${TROUPE_MCP_UNSET_TOKEN}, but the environment variable TROUPE_MCP_UNSET_TOKEN is not set.`,
+    );
   });
 
   it("createMcpToolEntry gives every mcp entry the program's onStderr (how a CLI or server logs servers' stderr)", async () => {
     const lines: MCPStderrLine[] = [];
     const dir = mkdtempSync(join(tmpdir(), 'troupe-mcp-entry-'));
     const file = join(dir, 'agent.yaml');
-    writeFileSync(file, `name: Failing\ntools:\n  - mcp: { command: node, args: [${JSON.stringify(fixture('failing-server.mjs'))}] }\n`);
+    writeFileSync(
+      file,
+      `name: Failing\ntools:\n  - mcp: { command: node, args: [${JSON.stringify(fixture('failing-server.mjs'))}] }\n`,
+    );
     registerToolEntry('mcp', createMcpToolEntry({ onStderr: (line) => lines.push(line) }));
     try {
       const agent = await loadAgent(file, { model: new ScriptedModel([]) });

@@ -42,11 +42,14 @@ export function isAlive(pid: number): boolean {
 }
 
 /** A runner and a session for one agent; `turn` runs one message in that session. */
-export async function chat(agent: BaseAgent): Promise<{ runner: InMemoryRunner; turn: (message: string, abortSignal?: AbortSignal) => Promise<RunResult> }> {
+export async function chat(
+  agent: BaseAgent,
+): Promise<{ runner: InMemoryRunner; turn: (message: string, abortSignal?: AbortSignal) => Promise<RunResult> }> {
   const runner = new InMemoryRunner({ agent });
   const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
   return {
     runner,
-    turn: (message, abortSignal) => runner.run({ userId: 'u', sessionId: session.id, newMessage: message, ...(abortSignal ? { abortSignal } : {}) }),
+    turn: (message, abortSignal) =>
+      runner.run({ userId: 'u', sessionId: session.id, newMessage: message, ...(abortSignal ? { abortSignal } : {}) }),
   };
 }

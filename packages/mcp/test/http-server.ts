@@ -19,7 +19,9 @@ export interface HttpServerLog {
 }
 
 /** A real MCP server over Streamable HTTP on 127.0.0.1 (a free port), one McpServer per session. */
-export async function startHttpServer(options: { token?: string } = {}): Promise<{ url: string; log: HttpServerLog; close: () => Promise<void> }> {
+export async function startHttpServer(
+  options: { token?: string } = {},
+): Promise<{ url: string; log: HttpServerLog; close: () => Promise<void> }> {
   const log: HttpServerLog = { opened: [], ended: [], cancelled: 0, waiting: 0, authorizations: [] };
   const transports = new Map<string, StreamableHTTPServerTransport>();
 
@@ -78,9 +80,13 @@ export async function startHttpServer(options: { token?: string } = {}): Promise
 
 function newServer(log: HttpServerLog): McpServer {
   const server = new McpServer({ name: 'troupe-http-fixture', version: '1.0.0' });
-  server.registerTool('add', { description: 'Adds two numbers.', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
-    content: [{ type: 'text', text: String(a + b) }],
-  }));
+  server.registerTool(
+    'add',
+    { description: 'Adds two numbers.', inputSchema: { a: z.number(), b: z.number() } },
+    async ({ a, b }) => ({
+      content: [{ type: 'text', text: String(a + b) }],
+    }),
+  );
   server.registerTool('picture', { description: 'A picture and where it comes from.' }, async () => ({
     content: [
       { type: 'text', text: 'A red dot.' },

@@ -20,12 +20,19 @@ describe('MCPToolset over Streamable HTTP (a real server on 127.0.0.1)', () => {
 
   it('calls tools with the given headers, turns mixed content into plain data, and close() ends the session', async () => {
     const toolset = new MCPToolset({ url: server.url, headers: { Authorization: 'Bearer secret' } }, { prefix: 'web' });
-    const model = new ScriptedModel([{ functionCalls: [{ name: 'web_add', args: { a: 40, b: 2 } }, { name: 'web_picture' }] }, 'done']);
+    const model = new ScriptedModel([
+      { functionCalls: [{ name: 'web_add', args: { a: 40, b: 2 } }, { name: 'web_picture' }] },
+      'done',
+    ]);
     const { runner, turn } = await chat(new LlmAgent({ name: 'A', model, tools: [toolset] }));
     const result = await turn('go');
     expect(result.status).toBe('completed');
     expect(model.requests[0]!.config.tools!.map((t) => t.name)).toEqual(['web_add', 'web_picture', 'web_wait']);
-    expect(model.requests[0]!.config.tools![0]!.parameters).toMatchObject({ type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] });
+    expect(model.requests[0]!.config.tools![0]!.parameters).toMatchObject({
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'number' } },
+      required: ['a', 'b'],
+    });
     expect(responses(result)).toEqual([
       { result: '42' },
       {
@@ -64,8 +71,12 @@ describe('MCPToolset over Streamable HTTP (a real server on 127.0.0.1)', () => {
     );
 
     const wrongPath = server.url.replace('/mcp', '/api');
-    const notFound = await new MCPToolset({ url: wrongPath, headers: { Authorization: 'Bearer secret' } }).getTools().catch((e: unknown) => e);
-    expect((notFound as Error).message).toBe(`MCP server at ${wrongPath} answered HTTP 404: this URL is not a Streamable HTTP MCP endpoint. Fix 'url' (servers often serve it at /mcp).`);
+    const notFound = await new MCPToolset({ url: wrongPath, headers: { Authorization: 'Bearer secret' } })
+      .getTools()
+      .catch((e: unknown) => e);
+    expect((notFound as Error).message).toBe(
+      `MCP server at ${wrongPath} answered HTTP 404: this URL is not a Streamable HTTP MCP endpoint. Fix 'url' (servers often serve it at /mcp).`,
+    );
 
     // A port nobody listens on: take a free one and let it go.
     const probe = createServer();
@@ -78,6 +89,8 @@ describe('MCPToolset over Streamable HTTP (a real server on 127.0.0.1)', () => {
     const result = await turn('go');
     expect(result.status).toBe('failed');
     expect(result.error).toBeInstanceOf(MCPConnectionError);
-    expect(result.error!.message).toBe(`Cannot reach MCP server at ${url}: connection refused. Start the server, or fix 'url' (host and port).`);
+    expect(result.error!.message).toBe(
+      `Cannot reach MCP server at ${url}: connection refused. Start the server, or fix 'url' (host and port).`,
+    );
   });
 });

@@ -26,23 +26,32 @@ async function storedSession(agent: BaseAgent): Promise<string> {
   const runner = new InMemoryRunner({ agent });
   const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
   await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'go' });
-  return JSON.stringify(await runner.sessionService.getSession({ appName: runner.appName, userId: 'u', sessionId: session.id }));
+  return JSON.stringify(
+    await runner.sessionService.getSession({ appName: runner.appName, userId: 'u', sessionId: session.id }),
+  );
 }
 
 describe('MCP errors stored in sessions carry no secrets', () => {
   it('a server launched with secret arguments that fails at start: the error names it masked, and its stderr goes only to onStderr', async () => {
     const lines: MCPStderrLine[] = [];
     const toolset = new MCPToolset(
-      { command: process.execPath, args: [failingServer, `--api-key=${API_KEY}`, '--token', TOKEN, `postgres://app:${DB_PASSWORD}@db/app`], env: { FIXTURE_TOKEN: ENV_TOKEN } },
+      {
+        command: process.execPath,
+        args: [failingServer, `--api-key=${API_KEY}`, '--token', TOKEN, `postgres://app:${DB_PASSWORD}@db/app`],
+        env: { FIXTURE_TOKEN: ENV_TOKEN },
+      },
       { onStderr: (line) => lines.push(line) },
     );
     opened.push(toolset);
-    expect(toolset.server).toBe(`\`${process.execPath} ${failingServer} --api-key=*** --token *** postgres://app:***@db/app\``);
+    expect(toolset.server).toBe(
+      `\`${process.execPath} ${failingServer} --api-key=*** --token *** postgres://app:***@db/app\``,
+    );
 
     const stored = await storedSession(new LlmAgent({ name: 'A', model: new ScriptedModel([]), tools: [toolset] }));
     expect(stored).toContain('"errorCode":"MCP_CONNECTION"');
     expect(stored).toContain('exited before completing the MCP handshake');
-    for (const secret of [API_KEY, TOKEN, DB_PASSWORD, ENV_TOKEN, 'Zy1xWv2uTs3rQp4oNm5lKj6']) expect(stored).not.toContain(secret);
+    for (const secret of [API_KEY, TOKEN, DB_PASSWORD, ENV_TOKEN, 'Zy1xWv2uTs3rQp4oNm5lKj6'])
+      expect(stored).not.toContain(secret);
     // Nothing the server wrote to stderr is in the session.
     expect(stored).not.toContain('fatal:');
     expect(stored).not.toContain('/srv/internal/mcp-config.json');
@@ -58,7 +67,10 @@ describe('MCP errors stored in sessions carry no secrets', () => {
 
   it("a server that crashes mid-call: the tool's error response has no stderr, the log line names the tool", async () => {
     const lines: MCPStderrLine[] = [];
-    const toolset = new MCPToolset({ command: process.execPath, args: [stdioServer], env: { MCP_FIXTURE_LOG: logFile() } }, { onStderr: (line) => lines.push(line) });
+    const toolset = new MCPToolset(
+      { command: process.execPath, args: [stdioServer], env: { MCP_FIXTURE_LOG: logFile() } },
+      { onStderr: (line) => lines.push(line) },
+    );
     opened.push(toolset);
     const model = new ScriptedModel([{ functionCalls: [{ name: 'crash' }] }, 'It crashed.']);
     const stored = await storedSession(new LlmAgent({ name: 'A', model, tools: [toolset] }));
@@ -86,18 +98,28 @@ describe('MCP errors stored in sessions carry no secrets', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const { port } = probe.address() as AddressInfo;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
-    const toolset = new MCPToolset({ url: `http://127.0.0.1:${port}/mcp?api_key=${TOKEN}`, headers: { 'X-Api-Key': ENV_TOKEN } });
+    const toolset = new MCPToolset({
+      url: `http://127.0.0.1:${port}/mcp?api_key=${TOKEN}`,
+      headers: { 'X-Api-Key': ENV_TOKEN },
+    });
     opened.push(toolset);
     expect(toolset.server).toBe(`http://127.0.0.1:${port}/mcp?api_key=***`);
     const stored = await storedSession(new LlmAgent({ name: 'A', model: new ScriptedModel([]), tools: [toolset] }));
-    expect(stored).toContain(`Cannot reach MCP server at http://127.0.0.1:${port}/mcp?api_key=***: connection refused.`);
+    expect(stored).toContain(
+      `Cannot reach MCP server at http://127.0.0.1:${port}/mcp?api_key=***: connection refused.`,
+    );
     for (const secret of [TOKEN, ENV_TOKEN]) expect(stored).not.toContain(secret);
   });
 
   it('a missing command with a secret flag value: the error shows the flag, not the value', async () => {
-    const toolset = new MCPToolset({ command: 'troupe-no-such-mcp-server', args: ['--password', DB_PASSWORD, '--stdio'] });
+    const toolset = new MCPToolset({
+      command: 'troupe-no-such-mcp-server',
+      args: ['--password', DB_PASSWORD, '--stdio'],
+    });
     const stored = await storedSession(new LlmAgent({ name: 'A', model: new ScriptedModel([]), tools: [toolset] }));
-    expect(stored).toContain("Cannot start MCP server `troupe-no-such-mcp-server --password *** --stdio`: the command 'troupe-no-such-mcp-server' was not found.");
+    expect(stored).toContain(
+      "Cannot start MCP server `troupe-no-such-mcp-server --password *** --stdio`: the command 'troupe-no-such-mcp-server' was not found.",
+    );
     expect(stored).not.toContain(DB_PASSWORD);
   });
 });

@@ -13,7 +13,10 @@ afterEach(async () => {
 
 /** A toolset on the stdio fixture server, noting what happens in `log`. */
 function fixtureToolset(log: string, options?: MCPToolsetOptions): MCPToolset {
-  const toolset = new MCPToolset({ command: process.execPath, args: [stdioServer], env: { MCP_FIXTURE_LOG: log } }, options);
+  const toolset = new MCPToolset(
+    { command: process.execPath, args: [stdioServer], env: { MCP_FIXTURE_LOG: log } },
+    options,
+  );
   opened.push(toolset);
   return toolset;
 }
@@ -43,18 +46,27 @@ describe('MCPToolset over stdio (a real server as a child process)', () => {
 
     // The declarations are the server's, as the SDK's own client lists them.
     const client = new Client({ name: 'check', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [stdioServer], stderr: 'ignore' }));
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [stdioServer], stderr: 'ignore' }),
+    );
     const listed = (await client.listTools()).tools;
     await client.close();
     const declared = model.requests[0]!.config.tools!;
     expect(declared.map((d) => d.name)).toEqual(listed.map((t) => t.name));
     for (const tool of listed) {
       const { $schema: _dialect, ...schema } = tool.inputSchema;
-      expect(declared.find((d) => d.name === tool.name)).toEqual({ name: tool.name, description: tool.description ?? '', parameters: schema } satisfies FunctionDeclaration);
+      expect(declared.find((d) => d.name === tool.name)).toEqual({
+        name: tool.name,
+        description: tool.description ?? '',
+        parameters: schema,
+      } satisfies FunctionDeclaration);
     }
     expect(declared[0]!.parameters).toEqual({
       type: 'object',
-      properties: { a: { type: 'number', description: 'The first number' }, b: { type: 'number', description: 'The second number' } },
+      properties: {
+        a: { type: 'number', description: 'The first number' },
+        b: { type: 'number', description: 'The second number' },
+      },
       required: ['a', 'b'],
     });
 
@@ -70,7 +82,15 @@ describe('MCPToolset over stdio (a real server as a child process)', () => {
     const log = logFile();
     const byName = fixtureToolset(log, { toolFilter: ['add', 'echo', 'no_such_tool'], prefix: 'calc' });
     const byFunction = fixtureToolset(log, { toolFilter: (tool) => tool.name.startsWith('e'), prefix: 'x' });
-    const model = new ScriptedModel([{ functionCalls: [{ name: 'calc_add', args: { a: 1, b: 1 } }, { name: 'x_echo', args: { text: 'hi' } }] }, 'done']);
+    const model = new ScriptedModel([
+      {
+        functionCalls: [
+          { name: 'calc_add', args: { a: 1, b: 1 } },
+          { name: 'x_echo', args: { text: 'hi' } },
+        ],
+      },
+      'done',
+    ]);
     const { turn } = await chat(new LlmAgent({ name: 'A', model, tools: [byName, byFunction] }));
     const result = await turn('go');
     expect(model.requests[0]!.config.tools!.map((t) => t.name)).toEqual(['calc_add', 'calc_echo', 'x_echo']);
@@ -84,7 +104,15 @@ describe('MCPToolset over stdio (a real server as a child process)', () => {
     expect(result.status).toBe('completed');
     expect(responses(result)).toEqual([{ error: 'cannot do that: no disk' }]);
     // Arguments the server rejects come back as an error too, and the run goes on.
-    const second = await (await chat(new LlmAgent({ name: 'B', model: new ScriptedModel([{ functionCalls: [{ name: 'add', args: { a: 'one' } }] }, 'ok']), tools: [fixtureToolset(logFile())] }))).turn('go');
+    const second = await (
+      await chat(
+        new LlmAgent({
+          name: 'B',
+          model: new ScriptedModel([{ functionCalls: [{ name: 'add', args: { a: 'one' } }] }, 'ok']),
+          tools: [fixtureToolset(logFile())],
+        }),
+      )
+    ).turn('go');
     expect(second.status).toBe('completed');
     expect(String(responses(second)[0]!.error)).toMatch(/validation error/i);
   });
@@ -92,12 +120,20 @@ describe('MCPToolset over stdio (a real server as a child process)', () => {
   it('a server that exits mid-call gives an error response, the run goes on, and the next use restarts it', async () => {
     const log = logFile();
     const toolset = fixtureToolset(log);
-    const model = new ScriptedModel([{ functionCalls: [{ name: 'crash' }] }, { functionCalls: [{ name: 'echo', args: { text: 'back' } }] }, 'recovered', { functionCalls: [{ name: 'add', args: { a: 1, b: 2 } }] }, 'three']);
+    const model = new ScriptedModel([
+      { functionCalls: [{ name: 'crash' }] },
+      { functionCalls: [{ name: 'echo', args: { text: 'back' } }] },
+      'recovered',
+      { functionCalls: [{ name: 'add', args: { a: 1, b: 2 } }] },
+      'three',
+    ]);
     const { runner, turn } = await chat(new LlmAgent({ name: 'A', model, tools: [toolset] }));
     const result = await turn('crash please');
     expect(result.status).toBe('completed');
     const [crashed, echoed] = responses(result);
-    expect(crashed!.error).toMatch(/^MCP server `.*stdio-server\.mjs` closed the connection while tool 'crash' was running .* It is restarted on the next use\.$/s);
+    expect(crashed!.error).toMatch(
+      /^MCP server `.*stdio-server\.mjs` closed the connection while tool 'crash' was running .* It is restarted on the next use\.$/s,
+    );
     expect(echoed).toEqual({ result: 'back' }); // the call after the crash restarted the server
     expect(result.output).toBe('recovered');
 
@@ -143,7 +179,12 @@ describe('MCPToolset over stdio (a real server as a child process)', () => {
   });
 
   it('refreshes its tools when the server announces a change (tools/list_changed)', async () => {
-    const model = new ScriptedModel([{ functionCalls: [{ name: 'grow' }] }, 'grown', { functionCalls: [{ name: 'extra' }] }, 'used it']);
+    const model = new ScriptedModel([
+      { functionCalls: [{ name: 'grow' }] },
+      'grown',
+      { functionCalls: [{ name: 'extra' }] },
+      'used it',
+    ]);
     const { turn } = await chat(new LlmAgent({ name: 'A', model, tools: [fixtureToolset(logFile())] }));
     await turn('grow');
     expect(model.requests[0]!.config.tools!.map((t) => t.name)).not.toContain('extra');
@@ -175,23 +216,36 @@ describe('MCPToolset over stdio (a real server as a child process)', () => {
       "Cannot start MCP server `troupe-no-such-mcp-server --stdio`: the command 'troupe-no-such-mcp-server' was not found. Install it, or give 'command' as an absolute path or a program on PATH.",
     );
 
-    const broken = new MCPToolset({ command: process.execPath, args: ['-e', 'console.error("boom: missing API key"); process.exit(2)'] });
+    const broken = new MCPToolset({
+      command: process.execPath,
+      args: ['-e', 'console.error("boom: missing API key"); process.exit(2)'],
+    });
     const model = new ScriptedModel([]);
     const { turn } = await chat(new LlmAgent({ name: 'A', model, tools: [broken] }));
     const result = await turn('go');
     expect(result.status).toBe('failed');
-    expect(result.error!.message).toMatch(/^MCP server `.*` exited before completing the MCP handshake\. Check the command and its arguments: run it in a terminal .* never into this message\)\.$/s);
+    expect(result.error!.message).toMatch(
+      /^MCP server `.*` exited before completing the MCP handshake\. Check the command and its arguments: run it in a terminal .* never into this message\)\.$/s,
+    );
     expect(model.callCount).toBe(0);
   });
 
   it('rejects invalid options in the constructor, naming the option and the fix', () => {
     expect(() => new MCPToolset(Object.create(null) as MCPConnection)).toThrow(/needs 'command' .* or 'url'/);
     expect(() => new MCPToolset({ command: 'node', url: 'http://x' })).toThrow(/both 'command' and 'url'/);
-    expect(() => new MCPToolset({ command: 'node', args: 'server.js' } as never)).toThrow(/'args' must be a list of strings/);
+    expect(() => new MCPToolset({ command: 'node', args: 'server.js' } as never)).toThrow(
+      /'args' must be a list of strings/,
+    );
     expect(() => new MCPToolset({ url: 'ftp://example.com' })).toThrow(/must be an http\(s\) URL/);
-    expect(() => new MCPToolset({ command: 'node' }, { prefix: 'has space' })).toThrow(/'prefix' must start with a letter/);
-    expect(() => new MCPToolset({ command: 'node' }, { toolFilter: 'add' as never })).toThrow(/'toolFilter' must be a list of tool names/);
+    expect(() => new MCPToolset({ command: 'node' }, { prefix: 'has space' })).toThrow(
+      /'prefix' must start with a letter/,
+    );
+    expect(() => new MCPToolset({ command: 'node' }, { toolFilter: 'add' as never })).toThrow(
+      /'toolFilter' must be a list of tool names/,
+    );
     expect(() => new MCPToolset({ command: 'node' }, { timeoutMs: 0 })).toThrow(/'timeoutMs' must be a whole number/);
-    expect(() => new MCPToolset({ command: 'node' }, { onStderr: 'console' as never })).toThrow(/'onStderr' must be a function/);
+    expect(() => new MCPToolset({ command: 'node' }, { onStderr: 'console' as never })).toThrow(
+      /'onStderr' must be a function/,
+    );
   });
 });

@@ -17,7 +17,17 @@ registerModel('anthropic/', (model) => anthropic(model));
 registerModel('ollama/', (model) => ollama(model));
 registerModel('openai-compatible/', (model) => openaiCompatible(model));
 
-export { OpenAiLlm, openai, ollama, openaiCompatible, ollamaBaseUrl, type OpenAiOptions, type OllamaOptions, type OpenAiCompatibleOptions, type OpenAiFlavor } from './openai/openai-llm.js';
+export {
+  OpenAiLlm,
+  openai,
+  ollama,
+  openaiCompatible,
+  ollamaBaseUrl,
+  type OpenAiOptions,
+  type OllamaOptions,
+  type OpenAiCompatibleOptions,
+  type OpenAiFlavor,
+} from './openai/openai-llm.js';
 export { GeminiLlm, gemini, type GeminiOptions } from './gemini/gemini-llm.js';
 export type { GeminiStructuredOutput } from './gemini/request.js';
 export { AnthropicLlm, anthropic, type AnthropicOptions } from './anthropic/anthropic-llm.js';

@@ -13,13 +13,25 @@ const kit: WireKit = {
   label: "AI SDK provider 'compat.chat'",
   provider: 'compat.chat',
   model: (server, options = {}) =>
-    aiSdk(createOpenAICompatible({ name: 'compat', baseURL: `${server.url}/v1`, apiKey: 'sk-test', supportsStructuredOutputs: true, includeUsage: true }).chatModel('gpt-test'), options),
+    aiSdk(
+      createOpenAICompatible({
+        name: 'compat',
+        baseURL: `${server.url}/v1`,
+        apiKey: 'sk-test',
+        supportsStructuredOutputs: true,
+        includeUsage: true,
+      }).chatModel('gpt-test'),
+      options,
+    ),
   ...wire,
 };
 
 describeAdapterContract('ai-sdk', kit, { sendsCallIds: true, malformed: 'error-result' });
 publishedAdapterContract('AiSdkLlm', kit, (req) => {
-  const last = wire.messages(req).filter((m) => m.role === 'user').at(-1);
+  const last = wire
+    .messages(req)
+    .filter((m) => m.role === 'user')
+    .at(-1);
   return typeof last?.content === 'string' ? last.content : '';
 });
 
@@ -65,7 +77,11 @@ function v2Model(): LanguageModelV2 & { calls: LanguageModelV2CallOptions[] } {
         { type: 'tool-call', toolCallId: 'c1', toolName: 'f', input: '{"x": 1}' },
         { type: 'finish', finishReason: 'length', usage: { inputTokens: 5, outputTokens: 6, totalTokens: 11 } },
       ];
-      return Promise.resolve({ stream: new ReadableStream({ start: (controller) => (parts.forEach((p) => controller.enqueue(p)), controller.close()) }) });
+      return Promise.resolve({
+        stream: new ReadableStream({
+          start: (controller) => (parts.forEach((p) => controller.enqueue(p)), controller.close()),
+        }),
+      });
     },
   };
 }
@@ -80,7 +96,14 @@ describe('aiSdk with a v2 language model', () => {
         { role: 'model', parts: [{ functionCall: { id: 'c0', name: 'f', args: { x: 0 } } }] },
         { role: 'user', parts: [{ functionResponse: { id: 'c0', name: 'f', response: { y: 1 } } }, { text: 'More?' }] },
       ],
-      config: { systemInstruction: 'Be brief.', temperature: 0.5, maxOutputTokens: 20, responseSchema: { type: 'object' }, tools: [{ name: 'f', description: 'F.' }], providerOptions: { legacy: { mode: 'fast' } } },
+      config: {
+        systemInstruction: 'Be brief.',
+        temperature: 0.5,
+        maxOutputTokens: 20,
+        responseSchema: { type: 'object' },
+        tools: [{ name: 'f', description: 'F.' }],
+        providerOptions: { legacy: { mode: 'fast' } },
+      },
     });
     expect(final).toMatchObject({
       content: { parts: [{ text: 'Thinking.', thought: true }, { text: 'Hello from v2.' }] },
@@ -92,7 +115,12 @@ describe('aiSdk with a v2 language model', () => {
         { role: 'system', content: 'Be brief.' },
         { role: 'user', content: [{ type: 'text', text: 'Go' }] },
         { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c0', toolName: 'f', input: { x: 0 } }] },
-        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c0', toolName: 'f', output: { type: 'json', value: { y: 1 } } }] },
+        {
+          role: 'tool',
+          content: [
+            { type: 'tool-result', toolCallId: 'c0', toolName: 'f', output: { type: 'json', value: { y: 1 } } },
+          ],
+        },
         { role: 'user', content: [{ type: 'text', text: 'More?' }] },
       ],
       tools: [{ type: 'function', name: 'f', description: 'F.', inputSchema: { type: 'object', properties: {} } }],
@@ -105,8 +133,15 @@ describe('aiSdk with a v2 language model', () => {
   });
 
   it('streams v2 parts: text deltas, a call assembled once, flat usage and a string finish reason', async () => {
-    const responses = await collect(aiSdk(v2Model()), { model: 'legacy-1', contents: [{ role: 'user', parts: [{ text: 'Go' }] }], config: {} }, true);
-    expect(responses.filter((r) => r.partial).map((r) => r.content?.parts)).toEqual([[{ text: 'Hel' }], [{ text: 'lo' }]]);
+    const responses = await collect(
+      aiSdk(v2Model()),
+      { model: 'legacy-1', contents: [{ role: 'user', parts: [{ text: 'Go' }] }], config: {} },
+      true,
+    );
+    expect(responses.filter((r) => r.partial).map((r) => r.content?.parts)).toEqual([
+      [{ text: 'Hel' }],
+      [{ text: 'lo' }],
+    ]);
     expect(responses[responses.length - 1]).toMatchObject({
       content: { parts: [{ text: 'Hello' }, { functionCall: { id: 'c1', name: 'f', args: { x: 1 } } }] },
       usage: { inputTokens: 5, outputTokens: 6 },
@@ -116,7 +151,9 @@ describe('aiSdk with a v2 language model', () => {
 
   it('rejects what is not an AI SDK language model, with the fix', () => {
     expect(() => aiSdk('gpt-4o' as unknown as LanguageModelV2)).toThrow(ConfigurationError);
-    expect(() => aiSdk('gpt-4o' as unknown as LanguageModelV2)).toThrow(/use the provider's function, e.g. openai\('gpt-4o'\)/);
+    expect(() => aiSdk('gpt-4o' as unknown as LanguageModelV2)).toThrow(
+      /use the provider's function, e.g. openai\('gpt-4o'\)/,
+    );
     const v1 = { ...v2Model(), specificationVersion: 'v1' } as unknown as LanguageModelV2;
     expect(() => aiSdk(v1)).toThrow(/specification v2 and v3.*"v1"/);
   });

@@ -16,18 +16,30 @@ const kit: WireKit = {
 
 describeAdapterContract('anthropic', kit, { sendsCallIds: true, malformed: 'error-result' });
 publishedAdapterContract('AnthropicLlm', kit, (req) => {
-  const last = wire.messages(req).filter((m) => m.role === 'user').at(-1);
+  const last = wire
+    .messages(req)
+    .filter((m) => m.role === 'user')
+    .at(-1);
   if (typeof last?.content === 'string') return last.content;
-  return (last?.content ?? []).map((block) => ('text' in block && typeof block.text === 'string' ? block.text : '')).join('');
+  return (last?.content ?? [])
+    .map((block) => ('text' in block && typeof block.text === 'string' ? block.text : ''))
+    .join('');
 });
 
-async function collect(model: { generateContentAsync(r: LlmRequest, s?: boolean): AsyncGenerator<LlmResponse> }, request: LlmRequest, stream = false): Promise<LlmResponse[]> {
+async function collect(
+  model: { generateContentAsync(r: LlmRequest, s?: boolean): AsyncGenerator<LlmResponse> },
+  request: LlmRequest,
+  stream = false,
+): Promise<LlmResponse[]> {
   const out: LlmResponse[] = [];
   for await (const response of model.generateContentAsync(request, stream)) out.push(response);
   return out;
 }
 
-const ask = (config: LlmRequest['config'] = {}, contents: Content[] = [{ role: 'user', parts: [{ text: 'Hi' }] }]): LlmRequest => ({ model: 'claude-test', contents, config });
+const ask = (
+  config: LlmRequest['config'] = {},
+  contents: Content[] = [{ role: 'user', parts: [{ text: 'Hi' }] }],
+): LlmRequest => ({ model: 'claude-test', contents, config });
 
 describe('anthropic request format', () => {
   let server: FakeServer;
@@ -48,7 +60,13 @@ describe('anthropic request format', () => {
           temperature: 0.3,
           topK: 20,
           stopSequences: ['END'],
-          tools: [{ name: 'lookup', description: 'Looks things up.', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }],
+          tools: [
+            {
+              name: 'lookup',
+              description: 'Looks things up.',
+              parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+            },
+          ],
           providerOptions: { anthropic: { thinking: { type: 'enabled', budget_tokens: 1024 } } },
         },
         [{ role: 'user', parts: [{ text: 'Hi' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }] }],
@@ -72,7 +90,13 @@ describe('anthropic request format', () => {
           ],
         },
       ],
-      tools: [{ name: 'lookup', description: 'Looks things up.', input_schema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }],
+      tools: [
+        {
+          name: 'lookup',
+          description: 'Looks things up.',
+          input_schema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+        },
+      ],
       temperature: 0.3,
       top_k: 20,
       stop_sequences: ['END'],
@@ -87,7 +111,10 @@ describe('anthropic request format', () => {
       kit.model(server),
       ask({}, [
         { role: 'user', parts: [{ text: 'Go' }] },
-        { role: 'model', parts: [{ text: 'Calling both.' }, { functionCall: { id: 'toolu_a', name: 'f', args: { x: 1 } } }] },
+        {
+          role: 'model',
+          parts: [{ text: 'Calling both.' }, { functionCall: { id: 'toolu_a', name: 'f', args: { x: 1 } } }],
+        },
         { role: 'model', parts: [{ functionCall: { id: 'toolu_b', name: 'g', args: {} } }] },
         { role: 'user', parts: [{ functionResponse: { id: 'toolu_a', name: 'f', response: { y: 2 } } }] },
         { role: 'user', parts: [{ text: '[helper] said: done' }] },
@@ -116,12 +143,20 @@ describe('anthropic request format', () => {
   });
 
   it('keeps the thinking blocks of a tool-calling turn and sends them back with their signature', async () => {
-    server.reply(wire.toolCalls([{ id: 'toolu_1', name: 'f', json: '{"x": 1}' }], { thought: 'I should call f.', signature: 'sig-xyz' }));
+    server.reply(
+      wire.toolCalls([{ id: 'toolu_1', name: 'f', json: '{"x": 1}' }], {
+        thought: 'I should call f.',
+        signature: 'sig-xyz',
+      }),
+    );
     const responses = await collect(kit.model(server), ask({ tools: [{ name: 'f', description: 'x' }] }), true);
     const final = responses[responses.length - 1]!;
     expect(final.content!.parts).toEqual([
       { text: 'I should call f.', thought: true },
-      { functionCall: { id: 'toolu_1', name: 'f', args: { x: 1 } }, anthropicThinking: [{ type: 'thinking', thinking: 'I should call f.', signature: 'sig-xyz' }] },
+      {
+        functionCall: { id: 'toolu_1', name: 'f', args: { x: 1 } },
+        anthropicThinking: [{ type: 'thinking', thinking: 'I should call f.', signature: 'sig-xyz' }],
+      },
     ]);
     // The agent's history drops thought parts; the call part carries what the API needs.
     const callPart = final.content!.parts[1]!;
@@ -145,20 +180,33 @@ describe('anthropic request format', () => {
 
   it('opens with a user message when the history starts with the model', async () => {
     server.reply(wire.text('ok'));
-    await collect(kit.model(server), ask({}, [{ role: 'model', parts: [{ text: 'Earlier answer.' }] }, { role: 'user', parts: [{ text: 'And now?' }] }]));
+    await collect(
+      kit.model(server),
+      ask({}, [
+        { role: 'model', parts: [{ text: 'Earlier answer.' }] },
+        { role: 'user', parts: [{ text: 'And now?' }] },
+      ]),
+    );
     expect(wire.messages(server.requests[0]!).map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
   });
 
   it('closes every object of the output schema and lets maxOutputTokens set max_tokens', async () => {
     server.reply(wire.text('{"a":{"b":1}}'));
     const schema = { type: 'object', properties: { a: { type: 'object', properties: { b: { type: 'number' } } } } };
-    await collect(anthropic('claude-test', { apiKey: 'k', baseURL: server.url, maxTokens: 1000 }), ask({ responseSchema: schema, maxOutputTokens: 64 }));
+    await collect(
+      anthropic('claude-test', { apiKey: 'k', baseURL: server.url, maxTokens: 1000 }),
+      ask({ responseSchema: schema, maxOutputTokens: 64 }),
+    );
     expect(server.requests[0]!.body).toMatchObject({
       max_tokens: 64,
       output_config: {
         format: {
           type: 'json_schema',
-          schema: { type: 'object', additionalProperties: false, properties: { a: { type: 'object', additionalProperties: false, properties: { b: { type: 'number' } } } } },
+          schema: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { a: { type: 'object', additionalProperties: false, properties: { b: { type: 'number' } } } },
+          },
         },
       },
     });
@@ -198,6 +246,8 @@ describe('anthropic keys and model strings', () => {
   });
 
   it('rejects a bad maxTokens with the value and the fix', () => {
-    expect(() => anthropic('claude-x', { maxTokens: 0 })).toThrow(/maxTokens is 0; use a whole number of tokens, at least 1/);
+    expect(() => anthropic('claude-x', { maxTokens: 0 })).toThrow(
+      /maxTokens is 0; use a whole number of tokens, at least 1/,
+    );
   });
 });

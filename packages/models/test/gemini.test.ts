@@ -16,16 +16,30 @@ const kit: WireKit = {
 
 describeAdapterContract('gemini', kit, { sendsCallIds: false, malformed: 'retried' });
 publishedAdapterContract('GeminiLlm', kit, (req) =>
-  (wire.contents(req).filter((c) => c.role === 'user').at(-1)?.parts ?? []).map((p) => p.text ?? '').join(''),
+  (
+    wire
+      .contents(req)
+      .filter((c) => c.role === 'user')
+      .at(-1)?.parts ?? []
+  )
+    .map((p) => p.text ?? '')
+    .join(''),
 );
 
-async function collect(model: { generateContentAsync(r: LlmRequest, s?: boolean): AsyncGenerator<LlmResponse> }, request: LlmRequest, stream = false): Promise<LlmResponse[]> {
+async function collect(
+  model: { generateContentAsync(r: LlmRequest, s?: boolean): AsyncGenerator<LlmResponse> },
+  request: LlmRequest,
+  stream = false,
+): Promise<LlmResponse[]> {
   const out: LlmResponse[] = [];
   for await (const response of model.generateContentAsync(request, stream)) out.push(response);
   return out;
 }
 
-const ask = (config: LlmRequest['config'] = {}, contents: Content[] = [{ role: 'user', parts: [{ text: 'Hi' }] }]): LlmRequest => ({ model: 'gemini', contents, config });
+const ask = (
+  config: LlmRequest['config'] = {},
+  contents: Content[] = [{ role: 'user', parts: [{ text: 'Hi' }] }],
+): LlmRequest => ({ model: 'gemini', contents, config });
 
 describe('gemini request format', () => {
   let server: FakeServer;
@@ -49,7 +63,13 @@ describe('gemini request format', () => {
         stopSequences: ['END'],
         seed: 7,
         thinkingConfig: { includeThoughts: true, thinkingBudget: 512 },
-        tools: [{ name: 'lookup', description: 'Looks things up.', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }],
+        tools: [
+          {
+            name: 'lookup',
+            description: 'Looks things up.',
+            parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+          },
+        ],
       }),
     );
     const sent = server.requests[0]!;
@@ -58,7 +78,15 @@ describe('gemini request format', () => {
     expect(sent.body.contents).toEqual([{ role: 'user', parts: [{ text: 'Hi' }] }]);
     expect(wire.system(sent)).toBe('You are terse.');
     expect(sent.body.tools).toEqual([
-      { functionDeclarations: [{ name: 'lookup', description: 'Looks things up.', parametersJsonSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }] },
+      {
+        functionDeclarations: [
+          {
+            name: 'lookup',
+            description: 'Looks things up.',
+            parametersJsonSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+          },
+        ],
+      },
     ]);
     expect(wire.generationConfig(sent)).toEqual({
       temperature: 0.3,
@@ -82,7 +110,13 @@ describe('gemini request format', () => {
       json(200, {
         candidates: [
           {
-            content: { role: 'model', parts: [{ functionCall: { name: 'lookup', args: { q: 'a' } }, thoughtSignature: 'c2lnLTE=' }, { functionCall: { id: 'fc-2', name: 'lookup', args: { q: 'b' } } }] },
+            content: {
+              role: 'model',
+              parts: [
+                { functionCall: { name: 'lookup', args: { q: 'a' } }, thoughtSignature: 'c2lnLTE=' },
+                { functionCall: { id: 'fc-2', name: 'lookup', args: { q: 'b' } } },
+              ],
+            },
             finishReason: 'STOP',
           },
         ],
@@ -90,7 +124,10 @@ describe('gemini request format', () => {
     );
     const [final] = await collect(kit.model(server), ask({ tools: [{ name: 'lookup', description: 'x' }] }));
     const parts = final!.content!.parts;
-    expect(parts).toMatchObject([{ functionCall: { name: 'lookup', args: { q: 'a' } }, thoughtSignature: 'c2lnLTE=' }, { functionCall: { id: 'fc-2', name: 'lookup', args: { q: 'b' } } }]);
+    expect(parts).toMatchObject([
+      { functionCall: { name: 'lookup', args: { q: 'a' } }, thoughtSignature: 'c2lnLTE=' },
+      { functionCall: { id: 'fc-2', name: 'lookup', args: { q: 'b' } } },
+    ]);
     const generatedId = 'functionCall' in parts[0]! ? parts[0].functionCall.id : '';
     expect(generatedId).toMatch(/^troupe_call_\w+$/);
 
@@ -100,13 +137,31 @@ describe('gemini request format', () => {
       ask({}, [
         { role: 'user', parts: [{ text: 'Hi' }] },
         { role: 'model', parts },
-        { role: 'user', parts: [{ functionResponse: { id: generatedId, name: 'lookup', response: { r: 1 } } }, { functionResponse: { id: 'fc-2', name: 'lookup', response: { r: 2 } } }] },
+        {
+          role: 'user',
+          parts: [
+            { functionResponse: { id: generatedId, name: 'lookup', response: { r: 1 } } },
+            { functionResponse: { id: 'fc-2', name: 'lookup', response: { r: 2 } } },
+          ],
+        },
       ]),
     );
     expect(wire.contents(server.requests[1]!)).toEqual([
       { role: 'user', parts: [{ text: 'Hi' }] },
-      { role: 'model', parts: [{ functionCall: { name: 'lookup', args: { q: 'a' } }, thoughtSignature: 'c2lnLTE=' }, { functionCall: { id: 'fc-2', name: 'lookup', args: { q: 'b' } } }] },
-      { role: 'user', parts: [{ functionResponse: { name: 'lookup', response: { r: 1 } } }, { functionResponse: { id: 'fc-2', name: 'lookup', response: { r: 2 } } }] },
+      {
+        role: 'model',
+        parts: [
+          { functionCall: { name: 'lookup', args: { q: 'a' } }, thoughtSignature: 'c2lnLTE=' },
+          { functionCall: { id: 'fc-2', name: 'lookup', args: { q: 'b' } } },
+        ],
+      },
+      {
+        role: 'user',
+        parts: [
+          { functionResponse: { name: 'lookup', response: { r: 1 } } },
+          { functionResponse: { id: 'fc-2', name: 'lookup', response: { r: 2 } } },
+        ],
+      },
     ]);
   });
 
@@ -117,8 +172,20 @@ describe('gemini request format', () => {
       model,
       ask({}, [
         { role: 'user', parts: [{ text: 'Hi' }] },
-        { role: 'model', parts: [{ functionCall: { id: 'call_1', name: 'f', args: {} } }, { functionCall: { id: 'call_2', name: 'f', args: {} } }] },
-        { role: 'user', parts: [{ functionResponse: { id: 'call_1', name: 'f', response: {} } }, { functionResponse: { id: 'call_2', name: 'f', response: {} } }] },
+        {
+          role: 'model',
+          parts: [
+            { functionCall: { id: 'call_1', name: 'f', args: {} } },
+            { functionCall: { id: 'call_2', name: 'f', args: {} } },
+          ],
+        },
+        {
+          role: 'user',
+          parts: [
+            { functionResponse: { id: 'call_1', name: 'f', response: {} } },
+            { functionResponse: { id: 'call_2', name: 'f', response: {} } },
+          ],
+        },
       ]),
     );
     const modelTurn = wire.contents(server.requests[0]!)[1]!;
@@ -130,31 +197,53 @@ describe('gemini request format', () => {
     const schema = { type: 'object', properties: { a: { type: 'string' } } };
     const tools = [{ name: 'f', description: 'x' }];
     await collect(kit.model(server), ask({ systemInstruction: 'Base.', responseSchema: schema, tools }));
-    await collect(gemini('gemini-3-flash', { apiKey: 'k', baseURL: server.url }), ask({ responseSchema: schema, tools }));
+    await collect(
+      gemini('gemini-3-flash', { apiKey: 'k', baseURL: server.url }),
+      ask({ responseSchema: schema, tools }),
+    );
     const [older, newer] = server.requests;
     expect(wire.responseSchema(older!)).toBeUndefined();
     expect(wire.system(older!)).toContain('Base.\n\nGive your final answer as a single JSON value');
     expect(wire.system(older!)).toContain(JSON.stringify(schema));
-    expect(wire.generationConfig(newer!)).toMatchObject({ responseMimeType: 'application/json', responseJsonSchema: schema });
+    expect(wire.generationConfig(newer!)).toMatchObject({
+      responseMimeType: 'application/json',
+      responseJsonSchema: schema,
+    });
   });
 
   it('honours the retryDelay of a RESOURCE_EXHAUSTED error body', async () => {
-    server.reply(wire.error(429, 'Quota exceeded.', {}, [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '0.3s' }]), wire.text('later'));
+    server.reply(
+      wire.error(429, 'Quota exceeded.', {}, [
+        { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '0.3s' },
+      ]),
+      wire.text('later'),
+    );
     const started = performance.now();
-    const [final] = await collect(gemini('gemini-2.5-flash', { apiKey: 'k', baseURL: server.url, retry: { initialDelayMs: 1, jitter: false } }), ask());
+    const [final] = await collect(
+      gemini('gemini-2.5-flash', { apiKey: 'k', baseURL: server.url, retry: { initialDelayMs: 1, jitter: false } }),
+      ask(),
+    );
     expect(performance.now() - started).toBeGreaterThanOrEqual(280);
     expect(final!.content!.parts).toEqual([{ text: 'later' }]);
   });
 
   it('reports a blocked prompt as an error code', async () => {
-    server.reply(json(200, { promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: { promptTokenCount: 3, totalTokenCount: 3 } }));
+    server.reply(
+      json(200, {
+        promptFeedback: { blockReason: 'SAFETY' },
+        usageMetadata: { promptTokenCount: 3, totalTokenCount: 3 },
+      }),
+    );
     const [final] = await collect(kit.model(server), ask());
     expect(final).toMatchObject({ errorCode: 'SAFETY', usage: { inputTokens: 3, outputTokens: 0 } });
   });
 
   it('fails a MALFORMED_FUNCTION_CALL turn as a retryable error', async () => {
     server.reply(json(200, { candidates: [{ content: { parts: [] }, finishReason: 'MALFORMED_FUNCTION_CALL' }] }));
-    const error: unknown = await collect(gemini('gemini-2.5-flash', { apiKey: 'k', baseURL: server.url, retry: false }), ask({ tools: [{ name: 'add', description: 'x' }] })).catch((e: unknown) => e);
+    const error: unknown = await collect(
+      gemini('gemini-2.5-flash', { apiKey: 'k', baseURL: server.url, retry: false }),
+      ask({ tools: [{ name: 'add', description: 'x' }] }),
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ retryable: true, provider: 'gemini', status: undefined });
     expect((error as Error).message).toBe(
@@ -180,7 +269,9 @@ describe('gemini keys and model strings', () => {
 
   it('asks for a project on Vertex AI', async () => {
     delete process.env.GOOGLE_CLOUD_PROJECT;
-    const error: unknown = await collect(gemini('gemini-2.5-flash', { vertexai: true }), ask()).catch((e: unknown) => e);
+    const error: unknown = await collect(gemini('gemini-2.5-flash', { vertexai: true }), ask()).catch(
+      (e: unknown) => e,
+    );
     expect((error as Error).message).toContain('GOOGLE_CLOUD_PROJECT');
   });
 

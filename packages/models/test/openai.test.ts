@@ -16,11 +16,18 @@ const kit: WireKit = {
 
 describeAdapterContract('openai', kit, { sendsCallIds: true, malformed: 'error-result' });
 publishedAdapterContract('OpenAiLlm', kit, (req) => {
-  const last = wire.messages(req).filter((m) => m.role === 'user').at(-1);
+  const last = wire
+    .messages(req)
+    .filter((m) => m.role === 'user')
+    .at(-1);
   return typeof last?.content === 'string' ? last.content : '';
 });
 
-async function collect(model: { generateContentAsync(r: LlmRequest, s?: boolean): AsyncGenerator<LlmResponse> }, request: LlmRequest, stream = false): Promise<LlmResponse[]> {
+async function collect(
+  model: { generateContentAsync(r: LlmRequest, s?: boolean): AsyncGenerator<LlmResponse> },
+  request: LlmRequest,
+  stream = false,
+): Promise<LlmResponse[]> {
   const out: LlmResponse[] = [];
   for await (const response of model.generateContentAsync(request, stream)) out.push(response);
   return out;
@@ -40,7 +47,9 @@ describe('openai request format', () => {
     const model = kit.model(server);
     await collect(model, {
       model: 'gpt-test',
-      contents: [{ role: 'user', parts: [{ text: 'Hi' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }] }],
+      contents: [
+        { role: 'user', parts: [{ text: 'Hi' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }] },
+      ],
       config: {
         systemInstruction: 'You are terse.',
         temperature: 0.3,
@@ -48,7 +57,13 @@ describe('openai request format', () => {
         maxOutputTokens: 256,
         stopSequences: ['END'],
         seed: 7,
-        tools: [{ name: 'lookup', description: 'Looks things up.', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }],
+        tools: [
+          {
+            name: 'lookup',
+            description: 'Looks things up.',
+            parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+          },
+        ],
         providerOptions: { openai: { reasoning_effort: 'low' }, anthropic: { ignored: true } },
       },
     });
@@ -67,7 +82,16 @@ describe('openai request format', () => {
           ],
         },
       ],
-      tools: [{ type: 'function', function: { name: 'lookup', description: 'Looks things up.', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } } }],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'lookup',
+            description: 'Looks things up.',
+            parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+          },
+        },
+      ],
       temperature: 0.3,
       top_p: 0.9,
       max_completion_tokens: 256,
@@ -80,7 +104,11 @@ describe('openai request format', () => {
 
   it('asks for usage in streams', async () => {
     server.reply(wire.text('ok'));
-    await collect(kit.model(server), { model: 'gpt-test', contents: [{ role: 'user', parts: [{ text: 'Hi' }] }], config: {} }, true);
+    await collect(
+      kit.model(server),
+      { model: 'gpt-test', contents: [{ role: 'user', parts: [{ text: 'Hi' }] }], config: {} },
+      true,
+    );
     expect(server.requests[0]!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
   });
 
@@ -90,7 +118,14 @@ describe('openai request format', () => {
       model: 'gpt-test',
       contents: [
         { role: 'user', parts: [{ text: 'Go' }] },
-        { role: 'model', parts: [{ text: 'Planning.', thought: true }, { text: 'Calling.' }, { functionCall: { id: 'call_a', name: 'f', args: { x: 1 } } }] },
+        {
+          role: 'model',
+          parts: [
+            { text: 'Planning.', thought: true },
+            { text: 'Calling.' },
+            { functionCall: { id: 'call_a', name: 'f', args: { x: 1 } } },
+          ],
+        },
         { role: 'user', parts: [{ text: '[other] said: hi' }] },
         { role: 'user', parts: [{ functionResponse: { id: 'call_a', name: 'f', response: { y: 2 } } }] },
       ],
@@ -98,7 +133,11 @@ describe('openai request format', () => {
     });
     expect(wire.messages(server.requests[0]!)).toEqual([
       { role: 'user', content: 'Go' },
-      { role: 'assistant', content: 'Calling.', tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'f', arguments: '{"x":1}' } }] },
+      {
+        role: 'assistant',
+        content: 'Calling.',
+        tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'f', arguments: '{"x":1}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_a', content: '{"y":2}' },
       { role: 'user', content: '[other] said: hi' },
     ]);
@@ -106,39 +145,83 @@ describe('openai request format', () => {
 
   it('sends a strict json_schema response format when the schema allows it, a lenient one otherwise', async () => {
     server.reply(wire.text('{}'), wire.text('{}'));
-    const strict = { title: 'City info', type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false };
+    const strict = {
+      title: 'City info',
+      type: 'object',
+      properties: { a: { type: 'string' } },
+      required: ['a'],
+      additionalProperties: false,
+    };
     const lenient = { type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } }, required: ['a'] };
     const model = kit.model(server);
-    await collect(model, { model: 'gpt-test', contents: [{ role: 'user', parts: [{ text: 'x' }] }], config: { responseSchema: strict } });
-    await collect(model, { model: 'gpt-test', contents: [{ role: 'user', parts: [{ text: 'x' }] }], config: { responseSchema: lenient } });
-    expect(server.requests[0]!.body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'City_info', schema: strict, strict: true } });
-    expect(server.requests[1]!.body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'response', schema: lenient, strict: false } });
+    await collect(model, {
+      model: 'gpt-test',
+      contents: [{ role: 'user', parts: [{ text: 'x' }] }],
+      config: { responseSchema: strict },
+    });
+    await collect(model, {
+      model: 'gpt-test',
+      contents: [{ role: 'user', parts: [{ text: 'x' }] }],
+      config: { responseSchema: lenient },
+    });
+    expect(server.requests[0]!.body.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'City_info', schema: strict, strict: true },
+    });
+    expect(server.requests[1]!.body.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'response', schema: lenient, strict: false },
+    });
   });
 
   it("writes the schema into the system message with structuredOutput: 'instruction'", async () => {
     server.reply(wire.text('{}'));
     const model = openai('gpt-test', { apiKey: 'k', baseURL: `${server.url}/v1`, structuredOutput: 'instruction' });
-    await collect(model, { model: 'gpt-test', contents: [{ role: 'user', parts: [{ text: 'x' }] }], config: { systemInstruction: 'Base.', responseSchema: { type: 'object' } } });
+    await collect(model, {
+      model: 'gpt-test',
+      contents: [{ role: 'user', parts: [{ text: 'x' }] }],
+      config: { systemInstruction: 'Base.', responseSchema: { type: 'object' } },
+    });
     expect(server.requests[0]!.body.response_format).toBeUndefined();
-    expect(wire.system(server.requests[0]!)).toBe('Base.\n\nGive your final answer as a single JSON value, with no other text and no code fences, that matches this JSON Schema:\n{"type":"object"}');
+    expect(wire.system(server.requests[0]!)).toBe(
+      'Base.\n\nGive your final answer as a single JSON value, with no other text and no code fences, that matches this JSON Schema:\n{"type":"object"}',
+    );
   });
 
   it('keeps malformed argument JSON under the marker key', async () => {
     server.reply(wire.malformedCall('f', '{"x": '));
-    const [final] = await collect(kit.model(server), { model: 'gpt-test', contents: [{ role: 'user', parts: [{ text: 'x' }] }], config: {} });
-    expect(final!.content!.parts).toEqual([{ functionCall: { id: 'call_broken', name: 'f', args: { [MALFORMED_ARGUMENTS_KEY]: '{"x": ' } } }]);
+    const [final] = await collect(kit.model(server), {
+      model: 'gpt-test',
+      contents: [{ role: 'user', parts: [{ text: 'x' }] }],
+      config: {},
+    });
+    expect(final!.content!.parts).toEqual([
+      { functionCall: { id: 'call_broken', name: 'f', args: { [MALFORMED_ARGUMENTS_KEY]: '{"x": ' } } },
+    ]);
   });
 
   it('maps length and content_filter finish reasons', async () => {
     server.reply((res, req) => {
       res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'gpt-test', choices: [{ index: 0, message: { role: 'assistant', content: 'Trunc' }, finish_reason: 'length' }] }),
+        JSON.stringify({
+          id: 'c',
+          object: 'chat.completion',
+          created: 1,
+          model: 'gpt-test',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'Trunc' }, finish_reason: 'length' }],
+        }),
       );
       void req;
     });
     server.reply((res) => {
       res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'gpt-test', choices: [{ index: 0, message: { role: 'assistant', content: null }, finish_reason: 'content_filter' }] }),
+        JSON.stringify({
+          id: 'c',
+          object: 'chat.completion',
+          created: 1,
+          model: 'gpt-test',
+          choices: [{ index: 0, message: { role: 'assistant', content: null }, finish_reason: 'content_filter' }],
+        }),
       );
     });
     const model = kit.model(server);
@@ -164,7 +247,11 @@ describe('openai keys and presets', () => {
 
   it('names OPENAI_API_KEY when no key is set', async () => {
     delete process.env.OPENAI_API_KEY;
-    const error: unknown = await collect(openai('gpt-4o-mini'), { model: 'gpt-4o-mini', contents: [{ role: 'user', parts: [{ text: 'x' }] }], config: {} }).catch((e: unknown) => e);
+    const error: unknown = await collect(openai('gpt-4o-mini'), {
+      model: 'gpt-4o-mini',
+      contents: [{ role: 'user', parts: [{ text: 'x' }] }],
+      config: {},
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigurationError);
     expect((error as Error).message).toMatch(/OPENAI_API_KEY.*apiKey/);
   });
@@ -172,7 +259,11 @@ describe('openai keys and presets', () => {
   it('reads the key from OPENAI_API_KEY', async () => {
     process.env.OPENAI_API_KEY = 'sk-from-env';
     server.reply(wire.text('ok'));
-    await collect(openai('gpt-test', { baseURL: `${server.url}/v1` }), { model: 'gpt-test', contents: [{ role: 'user', parts: [{ text: 'x' }] }], config: {} });
+    await collect(openai('gpt-test', { baseURL: `${server.url}/v1` }), {
+      model: 'gpt-test',
+      contents: [{ role: 'user', parts: [{ text: 'x' }] }],
+      config: {},
+    });
     expect(server.requests[0]!.headers.authorization).toBe('Bearer sk-from-env');
   });
 
@@ -183,7 +274,11 @@ describe('openai keys and presets', () => {
     const model = resolveModel('ollama/llama3.2');
     expect(model).toBeInstanceOf(OpenAiLlm);
     expect(model.model).toBe('llama3.2');
-    const [final] = await collect(model, { model: 'llama3.2', contents: [{ role: 'user', parts: [{ text: 'x' }] }], config: { maxOutputTokens: 50 } });
+    const [final] = await collect(model, {
+      model: 'llama3.2',
+      contents: [{ role: 'user', parts: [{ text: 'x' }] }],
+      config: { maxOutputTokens: 50 },
+    });
     expect(final!.content!.parts).toEqual([{ text: 'Hello from llama' }]);
     expect(server.requests[0]!.path).toBe('/v1/chat/completions');
     expect(server.requests[0]!.body).toMatchObject({ model: 'llama3.2', max_tokens: 50 });
@@ -204,7 +299,11 @@ describe('openai keys and presets', () => {
     expect(() => resolveModel('openai-compatible/qwen')).toThrow(/OPENAI_COMPATIBLE_BASE_URL/);
     process.env.OPENAI_COMPATIBLE_BASE_URL = `${server.url}/v1`;
     server.reply(wire.text('compatible'));
-    const [final] = await collect(resolveModel('openai-compatible/qwen'), { model: 'qwen', contents: [{ role: 'user', parts: [{ text: 'x' }] }], config: {} });
+    const [final] = await collect(resolveModel('openai-compatible/qwen'), {
+      model: 'qwen',
+      contents: [{ role: 'user', parts: [{ text: 'x' }] }],
+      config: {},
+    });
     expect(final!.content!.parts).toEqual([{ text: 'compatible' }]);
     expect(server.requests[0]!.body.model).toBe('qwen');
   });
@@ -212,12 +311,20 @@ describe('openai keys and presets', () => {
   it('names the compatible server in errors', async () => {
     server.reply(wire.error(404, 'model qwen not found'));
     const model = openaiCompatible('qwen', { baseURL: `${server.url}/v1`, name: 'vllm' });
-    const error: unknown = await collect(model, { model: 'qwen', contents: [{ role: 'user', parts: [{ text: 'x' }] }], config: {} }).catch((e: unknown) => e);
-    expect((error as Error).message).toBe("OpenAI-compatible server 'vllm' request for model 'qwen' failed with HTTP 404: model qwen not found Check the model name.");
+    const error: unknown = await collect(model, {
+      model: 'qwen',
+      contents: [{ role: 'user', parts: [{ text: 'x' }] }],
+      config: {},
+    }).catch((e: unknown) => e);
+    expect((error as Error).message).toBe(
+      "OpenAI-compatible server 'vllm' request for model 'qwen' failed with HTTP 404: model qwen not found Check the model name.",
+    );
   });
 
   it('rejects bad options with the option, the value and the fix', () => {
     expect(() => openai('', {})).toThrow(/needs a model name/);
-    expect(() => openai('gpt-4o', { structuredOutput: 'json' as 'native' })).toThrow(/structuredOutput is "json"; use 'native' or 'instruction'/);
+    expect(() => openai('gpt-4o', { structuredOutput: 'json' as 'native' })).toThrow(
+      /structuredOutput is "json"; use 'native' or 'instruction'/,
+    );
   });
 });

@@ -31,7 +31,11 @@ describe('provider error messages carry no secrets', () => {
   });
 
   it.each([
-    ['OpenAI-compatible', openaiWire.error, () => openaiCompatible('m', { apiKey: KEY, baseURL: `${server.url}/v1`, retry: false })],
+    [
+      'OpenAI-compatible',
+      openaiWire.error,
+      () => openaiCompatible('m', { apiKey: KEY, baseURL: `${server.url}/v1`, retry: false }),
+    ],
     ['Anthropic', anthropicWire.error, () => anthropic('m', { apiKey: KEY, baseURL: server.url, retry: false })],
     ['Gemini', geminiWire.error, () => gemini('m', { apiKey: KEY, baseURL: server.url, retry: false })],
   ] as const)('%s: a 401 that echoes the apiKey option and a bearer token is masked', async (_label, error, make) => {
@@ -46,7 +50,9 @@ describe('provider error messages carry no secrets', () => {
     process.env.TROUPE_TEST_GATEWAY_API_KEY = 'env-gateway-key-7777';
     try {
       server.reply(openaiWire.error(403, 'key env-gateway-key-7777 is disabled'));
-      const message = await failureOf(openaiCompatible('m', { apiKey: 'other-key-1234', baseURL: `${server.url}/v1`, retry: false }));
+      const message = await failureOf(
+        openaiCompatible('m', { apiKey: 'other-key-1234', baseURL: `${server.url}/v1`, retry: false }),
+      );
       expect(message).toContain('failed with HTTP 403: key *** is disabled');
     } finally {
       delete process.env.TROUPE_TEST_GATEWAY_API_KEY;
@@ -54,7 +60,9 @@ describe('provider error messages carry no secrets', () => {
   });
 
   it('a base URL with a password that cannot be used is named without it', async () => {
-    const message = await failureOf(openaiCompatible('m', { apiKey: 'k-1234', baseURL: `http://user:hunter2hunter2@127.0.0.1:1/v1`, retry: false }));
+    const message = await failureOf(
+      openaiCompatible('m', { apiKey: 'k-1234', baseURL: `http://user:hunter2hunter2@127.0.0.1:1/v1`, retry: false }),
+    );
     expect(message).not.toContain('hunter2hunter2');
   });
 });

@@ -62,16 +62,34 @@ describe('conversation normalisation', () => {
 });
 
 describe('JSON schema helpers', () => {
-  const nested = { type: 'object', properties: { list: { type: 'array', items: { type: 'object', properties: { x: { type: 'string' } }, required: ['x'] } } }, required: ['list'] };
+  const nested = {
+    type: 'object',
+    properties: {
+      list: { type: 'array', items: { type: 'object', properties: { x: { type: 'string' } }, required: ['x'] } },
+    },
+    required: ['list'],
+  };
 
   it('closes every object, nested ones included, without touching other keywords', () => {
     expect(closeObjects(nested)).toEqual({
       type: 'object',
       additionalProperties: false,
-      properties: { list: { type: 'array', items: { type: 'object', additionalProperties: false, properties: { x: { type: 'string' } }, required: ['x'] } } },
+      properties: {
+        list: {
+          type: 'array',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { x: { type: 'string' } },
+            required: ['x'],
+          },
+        },
+      },
       required: ['list'],
     });
-    expect(closeObjects({ type: 'object', properties: { properties: { type: 'string' } }, additionalProperties: true })).toEqual({
+    expect(
+      closeObjects({ type: 'object', properties: { properties: { type: 'string' } }, additionalProperties: true }),
+    ).toEqual({
       type: 'object',
       properties: { properties: { type: 'string' } },
       additionalProperties: true,
@@ -81,21 +99,41 @@ describe('JSON schema helpers', () => {
   it("tells whether a schema meets OpenAI's strict mode", () => {
     expect(isStrictCompatible(nested)).toBe(false);
     expect(isStrictCompatible(closeObjects(nested))).toBe(true);
-    expect(isStrictCompatible({ type: 'object', properties: { a: { type: 'string' } }, required: [], additionalProperties: false })).toBe(false);
+    expect(
+      isStrictCompatible({
+        type: 'object',
+        properties: { a: { type: 'string' } },
+        required: [],
+        additionalProperties: false,
+      }),
+    ).toBe(false);
   });
 });
 
 describe('provider errors', () => {
   it('name the provider, the model, the status and the message, with a hint for key problems', () => {
-    const error = providerError({ provider: 'openai', label: 'OpenAI', keyHint: 'OPENAI_API_KEY or the apiKey option' }, 'gpt-4o', { status: 401, message: 'Incorrect API key provided.' }, undefined);
+    const error = providerError(
+      { provider: 'openai', label: 'OpenAI', keyHint: 'OPENAI_API_KEY or the apiKey option' },
+      'gpt-4o',
+      { status: 401, message: 'Incorrect API key provided.' },
+      undefined,
+    );
     expect(error).toBeInstanceOf(ModelError);
     expect(error).toBeInstanceOf(ProviderError);
-    expect(error.message).toBe("OpenAI request for model 'gpt-4o' failed with HTTP 401: Incorrect API key provided. Check the API key (OPENAI_API_KEY or the apiKey option).");
+    expect(error.message).toBe(
+      "OpenAI request for model 'gpt-4o' failed with HTTP 401: Incorrect API key provided. Check the API key (OPENAI_API_KEY or the apiKey option).",
+    );
     expect(error).toMatchObject({ status: 401, provider: 'openai', code: 'MODEL' });
   });
 
   it('say when a stream broke off before an HTTP status could tell more', () => {
-    const error = providerError({ provider: 'anthropic', label: 'Anthropic' }, 'claude', { message: 'terminated', retryable: true }, undefined, 'stream');
+    const error = providerError(
+      { provider: 'anthropic', label: 'Anthropic' },
+      'claude',
+      { message: 'terminated', retryable: true },
+      undefined,
+      'stream',
+    );
     expect(error.message).toBe("Anthropic stream for model 'claude' broke off: terminated");
     expect(error.status).toBeUndefined();
     expect(error.retryable).toBe(true);

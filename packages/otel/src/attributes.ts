@@ -87,7 +87,8 @@ export function requestAttributes(request: LlmRequest, attributes: Attributes): 
   setNumber(attributes, ATTR.requestTopK, config.topK);
   setNumber(attributes, ATTR.requestMaxTokens, config.maxOutputTokens);
   setNumber(attributes, ATTR.requestSeed, config.seed);
-  if (Array.isArray(config.stopSequences) && config.stopSequences.length > 0) attributes[ATTR.requestStopSequences] = [...config.stopSequences];
+  if (Array.isArray(config.stopSequences) && config.stopSequences.length > 0)
+    attributes[ATTR.requestStopSequences] = [...config.stopSequences];
 }
 
 /** The attributes of a model response that are not content. */

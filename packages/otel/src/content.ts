@@ -18,7 +18,12 @@ interface Message {
 export function messagesJson(contents: readonly Content[], finishReason?: string): string {
   const messages: Message[] = contents.map((content) => {
     const parts = content.parts.map(toMessagePart);
-    const role = content.role === 'model' ? 'assistant' : parts.length > 0 && parts.every((p) => p.type === 'tool_call_response') ? 'tool' : 'user';
+    const role =
+      content.role === 'model'
+        ? 'assistant'
+        : parts.length > 0 && parts.every((p) => p.type === 'tool_call_response')
+          ? 'tool'
+          : 'user';
     return finishReason === undefined ? { role, parts } : { role, parts, finish_reason: finishReason };
   });
   return JSON.stringify(messages);
@@ -36,8 +41,16 @@ export function jsonText(value: unknown): string {
 }
 
 function toMessagePart(part: Part): MessagePart {
-  if ('text' in part) return part.thought ? { type: 'reasoning', content: part.text } : { type: 'text', content: part.text };
-  if ('functionCall' in part) return { type: 'tool_call', id: part.functionCall.id, name: part.functionCall.name, arguments: part.functionCall.args };
-  if ('functionResponse' in part) return { type: 'tool_call_response', id: part.functionResponse.id, response: part.functionResponse.response };
+  if ('text' in part)
+    return part.thought ? { type: 'reasoning', content: part.text } : { type: 'text', content: part.text };
+  if ('functionCall' in part)
+    return {
+      type: 'tool_call',
+      id: part.functionCall.id,
+      name: part.functionCall.name,
+      arguments: part.functionCall.args,
+    };
+  if ('functionResponse' in part)
+    return { type: 'tool_call_response', id: part.functionResponse.id, response: part.functionResponse.response };
   return { type: 'blob', mime_type: part.inlineData.mimeType };
 }

@@ -1,4 +1,12 @@
-import { context as otelContext, diag, SpanKind, trace, type Attributes, type Tracer, type TracerProvider } from '@opentelemetry/api';
+import {
+  context as otelContext,
+  diag,
+  SpanKind,
+  trace,
+  type Attributes,
+  type Tracer,
+  type TracerProvider,
+} from '@opentelemetry/api';
 import {
   BasePlugin,
   ConfigurationError,
@@ -71,21 +79,31 @@ export class OpenTelemetryPlugin extends BasePlugin {
 
   constructor(options: OpenTelemetryPluginOptions = {}) {
     if (typeof options !== 'object' || options === null) {
-      throw new ConfigurationError(`OpenTelemetryPlugin needs an options object such as { tracerProvider }; got ${String(options)}.`);
+      throw new ConfigurationError(
+        `OpenTelemetryPlugin needs an options object such as { tracerProvider }; got ${String(options)}.`,
+      );
     }
     super(options.name ?? 'opentelemetry');
     const { tracer, tracerProvider, captureContent } = options;
     if (tracer !== undefined && tracerProvider !== undefined) {
-      throw new ConfigurationError('OpenTelemetryPlugin got both tracer and tracerProvider. Pass one: the tracer, or the provider to take it from.');
+      throw new ConfigurationError(
+        'OpenTelemetryPlugin got both tracer and tracerProvider. Pass one: the tracer, or the provider to take it from.',
+      );
     }
     if (tracer !== undefined && typeof tracer?.startSpan !== 'function') {
-      throw new ConfigurationError(`OpenTelemetryPlugin option tracer must be an OpenTelemetry Tracer (with startSpan); got ${describe(tracer)}. Pass provider.getTracer('my-app').`);
+      throw new ConfigurationError(
+        `OpenTelemetryPlugin option tracer must be an OpenTelemetry Tracer (with startSpan); got ${describe(tracer)}. Pass provider.getTracer('my-app').`,
+      );
     }
     if (tracerProvider !== undefined && typeof tracerProvider?.getTracer !== 'function') {
-      throw new ConfigurationError(`OpenTelemetryPlugin option tracerProvider must be an OpenTelemetry TracerProvider (with getTracer); got ${describe(tracerProvider)}.`);
+      throw new ConfigurationError(
+        `OpenTelemetryPlugin option tracerProvider must be an OpenTelemetry TracerProvider (with getTracer); got ${describe(tracerProvider)}.`,
+      );
     }
     if (captureContent !== undefined && typeof captureContent !== 'boolean') {
-      throw new ConfigurationError(`OpenTelemetryPlugin option captureContent must be true or false; got ${describe(captureContent)}.`);
+      throw new ConfigurationError(
+        `OpenTelemetryPlugin option captureContent must be true or false; got ${describe(captureContent)}.`,
+      );
     }
     this.tracer = tracer ?? (tracerProvider ?? trace.getTracerProvider()).getTracer(TRACER_NAME);
     this.captureContent = captureContent ?? false;
@@ -103,7 +121,8 @@ export class OpenTelemetryPlugin extends BasePlugin {
         [ATTR.invocationEntryAgent]: context.agent.name,
       };
       if (context.resumeFrom !== undefined) attributes[ATTR.resumed] = true;
-      if (this.captureContent && context.userContent) attributes[ATTR.inputMessages] = messagesJson([context.userContent]);
+      if (this.captureContent && context.userContent)
+        attributes[ATTR.inputMessages] = messagesJson([context.userContent]);
       const base = otelContext.active();
       const span = this.tracer.startSpan('invocation', { kind: SpanKind.INTERNAL, attributes }, base);
       // A no-op tracer, or a trace sampled out: nothing of this run is recorded, so no hook needs to do anything.
@@ -114,7 +133,13 @@ export class OpenTelemetryPlugin extends BasePlugin {
       // The same invocation starting again (a resume) while its previous run never reported its end
       // (a consumer that dropped the run's generator without closing it): close what that left open.
       this.traces.get(invocationId)?.abandon();
-      this.traces.set(invocationId, new InvocationTrace(this.tracer, base, span, { [ATTR.invocationId]: invocationId, [ATTR.conversationId]: session.id }));
+      this.traces.set(
+        invocationId,
+        new InvocationTrace(this.tracer, base, span, {
+          [ATTR.invocationId]: invocationId,
+          [ATTR.conversationId]: session.id,
+        }),
+      );
     });
   }
 
@@ -124,7 +149,8 @@ export class OpenTelemetryPlugin extends BasePlugin {
       if (!run) return;
       this.traces.delete(context.invocationId);
       run.root.span.setAttribute(ATTR.invocationAgent, answeringAgent(result) ?? context.agent.name);
-      if (this.captureContent && result.output !== undefined) run.root.span.setAttribute(ATTR.runOutput, jsonText(result.output));
+      if (this.captureContent && result.output !== undefined)
+        run.root.span.setAttribute(ATTR.runOutput, jsonText(result.output));
       run.finish(result);
     });
   }
@@ -135,7 +161,16 @@ export class OpenTelemetryPlugin extends BasePlugin {
     });
   }
 
-  override afterAgent({ context, outcome, error }: { agent: BaseAgent; context: CallbackContext; outcome: AgentOutcome; error?: unknown }): undefined {
+  override afterAgent({
+    context,
+    outcome,
+    error,
+  }: {
+    agent: BaseAgent;
+    context: CallbackContext;
+    outcome: AgentOutcome;
+    error?: unknown;
+  }): undefined {
     return this.guard('afterAgent', () => {
       const run = this.traces.get(context.invocationId);
       const node = run?.findAgent(context.invocationContext);
@@ -144,7 +179,11 @@ export class OpenTelemetryPlugin extends BasePlugin {
       // it. A paused agent's spans are ended by afterRun, whose result names the open interrupts.
       if (outcome === 'completed') run!.close(node);
       else if (outcome === 'failed') {
-        const ending: Outcome = { reason: error instanceof RunLimitError ? 'limit' : error instanceof GuardrailTrippedError ? 'blocked' : 'failed', error };
+        const ending: Outcome = {
+          reason:
+            error instanceof RunLimitError ? 'limit' : error instanceof GuardrailTrippedError ? 'blocked' : 'failed',
+          error,
+        };
         run!.close(node, ending, ending);
       } else if (outcome === 'cancelled') run!.close(node, { reason: 'cancelled' }, { reason: 'cancelled' });
     });
@@ -182,18 +221,31 @@ export class OpenTelemetryPlugin extends BasePlugin {
       if (response.model && response.model !== node.requestModel) node.span.updateName(`chat ${response.model}`);
       for (const attempt of response.failedAttempts ?? []) {
         const agent = node.parent as AgentNode;
-        const attributes: Attributes = { [ATTR.operationName]: 'chat', [ATTR.requestModel]: attempt.model, [ATTR.agentName]: agent.agent.name, [ATTR.agentPath]: agent.path };
+        const attributes: Attributes = {
+          [ATTR.operationName]: 'chat',
+          [ATTR.requestModel]: attempt.model,
+          [ATTR.agentName]: agent.agent.name,
+          [ATTR.agentPath]: agent.path,
+        };
         const provider = providerOf(attempt.model);
         if (provider) attributes[ATTR.providerName] = provider;
         run!.recordFailedAttempt(node, attempt, attributes);
       }
       node.span.setAttributes(responseAttributes(response, node.requestModel));
-      if (this.captureContent && response.content) node.span.setAttribute(ATTR.outputMessages, messagesJson([response.content], response.finishReason));
+      if (this.captureContent && response.content)
+        node.span.setAttribute(ATTR.outputMessages, messagesJson([response.content], response.finishReason));
       run!.close(node);
     });
   }
 
-  override onModelError({ context, error }: { context: CallbackContext; request: LlmRequest; error: unknown }): undefined {
+  override onModelError({
+    context,
+    error,
+  }: {
+    context: CallbackContext;
+    request: LlmRequest;
+    error: unknown;
+  }): undefined {
     return this.guard('onModelError', () => {
       const run = this.traces.get(context.invocationId);
       const node = run?.models.get(context);
@@ -203,7 +255,15 @@ export class OpenTelemetryPlugin extends BasePlugin {
     });
   }
 
-  override beforeTool({ tool, args, context }: { tool: BaseTool; args: Record<string, unknown>; context: ToolContext }): undefined {
+  override beforeTool({
+    tool,
+    args,
+    context,
+  }: {
+    tool: BaseTool;
+    args: Record<string, unknown>;
+    context: ToolContext;
+  }): undefined {
     return this.guard('beforeTool', () => {
       const run = this.traces.get(context.invocationId);
       if (!run) return;
@@ -222,7 +282,15 @@ export class OpenTelemetryPlugin extends BasePlugin {
     });
   }
 
-  override afterTool({ context, response }: { tool: BaseTool; args: Record<string, unknown>; context: ToolContext; response: Record<string, unknown> }): undefined {
+  override afterTool({
+    context,
+    response,
+  }: {
+    tool: BaseTool;
+    args: Record<string, unknown>;
+    context: ToolContext;
+    response: Record<string, unknown>;
+  }): undefined {
     return this.guard('afterTool', () => {
       const run = this.traces.get(context.invocationId);
       const node = run?.toolCalls.get(context);
@@ -232,7 +300,15 @@ export class OpenTelemetryPlugin extends BasePlugin {
     });
   }
 
-  override onToolError({ context, error }: { tool: BaseTool; args: Record<string, unknown>; context: ToolContext; error: unknown }): undefined {
+  override onToolError({
+    context,
+    error,
+  }: {
+    tool: BaseTool;
+    args: Record<string, unknown>;
+    context: ToolContext;
+    error: unknown;
+  }): undefined {
     return this.guard('onToolError', () => {
       const run = this.traces.get(context.invocationId);
       const node = run?.toolCalls.get(context);

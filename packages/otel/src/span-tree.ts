@@ -1,4 +1,12 @@
-import { SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import type { BaseAgent, BaseTool, FailedModelAttempt, InvocationContext, RunResult } from '@troupe/core';
 import { ATTR, runAttributes, type EndReason } from './attributes.js';
 
@@ -170,7 +178,11 @@ export class InvocationTrace {
   recordFailedAttempt(model: ModelNode, attempt: FailedModelAttempt, attributes: Attributes): void {
     const agent = model.parent as AgentNode;
     Object.assign(attributes, this.common);
-    const span = this.tracer.startSpan(`chat ${attempt.model}`, { kind: SpanKind.CLIENT, attributes, startTime: attempt.startTime }, agent.contextFor(this.base));
+    const span = this.tracer.startSpan(
+      `chat ${attempt.model}`,
+      { kind: SpanKind.CLIENT, attributes, startTime: attempt.startTime },
+      agent.contextFor(this.base),
+    );
     const status = (attempt.error as { status?: unknown } | null)?.status;
     if (typeof status === 'number') span.setAttribute(ATTR.httpStatusCode, status);
     markError(span, attempt.error);
@@ -178,8 +190,21 @@ export class InvocationTrace {
   }
 
   /** Opens the span of a tool call. */
-  startTool(caller: AgentNode, key: object, tool: BaseTool, args: Record<string, unknown>, callId: string, attributes: Attributes): ToolNode {
-    const node = new ToolNode(this.startSpan(`execute_tool ${tool.name}`, SpanKind.INTERNAL, caller, attributes), caller, tool, args, callId);
+  startTool(
+    caller: AgentNode,
+    key: object,
+    tool: BaseTool,
+    args: Record<string, unknown>,
+    callId: string,
+    attributes: Attributes,
+  ): ToolNode {
+    const node = new ToolNode(
+      this.startSpan(`execute_tool ${tool.name}`, SpanKind.INTERNAL, caller, attributes),
+      caller,
+      tool,
+      args,
+      callId,
+    );
     this.openTools.add(node);
     this.toolCalls.set(key, node);
     return node;
@@ -201,8 +226,11 @@ export class InvocationTrace {
       for (const child of [...node.children]) visit(child);
       if (node === this.root) return;
       if (node instanceof ToolNode && result.status === 'interrupted') {
-        const interrupt = result.interrupts.find((i) => i.toolCallId === node.callId && i.agentPath === node.caller.path);
-        if (interrupt) node.span.setAttributes({ [ATTR.interruptId]: interrupt.id, [ATTR.interruptKind]: interrupt.kind });
+        const interrupt = result.interrupts.find(
+          (i) => i.toolCallId === node.callId && i.agentPath === node.caller.path,
+        );
+        if (interrupt)
+          node.span.setAttributes({ [ATTR.interruptId]: interrupt.id, [ATTR.interruptKind]: interrupt.kind });
       }
       this.end(node, { reason: result.status });
     };
@@ -238,7 +266,11 @@ export class InvocationTrace {
         if (!contains(node.branch, ctx.branch)) continue;
         // The closest branch wins; among equals (the same agent running twice at once), the run
         // that handed this agent its input, else the latest.
-        if (!best || node.branch.length > best.branch.length || (node.branch.length === best.branch.length && (node.input === ctx.input || best.input !== ctx.input))) {
+        if (
+          !best ||
+          node.branch.length > best.branch.length ||
+          (node.branch.length === best.branch.length && (node.input === ctx.input || best.input !== ctx.input))
+        ) {
           best = node;
         }
       }
@@ -251,7 +283,8 @@ export class InvocationTrace {
   private agentToolCall(ctx: InvocationContext, callerPath: string): ToolNode | undefined {
     let found: ToolNode | undefined;
     for (const node of this.openTools) {
-      if (node.claimed || node.caller.path !== callerPath || (node.tool as { agent?: unknown }).agent !== ctx.agent) continue;
+      if (node.claimed || node.caller.path !== callerPath || (node.tool as { agent?: unknown }).agent !== ctx.agent)
+        continue;
       if (childBranch(node.caller.branch, node.caller.agent.name, ctx.agent.name) !== ctx.branch) continue;
       // Two calls of one AgentTool in a turn: the call whose arguments became the agent's input.
       if (!found || (node.args === ctx.input && found.args !== ctx.input)) found = node;
@@ -313,7 +346,11 @@ function parentPath(path: string): string | undefined {
 
 /** True when `branch` is `outer` or lies inside it (`outer.x.y`). */
 function contains(outer: string, branch: string): boolean {
-  return outer === '' || branch === outer || (branch.length > outer.length && branch.startsWith(outer) && branch.charCodeAt(outer.length) === 46 /* . */);
+  return (
+    outer === '' ||
+    branch === outer ||
+    (branch.length > outer.length && branch.startsWith(outer) && branch.charCodeAt(outer.length) === 46) /* . */
+  );
 }
 
 /** The branch core gives an isolated child (mirrors InvocationContext.childBranch). */

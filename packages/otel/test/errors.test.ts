@@ -1,5 +1,16 @@
 import { DiagLogLevel, diag, type Tracer } from '@opentelemetry/api';
-import { AgentTool, BasePlugin, FunctionTool, InMemoryRunner, LlmAgent, ParallelAgent, SequentialAgent, type CallbackContext, type LlmRequest, type LlmResponse } from '@troupe/core';
+import {
+  AgentTool,
+  BasePlugin,
+  FunctionTool,
+  InMemoryRunner,
+  LlmAgent,
+  ParallelAgent,
+  SequentialAgent,
+  type CallbackContext,
+  type LlmRequest,
+  type LlmResponse,
+} from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { describe, expect, it } from 'vitest';
 import { OpenTelemetryPlugin } from '../src/index.js';
@@ -35,7 +46,10 @@ describe('OpenTelemetryPlugin: errors, pauses and spans that never got their end
     const broken = new LlmAgent({ name: 'Broken', model: new ScriptedModel([{ error: 'upstream 503', status: 503 }]) });
     const caller = new LlmAgent({
       name: 'Caller',
-      model: new ScriptedModel([{ functionCalls: [{ name: 'Broken', args: { request: 'go' }, id: 't1' }] }, 'fallback answer']),
+      model: new ScriptedModel([
+        { functionCalls: [{ name: 'Broken', args: { request: 'go' }, id: 't1' }] },
+        'fallback answer',
+      ]),
       tools: [new AgentTool({ agent: broken })],
     });
     const { exporter, runner } = tracedRunner(caller);
@@ -65,9 +79,14 @@ describe('OpenTelemetryPlugin: errors, pauses and spans that never got their end
   });
 
   it('records a failed model call and the failed run; a parallel sibling the failure cancelled ends without error', async () => {
-    const bad = new LlmAgent({ name: 'Bad', model: new ScriptedModel([{ delayMs: 5, reply: { error: 'quota exceeded', status: 429 } }]) });
+    const bad = new LlmAgent({
+      name: 'Bad',
+      model: new ScriptedModel([{ delayMs: 5, reply: { error: 'quota exceeded', status: 429 } }]),
+    });
     const slow = new LlmAgent({ name: 'Slow', model: new ScriptedModel([{ delayMs: 5_000, reply: 'too late' }]) });
-    const { exporter, runner } = tracedRunner(new SequentialAgent({ name: 'Root', subAgents: [new ParallelAgent({ name: 'Fan', subAgents: [bad, slow] })] }));
+    const { exporter, runner } = tracedRunner(
+      new SequentialAgent({ name: 'Root', subAgents: [new ParallelAgent({ name: 'Fan', subAgents: [bad, slow] })] }),
+    );
     const result = await runOn(runner, 'go');
     expect(result.status).toBe('failed');
     const spans = exporter.getFinishedSpans();
@@ -115,7 +134,10 @@ describe('OpenTelemetryPlugin: errors, pauses and spans that never got their end
     }
     const { provider, exporter } = tracing();
     const agent = new LlmAgent({ name: 'Solo', model: new ScriptedModel([{ error: 'timeout' }]) });
-    const runner = new InMemoryRunner({ agent, plugins: [new OpenTelemetryPlugin({ tracerProvider: provider }), new Fallback()] });
+    const runner = new InMemoryRunner({
+      agent,
+      plugins: [new OpenTelemetryPlugin({ tracerProvider: provider }), new Fallback()],
+    });
     const result = await runOn(runner, 'hi');
     expect(result.status).toBe('completed');
     expect(result.output).toBe('canned answer');
@@ -126,30 +148,66 @@ describe('OpenTelemetryPlugin: errors, pauses and spans that never got their end
 
   it('ends the spans of an interrupted run, marks the paused call, and traces the resumed run of the same invocation', async () => {
     const ran: string[] = [];
-    const pay = new FunctionTool({ name: 'pay', description: 'Pays.', requireConfirmation: true, execute: () => (ran.push('paid'), 'paid') });
-    const agent = new LlmAgent({ name: 'Banker', model: new ScriptedModel([{ functionCalls: [{ name: 'pay', id: 'p1' }] }, 'Paid.']), tools: [pay] });
+    const pay = new FunctionTool({
+      name: 'pay',
+      description: 'Pays.',
+      requireConfirmation: true,
+      execute: () => (ran.push('paid'), 'paid'),
+    });
+    const agent = new LlmAgent({
+      name: 'Banker',
+      model: new ScriptedModel([{ functionCalls: [{ name: 'pay', id: 'p1' }] }, 'Paid.']),
+      tools: [pay],
+    });
     const { exporter, runner } = tracedRunner(new SequentialAgent({ name: 'Desk', subAgents: [agent] }));
     const paused = await runOn(runner, 'pay it');
     expect(paused.status).toBe('interrupted');
     const first = exporter.getFinishedSpans();
-    expect(outline(first)).toEqual(['invocation', '  invoke_agent Desk', '    invoke_agent Banker', '      chat scripted', '      execute_tool pay']);
+    expect(outline(first)).toEqual([
+      'invocation',
+      '  invoke_agent Desk',
+      '    invoke_agent Banker',
+      '      chat scripted',
+      '      execute_tool pay',
+    ]);
     expect(first.every((s) => s.ended && s.status.code === OK)).toBe(true);
     const tool = only(first, 'execute_tool pay');
-    expect(tool.attributes).toMatchObject({ 'troupe.span.end_reason': 'interrupted', 'troupe.interrupt.id': 'Desk/Banker:p1', 'troupe.interrupt.kind': 'confirmation' });
-    for (const name of ['invoke_agent Desk', 'invoke_agent Banker']) expect(only(first, name).attributes['troupe.span.end_reason']).toBe('interrupted');
+    expect(tool.attributes).toMatchObject({
+      'troupe.span.end_reason': 'interrupted',
+      'troupe.interrupt.id': 'Desk/Banker:p1',
+      'troupe.interrupt.kind': 'confirmation',
+    });
+    for (const name of ['invoke_agent Desk', 'invoke_agent Banker'])
+      expect(only(first, name).attributes['troupe.span.end_reason']).toBe('interrupted');
     expect(only(first, 'invocation').attributes['troupe.run.status']).toBe('interrupted');
 
     exporter.reset();
-    const resumed = await runner.resume({ userId: 'u', sessionId: paused.sessionId, responses: { 'Desk/Banker:p1': true } });
+    const resumed = await runner.resume({
+      userId: 'u',
+      sessionId: paused.sessionId,
+      responses: { 'Desk/Banker:p1': true },
+    });
     expect(resumed.status).toBe('completed');
     expect(ran).toEqual(['paid']);
     const second = exporter.getFinishedSpans();
     // Core calls no before-agent hook for agents that resume, so the plugin opens the span of the
     // agent on its first call; the workflow around it has no call of its own and no span.
-    expect(outline(second)).toEqual(['invocation', '  invoke_agent Banker', '    execute_tool pay', '    chat scripted']);
+    expect(outline(second)).toEqual([
+      'invocation',
+      '  invoke_agent Banker',
+      '    execute_tool pay',
+      '    chat scripted',
+    ]);
     const root = only(second, 'invocation');
-    expect(root.attributes).toMatchObject({ 'troupe.invocation.resumed': true, 'troupe.invocation.id': paused.events[0]!.invocationId, 'troupe.run.status': 'completed' });
-    expect(only(second, 'invoke_agent Banker').attributes).toMatchObject({ 'troupe.agent.resumed': true, 'troupe.agent.path': 'Desk/Banker' });
+    expect(root.attributes).toMatchObject({
+      'troupe.invocation.resumed': true,
+      'troupe.invocation.id': paused.events[0]!.invocationId,
+      'troupe.run.status': 'completed',
+    });
+    expect(only(second, 'invoke_agent Banker').attributes).toMatchObject({
+      'troupe.agent.resumed': true,
+      'troupe.agent.path': 'Desk/Banker',
+    });
     expect(second.every((s) => s.status.code === OK)).toBe(true);
   });
 
@@ -164,7 +222,13 @@ describe('OpenTelemetryPlugin: errors, pauses and spans that never got their end
     const result = await runOn(runner, 'go');
     expect(result.status).toBe('completed');
     const spans = exporter.getFinishedSpans();
-    expect(outline(spans)).toEqual(['invocation', '  invoke_agent Root', '    invoke_agent Skipped', '    invoke_agent Next', '      chat scripted']);
+    expect(outline(spans)).toEqual([
+      'invocation',
+      '  invoke_agent Root',
+      '    invoke_agent Skipped',
+      '    invoke_agent Next',
+      '      chat scripted',
+    ]);
     const span = only(spans, 'invoke_agent Skipped');
     expect(span.attributes['troupe.span.end_reason']).toBe('superseded');
     expect(span.status.code).toBe(OK);
@@ -174,7 +238,9 @@ describe('OpenTelemetryPlugin: errors, pauses and spans that never got their end
     const agent = new LlmAgent({
       name: 'Cached',
       model: new ScriptedModel([]),
-      beforeModelCallback: ({ request }: { context: CallbackContext; request: LlmRequest }) => ({ content: { role: 'model', parts: [{ text: `cached for ${request.model}` }] } }),
+      beforeModelCallback: ({ request }: { context: CallbackContext; request: LlmRequest }) => ({
+        content: { role: 'model', parts: [{ text: `cached for ${request.model}` }] },
+      }),
     });
     const { exporter, runner } = tracedRunner(agent);
     const result = await runOn(runner, 'hi');
@@ -188,12 +254,20 @@ describe('OpenTelemetryPlugin: errors, pauses and spans that never got their end
   it('records a run stopped by a limit on the agents that hit it', async () => {
     const loopy = new LlmAgent({
       name: 'Loopy',
-      model: new ScriptedModel([{ functionCalls: [{ name: 'noop', id: 'n1' }] }, { functionCalls: [{ name: 'noop', id: 'n2' }] }]),
+      model: new ScriptedModel([
+        { functionCalls: [{ name: 'noop', id: 'n1' }] },
+        { functionCalls: [{ name: 'noop', id: 'n2' }] },
+      ]),
       tools: [new FunctionTool({ name: 'noop', description: 'Nothing.', execute: () => 'ok' })],
     });
     const { exporter, runner } = tracedRunner(loopy);
     const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
-    const result = await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'go', runConfig: { maxLlmCalls: 2 } });
+    const result = await runner.run({
+      userId: 'u',
+      sessionId: session.id,
+      newMessage: 'go',
+      runConfig: { maxLlmCalls: 2 },
+    });
     expect(result.status).toBe('limit');
     const spans = exporter.getFinishedSpans();
     expect(spans.every((s) => s.ended)).toBe(true);
@@ -215,18 +289,38 @@ describe('OpenTelemetryPlugin: errors, pauses and spans that never got their end
     const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
     const abort = new AbortController();
     setTimeout(() => abort.abort(), 20);
-    const result = await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'go', abortSignal: abort.signal });
+    const result = await runner.run({
+      userId: 'u',
+      sessionId: session.id,
+      newMessage: 'go',
+      abortSignal: abort.signal,
+    });
     expect(result.status).toBe('cancelled');
     const spans = exporter.getFinishedSpans();
-    expect(outline(spans)).toEqual(['invocation', '  invoke_agent Root', '    invoke_agent Slow', '      chat scripted']);
+    expect(outline(spans)).toEqual([
+      'invocation',
+      '  invoke_agent Root',
+      '    invoke_agent Slow',
+      '      chat scripted',
+    ]);
     expect(spans.every((s) => s.status.code === OK)).toBe(true);
-    for (const name of ['invoke_agent Root', 'invoke_agent Slow', 'chat scripted']) expect(only(spans, name).attributes['troupe.span.end_reason']).toBe('cancelled');
+    for (const name of ['invoke_agent Root', 'invoke_agent Slow', 'chat scripted'])
+      expect(only(spans, name).attributes['troupe.span.end_reason']).toBe('cancelled');
     expect(only(spans, 'invocation').attributes['troupe.run.status']).toBe('cancelled');
   });
 
   it('never breaks a run when tracing itself fails: the fault goes to the OpenTelemetry diagnostic logger', async () => {
     const logged: string[] = [];
-    diag.setLogger({ error: (message: string) => logged.push(message), warn: () => {}, info: () => {}, debug: () => {}, verbose: () => {} }, DiagLogLevel.ERROR);
+    diag.setLogger(
+      {
+        error: (message: string) => logged.push(message),
+        warn: () => {},
+        info: () => {},
+        debug: () => {},
+        verbose: () => {},
+      },
+      DiagLogLevel.ERROR,
+    );
     try {
       const broken = {
         startSpan: () => {
@@ -237,7 +331,10 @@ describe('OpenTelemetryPlugin: errors, pauses and spans that never got their end
         },
       } as unknown as Tracer;
       const agent = new LlmAgent({ name: 'Solo', model: new ScriptedModel(['still fine']) });
-      const result = await runOn(new InMemoryRunner({ agent, plugins: [new OpenTelemetryPlugin({ tracer: broken })] }), 'hi');
+      const result = await runOn(
+        new InMemoryRunner({ agent, plugins: [new OpenTelemetryPlugin({ tracer: broken })] }),
+        'hi',
+      );
       expect(result.status).toBe('completed');
       expect(result.output).toBe('still fine');
       expect(logged).toEqual(['@troupe/otel: the beforeRun hook failed; the run goes on without that span data.']);

@@ -5,7 +5,11 @@ import { ERROR, only, tracedRunner } from './helpers.js';
 
 describe('tracing a run a guardrail blocks', () => {
   it('marks the invocation and the agent span as errors ending "blocked"', async () => {
-    const agent = new LlmAgent({ name: 'Tutor', model: new ScriptedModel(['never']), inputGuardrails: [{ name: 'no_homework', blocking: true, check: () => ({ tripwire: true }) }] });
+    const agent = new LlmAgent({
+      name: 'Tutor',
+      model: new ScriptedModel(['never']),
+      inputGuardrails: [{ name: 'no_homework', blocking: true, check: () => ({ tripwire: true }) }],
+    });
     const { exporter, runner } = tracedRunner(agent);
     const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
     const result = await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'homework' });

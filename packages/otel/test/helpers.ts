@@ -1,5 +1,12 @@
 import { SpanStatusCode, type Attributes } from '@opentelemetry/api';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type Span, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+  type Span,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { InMemoryRunner, type BaseAgent, type BasePlugin, type RunConfig, type RunResult } from '@troupe/core';
 import { OpenTelemetryPlugin, type OpenTelemetryPluginOptions } from '../src/index.js';
 
@@ -36,14 +43,27 @@ export function tracedRunner(agent: BaseAgent, options: Omit<OpenTelemetryPlugin
 }
 
 /** Runs one user turn on a new session. */
-export async function runTurn(agent: BaseAgent, message: string, plugins: BasePlugin[] = []): Promise<RunResult & { runner: InMemoryRunner; sessionId: string }> {
+export async function runTurn(
+  agent: BaseAgent,
+  message: string,
+  plugins: BasePlugin[] = [],
+): Promise<RunResult & { runner: InMemoryRunner; sessionId: string }> {
   const runner = new InMemoryRunner({ agent, plugins });
   return runOn(runner, message);
 }
 
-export async function runOn(runner: InMemoryRunner, message: string, runConfig?: RunConfig): Promise<RunResult & { runner: InMemoryRunner; sessionId: string }> {
+export async function runOn(
+  runner: InMemoryRunner,
+  message: string,
+  runConfig?: RunConfig,
+): Promise<RunResult & { runner: InMemoryRunner; sessionId: string }> {
   const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
-  const result = await runner.run({ userId: 'u', sessionId: session.id, newMessage: message, ...(runConfig ? { runConfig } : {}) });
+  const result = await runner.run({
+    userId: 'u',
+    sessionId: session.id,
+    newMessage: message,
+    ...(runConfig ? { runConfig } : {}),
+  });
   return { ...result, runner, sessionId: session.id };
 }
 
@@ -61,7 +81,9 @@ export function outline(spans: readonly ReadableSpan[]): string[] {
 /** The spans whose parent is `span`, in start order. */
 export function childrenOf(spans: readonly ReadableSpan[], span: ReadableSpan): ReadableSpan[] {
   const order = (s: ReadableSpan): number => startIndex.get(s.spanContext().spanId) ?? Number.MAX_SAFE_INTEGER;
-  return spans.filter((s) => s.parentSpanContext?.spanId === span.spanContext().spanId).sort((a, b) => order(a) - order(b));
+  return spans
+    .filter((s) => s.parentSpanContext?.spanId === span.spanContext().spanId)
+    .sort((a, b) => order(a) - order(b));
 }
 
 /** The parent of `span` among `spans`. */
@@ -70,9 +92,14 @@ export function parentOf(spans: readonly ReadableSpan[], span: ReadableSpan): Re
 }
 
 /** The one span with this name (fails when there are none or several). */
-export function only(spans: readonly ReadableSpan[], name: string, where: (span: ReadableSpan) => boolean = () => true): ReadableSpan {
+export function only(
+  spans: readonly ReadableSpan[],
+  name: string,
+  where: (span: ReadableSpan) => boolean = () => true,
+): ReadableSpan {
   const found = spans.filter((s) => s.name === name && where(s));
-  if (found.length !== 1) throw new Error(`expected one span '${name}', found ${found.length}: ${spans.map((s) => s.name).join(', ')}`);
+  if (found.length !== 1)
+    throw new Error(`expected one span '${name}', found ${found.length}: ${spans.map((s) => s.name).join(', ')}`);
   return found[0]!;
 }
 

@@ -1,4 +1,13 @@
-import { AgentTool, ConfigurationError, FunctionTool, LlmAgent, ParallelAgent, SequentialAgent, type Event, type RunResult } from '@troupe/core';
+import {
+  AgentTool,
+  ConfigurationError,
+  FunctionTool,
+  LlmAgent,
+  ParallelAgent,
+  SequentialAgent,
+  type Event,
+  type RunResult,
+} from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { describe, expect, it } from 'vitest';
 import { OpenTelemetryPlugin } from '../src/index.js';
@@ -13,10 +22,25 @@ function scenario() {
       throw new Error('no route');
     },
   });
-  const a = new LlmAgent({ name: 'A', model: new ScriptedModel([{ functionCalls: [{ name: 'broken', id: 'b1' }] }, 'A recovered']), tools: [broken], outputKey: 'a' });
+  const a = new LlmAgent({
+    name: 'A',
+    model: new ScriptedModel([{ functionCalls: [{ name: 'broken', id: 'b1' }] }, 'A recovered']),
+    tools: [broken],
+    outputKey: 'a',
+  });
   const b = new LlmAgent({ name: 'B', model: new ScriptedModel(['B done']), outputKey: 'b' });
-  const helper = new LlmAgent({ name: 'Helper', description: 'Helps.', model: new ScriptedModel(['helped']), outputKey: 'helped' });
-  const closer = new LlmAgent({ name: 'Closer', description: 'Closes.', instruction: 'Close politely.', model: new ScriptedModel(['closed']) });
+  const helper = new LlmAgent({
+    name: 'Helper',
+    description: 'Helps.',
+    model: new ScriptedModel(['helped']),
+    outputKey: 'helped',
+  });
+  const closer = new LlmAgent({
+    name: 'Closer',
+    description: 'Closes.',
+    instruction: 'Close politely.',
+    model: new ScriptedModel(['closed']),
+  });
   const lead = new LlmAgent({
     name: 'Lead',
     instruction: 'Lead the work.',
@@ -27,7 +51,10 @@ function scenario() {
     tools: [new AgentTool({ agent: helper })],
     subAgents: [closer],
   });
-  return new SequentialAgent({ name: 'Root', subAgents: [new ParallelAgent({ name: 'Fan', subAgents: [a, b] }), lead] });
+  return new SequentialAgent({
+    name: 'Root',
+    subAgents: [new ParallelAgent({ name: 'Fan', subAgents: [a, b] }), lead],
+  });
 }
 
 /** A result without ids and timestamps; events grouped by branch (parallel branches interleave freely). */
@@ -77,7 +104,9 @@ describe('OpenTelemetryPlugin: content capture', () => {
     const spans = exporter.getFinishedSpans();
 
     const root = only(spans, 'invocation');
-    expect(JSON.parse(root.attributes['gen_ai.input.messages'] as string)).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'start' }] }]);
+    expect(JSON.parse(root.attributes['gen_ai.input.messages'] as string)).toEqual([
+      { role: 'user', parts: [{ type: 'text', content: 'start' }] },
+    ]);
     expect(root.attributes['troupe.run.output']).toBe(result.output);
 
     const leadChats = spans.filter((s) => s.name === 'chat scripted' && s.attributes['gen_ai.agent.name'] === 'Lead');
@@ -85,10 +114,17 @@ describe('OpenTelemetryPlugin: content capture', () => {
     expect(leadChats[0]!.attributes['gen_ai.system_instructions']).toContain('Lead the work.');
     const output = JSON.parse(leadChats[0]!.attributes['gen_ai.output.messages'] as string);
     expect(output).toEqual([
-      { role: 'assistant', parts: [{ type: 'tool_call', id: 'h1', name: 'Helper', arguments: { request: 'help me' } }], finish_reason: 'STOP' },
+      {
+        role: 'assistant',
+        parts: [{ type: 'tool_call', id: 'h1', name: 'Helper', arguments: { request: 'help me' } }],
+        finish_reason: 'STOP',
+      },
     ]);
     // The second call sees the tool's answer as a tool message.
-    const input = JSON.parse(leadChats[1]!.attributes['gen_ai.input.messages'] as string) as { role: string; parts: { type: string }[] }[];
+    const input = JSON.parse(leadChats[1]!.attributes['gen_ai.input.messages'] as string) as {
+      role: string;
+      parts: { type: string }[];
+    }[];
     expect(input.at(-1)).toMatchObject({ role: 'tool', parts: [{ type: 'tool_call_response', id: 'h1' }] });
 
     const helperCall = only(spans, 'execute_tool Helper');
@@ -102,11 +138,21 @@ describe('OpenTelemetryPlugin: content capture', () => {
 describe('OpenTelemetryPlugin: options', () => {
   it('rejects conflicting or malformed options, naming the option and the fix', () => {
     const { provider } = tracing();
-    expect(() => new OpenTelemetryPlugin({ tracer: provider.getTracer('x'), tracerProvider: provider })).toThrow(ConfigurationError);
-    expect(() => new OpenTelemetryPlugin({ tracer: provider.getTracer('x'), tracerProvider: provider })).toThrow(/both tracer and tracerProvider/);
-    expect(() => new OpenTelemetryPlugin({ tracer: {} as never })).toThrow(/option tracer must be an OpenTelemetry Tracer/);
-    expect(() => new OpenTelemetryPlugin({ tracerProvider: 'otel' as never })).toThrow(/option tracerProvider must be .*got string "otel"/);
-    expect(() => new OpenTelemetryPlugin({ captureContent: 'yes' as never })).toThrow(/captureContent must be true or false; got string "yes"/);
+    expect(() => new OpenTelemetryPlugin({ tracer: provider.getTracer('x'), tracerProvider: provider })).toThrow(
+      ConfigurationError,
+    );
+    expect(() => new OpenTelemetryPlugin({ tracer: provider.getTracer('x'), tracerProvider: provider })).toThrow(
+      /both tracer and tracerProvider/,
+    );
+    expect(() => new OpenTelemetryPlugin({ tracer: {} as never })).toThrow(
+      /option tracer must be an OpenTelemetry Tracer/,
+    );
+    expect(() => new OpenTelemetryPlugin({ tracerProvider: 'otel' as never })).toThrow(
+      /option tracerProvider must be .*got string "otel"/,
+    );
+    expect(() => new OpenTelemetryPlugin({ captureContent: 'yes' as never })).toThrow(
+      /captureContent must be true or false; got string "yes"/,
+    );
     expect(() => new OpenTelemetryPlugin(null as never)).toThrow(/needs an options object/);
   });
 

@@ -1,6 +1,17 @@
 import { SpanKind, context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { AgentTool, FunctionTool, LlmAgent, LoopAgent, ParallelAgent, RoutedAgent, SequentialAgent, TeamAgent, getFunctionCalls, type LlmRequest } from '@troupe/core';
+import {
+  AgentTool,
+  FunctionTool,
+  LlmAgent,
+  LoopAgent,
+  ParallelAgent,
+  RoutedAgent,
+  SequentialAgent,
+  TeamAgent,
+  getFunctionCalls,
+  type LlmRequest,
+} from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { describe, expect, it } from 'vitest';
 import { OK, childrenOf, only, outline, parentOf, runOn, tracedRunner, withPrefix } from './helpers.js';
@@ -8,7 +19,11 @@ import { OK, childrenOf, only, outline, parentOf, runOn, tracedRunner, withPrefi
 /** A ParallelAgent, an AgentTool call and a transfer, each LlmAgent driven by a ScriptedModel. */
 function multiAgentTree() {
   const lookupA = new FunctionTool({ name: 'lookup_a', description: 'Looks up for A.', execute: () => 'a-data' });
-  const a = new LlmAgent({ name: 'A', model: new ScriptedModel([{ functionCalls: [{ name: 'lookup_a', id: 'a1' }] }, 'A done'], { model: 'gpt-4o-mini' }), tools: [lookupA] });
+  const a = new LlmAgent({
+    name: 'A',
+    model: new ScriptedModel([{ functionCalls: [{ name: 'lookup_a', id: 'a1' }] }, 'A done'], { model: 'gpt-4o-mini' }),
+    tools: [lookupA],
+  });
   const b = new LlmAgent({ name: 'B', model: new ScriptedModel(['B done']) });
   const lookup = new FunctionTool({ name: 'lookup', description: 'Looks up.', execute: () => 'facts' });
   const researcher = new LlmAgent({
@@ -17,7 +32,11 @@ function multiAgentTree() {
     model: new ScriptedModel([{ functionCalls: [{ name: 'lookup', id: 'r1' }] }, 'research notes']),
     tools: [lookup],
   });
-  const specialist = new LlmAgent({ name: 'Specialist', description: 'Answers hard questions.', model: new ScriptedModel(['final answer']) });
+  const specialist = new LlmAgent({
+    name: 'Specialist',
+    description: 'Answers hard questions.',
+    model: new ScriptedModel(['final answer']),
+  });
   const coordinator = new LlmAgent({
     name: 'Coordinator',
     model: new ScriptedModel([
@@ -27,7 +46,10 @@ function multiAgentTree() {
     tools: [new AgentTool({ agent: researcher })],
     subAgents: [specialist],
   });
-  return new SequentialAgent({ name: 'Root', subAgents: [new ParallelAgent({ name: 'Fan', subAgents: [a, b] }), coordinator] });
+  return new SequentialAgent({
+    name: 'Root',
+    subAgents: [new ParallelAgent({ name: 'Fan', subAgents: [a, b] }), coordinator],
+  });
 }
 
 describe('OpenTelemetryPlugin: the span tree', () => {
@@ -89,7 +111,11 @@ describe('OpenTelemetryPlugin: the span tree', () => {
       'gen_ai.conversation.id': result.sessionId,
     });
     const researcher = only(spans, 'invoke_agent Researcher');
-    expect(researcher.attributes).toMatchObject({ 'troupe.agent.path': 'Root/Coordinator/Researcher', 'troupe.agent.branch': 'Coordinator.Researcher', 'gen_ai.agent.description': 'Researches.' });
+    expect(researcher.attributes).toMatchObject({
+      'troupe.agent.path': 'Root/Coordinator/Researcher',
+      'troupe.agent.branch': 'Coordinator.Researcher',
+      'gen_ai.agent.description': 'Researches.',
+    });
     expect(only(spans, 'invoke_agent Specialist').attributes['troupe.agent.path']).toBe('Root/Coordinator/Specialist');
 
     // Model calls: request and response model, provider when the name tells it, usage, finish reason.
@@ -108,7 +134,11 @@ describe('OpenTelemetryPlugin: the span tree', () => {
     const sum = (key: string) => chats.reduce((n, s) => n + (s.attributes[key] as number), 0);
     expect(sum('gen_ai.usage.input_tokens')).toBe(result.usage.inputTokens);
     expect(sum('gen_ai.usage.output_tokens')).toBe(result.usage.outputTokens);
-    expect(only(spans, 'chat scripted', (s) => parentOf(spans, s)?.name === 'invoke_agent B').attributes['gen_ai.provider.name']).toBeUndefined();
+    expect(
+      only(spans, 'chat scripted', (s) => parentOf(spans, s)?.name === 'invoke_agent B').attributes[
+        'gen_ai.provider.name'
+      ],
+    ).toBeUndefined();
 
     // Tool calls: name, call id, the calling agent.
     const calls = result.events.flatMap(getFunctionCalls);
@@ -121,7 +151,11 @@ describe('OpenTelemetryPlugin: the span tree', () => {
       'gen_ai.tool.description': 'Researches.',
       'gen_ai.agent.name': 'Coordinator',
     });
-    expect(only(spans, 'execute_tool lookup').attributes).toMatchObject({ 'gen_ai.tool.call.id': 'r1', 'gen_ai.agent.name': 'Researcher', 'troupe.agent.path': 'Root/Coordinator/Researcher' });
+    expect(only(spans, 'execute_tool lookup').attributes).toMatchObject({
+      'gen_ai.tool.call.id': 'r1',
+      'gen_ai.agent.name': 'Researcher',
+      'troupe.agent.path': 'Root/Coordinator/Researcher',
+    });
 
     // No content unless asked for.
     for (const span of spans) {
@@ -134,7 +168,8 @@ describe('OpenTelemetryPlugin: the span tree', () => {
   });
 
   it('nests TeamAgent skills, a RoutedAgent choice and LoopAgent iterations under the agent that ran them', async () => {
-    const skill = (name: string) => new LlmAgent({ name, model: new ScriptedModel([{ delayMs: 5, reply: `${name} out` }]) });
+    const skill = (name: string) =>
+      new LlmAgent({ name, model: new ScriptedModel([{ delayMs: 5, reply: `${name} out` }]) });
     const team = new TeamAgent({ name: 'Team', skills: [skill('Writer'), skill('Editor')], mode: 'parallel' });
     const routed = new RoutedAgent({ name: 'Router', agents: [skill('Fast'), skill('Slow')], router: () => 'Fast' });
     const worker = new LlmAgent({ name: 'Worker', model: new ScriptedModel(['w1', 'w2']) });
@@ -171,7 +206,13 @@ describe('OpenTelemetryPlugin: the span tree', () => {
       const last = request.contents.at(-1)!.parts[0]!;
       return `notes on ${'text' in last ? last.text : '?'}`;
     };
-    const researcher = new LlmAgent({ name: 'Researcher', model: new ScriptedModel([{ delayMs: 20, reply: echo }, { delayMs: 5, reply: echo }]) });
+    const researcher = new LlmAgent({
+      name: 'Researcher',
+      model: new ScriptedModel([
+        { delayMs: 20, reply: echo },
+        { delayMs: 5, reply: echo },
+      ]),
+    });
     const coordinator = new LlmAgent({
       name: 'Coordinator',
       model: new ScriptedModel([
@@ -223,7 +264,12 @@ describe('OpenTelemetryPlugin: the span tree', () => {
       const request = provider.getTracer('my-app').startSpan('POST /chat');
       await context.with(trace.setSpan(context.active(), request), () => runOn(runner, 'hello'));
       request.end();
-      expect(outline(exporter.getFinishedSpans())).toEqual(['POST /chat', '  invocation', '    invoke_agent Solo', '      chat scripted']);
+      expect(outline(exporter.getFinishedSpans())).toEqual([
+        'POST /chat',
+        '  invocation',
+        '    invoke_agent Solo',
+        '      chat scripted',
+      ]);
     } finally {
       context.disable();
     }

@@ -30,13 +30,26 @@ export class Leases {
     ]);
     if (!row?.found) throw missingLeaseSessionError(params);
     if (row.epoch === null || row.expires_at === null) return undefined;
-    return { appName: params.appName, userId: params.userId, sessionId: params.sessionId, owner: params.owner, epoch: row.epoch, expiresAt: row.expires_at };
+    return {
+      appName: params.appName,
+      userId: params.userId,
+      sessionId: params.sessionId,
+      owner: params.owner,
+      epoch: row.epoch,
+      expiresAt: row.expires_at,
+    };
   }
 
   /** Extends a lease still at its epoch; throws `LeaseLostError` otherwise. */
   async renew(db: Db, lease: SessionLease, ttlMs: number): Promise<SessionLease> {
     const ttl = checkTtl(ttlMs, 'renewLease');
-    const [row] = await run<{ current: number | null; expires_at: number | null }>(db, this.sql.renew, [lease.appName, lease.userId, lease.sessionId, lease.epoch, ttl]);
+    const [row] = await run<{ current: number | null; expires_at: number | null }>(db, this.sql.renew, [
+      lease.appName,
+      lease.userId,
+      lease.sessionId,
+      lease.epoch,
+      ttl,
+    ]);
     if (!row || row.expires_at === null) {
       // `current` is read from before a takeover that committed while we waited; it names a new epoch only when it is one.
       throw leaseLostError(lease, row?.current === null || row?.current === lease.epoch ? undefined : row?.current);
@@ -79,17 +92,28 @@ function buildLeaseQueries(schema: string) {
        FROM (VALUES (1)) AS one (x) LEFT JOIN renewed ON true`,
     ),
     // $4 epoch.
-    release: query('lease_release', `UPDATE ${s}.sessions SET lease_expires_at = '-infinity' WHERE ${key} AND lease_epoch = $4`),
+    release: query(
+      'lease_release',
+      `UPDATE ${s}.sessions SET lease_expires_at = '-infinity' WHERE ${key} AND lease_epoch = $4`,
+    ),
   };
 }
 
 function checkTtl(ttlMs: number, call: string): number {
   if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs <= 0) {
-    throw new ConfigurationError(`${call} needs 'ttlMs' as a positive number of milliseconds; got ${String(ttlMs)}. Pass e.g. 30000.`);
+    throw new ConfigurationError(
+      `${call} needs 'ttlMs' as a positive number of milliseconds; got ${String(ttlMs)}. Pass e.g. 30000.`,
+    );
   }
   return ttlMs;
 }
 
 function pick(lease: SessionLease): Omit<SessionLease, 'expiresAt'> {
-  return { appName: lease.appName, userId: lease.userId, sessionId: lease.sessionId, owner: lease.owner, epoch: lease.epoch };
+  return {
+    appName: lease.appName,
+    userId: lease.userId,
+    sessionId: lease.sessionId,
+    owner: lease.owner,
+    epoch: lease.epoch,
+  };
 }

@@ -17,9 +17,20 @@ import { redact, StorageError } from '@troupe/core';
 /** SQLSTATE classes and codes that mean the server or the connection failed, not the request. */
 const SERVER_UNAVAILABLE = /^(08|53|58|57P0[1-4])/;
 /** Node socket errors on connect or mid-query. */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNABORTED',
+]);
 /** pg's own messages for a connection that ended, never opened in time, or is unusable after an error. */
-const PG_CONNECTION_MESSAGES = /Connection terminated|not queryable|timeout exceeded when trying to connect|connection timeout|Query read timeout/i;
+const PG_CONNECTION_MESSAGES =
+  /Connection terminated|not queryable|timeout exceeded when trying to connect|connection timeout|Query read timeout/i;
 
 /** True when `error` means the connection to PostgreSQL failed (the operation may succeed on a new one). */
 export function isConnectionError(error: unknown): boolean {
@@ -48,7 +59,9 @@ export function connectionLost(action: string, error: unknown, outcome?: string)
   const reason = error instanceof Error ? describe(error) : String(error);
   // The driver's text may hold the connection string (with its password); the message reaches sessions and HTTP answers.
   return new StorageError(
-    redact(`PostgreSQL could not be reached while ${action}: ${reason}.${outcome ? ` ${outcome}` : ''} The service opens a new connection for the next call; retry once the database is reachable.`),
+    redact(
+      `PostgreSQL could not be reached while ${action}: ${reason}.${outcome ? ` ${outcome}` : ''} The service opens a new connection for the next call; retry once the database is reachable.`,
+    ),
     { cause: error },
   );
 }
@@ -61,7 +74,11 @@ export function asStorageError(action: string, error: unknown, outcome?: string)
 
 function describe(error: Error): string {
   const code = (error as { code?: unknown }).code;
-  const message = error.message || (error instanceof AggregateError ? error.errors.map((e: unknown) => (e instanceof Error ? e.message : String(e))).join('; ') : '');
+  const message =
+    error.message ||
+    (error instanceof AggregateError
+      ? error.errors.map((e: unknown) => (e instanceof Error ? e.message : String(e))).join('; ')
+      : '');
   return typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
 }
 
@@ -108,7 +125,15 @@ export async function probe(pool: pg.Pool, timeoutMs: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const query = pool.query('SELECT 1');
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new StorageError(`PostgreSQL did not answer SELECT 1 within ${timeoutMs} ms. Check that the server is up and reachable; the service keeps trying on every call.`)), timeoutMs);
+    timer = setTimeout(
+      () =>
+        reject(
+          new StorageError(
+            `PostgreSQL did not answer SELECT 1 within ${timeoutMs} ms. Check that the server is up and reachable; the service keeps trying on every call.`,
+          ),
+        ),
+      timeoutMs,
+    );
   });
   // After a timeout the query may still fail; that outcome has been reported as the timeout already.
   query.catch(() => undefined);
@@ -116,7 +141,9 @@ export async function probe(pool: pg.Pool, timeoutMs: number): Promise<void> {
     await Promise.race([query, late]);
   } catch (error) {
     if (error instanceof StorageError) throw error;
-    throw isConnectionError(error) ? connectionLost('checking its health', error) : new StorageError(redact(`PostgreSQL failed SELECT 1: ${String(error)}.`), { cause: error });
+    throw isConnectionError(error)
+      ? connectionLost('checking its health', error)
+      : new StorageError(redact(`PostgreSQL failed SELECT 1: ${String(error)}.`), { cause: error });
   } finally {
     clearTimeout(timer);
   }

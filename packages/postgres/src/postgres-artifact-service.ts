@@ -1,6 +1,22 @@
 import type pg from 'pg';
-import { type ArtifactKey, type ArtifactService, type ArtifactStoreOptions, type ListArtifactParams, type LoadArtifactParams, type Part, type SaveArtifactParams } from '@troupe/core';
-import { artifactFromBytes, artifactToBytes, checkArtifactKey, checkArtifactScope, checkArtifactVersion, isUserArtifact, resolveMaxArtifactBytes } from '@troupe/core/stores';
+import {
+  type ArtifactKey,
+  type ArtifactService,
+  type ArtifactStoreOptions,
+  type ListArtifactParams,
+  type LoadArtifactParams,
+  type Part,
+  type SaveArtifactParams,
+} from '@troupe/core';
+import {
+  artifactFromBytes,
+  artifactToBytes,
+  checkArtifactKey,
+  checkArtifactScope,
+  checkArtifactVersion,
+  isUserArtifact,
+  resolveMaxArtifactBytes,
+} from '@troupe/core/stores';
 import { resolveOptions, type PostgresSessionServiceOptions } from './options.js';
 import { MAYBE_DONE, asStorageError } from './pool.js';
 import { SideTable } from './side-table.js';
@@ -67,17 +83,26 @@ export class PostgresArtifactService implements ArtifactService {
       this.table.pool,
       async (client) => {
         // Savers of one file take turns; other files are not blocked.
-        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [JSON.stringify(['troupe-artifact', this.table.schema, ...key])]);
+        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+          JSON.stringify(['troupe-artifact', this.table.schema, ...key]),
+        ]);
         const { rows } = await client.query<{ version: number }>(
           `INSERT INTO ${this.table.name} (app_name, user_id, session_id, filename, version, mime_type, data)
            SELECT $1, $2, $3, $4, COALESCE(MAX(version) + 1, 0), $5, $6 FROM ${this.table.name}
            WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND filename = $4
            RETURNING version`,
-          [...key, stored.mimeType ?? null, Buffer.from(stored.bytes.buffer, stored.bytes.byteOffset, stored.bytes.byteLength)],
+          [
+            ...key,
+            stored.mimeType ?? null,
+            Buffer.from(stored.bytes.buffer, stored.bytes.byteOffset, stored.bytes.byteLength),
+          ],
         );
         return rows[0]!.version;
       },
-      { action: `saving artifact '${params.filename}'`, ifCommitLost: 'List its versions to see whether the new one is there before saving again.' },
+      {
+        action: `saving artifact '${params.filename}'`,
+        ifCommitLost: 'List its versions to see whether the new one is there before saving again.',
+      },
     );
   }
 
@@ -137,7 +162,12 @@ export class PostgresArtifactService implements ArtifactService {
     return this.table.close();
   }
 
-  private async query<R extends pg.QueryResultRow>(action: string, text: string, values: unknown[], outcome?: string): Promise<pg.QueryResult<R>> {
+  private async query<R extends pg.QueryResultRow>(
+    action: string,
+    text: string,
+    values: unknown[],
+    outcome?: string,
+  ): Promise<pg.QueryResult<R>> {
     try {
       return await this.table.pool.query<R>(text, values);
     } catch (error) {

@@ -1,4 +1,11 @@
-import { type Content, type MemoryEntry, type MemoryService, type SearchMemoryParams, type SearchMemoryResponse, type Session } from '@troupe/core';
+import {
+  type Content,
+  type MemoryEntry,
+  type MemoryService,
+  type SearchMemoryParams,
+  type SearchMemoryResponse,
+  type Session,
+} from '@troupe/core';
 import { checkMemorySession, memoryWords, resolveMaxResults, searchWords, sessionMemories } from '@troupe/core/stores';
 import { resolveOptions, type PostgresSessionServiceOptions } from './options.js';
 import { asStorageError } from './pool.js';
@@ -79,8 +86,13 @@ export class PostgresMemoryService implements MemoryService {
       this.table.pool,
       async (client) => {
         // Adds of one session take turns (each deletes, then inserts); other sessions are not blocked.
-        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [JSON.stringify(['troupe-memory', this.table.schema, ...key])]);
-        await client.query(`DELETE FROM ${this.table.name} WHERE app_name = $1 AND user_id = $2 AND session_id = $3`, key);
+        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+          JSON.stringify(['troupe-memory', this.table.schema, ...key]),
+        ]);
+        await client.query(
+          `DELETE FROM ${this.table.name} WHERE app_name = $1 AND user_id = $2 AND session_id = $3`,
+          key,
+        );
         if (memories.length === 0) return;
         await client.query(
           `INSERT INTO ${this.table.name} (app_name, user_id, session_id, seq, author, timestamp, content, words)
@@ -96,7 +108,10 @@ export class PostgresMemoryService implements MemoryService {
           ],
         );
       },
-      { action: `adding session '${session.id}' to memory`, ifCommitLost: 'Adding the session again is safe: it replaces what it added.' },
+      {
+        action: `adding session '${session.id}' to memory`,
+        ifCommitLost: 'Adding the session again is safe: it replaces what it added.',
+      },
     );
   }
 

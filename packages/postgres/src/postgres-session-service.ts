@@ -30,19 +30,37 @@ import {
   type ScopeChanges,
   type ScopedDelta,
 } from '@troupe/core/stores';
-import { PLAIN_FORMAT, VALUE_FORMAT, decodeKey, decodeValue, encodeKey, encodeValue, type EncodedValue } from './codec.js';
+import {
+  PLAIN_FORMAT,
+  VALUE_FORMAT,
+  decodeKey,
+  decodeValue,
+  encodeKey,
+  encodeValue,
+  type EncodedValue,
+} from './codec.js';
 import { Leases } from './leases.js';
 import { resolveOptions, type PostgresSessionServiceOptions } from './options.js';
 import { MAYBE_DONE, asStorageError, listenForIdleErrors, openPool, probe } from './pool.js';
 import { Runs } from './runs.js';
-import { buildQueries, run, runCount, type Queries, type ScopedRows, type SessionHeadRow, type SessionRow, type ValueRow } from './queries.js';
+import {
+  buildQueries,
+  run,
+  runCount,
+  type Queries,
+  type ScopedRows,
+  type SessionHeadRow,
+  type SessionRow,
+  type ValueRow,
+} from './queries.js';
 import { isCurrent, migrate } from './schema.js';
 import { inTransaction } from './transaction.js';
 
 export type { PostgresSessionServiceOptions } from './options.js';
 
 // Repeating a compare-and-set that did take effect finds the run changed and returns undefined.
-const UPDATE_MAYBE_DONE = 'It may or may not have taken effect; read the run back with getRun before repeating the update.';
+const UPDATE_MAYBE_DONE =
+  'It may or may not have taken effect; read the run back with getRun before repeating the update.';
 
 /**
  * Sessions kept in PostgreSQL, for services that run several processes or machines. Tables live in
@@ -90,7 +108,9 @@ export class PostgresSessionService implements LeasingSessionService, RunRecordS
     this.leases = new Leases(resolved.schema);
     this.runs = new Runs(resolved.schema);
     this.ownsPool = resolved.pool === undefined;
-    this.pool = resolved.pool ?? openPool({
+    this.pool =
+      resolved.pool ??
+      openPool({
         connectionString: resolved.connectionString,
         applicationName: resolved.applicationName,
         connectTimeoutMs: resolved.connectTimeoutMs,
@@ -110,12 +130,22 @@ export class PostgresSessionService implements LeasingSessionService, RunRecordS
       this.pool,
       async (client) => {
         const now = Date.now();
-        const inserted = await run<{ pk: string }>(client, this.sql.insertSession, [params.appName, params.userId, sessionId, state.format, state.text, now]);
+        const inserted = await run<{ pk: string }>(client, this.sql.insertSession, [
+          params.appName,
+          params.userId,
+          sessionId,
+          state.format,
+          state.text,
+          now,
+        ]);
         if (inserted.length === 0) {
           throw sessionExistsError(params.appName, params.userId, sessionId);
         }
         await this.writeScoped(client, params.appName, params.userId, scoped, `session '${sessionId}'`);
-        const [scopedRows] = await run<{ app: ScopedRows; usr: ScopedRows }>(client, this.sql.selectScoped, [params.appName, params.userId]);
+        const [scopedRows] = await run<{ app: ScopedRows; usr: ScopedRows }>(client, this.sql.selectScoped, [
+          params.appName,
+          params.userId,
+        ]);
         const row: SessionRow = {
           pk: inserted[0]!.pk,
           id: sessionId,
@@ -129,7 +159,10 @@ export class PostgresSessionService implements LeasingSessionService, RunRecordS
         };
         return toSession(params.appName, params.userId, row, []);
       },
-      { action: `creating session '${sessionId}'`, ifCommitLost: 'Read it back with getSession before creating it again.' },
+      {
+        action: `creating session '${sessionId}'`,
+        ifCommitLost: 'Read it back with getSession before creating it again.',
+      },
     );
   }
 
@@ -138,7 +171,10 @@ export class PostgresSessionService implements LeasingSessionService, RunRecordS
     await this.ensureReady();
     return this.guard(`reading session '${params.sessionId}'`, async () => {
       const key = [params.appName, params.userId, params.sessionId];
-      const [row] = after === undefined ? await run<SessionRow>(this.pool, this.sql.selectSession, key) : await run<SessionRow>(this.pool, this.sql.selectSessionAfter, [...key, after]);
+      const [row] =
+        after === undefined
+          ? await run<SessionRow>(this.pool, this.sql.selectSession, key)
+          : await run<SessionRow>(this.pool, this.sql.selectSessionAfter, [...key, after]);
       if (!row) return undefined;
       const limit = params.numRecentEvents;
       let events: Event[] = [];
@@ -170,38 +206,51 @@ export class PostgresSessionService implements LeasingSessionService, RunRecordS
   async deleteSession(params: SessionKey): Promise<void> {
     await this.ensureReady();
     // Its events and runs go with it (ON DELETE CASCADE).
-    await this.guard(`deleting session '${params.sessionId}'`, () => run(this.pool, this.sql.deleteSession, [params.appName, params.userId, params.sessionId]), MAYBE_DONE);
+    await this.guard(
+      `deleting session '${params.sessionId}'`,
+      () => run(this.pool, this.sql.deleteSession, [params.appName, params.userId, params.sessionId]),
+      MAYBE_DONE,
+    );
   }
 
   async appendEvent(params: AppendEventParams): Promise<Event> {
     const { session, event } = params;
     if (event.partial) return event;
     await this.ensureReady();
-    const plan = await inTransaction(
-      this.pool,
-      (client) => this.appendInTransaction(client, params),
-      {
-        action: `appending event '${event.id}' to session '${session.id}'`,
-        ifCommitLost: 'Appending it again is safe: an event whose id is stored is not stored twice (reload the session first, its version may have moved).',
-      },
-    );
+    const plan = await inTransaction(this.pool, (client) => this.appendInTransaction(client, params), {
+      action: `appending event '${event.id}' to session '${session.id}'`,
+      ifCommitLost:
+        'Appending it again is safe: an event whose id is stored is not stored twice (reload the session first, its version may have moved).',
+    });
     // The live session changes only after the commit.
     return finishAppend(params, plan);
   }
 
   async leaseSession(params: LeaseParams): Promise<SessionLease | undefined> {
     await this.ensureReady();
-    return this.guard(`leasing session '${params.sessionId}' for '${params.owner}'`, () => this.leases.take(this.pool, params), MAYBE_DONE);
+    return this.guard(
+      `leasing session '${params.sessionId}' for '${params.owner}'`,
+      () => this.leases.take(this.pool, params),
+      MAYBE_DONE,
+    );
   }
 
   async renewLease(lease: SessionLease, ttlMs: number): Promise<SessionLease> {
     await this.ensureReady();
-    return this.guard(`renewing the lease of session '${lease.sessionId}'`, () => this.leases.renew(this.pool, lease, ttlMs), MAYBE_DONE);
+    return this.guard(
+      `renewing the lease of session '${lease.sessionId}'`,
+      () => this.leases.renew(this.pool, lease, ttlMs),
+      MAYBE_DONE,
+    );
   }
 
   async releaseLease(lease: SessionLease): Promise<void> {
     await this.ensureReady();
-    await this.guard(`releasing the lease of session '${lease.sessionId}'`, () => this.leases.release(this.pool, lease), MAYBE_DONE);
+    await this.guard(
+      `releasing the lease of session '${lease.sessionId}'`,
+      () => this.leases.release(this.pool, lease),
+      MAYBE_DONE,
+    );
   }
 
   /**
@@ -227,7 +276,11 @@ export class PostgresSessionService implements LeasingSessionService, RunRecordS
   /** Changes a run in one conditional UPDATE (compare-and-set); see `RunRecordStore.updateRun`. */
   async updateRun(runId: string, update: RunUpdate, condition?: RunCondition): Promise<RunRecord | undefined> {
     await this.ensureReady();
-    return this.guard(`updating run '${runId}'`, () => this.runs.update(this.pool, runId, update, condition), UPDATE_MAYBE_DONE);
+    return this.guard(
+      `updating run '${runId}'`,
+      () => this.runs.update(this.pool, runId, update, condition),
+      UPDATE_MAYBE_DONE,
+    );
   }
 
   /**
@@ -252,11 +305,19 @@ export class PostgresSessionService implements LeasingSessionService, RunRecordS
     const { session, event } = params;
     // FOR UPDATE makes concurrent appends to one session take turns; the next one then sees the new
     // version. The lease epoch comes with the row, so checking the lease costs no extra round trip.
-    const [head] = await run<SessionHeadRow>(client, this.sql.lockSession, [session.appName, session.userId, session.id]);
-    const plan = await planAppend(params, head && { version: head.version, leaseEpoch: head.lease_epoch, lastUpdateTime: head.last_update_time }, async (id) => {
-      const [existing] = head ? await run<ValueRow>(client, this.sql.selectEventById, [head.pk, id]) : [];
-      return existing ? decodeEvent(existing, session.id) : undefined;
-    });
+    const [head] = await run<SessionHeadRow>(client, this.sql.lockSession, [
+      session.appName,
+      session.userId,
+      session.id,
+    ]);
+    const plan = await planAppend(
+      params,
+      head && { version: head.version, leaseEpoch: head.lease_epoch, lastUpdateTime: head.last_update_time },
+      async (id) => {
+        const [existing] = head ? await run<ValueRow>(client, this.sql.selectEventById, [head.pk, id]) : [];
+        return existing ? decodeEvent(existing, session.id) : undefined;
+      },
+    );
     // `head` is set whenever there is a plan: planAppend throws for a missing session.
     if (plan.kind === 'duplicate' || !head) return plan;
     const { persisted, scoped, version, lastUpdateTime } = plan;
@@ -281,11 +342,26 @@ export class PostgresSessionService implements LeasingSessionService, RunRecordS
     return plan;
   }
 
-  private async writeScoped(client: pg.PoolClient, appName: string, userId: string, scoped: ScopedDelta, source: string): Promise<void> {
+  private async writeScoped(
+    client: pg.PoolClient,
+    appName: string,
+    userId: string,
+    scoped: ScopedDelta,
+    source: string,
+  ): Promise<void> {
     if (!scoped.app.any && !scoped.user.any) return;
     const app = encodeChanges(scoped.app, () => `The app: state of ${source}`);
     const user = encodeChanges(scoped.user, () => `The user: state of ${source}`);
-    await run(client, this.sql.writeScoped, [appName, userId, app.set.format, app.set.text, app.removed, user.set.text, user.removed, user.set.format]);
+    await run(client, this.sql.writeScoped, [
+      appName,
+      userId,
+      app.set.format,
+      app.set.text,
+      app.removed,
+      user.set.text,
+      user.removed,
+      user.set.format,
+    ]);
   }
 
   /** Runs `work`, turning a lost connection into a StorageError that names `action` (and `outcome`, for a write). */
@@ -299,7 +375,9 @@ export class PostgresSessionService implements LeasingSessionService, RunRecordS
 
   private assertOpen(): void {
     if (this.closed) {
-      throw new ConfigurationError(`The PostgresSessionService for schema '${this.schema}' is closed. Create a new PostgresSessionService to use the database again.`);
+      throw new ConfigurationError(
+        `The PostgresSessionService for schema '${this.schema}' is closed. Create a new PostgresSessionService to use the database again.`,
+      );
     }
   }
 
@@ -322,9 +400,11 @@ export class PostgresSessionService implements LeasingSessionService, RunRecordS
   private async prepare(): Promise<void> {
     const action = `preparing schema '${this.schema}'`;
     if (await this.guard(action, () => isCurrent(this.pool, this.schema))) return;
-    await inTransaction(this.pool, (client) => migrate(client, this.schema), { action, ifCommitLost: 'The next call checks the schema again.' });
+    await inTransaction(this.pool, (client) => migrate(client, this.schema), {
+      action,
+      ifCommitLost: 'The next call checks the schema again.',
+    });
   }
-
 }
 
 /** One scope's changes for SQL: the values to set (encoded) and the keys to remove, spelled as stored. */
@@ -337,7 +417,11 @@ function encodeChanges(changes: ScopeChanges, what: () => string): { set: Encode
 }
 
 function toSession(appName: string, userId: string, row: SessionRow, events: Event[]): Session {
-  const state = decodeValue<Record<string, unknown>>(row.state_format, row.state, () => `The state of session '${row.id}'`);
+  const state = decodeValue<Record<string, unknown>>(
+    row.state_format,
+    row.state,
+    () => `The state of session '${row.id}'`,
+  );
   addScoped(state, row.app, `app '${appName}'`);
   addScoped(state, row.usr, `user '${userId}' of app '${appName}'`);
   return { id: row.id, appName, userId, state, events, lastUpdateTime: row.last_update_time, version: row.version };

@@ -60,8 +60,14 @@ export function buildQueries(schema: string) {
     (SELECT COALESCE(jsonb_agg(jsonb_build_array(key, format, value)), '[]'::jsonb) FROM ${s}.user_state WHERE app_name = $1 AND user_id = $2) AS usr`;
   const sessionColumns = 'pk, id, state_format, state, version, last_update_time';
   return {
-    selectSession: query('select_session', `SELECT ${sessionColumns}, ${scopedColumns} FROM ${s}.sessions WHERE app_name = $1 AND user_id = $2 AND id = $3`),
-    listSessions: query('list_sessions', `SELECT ${sessionColumns}, ${scopedColumns} FROM ${s}.sessions WHERE app_name = $1 AND user_id = $2 ORDER BY pk`),
+    selectSession: query(
+      'select_session',
+      `SELECT ${sessionColumns}, ${scopedColumns} FROM ${s}.sessions WHERE app_name = $1 AND user_id = $2 AND id = $3`,
+    ),
+    listSessions: query(
+      'list_sessions',
+      `SELECT ${sessionColumns}, ${scopedColumns} FROM ${s}.sessions WHERE app_name = $1 AND user_id = $2 ORDER BY pk`,
+    ),
     // An incremental read: the session, and the id of its last event at or before version $4 (what
     // the caller must hold last), in one statement.
     selectSessionAfter: query(
@@ -82,12 +88,18 @@ export function buildQueries(schema: string) {
        VALUES ($1, $2, $3, $4, $5::jsonb, 0, $6) ON CONFLICT (app_name, user_id, id) DO NOTHING RETURNING pk`,
     ),
     selectScoped: query('select_scoped', `SELECT ${scopedColumns}`),
-    deleteSession: query('delete_session', `DELETE FROM ${s}.sessions WHERE app_name = $1 AND user_id = $2 AND id = $3`),
+    deleteSession: query(
+      'delete_session',
+      `DELETE FROM ${s}.sessions WHERE app_name = $1 AND user_id = $2 AND id = $3`,
+    ),
     lockSession: query(
       'lock_session',
       `SELECT pk, version, last_update_time, lease_epoch FROM ${s}.sessions WHERE app_name = $1 AND user_id = $2 AND id = $3 FOR UPDATE`,
     ),
-    selectEventById: query('select_event_by_id', `SELECT format, data FROM ${s}.events WHERE session_pk = $1 AND id = $2`),
+    selectEventById: query(
+      'select_event_by_id',
+      `SELECT format, data FROM ${s}.events WHERE session_pk = $1 AND id = $2`,
+    ),
     // $1 app, $2 user, $3 format of the app values, $4/$5 app keys to set/remove, $6/$7 user keys to
     // set/remove, $8 format of the user values. Keys arrive escaped (codec.ts encodeKey), as stored.
     writeScoped: query(
@@ -126,7 +138,11 @@ export function buildQueries(schema: string) {
 export type Db = pg.Pool | pg.PoolClient;
 
 /** Runs a named statement and returns its rows. */
-export async function run<R extends pg.QueryResultRow = pg.QueryResultRow>(db: Db, query: Query, values: unknown[]): Promise<R[]> {
+export async function run<R extends pg.QueryResultRow = pg.QueryResultRow>(
+  db: Db,
+  query: Query,
+  values: unknown[],
+): Promise<R[]> {
   return (await execute<R>(db, query, values)).rows;
 }
 
@@ -135,7 +151,11 @@ export async function runCount(db: Db, query: Query, values: unknown[]): Promise
   return (await execute(db, query, values)).rowCount ?? 0;
 }
 
-async function execute<R extends pg.QueryResultRow>(db: Db, query: Query, values: unknown[]): Promise<pg.QueryResult<R>> {
+async function execute<R extends pg.QueryResultRow>(
+  db: Db,
+  query: Query,
+  values: unknown[],
+): Promise<pg.QueryResult<R>> {
   try {
     return await db.query<R>({ name: query.name, text: query.text, values });
   } catch (error) {

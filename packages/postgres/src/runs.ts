@@ -1,6 +1,16 @@
 import type pg from 'pg';
 import { type CreateRunParams, type RunCondition, type RunFilter, type RunRecord, type RunUpdate } from '@troupe/core';
-import { ACTIVE_RUN_STATUSES, encodeRunRequest, encodeRunUpdate, missingRunSessionError, runExistsError, runFromRow, runListLimit, sessionBusyError, type RunRow } from '@troupe/core/stores';
+import {
+  ACTIVE_RUN_STATUSES,
+  encodeRunRequest,
+  encodeRunUpdate,
+  missingRunSessionError,
+  runExistsError,
+  runFromRow,
+  runListLimit,
+  sessionBusyError,
+  type RunRow,
+} from '@troupe/core/stores';
 import { queryNamer, run, type Db } from './queries.js';
 import { quoteIdentifier } from './schema.js';
 import { inTransaction } from './transaction.js';
@@ -31,7 +41,12 @@ export class Runs {
       async (client) => {
         await run(client, this.sql.lockSession, [lockKey]);
         // A statement of its own, after the lock: its snapshot sees the runs the previous holder committed.
-        const [check] = await run<{ taken: boolean; found: boolean; active: string | null }>(client, this.sql.check, [runId, appName, userId, sessionId]);
+        const [check] = await run<{ taken: boolean; found: boolean; active: string | null }>(client, this.sql.check, [
+          runId,
+          appName,
+          userId,
+          sessionId,
+        ]);
         if (check?.taken) throw runExistsError(runId);
         if (!check?.found) throw missingRunSessionError(runId, params);
         if (params.exclusive && check.active !== null) throw sessionBusyError(runId, params, check.active);
@@ -47,7 +62,10 @@ export class Runs {
         if (!rows[0]) throw runExistsError(runId);
         return runFromRow(rows[0]);
       },
-      { action: `creating run '${runId}' for session '${sessionId}'`, ifCommitLost: 'Read it back with getRun before creating it again.' },
+      {
+        action: `creating run '${runId}' for session '${sessionId}'`,
+        ifCommitLost: 'Read it back with getRun before creating it again.',
+      },
     );
   }
 
@@ -61,7 +79,13 @@ export class Runs {
     const statuses = filter.statuses ? [...filter.statuses] : null;
     const { session } = filter;
     const rows = session
-      ? await run<RunRow>(db, this.sql.listSession, [session.appName, session.userId, session.sessionId, statuses, limit])
+      ? await run<RunRow>(db, this.sql.listSession, [
+          session.appName,
+          session.userId,
+          session.sessionId,
+          statuses,
+          limit,
+        ])
       : statuses === null
         ? await run<RunRow>(db, this.sql.listAll, [limit])
         : await run<RunRow>(db, this.sql.listByStatus, [statuses, limit]);
@@ -117,7 +141,10 @@ function buildRunQueries(schema: string) {
       'runs_list_session',
       `SELECT ${columns} FROM ${s}.runs WHERE ${session} AND ($4::text[] IS NULL OR status = ANY($4::text[])) ORDER BY seq LIMIT $5`,
     ),
-    listByStatus: query('runs_list_status', `SELECT ${columns} FROM ${s}.runs WHERE status = ANY($1::text[]) ORDER BY seq LIMIT $2`),
+    listByStatus: query(
+      'runs_list_status',
+      `SELECT ${columns} FROM ${s}.runs WHERE status = ANY($1::text[]) ORDER BY seq LIMIT $2`,
+    ),
     listAll: query('runs_list_all', `SELECT ${columns} FROM ${s}.runs ORDER BY seq LIMIT $1`),
     // $1 run id; $2-$5 new status, attempts, cancel flag, request (NULL: unchanged); $6 whether to
     // write the error, $7 the error; $8/$9 the condition (NULL: any). Compare-and-set in one

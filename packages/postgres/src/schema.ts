@@ -114,10 +114,17 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  *
  * @returns the versions applied now (empty when the schema was current).
  */
-export async function migrate(client: pg.ClientBase, schema: string, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+export async function migrate(
+  client: pg.ClientBase,
+  schema: string,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<number[]> {
   const latest = migrations.length;
   migrations.forEach((m, i) => {
-    if (m.version !== i + 1) throw new ConfigurationError(`Migration ${i + 1} is numbered ${m.version}; number the steps 1, 2, 3, ... without gaps.`);
+    if (m.version !== i + 1)
+      throw new ConfigurationError(
+        `Migration ${i + 1} is numbered ${m.version}; number the steps 1, 2, 3, ... without gaps.`,
+      );
   });
   const s = quoteIdentifier(schema);
   await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`troupe-session-schema:${schema}`]);
@@ -127,7 +134,9 @@ export async function migrate(client: pg.ClientBase, schema: string, migrations:
   await client.query(
     `CREATE TABLE IF NOT EXISTS ${s}.schema_version (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
   );
-  const { rows } = await client.query<{ version: number }>(`SELECT COALESCE(MAX(version), 0) AS version FROM ${s}.schema_version`);
+  const { rows } = await client.query<{ version: number }>(
+    `SELECT COALESCE(MAX(version), 0) AS version FROM ${s}.schema_version`,
+  );
   const current = rows[0]?.version ?? 0;
   if (current > latest) {
     throw new SchemaVersionError(
@@ -139,7 +148,10 @@ export async function migrate(client: pg.ClientBase, schema: string, migrations:
   const applied: number[] = [];
   for (const step of migrations.slice(current)) {
     await client.query(step.sql(s));
-    await client.query(`INSERT INTO ${s}.schema_version (version, description) VALUES ($1, $2)`, [step.version, step.description]);
+    await client.query(`INSERT INTO ${s}.schema_version (version, description) VALUES ($1, $2)`, [
+      step.version,
+      step.description,
+    ]);
     applied.push(step.version);
   }
   return applied;
@@ -150,9 +162,15 @@ export async function migrate(client: pg.ClientBase, schema: string, migrations:
  * common case for every service start after the first. Anything else (no schema yet, an older or
  * newer version) is for {@link migrate} to handle and explain.
  */
-export async function isCurrent(db: pg.Pool | pg.ClientBase, schema: string, latest: number = SCHEMA_VERSION): Promise<boolean> {
+export async function isCurrent(
+  db: pg.Pool | pg.ClientBase,
+  schema: string,
+  latest: number = SCHEMA_VERSION,
+): Promise<boolean> {
   try {
-    const { rows } = await db.query<{ version: number | null }>(`SELECT MAX(version) AS version FROM ${quoteIdentifier(schema)}.schema_version`);
+    const { rows } = await db.query<{ version: number | null }>(
+      `SELECT MAX(version) AS version FROM ${quoteIdentifier(schema)}.schema_version`,
+    );
     return rows[0]?.version === latest;
   } catch (error) {
     // 3F000: no such schema; 42P01: no such table. Both mean "not migrated yet".

@@ -45,7 +45,9 @@ export class SideTable {
   /** Throws once the service is closed. */
   assertOpen(): void {
     if (this.closed) {
-      throw new ConfigurationError(`The ${this.service} for schema '${this.schema}' is closed. Create a new ${this.service} to use the database again.`);
+      throw new ConfigurationError(
+        `The ${this.service} for schema '${this.schema}' is closed. Create a new ${this.service} to use the database again.`,
+      );
     }
   }
 
@@ -79,7 +81,10 @@ export class SideTable {
         if (existing.rowCount === 0) await client.query(`CREATE SCHEMA ${quoteIdentifier(this.schema)}`);
         await this.create(client, this.name);
       },
-      { action: `preparing the ${this.table} table in schema '${this.schema}'`, ifCommitLost: 'The next call checks the table again.' },
+      {
+        action: `preparing the ${this.table} table in schema '${this.schema}'`,
+        ifCommitLost: 'The next call checks the table again.',
+      },
     );
   }
 }

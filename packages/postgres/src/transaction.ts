@@ -19,7 +19,10 @@ export interface TransactionReport {
 export async function inTransaction<T>(
   pool: pg.Pool,
   work: (client: pg.PoolClient) => Promise<T>,
-  report: TransactionReport = { action: 'running a transaction', ifCommitLost: 'Check whether its changes are there before running it again.' },
+  report: TransactionReport = {
+    action: 'running a transaction',
+    ifCommitLost: 'Check whether its changes are there before running it again.',
+  },
 ): Promise<T> {
   const { action } = report;
   let client: pg.PoolClient;
@@ -46,7 +49,11 @@ export async function inTransaction<T>(
     } catch (error) {
       if (!isConnectionError(error)) throw error;
       broken ??= error as Error;
-      throw connectionLost(action, error, `The connection broke while COMMIT was on its way, so whether it was stored is unknown. ${report.ifCommitLost}`);
+      throw connectionLost(
+        action,
+        error,
+        `The connection broke while COMMIT was on its way, so whether it was stored is unknown. ${report.ifCommitLost}`,
+      );
     }
     return result;
   } catch (error) {

@@ -16,14 +16,23 @@ const roundTrip = (value: unknown): unknown => {
 
 describe('value codec', () => {
   it('leaves JSON that needs no escaping as it is, in the plain format', () => {
-    for (const value of [{ a: 'b' }, ['x', 1, null], 'a \\u0000 written out', { 'back\\slash': '\\\\u0000' }, 'pair \ud83c\udf89']) {
+    for (const value of [
+      { a: 'b' },
+      ['x', 1, null],
+      'a \\u0000 written out',
+      { 'back\\slash': '\\\\u0000' },
+      'pair \ud83c\udf89',
+    ]) {
       const encoded = encodeValue(value, () => 'value');
       expect(encoded).toEqual({ text: JSON.stringify(value), format: PLAIN_FORMAT });
     }
   });
 
   it('escapes only NUL, lone surrogates and the marker, readably', () => {
-    expect(encodeValue({ t: 'a\u0000b', 'k\udc00': '\uFFFD' }, () => 'value')).toEqual({ text: '{"t":"a\uFFFD0000b","k\uFFFDdc00":"\uFFFDfffd"}', format: VALUE_FORMAT });
+    expect(encodeValue({ t: 'a\u0000b', 'k\udc00': '\uFFFD' }, () => 'value')).toEqual({
+      text: '{"t":"a\uFFFD0000b","k\uFFFDdc00":"\uFFFDfffd"}',
+      format: VALUE_FORMAT,
+    });
   });
 
   it('round-trips any mix of the awkward characters, backslashes and quotes exactly', () => {

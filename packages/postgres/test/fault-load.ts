@@ -34,7 +34,10 @@ export async function appendUnderFaults(
   const result: LoadResult = { storageErrors: [], storedDespiteError: 0 };
   const retrying = async <T>(work: () => Promise<T>): Promise<T> => {
     for (;;) {
-      if (Date.now() > deadline) throw new Error(`The load did not finish before its deadline; ${result.storageErrors.length} StorageErrors so far.`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `The load did not finish before its deadline; ${result.storageErrors.length} StorageErrors so far.`,
+        );
       try {
         return await work();
       } catch (error) {

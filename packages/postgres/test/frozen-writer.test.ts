@@ -25,7 +25,13 @@ describePostgres('a writer frozen inside a transaction', () => {
       await connection.query('BEGIN');
       await connection.query(`SELECT 1 FROM "${schema}".sessions WHERE id = $1 FOR UPDATE`, [session.id]);
       const started = Date.now();
-      const lease = await other.leaseSession({ appName: 'app', userId: 'u', sessionId: session.id, owner: 'next', ttlMs: 10_000 });
+      const lease = await other.leaseSession({
+        appName: 'app',
+        userId: 'u',
+        sessionId: session.id,
+        owner: 'next',
+        ttlMs: 10_000,
+      });
       expect(lease?.owner).toBe('next');
       expect(Date.now() - started).toBeLessThan(3_000);
       connection.release(true);
@@ -36,8 +42,12 @@ describePostgres('a writer frozen inside a transaction', () => {
   });
 
   it('refuses a bad idleInTransactionTimeoutMs, and the option with a pool of the caller', async () => {
-    expect(() => new PostgresSessionService({ connectionString: PG_URL, idleInTransactionTimeoutMs: 0 })).toThrow(/'idleInTransactionTimeoutMs' must be a positive whole number of milliseconds; got 0/);
+    expect(() => new PostgresSessionService({ connectionString: PG_URL, idleInTransactionTimeoutMs: 0 })).toThrow(
+      /'idleInTransactionTimeoutMs' must be a positive whole number of milliseconds; got 0/,
+    );
     const pool = { connect() {}, query() {} } as unknown as pg.Pool;
-    expect(() => new PostgresSessionService({ pool, idleInTransactionTimeoutMs: 1000 })).toThrow(/'idleInTransactionTimeoutMs' applies to the pool the service opens/);
+    expect(() => new PostgresSessionService({ pool, idleInTransactionTimeoutMs: 1000 })).toThrow(
+      /'idleInTransactionTimeoutMs' applies to the pool the service opens/,
+    );
   });
 });

@@ -51,7 +51,11 @@ describe('PostgresSessionService without a reachable server', () => {
 
   it('a server that accepts connections but never answers: checkHealth gives up after healthTimeoutMs, calls after connectTimeoutMs', async () => {
     const silent = await silentServer();
-    const service = new PostgresSessionService({ connectionString: `postgres://postgres@127.0.0.1:${silent.port}/test`, healthTimeoutMs: 300, connectTimeoutMs: 400 });
+    const service = new PostgresSessionService({
+      connectionString: `postgres://postgres@127.0.0.1:${silent.port}/test`,
+      healthTimeoutMs: 300,
+      connectTimeoutMs: 400,
+    });
     try {
       let started = Date.now();
       const health = await service.checkHealth().catch((e: unknown) => e);

@@ -24,14 +24,19 @@ describePostgres('PostgresSessionService leases in PostgreSQL', () => {
     const service = new PostgresSessionService({ connectionString: PG_URL, schema });
     const session = await service.createSession({ appName, userId: 'clock' });
     const key = { appName, userId: 'clock', sessionId: session.id };
-    const [{ now }] = (await adminQuery<{ now: number }>('SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now')) as [{ now: number }];
+    const [{ now }] = (await adminQuery<{ now: number }>(
+      'SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now',
+    )) as [{ now: number }];
     const lease = (await service.leaseSession({ ...key, owner: 'a', ttlMs: 60_000 }))!;
     expect(await leaseRow(session.id)).toEqual({ owner: 'a', epoch: lease.epoch, expires_at: lease.expiresAt });
     expect(Math.abs(lease.expiresAt - (now + 60_000))).toBeLessThan(5_000);
 
     // Move the expiry into the past on the database's clock only: the caller's copy still says
     // 60 s to go, yet the database decides, so another owner takes it.
-    await adminQuery(`UPDATE "${schema}".sessions SET lease_expires_at = clock_timestamp() - interval '1 second' WHERE id = $1`, [session.id]);
+    await adminQuery(
+      `UPDATE "${schema}".sessions SET lease_expires_at = clock_timestamp() - interval '1 second' WHERE id = $1`,
+      [session.id],
+    );
     expect(lease.expiresAt).toBeGreaterThan(Date.now() + 30_000);
     const b = await service.leaseSession({ ...key, owner: 'b', ttlMs: 60_000 });
     expect(b).toMatchObject({ owner: 'b', epoch: lease.epoch + 1 });
@@ -48,7 +53,9 @@ describePostgres('PostgresSessionService leases in PostgreSQL', () => {
       // Warm every pool first, so the race is between the UPDATEs and not between connection setups.
       await Promise.all(services.map((s) => s.checkHealth()));
       for (let round = 0; round < 5; round++) {
-        const results = await Promise.all(services.map((s, i) => s.leaseSession({ ...key, owner: `owner-${round}-${i}`, ttlMs: 60_000 })));
+        const results = await Promise.all(
+          services.map((s, i) => s.leaseSession({ ...key, owner: `owner-${round}-${i}`, ttlMs: 60_000 })),
+        );
         const winners = results.filter((r) => r !== undefined);
         expect(winners).toHaveLength(1);
         expect(await leaseRow(session.id)).toMatchObject({ owner: winners[0]!.owner, epoch: winners[0]!.epoch });
@@ -67,7 +74,9 @@ describePostgres('PostgresSessionService leases in PostgreSQL', () => {
     await adminQuery(`UPDATE "${schema}".sessions SET lease_expires_at = '-infinity' WHERE id = $1`, [session.id]);
     const b = (await service.leaseSession({ ...key, owner: 'b', ttlMs: 60_000 }))!;
     await expect(service.appendEvent({ session, event: createEvent({ author: 'a' }), lease: a })).rejects.toThrow(
-      new RegExp(`held by 'a' at epoch ${a.epoch} was taken over \\(it is now at epoch ${b.epoch}\\); nothing was stored`),
+      new RegExp(
+        `held by 'a' at epoch ${a.epoch} was taken over \\(it is now at epoch ${b.epoch}\\); nothing was stored`,
+      ),
     );
     await expect(service.renewLease(a, 1000)).rejects.toThrow(`it is now at epoch ${b.epoch}`);
     await service.close();
@@ -80,7 +89,9 @@ describePostgres('PostgresSessionService leases in PostgreSQL', () => {
     for (const ttlMs of [0, -5, Number.NaN, Infinity]) {
       await expect(service.leaseSession({ ...key, owner: 'a', ttlMs })).rejects.toBeInstanceOf(ConfigurationError);
     }
-    await expect(service.leaseSession({ ...key, owner: 'a', ttlMs: 0 })).rejects.toThrow(/leaseSession needs 'ttlMs' as a positive number of milliseconds; got 0/);
+    await expect(service.leaseSession({ ...key, owner: 'a', ttlMs: 0 })).rejects.toThrow(
+      /leaseSession needs 'ttlMs' as a positive number of milliseconds; got 0/,
+    );
     const lease = (await service.leaseSession({ ...key, owner: 'a', ttlMs: 1000 }))!;
     await expect(service.renewLease(lease, -1)).rejects.toThrow(/renewLease needs 'ttlMs'/);
     await service.close();

@@ -19,7 +19,9 @@ describePostgres('PostgresSessionService schema', () => {
   });
 
   const versions = async (schema: string): Promise<number[]> =>
-    (await adminQuery<{ version: number }>(`SELECT version FROM "${schema}".schema_version ORDER BY version`)).map((r) => r.version);
+    (await adminQuery<{ version: number }>(`SELECT version FROM "${schema}".schema_version ORDER BY version`)).map(
+      (r) => r.version,
+    );
 
   it('first use creates the schema and every migration, recorded in schema_version; re-opening applies nothing', async () => {
     const schema = newSchema('fresh');
@@ -28,11 +30,23 @@ describePostgres('PostgresSessionService schema', () => {
     await first.close();
     expect(SCHEMA_VERSION).toBe(MIGRATIONS.length);
     expect(await versions(schema)).toEqual(MIGRATIONS.map((m) => m.version));
-    const tables = await adminQuery<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name', [schema]);
-    expect(tables.map((t) => t.table_name)).toEqual(['app_state', 'events', 'runs', 'schema_version', 'sessions', 'user_state']);
+    const tables = await adminQuery<{ table_name: string }>(
+      'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
+      [schema],
+    );
+    expect(tables.map((t) => t.table_name)).toEqual([
+      'app_state',
+      'events',
+      'runs',
+      'schema_version',
+      'sessions',
+      'user_state',
+    ]);
 
     const again = new PostgresSessionService({ connectionString: PG_URL, schema });
-    expect((await again.getSession({ appName: 'app', userId: 'u', sessionId: session.id }))!.state).toEqual({ kept: true });
+    expect((await again.getSession({ appName: 'app', userId: 'u', sessionId: session.id }))!.state).toEqual({
+      kept: true,
+    });
     await again.close();
     expect(await versions(schema)).toEqual(MIGRATIONS.map((m) => m.version));
   });
@@ -50,19 +64,28 @@ describePostgres('PostgresSessionService schema', () => {
     const schema = newSchema('newer');
     const newer = SCHEMA_VERSION + 5;
     await adminQuery(`CREATE SCHEMA "${schema}"`);
-    await adminQuery(`CREATE TABLE "${schema}".schema_version (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
-    await adminQuery(`INSERT INTO "${schema}".schema_version (version, description) VALUES ($1, 'from the future')`, [newer]);
+    await adminQuery(
+      `CREATE TABLE "${schema}".schema_version (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
+    );
+    await adminQuery(`INSERT INTO "${schema}".schema_version (version, description) VALUES ($1, 'from the future')`, [
+      newer,
+    ]);
 
     const service = new PostgresSessionService({ connectionString: PG_URL, schema });
     const attempt = service.listSessions({ appName: 'app', userId: 'u' });
     await expect(attempt).rejects.toBeInstanceOf(SchemaVersionError);
     await expect(service.getSession({ appName: 'app', userId: 'u', sessionId: 'x' })).rejects.toThrow(
-      new RegExp(`schema '${schema}' has schema version ${newer}, but this @troupe/postgres knows versions up to ${SCHEMA_VERSION}.*upgrade @troupe/postgres`),
+      new RegExp(
+        `schema '${schema}' has schema version ${newer}, but this @troupe/postgres knows versions up to ${SCHEMA_VERSION}.*upgrade @troupe/postgres`,
+      ),
     );
     await expect(attempt).rejects.toMatchObject({ code: 'SCHEMA_VERSION', found: newer, supported: SCHEMA_VERSION });
     await service.close();
     expect(await versions(schema)).toEqual([newer]);
-    const tables = await adminQuery('SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = $2', [schema, 'sessions']);
+    const tables = await adminQuery(
+      'SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = $2',
+      [schema, 'sessions'],
+    );
     expect(tables).toEqual([]);
   });
 
@@ -73,14 +96,28 @@ describePostgres('PostgresSessionService schema', () => {
     try {
       // What release 1 wrote: plain JSON (format 1), which could hold the marker character unescaped.
       await inTransaction(pool, (client) => migrate(client, schema, MIGRATIONS.slice(0, 1)));
-      const event = createEvent({ id: 'old-1', invocationId: 'i1', author: 'A', content: { role: 'model', parts: [{ text: `old ${M}cafe` }] }, actions: { stateDelta: { n: 1 } } });
-      const [{ pk }] = await adminQuery<{ pk: string }>(
+      const event = createEvent({
+        id: 'old-1',
+        invocationId: 'i1',
+        author: 'A',
+        content: { role: 'model', parts: [{ text: `old ${M}cafe` }] },
+        actions: { stateDelta: { n: 1 } },
+      });
+      const [{ pk }] = (await adminQuery<{ pk: string }>(
         `INSERT INTO "${schema}".sessions (app_name, user_id, id, state_format, state, version, last_update_time) VALUES ('app', 'u', 's1', 1, $1::jsonb, 1, 1000) RETURNING pk`,
         [JSON.stringify({ n: 1, odd: `${M}beef`, [`k${M}`]: 'v' })],
-      ) as [{ pk: string }];
-      await adminQuery(`INSERT INTO "${schema}".events (session_pk, seq, id, timestamp, format, data) VALUES ($1, 1, 'old-1', $2, 1, $3::jsonb)`, [pk, event.timestamp, JSON.stringify(event)]);
-      await adminQuery(`INSERT INTO "${schema}".app_state (app_name, key, format, value) VALUES ('app', $1, 1, $2::jsonb)`, [`app:${M}dead`, JSON.stringify(`${M}0000`)]);
-      await adminQuery(`INSERT INTO "${schema}".user_state (app_name, user_id, key, format, value) VALUES ('app', 'u', 'user:plain', 1, '"x"')`);
+      )) as [{ pk: string }];
+      await adminQuery(
+        `INSERT INTO "${schema}".events (session_pk, seq, id, timestamp, format, data) VALUES ($1, 1, 'old-1', $2, 1, $3::jsonb)`,
+        [pk, event.timestamp, JSON.stringify(event)],
+      );
+      await adminQuery(
+        `INSERT INTO "${schema}".app_state (app_name, key, format, value) VALUES ('app', $1, 1, $2::jsonb)`,
+        [`app:${M}dead`, JSON.stringify(`${M}0000`)],
+      );
+      await adminQuery(
+        `INSERT INTO "${schema}".user_state (app_name, user_id, key, format, value) VALUES ('app', 'u', 'user:plain', 1, '"x"')`,
+      );
 
       const service = new PostgresSessionService({ connectionString: PG_URL, schema });
       const key = { appName: 'app', userId: 'u', sessionId: 's1' };
@@ -94,7 +131,11 @@ describePostgres('PostgresSessionService schema', () => {
       // Old sessions lease like new ones, and take escaped changes without misreading their old text.
       const lease = await service.leaseSession({ ...key, owner: 'w', ttlMs: 10_000 });
       expect(lease?.epoch).toBe(1);
-      await service.appendEvent({ session, lease, event: createEvent({ author: 'A', actions: { stateDelta: { nul: '\u0000', [`app:${M}dead`]: 'new' } } }) });
+      await service.appendEvent({
+        session,
+        lease,
+        event: createEvent({ author: 'A', actions: { stateDelta: { nul: '\u0000', [`app:${M}dead`]: 'new' } } }),
+      });
       const again = new PostgresSessionService({ connectionString: PG_URL, schema });
       const after = (await again.getSession(key))!;
       expect(after.state).toEqual({ ...expected, nul: '\u0000', [`app:${M}dead`]: 'new' });
@@ -123,8 +164,13 @@ describePostgres('PostgresSessionService schema', () => {
       expect(await versions(schema)).toEqual([1, 2, 3]);
       const run = await service.createRun({ ...key, runId: 'r1', request: { newMessage: 'hi' }, exclusive: true });
       expect(await service.getRun('r1')).toEqual(run);
-      await expect(service.createRun({ ...key, runId: 'r2', request: {}, exclusive: true })).rejects.toMatchObject({ code: 'SESSION_BUSY' });
-      const indexes = await adminQuery<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'runs' ORDER BY indexname`, [schema]);
+      await expect(service.createRun({ ...key, runId: 'r2', request: {}, exclusive: true })).rejects.toMatchObject({
+        code: 'SESSION_BUSY',
+      });
+      const indexes = await adminQuery<{ indexname: string }>(
+        `SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'runs' ORDER BY indexname`,
+        [schema],
+      );
       expect(indexes.map((i) => i.indexname)).toEqual(['runs_pkey', 'runs_session', 'runs_status']);
       await service.deleteSession(key);
       expect(await adminQuery(`SELECT run_id FROM "${schema}".runs`)).toEqual([]);
@@ -137,7 +183,11 @@ describePostgres('PostgresSessionService schema', () => {
   it('migrations run forward in order, each once; a failing step rolls back the whole migration', async () => {
     const schema = newSchema('steps');
     const pool = new pg.Pool({ connectionString: PG_URL });
-    const step = (version: number, table: string): Migration => ({ version, description: `add ${table}`, sql: (s) => `CREATE TABLE ${s}.${table} (x INTEGER)` });
+    const step = (version: number, table: string): Migration => ({
+      version,
+      description: `add ${table}`,
+      sql: (s) => `CREATE TABLE ${s}.${table} (x INTEGER)`,
+    });
     const run = (steps: Migration[]) => inTransaction(pool, (client) => migrate(client, schema, steps));
     try {
       expect(await run([step(1, 'a')])).toEqual([1]);
@@ -146,9 +196,14 @@ describePostgres('PostgresSessionService schema', () => {
       const broken: Migration = { version: 5, description: 'broken', sql: (s) => `CREATE TABLE ${s}.broken (` };
       await expect(run([step(1, 'a'), step(2, 'b'), step(3, 'c'), step(4, 'd'), broken])).rejects.toThrow();
       expect(await versions(schema)).toEqual([1, 2, 3]);
-      const d = await adminQuery('SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = $2', [schema, 'd']);
+      const d = await adminQuery(
+        'SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = $2',
+        [schema, 'd'],
+      );
       expect(d).toEqual([]);
-      await expect(run([step(1, 'a')])).rejects.toThrow(/schema version 3, but this @troupe\/postgres knows versions up to 1/);
+      await expect(run([step(1, 'a')])).rejects.toThrow(
+        /schema version 3, but this @troupe\/postgres knows versions up to 1/,
+      );
       await expect(run([{ ...step(1, 'a'), version: 2 }])).rejects.toBeInstanceOf(ConfigurationError);
     } finally {
       await pool.end();
@@ -162,13 +217,28 @@ describe('PostgresSessionService options', () => {
     [{ connectionString: '' }, /'connectionString' must be a non-empty string; got ""/],
     [{ connectionString: 'postgres://x', pool: new pg.Pool() }, /both 'connectionString' and 'pool'\. Give one/],
     [{ pool: {} as pg.Pool }, /'pool' must be a pg Pool/],
-    [{ connectionString: 'postgres://x', schema: 'bad-name; DROP' }, /'schema' must be 1 to 63 letters, digits or '_'.*got "bad-name; DROP"/],
+    [
+      { connectionString: 'postgres://x', schema: 'bad-name; DROP' },
+      /'schema' must be 1 to 63 letters, digits or '_'.*got "bad-name; DROP"/,
+    ],
     [{ connectionString: 'postgres://x', schema: '1abc' }, /not starting with a digit; got "1abc"/],
-    [{ connectionString: 'postgres://x', applicationName: '' }, /'applicationName' must be 1 to 63 printable ASCII characters; got ""/],
+    [
+      { connectionString: 'postgres://x', applicationName: '' },
+      /'applicationName' must be 1 to 63 printable ASCII characters; got ""/,
+    ],
     [{ connectionString: 'postgres://x', applicationName: 'x'.repeat(64) }, /'applicationName' must be 1 to 63/],
-    [{ pool: new pg.Pool(), applicationName: 'mine' }, /'applicationName' applies to the pool the service opens, but 'pool' was given/],
-    [{ connectionString: 'postgres://x', connectTimeoutMs: 0 }, /'connectTimeoutMs' must be a positive whole number of milliseconds; got 0/],
-    [{ connectionString: 'postgres://x', healthTimeoutMs: 1.5 }, /'healthTimeoutMs' must be a positive whole number of milliseconds; got 1.5/],
+    [
+      { pool: new pg.Pool(), applicationName: 'mine' },
+      /'applicationName' applies to the pool the service opens, but 'pool' was given/,
+    ],
+    [
+      { connectionString: 'postgres://x', connectTimeoutMs: 0 },
+      /'connectTimeoutMs' must be a positive whole number of milliseconds; got 0/,
+    ],
+    [
+      { connectionString: 'postgres://x', healthTimeoutMs: 1.5 },
+      /'healthTimeoutMs' must be a positive whole number of milliseconds; got 1.5/,
+    ],
   ])('rejects %j with the option, the value and the fix', (options, message) => {
     expect(() => new PostgresSessionService(options)).toThrow(ConfigurationError);
     expect(() => new PostgresSessionService(options)).toThrow(message);

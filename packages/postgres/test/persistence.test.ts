@@ -51,10 +51,15 @@ describePostgres('PostgresSessionService persistence', () => {
     // Values that need no escaping are plain JSON, as earlier releases wrote them.
     expect(await formats()).toEqual([PLAIN, PLAIN, PLAIN, PLAIN]);
 
-    await adminQuery(`UPDATE "${schema}".events SET format = $1 WHERE id = $2`, [VALUE_FORMAT + 1, session.events[0]!.id]);
+    await adminQuery(`UPDATE "${schema}".events SET format = $1 WHERE id = $2`, [
+      VALUE_FORMAT + 1,
+      session.events[0]!.id,
+    ]);
     const read = service.getSession({ ...keyFor('formats'), sessionId: session.id });
     await expect(read).rejects.toBeInstanceOf(SchemaVersionError);
-    await expect(read).rejects.toThrow(new RegExp(`value format ${VALUE_FORMAT + 1}, but this @troupe/postgres reads only formats 1 to ${VALUE_FORMAT}`));
+    await expect(read).rejects.toThrow(
+      new RegExp(`value format ${VALUE_FORMAT + 1}, but this @troupe/postgres reads only formats 1 to ${VALUE_FORMAT}`),
+    );
     await service.close();
   });
 
@@ -62,16 +67,28 @@ describePostgres('PostgresSessionService persistence', () => {
     const service = open();
     const session = await service.createSession({ ...keyFor('escaped') });
     const content = { role: 'model' as const, parts: [{ text: 'a\u0000b \ud800 c \uFFFD d' }, { text: 'plain' }] };
-    await service.appendEvent({ session, event: createEvent({ author: 'A', content, actions: { stateDelta: { note: 'x\u0000', 'user:k\u0000': 1, plain: 'p' } } }) });
+    await service.appendEvent({
+      session,
+      event: createEvent({
+        author: 'A',
+        content,
+        actions: { stateDelta: { note: 'x\u0000', 'user:k\u0000': 1, plain: 'p' } },
+      }),
+    });
     const [row] = await adminQuery<{ format: number; first: string; second: string }>(
       `SELECT e.format, e.data->'content'->'parts'->0->>'text' AS first, e.data->'content'->'parts'->1->>'text' AS second
        FROM "${schema}".events e JOIN "${schema}".sessions s ON s.pk = e.session_pk WHERE s.id = $1`,
       [session.id],
     );
     expect(row).toEqual({ format: VALUE_FORMAT, first: 'a\uFFFD0000b \uFFFDd800 c \uFFFDfffd d', second: 'plain' });
-    const [state] = await adminQuery<{ state_format: number; plain: string }>(`SELECT state_format, state->>'plain' AS plain FROM "${schema}".sessions WHERE id = $1`, [session.id]);
+    const [state] = await adminQuery<{ state_format: number; plain: string }>(
+      `SELECT state_format, state->>'plain' AS plain FROM "${schema}".sessions WHERE id = $1`,
+      [session.id],
+    );
     expect(state).toEqual({ state_format: VALUE_FORMAT, plain: 'p' });
-    const keys = await adminQuery<{ key: string }>(`SELECT key FROM "${schema}".user_state WHERE app_name = $1`, [`${app}-escaped`]);
+    const keys = await adminQuery<{ key: string }>(`SELECT key FROM "${schema}".user_state WHERE app_name = $1`, [
+      `${app}-escaped`,
+    ]);
     expect(keys).toEqual([{ key: 'user:k\uFFFD0000' }]);
 
     const reader = open();
@@ -79,7 +96,10 @@ describePostgres('PostgresSessionService persistence', () => {
     expect(got.events[0]!.content).toEqual(content);
     expect(got.state).toEqual({ note: 'x\u0000', 'user:k\u0000': 1, plain: 'p' });
     // Removing keys that needed escaping finds them.
-    await reader.appendEvent({ session: got, event: createEvent({ author: 'A', actions: { stateDelta: { note: undefined, 'user:k\u0000': undefined } } }) });
+    await reader.appendEvent({
+      session: got,
+      event: createEvent({ author: 'A', actions: { stateDelta: { note: undefined, 'user:k\u0000': undefined } } }),
+    });
     expect((await service.getSession({ ...keyFor('escaped'), sessionId: session.id }))!.state).toEqual({ plain: 'p' });
     await reader.close();
     await service.close();
@@ -87,24 +107,43 @@ describePostgres('PostgresSessionService persistence', () => {
 
   it('the marker character itself, in state values and keys, survives escaped changes and key updates', async () => {
     const service = open();
-    const session = await service.createSession({ ...keyFor('merge'), state: { kept: 'odd \uFFFDcafe text', 'odd\uFFFD': 1 } });
-    await service.appendEvent({ session, event: createEvent({ author: 'A', actions: { stateDelta: { added: '\u0000' } } }) });
-    await service.appendEvent({ session, event: createEvent({ author: 'A', actions: { stateDelta: { 'odd\uFFFD': 2 } } }) });
-    expect((await service.getSession({ ...keyFor('merge'), sessionId: session.id }))!.state).toEqual({ kept: 'odd \uFFFDcafe text', 'odd\uFFFD': 2, added: '\u0000' });
+    const session = await service.createSession({
+      ...keyFor('merge'),
+      state: { kept: 'odd \uFFFDcafe text', 'odd\uFFFD': 1 },
+    });
+    await service.appendEvent({
+      session,
+      event: createEvent({ author: 'A', actions: { stateDelta: { added: '\u0000' } } }),
+    });
+    await service.appendEvent({
+      session,
+      event: createEvent({ author: 'A', actions: { stateDelta: { 'odd\uFFFD': 2 } } }),
+    });
+    expect((await service.getSession({ ...keyFor('merge'), sessionId: session.id }))!.state).toEqual({
+      kept: 'odd \uFFFDcafe text',
+      'odd\uFFFD': 2,
+      added: '\u0000',
+    });
     await service.close();
   });
 
   it('appends continue from the stored version after reopening; a copy from before is stale', async () => {
     const first = open();
     const a = await first.createSession({ ...keyFor('reopen'), state: { n: 0 } });
-    for (let i = 1; i <= 3; i++) await first.appendEvent({ session: a, event: createEvent({ author: 'A', actions: { stateDelta: { n: i } } }) });
+    for (let i = 1; i <= 3; i++)
+      await first.appendEvent({ session: a, event: createEvent({ author: 'A', actions: { stateDelta: { n: i } } }) });
     await first.close();
 
     const second = open();
     const reloaded = (await second.getSession({ ...keyFor('reopen'), sessionId: a.id }))!;
     expect(reloaded.version).toBe(3);
-    await second.appendEvent({ session: reloaded, event: createEvent({ author: 'A', actions: { stateDelta: { n: 4 } } }) });
-    await expect(second.appendEvent({ session: a, event: createEvent({ author: 'A' }) })).rejects.toThrow(/version 3, the store at 4/);
+    await second.appendEvent({
+      session: reloaded,
+      event: createEvent({ author: 'A', actions: { stateDelta: { n: 4 } } }),
+    });
+    await expect(second.appendEvent({ session: a, event: createEvent({ author: 'A' }) })).rejects.toThrow(
+      /version 3, the store at 4/,
+    );
     const last = (await second.getSession({ ...keyFor('reopen'), sessionId: a.id }))!;
     expect(last.events.map((e) => e.actions.stateDelta.n)).toEqual([1, 2, 3, 4]);
     expect(last.state).toEqual({ n: 4 });
@@ -113,8 +152,17 @@ describePostgres('PostgresSessionService persistence', () => {
 
   it('a state value of undefined removes the key in every scope', async () => {
     const service = open();
-    const session = await service.createSession({ ...keyFor('undef'), state: { a: 1, 'user:b': 2, 'app:c': 3, keep: true } });
-    await service.appendEvent({ session, event: createEvent({ author: 'A', actions: { stateDelta: { a: undefined, 'user:b': undefined, 'app:c': undefined } } }) });
+    const session = await service.createSession({
+      ...keyFor('undef'),
+      state: { a: 1, 'user:b': 2, 'app:c': 3, keep: true },
+    });
+    await service.appendEvent({
+      session,
+      event: createEvent({
+        author: 'A',
+        actions: { stateDelta: { a: undefined, 'user:b': undefined, 'app:c': undefined } },
+      }),
+    });
     expect((await service.getSession({ ...keyFor('undef'), sessionId: session.id }))!.state).toEqual({ keep: true });
     await service.close();
   });
@@ -122,10 +170,16 @@ describePostgres('PostgresSessionService persistence', () => {
   it('values PostgreSQL cannot store are refused with the reason and the fix, and nothing is stored', async () => {
     const service = open();
     const session = await service.createSession({ ...keyFor('bad-values') });
-    const bigint = service.appendEvent({ session, event: createEvent({ author: 'A', actions: { stateDelta: { 'user:big': 10n } } }) });
+    const bigint = service.appendEvent({
+      session,
+      event: createEvent({ author: 'A', actions: { stateDelta: { 'user:big': 10n } } }),
+    });
     await expect(bigint).rejects.toBeInstanceOf(ConfigurationError);
     await expect(bigint).rejects.toThrow(/BigInt.*Store plain JSON data/);
-    const nulId = service.appendEvent({ session, event: createEvent({ id: 'e\u0000', author: 'A', actions: { stateDelta: { 'user:x': 1 } } }) });
+    const nulId = service.appendEvent({
+      session,
+      event: createEvent({ id: 'e\u0000', author: 'A', actions: { stateDelta: { 'user:x': 1 } } }),
+    });
     await expect(nulId).rejects.toBeInstanceOf(ConfigurationError);
     await expect(nulId).rejects.toThrow(/event ids and lease owners cannot contain the character \\u0000/);
     const got = (await service.getSession({ ...keyFor('bad-values'), sessionId: session.id }))!;
@@ -144,8 +198,12 @@ describePostgres('PostgresSessionService persistence', () => {
       const service = new PostgresSessionService({ pool, schema });
       const session = await service.createSession({ ...keyFor('pooled') });
       await service.close();
-      await expect(service.getSession({ ...keyFor('pooled'), sessionId: session.id })).rejects.toThrow(/is closed\. Create a new PostgresSessionService/);
-      const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${schema}".sessions WHERE id = $1`, [session.id]);
+      await expect(service.getSession({ ...keyFor('pooled'), sessionId: session.id })).rejects.toThrow(
+        /is closed\. Create a new PostgresSessionService/,
+      );
+      const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${schema}".sessions WHERE id = $1`, [
+        session.id,
+      ]);
       expect(rows).toEqual([{ n: 1 }]);
     } finally {
       await pool.end();
@@ -158,10 +216,13 @@ describePostgres('PostgresSessionService persistence', () => {
     const perService = 40;
     const work = async (service: SessionService, author: string): Promise<number> => {
       let retries = 0;
-      for (let done = 0; done < perService; ) {
+      for (let done = 0; done < perService;) {
         const session = (await service.getSession({ ...keyFor('counter'), sessionId: created.id }))!;
         try {
-          await service.appendEvent({ session, event: createEvent({ author, actions: { stateDelta: { count: (session.state.count as number) + 1 } } }) });
+          await service.appendEvent({
+            session,
+            event: createEvent({ author, actions: { stateDelta: { count: (session.state.count as number) + 1 } } }),
+          });
           done++;
         } catch (error) {
           if (!(error instanceof StaleSessionError)) throw error;
@@ -173,7 +234,9 @@ describePostgres('PostgresSessionService persistence', () => {
     const [retriesOne, retriesTwo] = await Promise.all([work(one, 'one'), work(two, 'two')]);
     const got = (await two.getSession({ ...keyFor('counter'), sessionId: created.id }))!;
     expect(got.state.count).toBe(2 * perService);
-    expect(got.events.map((e) => e.actions.stateDelta.count)).toEqual(Array.from({ length: 2 * perService }, (_, i) => i + 1));
+    expect(got.events.map((e) => e.actions.stateDelta.count)).toEqual(
+      Array.from({ length: 2 * perService }, (_, i) => i + 1),
+    );
     // Both loops interleave on one event loop, so some appends must have met a newer version.
     expect(retriesOne + retriesTwo).toBeGreaterThan(0);
     await one.close();

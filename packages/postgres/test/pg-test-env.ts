@@ -39,7 +39,10 @@ export function uniqueSchema(label: string): string {
 }
 
 /** Runs SQL on the test database through a connection of its own. */
-export async function adminQuery<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R[]> {
+export async function adminQuery<R extends pg.QueryResultRow = pg.QueryResultRow>(
+  text: string,
+  values: unknown[] = [],
+): Promise<R[]> {
   const client = new pg.Client({ connectionString: PG_URL });
   await client.connect();
   try {

@@ -31,14 +31,29 @@ describePostgres('PostgresArtifactService on a real server', () => {
     try {
       // The artifact store first, then the session store: both create what they need.
       const artifacts = new PostgresArtifactService({ connectionString: PG_URL, schema: shared });
-      await artifacts.saveArtifact({ appName: 'app', userId: 'u', sessionId: 's', filename: 'a.txt', artifact: { text: 'x' } });
+      await artifacts.saveArtifact({
+        appName: 'app',
+        userId: 'u',
+        sessionId: 's',
+        filename: 'a.txt',
+        artifact: { text: 'x' },
+      });
       const sessions = new PostgresSessionService({ connectionString: PG_URL, schema: shared });
       await sessions.createSession({ appName: 'app', userId: 'u', sessionId: 's' });
-      const tables = await adminQuery<{ tablename: string }>('SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename', [shared]);
-      expect(tables.map((t) => t.tablename)).toEqual(expect.arrayContaining(['artifacts', 'sessions', 'schema_version']));
-      const [version] = await adminQuery<{ version: number }>(`SELECT MAX(version) AS version FROM "${shared}".schema_version`);
+      const tables = await adminQuery<{ tablename: string }>(
+        'SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename',
+        [shared],
+      );
+      expect(tables.map((t) => t.tablename)).toEqual(
+        expect.arrayContaining(['artifacts', 'sessions', 'schema_version']),
+      );
+      const [version] = await adminQuery<{ version: number }>(
+        `SELECT MAX(version) AS version FROM "${shared}".schema_version`,
+      );
       expect(version!.version).toBe(SCHEMA_VERSION);
-      expect(await artifacts.loadArtifact({ appName: 'app', userId: 'u', sessionId: 's', filename: 'a.txt' })).toEqual({ text: 'x' });
+      expect(await artifacts.loadArtifact({ appName: 'app', userId: 'u', sessionId: 's', filename: 'a.txt' })).toEqual({
+        text: 'x',
+      });
       await artifacts.close();
       await sessions.close();
     } finally {
@@ -47,9 +62,13 @@ describePostgres('PostgresArtifactService on a real server', () => {
   });
 
   it('names PostgresArtifactService in option errors and fails after close', async () => {
-    expect(() => new PostgresArtifactService({ connectionString: '' })).toThrow(/PostgresArtifactService option 'connectionString' must be a non-empty string/);
+    expect(() => new PostgresArtifactService({ connectionString: '' })).toThrow(
+      /PostgresArtifactService option 'connectionString' must be a non-empty string/,
+    );
     const service = new PostgresArtifactService({ connectionString: PG_URL, schema });
     await service.close();
-    await expect(service.listArtifactKeys({ appName: 'a', userId: 'u', sessionId: 's' })).rejects.toThrow(/PostgresArtifactService for schema .* is closed/);
+    await expect(service.listArtifactKeys({ appName: 'a', userId: 'u', sessionId: 's' })).rejects.toThrow(
+      /PostgresArtifactService for schema .* is closed/,
+    );
   });
 });

@@ -36,11 +36,21 @@ describePostgres('PostgresMemoryService on a real server', () => {
       try {
         await sessions.listSessions({ appName: 'pg-memory-app', userId: 'u1' });
         await memory.addSessionToMemory(session('s1', ['The spare key is under the blue pot.']));
-        expect((await memory.searchMemory({ appName: 'pg-memory-app', userId: 'u1', query: 'key' })).memories).toHaveLength(1);
-        const indexes = await adminQuery<{ indexdef: string }>('SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = $2', [schema, 'memories']);
+        expect(
+          (await memory.searchMemory({ appName: 'pg-memory-app', userId: 'u1', query: 'key' })).memories,
+        ).toHaveLength(1);
+        const indexes = await adminQuery<{ indexdef: string }>(
+          'SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = $2',
+          [schema, 'memories'],
+        );
         expect(indexes.some((row) => /USING gin \(words\)/.test(row.indexdef))).toBe(true);
-        const tables = await adminQuery<{ tablename: string }>('SELECT tablename FROM pg_tables WHERE schemaname = $1', [schema]);
-        expect(tables.map((row) => row.tablename)).toEqual(expect.arrayContaining(['sessions', 'events', 'memories', 'schema_version']));
+        const tables = await adminQuery<{ tablename: string }>(
+          'SELECT tablename FROM pg_tables WHERE schemaname = $1',
+          [schema],
+        );
+        expect(tables.map((row) => row.tablename)).toEqual(
+          expect.arrayContaining(['sessions', 'events', 'memories', 'schema_version']),
+        );
       } finally {
         await memory.close();
         await sessions.close();
@@ -51,8 +61,13 @@ describePostgres('PostgresMemoryService on a real server', () => {
       const a = new PostgresMemoryService({ connectionString: PG_URL, schema });
       const b = new PostgresMemoryService({ connectionString: PG_URL, schema });
       try {
-        await Promise.all([a.addSessionToMemory(session('race', ['The heron nests by the lake.'], 'racer')), b.addSessionToMemory(session('race', ['The heron nests by the lake.'], 'racer'))]);
-        expect((await a.searchMemory({ appName: 'pg-memory-app', userId: 'racer', query: 'heron' })).memories).toHaveLength(1);
+        await Promise.all([
+          a.addSessionToMemory(session('race', ['The heron nests by the lake.'], 'racer')),
+          b.addSessionToMemory(session('race', ['The heron nests by the lake.'], 'racer')),
+        ]);
+        expect(
+          (await a.searchMemory({ appName: 'pg-memory-app', userId: 'racer', query: 'heron' })).memories,
+        ).toHaveLength(1);
       } finally {
         await a.close();
         await b.close();
@@ -74,8 +89,12 @@ describePostgres('PostgresMemoryService on a real server', () => {
     });
 
     it('rejects bad options with a ConfigurationError naming PostgresMemoryService', () => {
-      expect(() => new PostgresMemoryService({ connectionString: '' })).toThrow(/PostgresMemoryService option 'connectionString'/);
-      expect(() => new PostgresMemoryService({ connectionString: PG_URL, maxResults: 0 })).toThrow(/PostgresMemoryService option 'maxResults'/);
+      expect(() => new PostgresMemoryService({ connectionString: '' })).toThrow(
+        /PostgresMemoryService option 'connectionString'/,
+      );
+      expect(() => new PostgresMemoryService({ connectionString: PG_URL, maxResults: 0 })).toThrow(
+        /PostgresMemoryService option 'maxResults'/,
+      );
     });
   });
 });

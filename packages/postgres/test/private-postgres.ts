@@ -31,7 +31,9 @@ export function postgresBinaries(): string {
   const fromEnv = process.env.TROUPE_TEST_PG_BIN;
   if (fromEnv) return fromEnv;
   const root = '/usr/lib/postgresql';
-  const majors = existsSync(root) ? readdirSync(root).filter((v) => /^\d+$/.test(v) && existsSync(join(root, v, 'bin', 'initdb'))) : [];
+  const majors = existsSync(root)
+    ? readdirSync(root).filter((v) => /^\d+$/.test(v) && existsSync(join(root, v, 'bin', 'initdb')))
+    : [];
   majors.sort((a, b) => Number(b) - Number(a));
   if (majors.length === 0) {
     throw new Error(
@@ -56,7 +58,8 @@ export function usePrivatePostgres(): () => PrivatePostgres {
     await server?.destroy();
   }, 30_000);
   return () => {
-    if (!server) throw new Error('The private PostgreSQL server is not running: usePrivatePostgres() starts it in beforeAll.');
+    if (!server)
+      throw new Error('The private PostgreSQL server is not running: usePrivatePostgres() starts it in beforeAll.');
     return server;
   };
 }
@@ -69,7 +72,9 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const data = join(dir, 'data');
   const log = join(dir, 'server.log');
   const exec = (tool: string, args: string[], timeoutMs: number) =>
-    asRoot ? run('runuser', ['-u', 'postgres', '--', join(bin, tool), ...args], timeoutMs, dir) : run(join(bin, tool), args, timeoutMs, dir);
+    asRoot
+      ? run('runuser', ['-u', 'postgres', '--', join(bin, tool), ...args], timeoutMs, dir)
+      : run(join(bin, tool), args, timeoutMs, dir);
   let port = 0;
   let running = false;
   let destroyed = false;
@@ -80,7 +85,9 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     // every acknowledged commit survives. (synchronous_commit=off would lose some: not here.)
     const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
     await pgCtl(['-l', log, '-o', options, 'start']).catch(async (error: unknown) => {
-      throw new Error(`pg_ctl start failed: ${String(error)}\n${await readFile(log, 'utf8').catch(() => '(no server log)')}`);
+      throw new Error(
+        `pg_ctl start failed: ${String(error)}\n${await readFile(log, 'utf8').catch(() => '(no server log)')}`,
+      );
     });
     running = true;
   };
@@ -90,7 +97,11 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       const gid = Number(await run('id', ['-g', 'postgres'], 5000));
       await chown(dir, uid, gid);
     }
-    await exec('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions'], 60_000);
+    await exec(
+      'initdb',
+      ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions'],
+      60_000,
+    );
     // A free port can be taken between looking and binding; a second try gets another one.
     for (let attempt = 1; ; attempt++) {
       port = await freePort();

@@ -13,7 +13,11 @@ describePostgres('PostgresSessionService across a PostgreSQL restart', () => {
 
   it('the server stopped mid-load: calls fail with StorageError while it is down, and succeed again once it is back; sessions stay consistent', async () => {
     const pg = server();
-    const service = new PostgresSessionService({ connectionString: pg.url, connectTimeoutMs: 2000, healthTimeoutMs: 1000 });
+    const service = new PostgresSessionService({
+      connectionString: pg.url,
+      connectTimeoutMs: 2000,
+      healthTimeoutMs: 1000,
+    });
     const appName = 'restart';
     const keys = await Promise.all(
       Array.from({ length: 4 }, async (_, i) => {
@@ -35,7 +39,9 @@ describePostgres('PostgresSessionService across a PostgreSQL restart', () => {
     const stoppedAt = progress.appended;
     expect(stoppedAt).toBeLessThan(keys.length * perSession);
     await expect(service.getSession(keys[0]!)).rejects.toSatisfy((error) => (expectRetryableStorageError(error), true));
-    await expect(service.leaseSession({ ...keys[0]!, owner: 'o', ttlMs: 1000 })).rejects.toSatisfy((error) => (expectRetryableStorageError(error), true));
+    await expect(service.leaseSession({ ...keys[0]!, owner: 'o', ttlMs: 1000 })).rejects.toSatisfy(
+      (error) => (expectRetryableStorageError(error), true),
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(progress.appended).toBe(stoppedAt);
 

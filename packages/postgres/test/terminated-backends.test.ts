@@ -82,12 +82,24 @@ describePostgres('PostgresSessionService when its connections are terminated', (
     await blocker.connect();
     try {
       await blocker.query('BEGIN');
-      await blocker.query(`INSERT INTO "${schema}".events (session_pk, seq, id, timestamp, format, data) SELECT pk, 1, 'blocker', 0, 1, '{}' FROM "${schema}".sessions WHERE id = $1`, [
-        session.id,
-      ]);
-      const append = service.appendEvent({ session, event: createEvent({ author: 'A', actions: { stateDelta: { 'app:cut': 1, 'user:cut': 2, mine: 3 } } }) });
+      await blocker.query(
+        `INSERT INTO "${schema}".events (session_pk, seq, id, timestamp, format, data) SELECT pk, 1, 'blocker', 0, 1, '{}' FROM "${schema}".sessions WHERE id = $1`,
+        [session.id],
+      );
+      const append = service.appendEvent({
+        session,
+        event: createEvent({ author: 'A', actions: { stateDelta: { 'app:cut': 1, 'user:cut': 2, mine: 3 } } }),
+      });
       append.catch(() => undefined);
-      await waitFor(async () => (await adminQuery('SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = $2', [applicationName, 'Lock'])).length === 1);
+      await waitFor(
+        async () =>
+          (
+            await adminQuery('SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = $2', [
+              applicationName,
+              'Lock',
+            ])
+          ).length === 1,
+      );
       expect(await terminate(applicationName)).toBeGreaterThan(0);
       await expect(append).rejects.toBeInstanceOf(StorageError);
       await append.catch(expectRetryableStorageError);
@@ -99,7 +111,9 @@ describePostgres('PostgresSessionService when its connections are terminated', (
     expect(got.state).toEqual({ before: true });
     expect(got.events).toEqual([]);
     expect(got.version).toBe(0);
-    expect(await adminQuery(`SELECT key FROM "${schema}".app_state WHERE app_name = $1 AND key = 'app:cut'`, [appName])).toEqual([]);
+    expect(
+      await adminQuery(`SELECT key FROM "${schema}".app_state WHERE app_name = $1 AND key = 'app:cut'`, [appName]),
+    ).toEqual([]);
     await service.close();
   });
 

@@ -11,18 +11,38 @@ import { RunStreamWriter } from './run-stream-writer.js';
  */
 export async function abandonRun(ctx: RunJobContext, record: RunRecord, rootAgentName: string): Promise<boolean> {
   const key = { appName: record.appName, userId: record.userId, sessionId: record.sessionId };
-  const lease = supportsLeases(ctx.store) ? await ctx.store.leaseSession({ ...key, owner: `abandon:${record.runId}:${randomUUID()}`, ttlMs: ctx.leaseTtlMs }) : undefined;
+  const lease = supportsLeases(ctx.store)
+    ? await ctx.store.leaseSession({ ...key, owner: `abandon:${record.runId}:${randomUUID()}`, ttlMs: ctx.leaseTtlMs })
+    : undefined;
   if (supportsLeases(ctx.store) && !lease) return false;
   const message = `Run '${record.runId}' was abandoned after ${record.attempts} attempts: each time, the worker running it stopped (crashed, was killed or froze) before the run ended. The session is free; start a new run, and look at the last step of this one (it may crash its process or hold the event loop longer than lockDurationMs).`;
   try {
     const session = await ctx.store.getSession(key);
     if (!session) return true;
-    const event = createEvent({ invocationId: record.runId, author: rootAgentName, path: rootAgentName, errorCode: 'RUN_ABANDONED', errorMessage: message });
+    const event = createEvent({
+      invocationId: record.runId,
+      author: rootAgentName,
+      path: rootAgentName,
+      errorCode: 'RUN_ABANDONED',
+      errorMessage: message,
+    });
     // Under the lease nobody else runs it: the event first, so a record that says abandoned always has it.
     const stored = await ctx.store.appendEvent({ session, event, lease });
-    const ended = await ctx.store.updateRun(record.runId, { status: 'abandoned', error: { code: 'RUN_ABANDONED', message } }, { status: ['running'], attempts: record.attempts });
+    const ended = await ctx.store.updateRun(
+      record.runId,
+      { status: 'abandoned', error: { code: 'RUN_ABANDONED', message } },
+      { status: ['running'], attempts: record.attempts },
+    );
     if (!ended) return true;
-    const writer = new RunStreamWriter(ctx.redis, ctx.keys, record.runId, `abandon:${randomUUID()}`, ctx.ttls, () => undefined, (e) => ctx.onError(e, record.runId));
+    const writer = new RunStreamWriter(
+      ctx.redis,
+      ctx.keys,
+      record.runId,
+      `abandon:${randomUUID()}`,
+      ctx.ttls,
+      () => undefined,
+      (e) => ctx.onError(e, record.runId),
+    );
     await writer.claim();
     writer.publish(stored);
     await writer.end('abandoned').catch((e: unknown) => ctx.onError(e, record.runId));

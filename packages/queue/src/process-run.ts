@@ -58,11 +58,17 @@ export async function processRunJob(ctx: RunJobContext, job: Job<RunJobData>, to
   if (!record || !ACTIVE_RUN_STATUSES.includes(record.status)) return;
   const session = { appName: record.appName, userId: record.userId, sessionId: record.sessionId };
 
-  const earlier = (await ctx.store.listRuns({ session, statuses: ACTIVE_RUN_STATUSES })).find((r) => r.seq < record.seq);
+  const earlier = (await ctx.store.listRuns({ session, statuses: ACTIVE_RUN_STATUSES })).find(
+    (r) => r.seq < record.seq,
+  );
   if (earlier) return waitAndRetry(job, token, WAIT_FOR_TURN_MS);
 
   const runner = ctx.runnerFor(record.appName);
-  if (!runner) return fail(ctx, record, { code: 'APP_NOT_FOUND', message: `No app '${record.appName}' on this worker. Start the workers with the same apps as the API.` });
+  if (!runner)
+    return fail(ctx, record, {
+      code: 'APP_NOT_FOUND',
+      message: `No app '${record.appName}' on this worker. Start the workers with the same apps as the API.`,
+    });
 
   // Taken before, never finished: its worker died (or froze). Too many times, and it is abandoned.
   if (record.status === 'running' && record.attempts > ctx.maxStalledCount) {
@@ -87,7 +93,11 @@ export async function processRunJob(ctx: RunJobContext, job: Job<RunJobData>, to
       return await fail(ctx, record, errorOf(error));
     }
     const attempt = record.attempts + 1;
-    const claimed = await ctx.store.updateRun(runId, { status: 'running', attempts: attempt }, { status: [record.status], attempts: record.attempts });
+    const claimed = await ctx.store.updateRun(
+      runId,
+      { status: 'running', attempts: attempt },
+      { status: [record.status], attempts: record.attempts },
+    );
     if (!claimed) {
       // A cancel or another worker got there first; give the session back untouched.
       await started.events.return(undefined as never);
@@ -109,7 +119,11 @@ export async function processRunJob(ctx: RunJobContext, job: Job<RunJobData>, to
     if (ending.status === 'drained') return await handBack(ctx, job, token, claimed);
     if (ending.status === 'lost') return;
     await writer.flush();
-    const ended = await ctx.store.updateRun(runId, { status: ending.status, error: ending.error ?? null }, { status: ['running'], attempts: attempt });
+    const ended = await ctx.store.updateRun(
+      runId,
+      { status: ending.status, error: ending.error ?? null },
+      { status: ['running'], attempts: attempt },
+    );
     // Only the attempt that still owns the run says how it ended.
     if (ended) {
       await writer.end(ending.status).catch((error: unknown) => ctx.onError(error, runId));
@@ -126,19 +140,37 @@ interface Started {
   continuing: boolean;
 }
 
-async function start(runner: Runner, record: RunRecord, request: StoredRequest, abortSignal: AbortSignal): Promise<Started> {
+async function start(
+  runner: Runner,
+  record: RunRecord,
+  request: StoredRequest,
+  abortSignal: AbortSignal,
+): Promise<Started> {
   const { userId, sessionId, runId: invocationId } = record;
   const runConfig = { streaming: request.streaming ? ('sse' as const) : ('none' as const) };
   if (request.kind === 'resume') {
     // Taken over after a crash, the answers may already be stored: continue without them then.
     if (record.status === 'running') {
       try {
-        return { events: await runner.startResume({ userId, sessionId, invocationId, runConfig, abortSignal }), continuing: true };
+        return {
+          events: await runner.startResume({ userId, sessionId, invocationId, runConfig, abortSignal }),
+          continuing: true,
+        };
       } catch (error) {
         if (error instanceof SessionBusyError) throw error;
       }
     }
-    return { events: await runner.startResume({ userId, sessionId, invocationId, responses: request.responses, runConfig, abortSignal }), continuing: true };
+    return {
+      events: await runner.startResume({
+        userId,
+        sessionId,
+        invocationId,
+        responses: request.responses,
+        runConfig,
+        abortSignal,
+      }),
+      continuing: true,
+    };
   }
   try {
     const { newMessage, input, stateDelta } = request;
@@ -158,7 +190,10 @@ async function start(runner: Runner, record: RunRecord, request: StoredRequest, 
   } catch (error) {
     // The invocation started on a worker that died: continue it, finished steps are not repeated.
     if (!(error instanceof InvocationExistsError)) throw error;
-    return { events: await runner.startResume({ userId, sessionId, invocationId, runConfig, abortSignal }), continuing: true };
+    return {
+      events: await runner.startResume({ userId, sessionId, invocationId, runConfig, abortSignal }),
+      continuing: true,
+    };
   }
 }
 
@@ -196,21 +231,38 @@ async function republishStored(ctx: RunJobContext, writer: RunStreamWriter, reco
   ]);
   for (const event of session?.events ?? []) {
     // The user's message and answers are not part of the stream (as the runner does not yield them).
-    if (event.invocationId === record.runId && event.author !== 'user' && !published.has(event.id)) writer.publish(event);
+    if (event.invocationId === record.runId && event.author !== 'user' && !published.has(event.id))
+      writer.publish(event);
   }
 }
 
 /** The worker is shutting down: the run goes back to waiting (this attempt not counted) for another worker. */
 async function handBack(ctx: RunJobContext, job: Job<RunJobData>, token: string, record: RunRecord): Promise<void> {
-  await ctx.store.updateRun(record.runId, { status: 'pending', attempts: record.attempts - 1 }, { status: ['running'], attempts: record.attempts });
+  await ctx.store.updateRun(
+    record.runId,
+    { status: 'pending', attempts: record.attempts - 1 },
+    { status: ['running'], attempts: record.attempts },
+  );
   await job.moveToWait(token);
   throw new WaitingError();
 }
 
 async function fail(ctx: RunJobContext, record: RunRecord, error: RunError): Promise<void> {
-  const failed = await ctx.store.updateRun(record.runId, { status: 'failed', error }, { status: [record.status], attempts: record.attempts });
+  const failed = await ctx.store.updateRun(
+    record.runId,
+    { status: 'failed', error },
+    { status: [record.status], attempts: record.attempts },
+  );
   if (!failed) return;
-  const writer = new RunStreamWriter(ctx.redis, ctx.keys, record.runId, `failed:${randomUUID()}`, ctx.ttls, () => undefined, (e) => ctx.onError(e, record.runId));
+  const writer = new RunStreamWriter(
+    ctx.redis,
+    ctx.keys,
+    record.runId,
+    `failed:${randomUUID()}`,
+    ctx.ttls,
+    () => undefined,
+    (e) => ctx.onError(e, record.runId),
+  );
   await writer.claim();
   await writer.end('failed').catch((e: unknown) => ctx.onError(e, record.runId));
   await ctx.promoteNext(failed);

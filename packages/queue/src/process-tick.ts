@@ -18,7 +18,8 @@ export async function processTickJob(queue: RunQueue, sessions: SessionService, 
   if (!(await sessions.getSession({ ...key, numRecentEvents: 0 }))) {
     await sessions.createSession(key).catch(async (error: unknown) => {
       // Created by another take of a tick between the check and here.
-      if (!(error instanceof ConfigurationError) || !(await sessions.getSession({ ...key, numRecentEvents: 0 }))) throw error;
+      if (!(error instanceof ConfigurationError) || !(await sessions.getSession({ ...key, numRecentEvents: 0 })))
+        throw error;
     });
   }
   try {

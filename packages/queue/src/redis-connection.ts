@@ -12,12 +12,16 @@ export function openRedis(connection: RedisConnection, what: string): { client: 
   if (connection instanceof Redis) return { client: connection, shared: true };
   if (typeof connection === 'string') {
     if (!/^rediss?:\/\//.test(connection)) {
-      throw new ConfigurationError(`${what}: redis is ${JSON.stringify(redactUrl(connection))}; use a URL such as 'redis://127.0.0.1:6379', ioredis options, or an ioredis client.`);
+      throw new ConfigurationError(
+        `${what}: redis is ${JSON.stringify(redactUrl(connection))}; use a URL such as 'redis://127.0.0.1:6379', ioredis options, or an ioredis client.`,
+      );
     }
     return { client: new Redis(connection, { maxRetriesPerRequest: null }), shared: false };
   }
   if (typeof connection !== 'object' || connection === null) {
-    throw new ConfigurationError(`${what}: redis is ${JSON.stringify(connection)}; use a URL such as 'redis://127.0.0.1:6379', ioredis options, or an ioredis client.`);
+    throw new ConfigurationError(
+      `${what}: redis is ${JSON.stringify(connection)}; use a URL such as 'redis://127.0.0.1:6379', ioredis options, or an ioredis client.`,
+    );
   }
   return { client: new Redis({ ...connection, maxRetriesPerRequest: null }), shared: false };
 }

@@ -19,7 +19,15 @@ import { runInfo } from './run-info.js';
 import { checkRunId, checkSessionKey, runRequestOf, strategyOf } from './run-request.js';
 import { followStream, STREAM_ID } from './run-stream-reader.js';
 import { Schedules } from './schedules.js';
-import type { EnqueueParams, EnqueueResumeParams, JoinOptions, RunInfo, ScheduleInfo, ScheduleParams, StreamEntry } from '@troupe/core';
+import type {
+  EnqueueParams,
+  EnqueueResumeParams,
+  JoinOptions,
+  RunInfo,
+  ScheduleInfo,
+  ScheduleParams,
+  StreamEntry,
+} from '@troupe/core';
 
 export interface RunQueueOptions {
   /** Redis: a `redis://` URL, ioredis options, or an ioredis client (then not closed by `close`). */
@@ -69,7 +77,8 @@ export class RunQueue implements BackgroundRuns {
     const strategy = strategyOf(params.multitaskStrategy, 'enqueue');
     const key = { appName: params.appName, userId: params.userId, sessionId: params.sessionId };
     if (strategy === 'interrupt') {
-      for (const active of await this.sessionService.listRuns({ session: key, statuses: ACTIVE_RUN_STATUSES })) await this.cancel(active.runId);
+      for (const active of await this.sessionService.listRuns({ session: key, statuses: ACTIVE_RUN_STATUSES }))
+        await this.cancel(active.runId);
     }
     const runId = params.runId ?? `run-${randomUUID()}`;
     const record = await this.sessionService.createRun({ ...key, runId, request, exclusive: strategy === 'reject' });
@@ -81,13 +90,21 @@ export class RunQueue implements BackgroundRuns {
   async resume(params: EnqueueResumeParams): Promise<RunInfo> {
     checkRunId(params.runId);
     if (typeof params.responses !== 'object' || params.responses === null || Array.isArray(params.responses)) {
-      throw new ConfigurationError(`resume of run '${params.runId}' needs responses: { '<interrupt id>': answer }; got ${JSON.stringify(params.responses)}.`);
+      throw new ConfigurationError(
+        `resume of run '${params.runId}' needs responses: { '<interrupt id>': answer }; got ${JSON.stringify(params.responses)}.`,
+      );
     }
     const current = await this.record(params.runId);
     const request = { kind: 'resume', responses: params.responses, streaming: params.streaming === true };
-    const record = await this.sessionService.updateRun(params.runId, { status: 'pending', attempts: 0, request, error: null, cancelRequested: false }, { status: ['interrupted'] });
+    const record = await this.sessionService.updateRun(
+      params.runId,
+      { status: 'pending', attempts: 0, request, error: null, cancelRequested: false },
+      { status: ['interrupted'] },
+    );
     if (!record) {
-      throw new ConfigurationError(`Run '${params.runId}' is ${current.status}, not interrupted: only a run that paused for an answer can be resumed. Check its status first.`);
+      throw new ConfigurationError(
+        `Run '${params.runId}' is ${current.status}, not interrupted: only a run that paused for an answer can be resumed. Check its status first.`,
+      );
     }
     await this.putOnQueue(record);
     return runInfo(record);
@@ -129,7 +146,12 @@ export class RunQueue implements BackgroundRuns {
     if (STREAM_ID.test(lastEventId)) return lastEventId;
     const needle = JSON.stringify(lastEventId);
     for (const [id, fields] of await this.redis.xrange(key, '-', '+')) {
-      if (fields[0] === 'e' && fields[1]!.includes(needle) && (JSON.parse(fields[1]!) as { id?: string }).id === lastEventId) return id;
+      if (
+        fields[0] === 'e' &&
+        fields[1]!.includes(needle) &&
+        (JSON.parse(fields[1]!) as { id?: string }).id === lastEventId
+      )
+        return id;
     }
     return '0-0';
   }
@@ -151,7 +173,11 @@ export class RunQueue implements BackgroundRuns {
    */
   async cancel(runId: string): Promise<RunInfo> {
     const current = await this.record(runId);
-    const notStarted = await this.sessionService.updateRun(runId, { status: 'cancelled', cancelRequested: true }, { status: ['pending'] });
+    const notStarted = await this.sessionService.updateRun(
+      runId,
+      { status: 'cancelled', cancelRequested: true },
+      { status: ['pending'] },
+    );
     if (notStarted) {
       await this.removeJob(runId);
       await this.redis.xadd(this.keys.events(runId), '*', 'end', 'cancelled').catch(() => undefined);
@@ -159,10 +185,18 @@ export class RunQueue implements BackgroundRuns {
     }
     if (current.status === 'interrupted') {
       // Paused for a human: nothing runs, so the record is all there is to stop.
-      const stopped = await this.sessionService.updateRun(runId, { status: 'cancelled', cancelRequested: true }, { status: ['interrupted'] });
+      const stopped = await this.sessionService.updateRun(
+        runId,
+        { status: 'cancelled', cancelRequested: true },
+        { status: ['interrupted'] },
+      );
       if (stopped) return runInfo(stopped);
     }
-    const asked = await this.sessionService.updateRun(runId, { cancelRequested: true }, { status: ACTIVE_RUN_STATUSES });
+    const asked = await this.sessionService.updateRun(
+      runId,
+      { cancelRequested: true },
+      { status: ACTIVE_RUN_STATUSES },
+    );
     if (!asked) return runInfo(await this.record(runId));
     // The worker holding it hears this at once; one taking it later reads cancelRequested.
     await this.redis.publish(this.keys.cancelChannel, runId);
@@ -222,7 +256,13 @@ export class RunQueue implements BackgroundRuns {
       await ensureJob(this.bull, record.runId);
     } catch (error) {
       const failed = { code: 'QUEUE_UNAVAILABLE', message: 'Redis did not take the job.' };
-      await this.sessionService.updateRun(record.runId, { status: 'failed', error: failed }, { status: ['pending'], attempts: record.attempts }).catch(() => undefined);
+      await this.sessionService
+        .updateRun(
+          record.runId,
+          { status: 'failed', error: failed },
+          { status: ['pending'], attempts: record.attempts },
+        )
+        .catch(() => undefined);
       throw new QueueUnavailableError(`queue run '${record.runId}'`, error);
     }
   }
@@ -234,7 +274,11 @@ export class RunQueue implements BackgroundRuns {
 
   /** The stored events of the run's invocation, after `lastEventId` when it is one of theirs. */
   private async *replayStored(record: RunRecord, lastEventId: string | undefined): AsyncGenerator<StreamEntry> {
-    const session = await this.sessionService.getSession({ appName: record.appName, userId: record.userId, sessionId: record.sessionId });
+    const session = await this.sessionService.getSession({
+      appName: record.appName,
+      userId: record.userId,
+      sessionId: record.sessionId,
+    });
     const events = (session?.events ?? []).filter((e) => e.invocationId === record.runId && e.author !== 'user');
     const from = lastEventId === undefined ? 0 : events.findIndex((e) => e.id === lastEventId) + 1;
     for (const event of events.slice(from)) yield { id: event.id, event };
@@ -255,7 +299,9 @@ export function runRecordStore(service: SessionService, what: string): RunRecord
 export function prefixOf(prefix: unknown, what: string): string {
   if (prefix === undefined) return 'troupe';
   if (typeof prefix !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(prefix)) {
-    throw new ConfigurationError(`${what}: prefix ${JSON.stringify(prefix)} is not valid; use 1–64 characters of A-Za-z0-9_.- (the same on the queue and every worker).`);
+    throw new ConfigurationError(
+      `${what}: prefix ${JSON.stringify(prefix)} is not valid; use 1–64 characters of A-Za-z0-9_.- (the same on the queue and every worker).`,
+    );
   }
   return prefix;
 }

@@ -7,7 +7,13 @@ import type { EnqueueParams, MultitaskStrategy } from '@troupe/core';
  * job) can start it from the session store alone. A `resume` carries the answers to a paused run.
  */
 export type StoredRequest =
-  | { kind: 'run'; newMessage?: Content | string; input?: Record<string, unknown>; stateDelta?: Record<string, unknown>; streaming: boolean }
+  | {
+      kind: 'run';
+      newMessage?: Content | string;
+      input?: Record<string, unknown>;
+      stateDelta?: Record<string, unknown>;
+      streaming: boolean;
+    }
   | { kind: 'resume'; responses: Record<string, unknown>; streaming: boolean };
 
 const STRATEGIES: readonly MultitaskStrategy[] = ['reject', 'enqueue', 'interrupt'];
@@ -16,9 +22,14 @@ const STRATEGIES: readonly MultitaskStrategy[] = ['reject', 'enqueue', 'interrup
 export function runRequestOf(params: EnqueueParams): StoredRequest {
   checkSessionKey(params, 'enqueue');
   if (params.newMessage === undefined && params.input === undefined) {
-    throw new ConfigurationError(`enqueue needs a newMessage (string or Content) or an input object for session '${params.sessionId}'.`);
+    throw new ConfigurationError(
+      `enqueue needs a newMessage (string or Content) or an input object for session '${params.sessionId}'.`,
+    );
   }
-  if (params.input !== undefined && (typeof params.input !== 'object' || params.input === null || Array.isArray(params.input))) {
+  if (
+    params.input !== undefined &&
+    (typeof params.input !== 'object' || params.input === null || Array.isArray(params.input))
+  ) {
     throw new ConfigurationError(`enqueue's input must be a plain object; got ${JSON.stringify(params.input)}.`);
   }
   if (params.stateDelta !== undefined) assertValidDelta(params.stateDelta);
@@ -37,7 +48,9 @@ export function runRequestOf(params: EnqueueParams): StoredRequest {
 export function strategyOf(value: unknown, what: string, fallback: MultitaskStrategy = 'reject'): MultitaskStrategy {
   if (value === undefined) return fallback;
   if (!STRATEGIES.includes(value as MultitaskStrategy)) {
-    throw new ConfigurationError(`${what}: multitaskStrategy is ${JSON.stringify(value)}; use 'reject', 'enqueue' or 'interrupt'.`);
+    throw new ConfigurationError(
+      `${what}: multitaskStrategy is ${JSON.stringify(value)}; use 'reject', 'enqueue' or 'interrupt'.`,
+    );
   }
   return value as MultitaskStrategy;
 }
@@ -45,7 +58,9 @@ export function strategyOf(value: unknown, what: string, fallback: MultitaskStra
 /** A run id is an invocation id that is also a BullMQ job id, which cannot hold ':'. */
 export function checkRunId(runId: unknown): asserts runId is string {
   if (typeof runId !== 'string' || !INVOCATION_ID_PATTERN.test(runId) || runId.includes(':')) {
-    throw new ConfigurationError(`runId ${JSON.stringify(runId)} is not valid: use 1–128 characters of A-Za-z0-9._- (it is also the invocation id and the job id), or omit it.`);
+    throw new ConfigurationError(
+      `runId ${JSON.stringify(runId)} is not valid: use 1–128 characters of A-Za-z0-9._- (it is also the invocation id and the job id), or omit it.`,
+    );
   }
 }
 
@@ -60,5 +75,7 @@ export function checkSessionKey(key: Partial<SessionKey>, what: string): asserts
 /** Reads a stored request back; a record written by something else fails loudly rather than running garbage. */
 export function storedRequestOf(runId: string, request: Record<string, unknown>): StoredRequest {
   if (request.kind === 'run' || request.kind === 'resume') return request as StoredRequest;
-  throw new ConfigurationError(`Run '${runId}' has a stored request of unknown kind ${JSON.stringify(request.kind)}; it was not written by this version of @troupe/queue.`);
+  throw new ConfigurationError(
+    `Run '${runId}' has a stored request of unknown kind ${JSON.stringify(request.kind)}; it was not written by this version of @troupe/queue.`,
+  );
 }

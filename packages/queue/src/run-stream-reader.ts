@@ -30,10 +30,12 @@ export async function* followStream(reader: Redis, key: string, options: FollowO
   options.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     while (!options.signal?.aborted) {
-      const reply = await reader.xread('COUNT', 500, 'BLOCK', BLOCK_MS, 'STREAMS', key, cursor).catch((error: unknown) => {
-        if (options.signal?.aborted) return null;
-        throw error;
-      });
+      const reply = await reader
+        .xread('COUNT', 500, 'BLOCK', BLOCK_MS, 'STREAMS', key, cursor)
+        .catch((error: unknown) => {
+          if (options.signal?.aborted) return null;
+          throw error;
+        });
       if (options.signal?.aborted) return;
       if (!reply) {
         // Nothing new for a while: a run that is over and wrote no end (its stream expired, or it

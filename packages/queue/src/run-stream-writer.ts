@@ -16,13 +16,21 @@ redis.call('PEXPIRE', KEYS[2], ARGV[2])
 return id`;
 
 interface FencedRedis extends Redis {
-  troupeFencedXadd(owner: string, stream: string, token: string, ttlMs: number, field: string, value: string): Promise<string | null>;
+  troupeFencedXadd(
+    owner: string,
+    stream: string,
+    token: string,
+    ttlMs: number,
+    field: string,
+    value: string,
+  ): Promise<string | null>;
 }
 
 /** Teaches a client the fenced append (once per client; ioredis sends the script by its hash). */
 export function withFencedXadd(client: Redis): FencedRedis {
   const fenced = client as FencedRedis;
-  if (typeof fenced.troupeFencedXadd !== 'function') client.defineCommand('troupeFencedXadd', { numberOfKeys: 2, lua: FENCED_XADD });
+  if (typeof fenced.troupeFencedXadd !== 'function')
+    client.defineCommand('troupeFencedXadd', { numberOfKeys: 2, lua: FENCED_XADD });
   return fenced;
 }
 
@@ -73,7 +81,10 @@ export class RunStreamWriter {
     await this.flush();
     if (this.lostCalled) return;
     await this.redis
-      .multi().pexpire(this.keys.events(this.runId), this.ttls.endedMs).pexpire(this.keys.owner(this.runId), this.ttls.endedMs).exec();
+      .multi()
+      .pexpire(this.keys.events(this.runId), this.ttls.endedMs)
+      .pexpire(this.keys.owner(this.runId), this.ttls.endedMs)
+      .exec();
   }
 
   /** Waits until every append so far reached Redis (or failed). */
@@ -95,7 +106,14 @@ export class RunStreamWriter {
 
   private append(field: string, value: string): void {
     const sent = withFencedXadd(this.redis)
-      .troupeFencedXadd(this.keys.owner(this.runId), this.keys.events(this.runId), this.token, this.ttls.runningMs, field, value)
+      .troupeFencedXadd(
+        this.keys.owner(this.runId),
+        this.keys.events(this.runId),
+        this.token,
+        this.ttls.runningMs,
+        field,
+        value,
+      )
       .then(
         (id) => {
           if (id === null) this.lost(`run '${this.runId}' was taken over by another worker`);

@@ -90,7 +90,12 @@ export class RunWorker {
   private readonly keys: RedisKeys;
   private readonly runners = new Map<string, Runner>();
   private readonly active = new Map<string, AbortController>();
-  private readonly settings: Required<Pick<RunWorkerOptions, 'concurrency' | 'lockDurationMs' | 'stalledIntervalMs' | 'maxStalledCount' | 'streamTtlMs' | 'sweepIntervalMs'>>;
+  private readonly settings: Required<
+    Pick<
+      RunWorkerOptions,
+      'concurrency' | 'lockDurationMs' | 'stalledIntervalMs' | 'maxStalledCount' | 'streamTtlMs' | 'sweepIntervalMs'
+    >
+  >;
   private readonly onError: NonNullable<RunWorkerOptions['onError']>;
   private readonly queue: RunQueue;
   private worker: Worker<QueueJobData> | undefined;
@@ -108,9 +113,15 @@ export class RunWorker {
     this.redis = client;
     this.ownsRedis = !shared;
     this.keys = new RedisKeys(prefixOf(options.prefix, 'RunWorker'));
-    this.onError = options.onError ?? ((error, context) => console.error(`[troupe worker] ${context.during}${context.runId ? ` (run ${context.runId})` : ''}:`, error));
+    this.onError =
+      options.onError ??
+      ((error, context) =>
+        console.error(`[troupe worker] ${context.during}${context.runId ? ` (run ${context.runId})` : ''}:`, error));
     const memory = options.memoryService;
-    const remember = new AddSessionToMemoryPlugin({ onError: (error, session) => this.onError(error, { during: `adding session '${session.id}' of app '${session.appName}' to memory` }) });
+    const remember = new AddSessionToMemoryPlugin({
+      onError: (error, session) =>
+        this.onError(error, { during: `adding session '${session.id}' of app '${session.appName}' to memory` }),
+    });
     const plugins = memory ? [...(options.plugins ?? []), remember] : options.plugins;
     for (const [appName, agent] of Object.entries(options.apps)) {
       this.runners.set(
@@ -136,7 +147,9 @@ export class RunWorker {
   async start(): Promise<void> {
     if (this.worker) return;
     this.subscriber = duplicate(this.redis);
-    this.subscriber.on('message', (_channel: string, runId: string) => this.active.get(runId)?.abort(new RunCancelledError(`Run '${runId}' was cancelled.`)));
+    this.subscriber.on('message', (_channel: string, runId: string) =>
+      this.active.get(runId)?.abort(new RunCancelledError(`Run '${runId}' was cancelled.`)),
+    );
     this.subscriber.on('error', (error: unknown) => this.onError(error, { during: 'listening for cancels' }));
     await this.subscriber.subscribe(this.keys.cancelChannel);
     const context = this.jobContext();
@@ -159,7 +172,9 @@ export class RunWorker {
       },
     );
     this.worker.on('error', (error) => this.onError(error, { during: 'taking jobs' }));
-    this.worker.on('failed', (job, error) => this.onError(error, { ...(job ? { runId: String(job.id) } : {}), during: 'processing a job' }));
+    this.worker.on('failed', (job, error) =>
+      this.onError(error, { ...(job ? { runId: String(job.id) } : {}), during: 'processing a job' }),
+    );
     await this.worker.waitUntilReady();
     if (this.settings.sweepIntervalMs > 0) {
       void this.sweep();
@@ -240,7 +255,12 @@ function settingsOf(options: RunWorkerOptions): RunWorker['settings'] {
   return {
     concurrency: positive(options.concurrency, 'concurrency', 10, 1),
     lockDurationMs,
-    stalledIntervalMs: positive(options.stalledIntervalMs, 'stalledIntervalMs', Math.max(500, Math.floor(lockDurationMs / 2)), 100),
+    stalledIntervalMs: positive(
+      options.stalledIntervalMs,
+      'stalledIntervalMs',
+      Math.max(500, Math.floor(lockDurationMs / 2)),
+      100,
+    ),
     maxStalledCount: positive(options.maxStalledCount, 'maxStalledCount', 2, 0),
     streamTtlMs: positive(options.streamTtlMs, 'streamTtlMs', 600_000, 1_000),
     sweepIntervalMs: positive(options.sweepIntervalMs, 'sweepIntervalMs', 30_000, 0),
@@ -250,7 +270,9 @@ function settingsOf(options: RunWorkerOptions): RunWorker['settings'] {
 function positive(value: unknown, name: string, fallback: number, min: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
-    throw new ConfigurationError(`RunWorker: ${name} is ${JSON.stringify(value)}; use a whole number of at least ${min}.`);
+    throw new ConfigurationError(
+      `RunWorker: ${name} is ${JSON.stringify(value)}; use a whole number of at least ${min}.`,
+    );
   }
   return value;
 }

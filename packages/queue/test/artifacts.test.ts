@@ -17,20 +17,49 @@ describeRedis('RunWorker({ artifactService })', () => {
     const sessionService = new InMemorySessionService();
     const artifactService = new InMemoryArtifactService();
     const prefix = `a${Math.random().toString(36).slice(2, 8)}`;
-    const agent = new FunctionAgent({ name: 'Scribe', run: async (_input, ctx) => `saved version ${await ctx.saveArtifact('minutes.md', { text: '# Minutes' })}` });
+    const agent = new FunctionAgent({
+      name: 'Scribe',
+      run: async (_input, ctx) => `saved version ${await ctx.saveArtifact('minutes.md', { text: '# Minutes' })}`,
+    });
     const queue = new RunQueue({ redis: redis().url, sessionService, prefix });
-    const worker = new RunWorker({ apps: { scribe: agent }, sessionService, artifactService, redis: redis().url, prefix, lockDurationMs: 2_000, sweepIntervalMs: 0 });
+    const worker = new RunWorker({
+      apps: { scribe: agent },
+      sessionService,
+      artifactService,
+      redis: redis().url,
+      prefix,
+      lockDurationMs: 2_000,
+      sweepIntervalMs: 0,
+    });
     await worker.start();
-    closers.push(() => queue.close(), () => worker.close({ gracePeriodMs: 0 }));
+    closers.push(
+      () => queue.close(),
+      () => worker.close({ gracePeriodMs: 0 }),
+    );
 
     const session = await sessionService.createSession({ appName: 'scribe', userId: 'u1' });
-    const run = await queue.enqueue({ appName: 'scribe', userId: 'u1', sessionId: session.id, newMessage: 'Take the minutes.' });
+    const run = await queue.enqueue({
+      appName: 'scribe',
+      userId: 'u1',
+      sessionId: session.id,
+      newMessage: 'Take the minutes.',
+    });
     for await (const _ of queue.join(run.runId)) {
       // Drained to the run's end.
     }
     expect(await queue.status(run.runId)).toMatchObject({ status: 'completed' });
-    expect(await artifactService.loadArtifact({ appName: 'scribe', userId: 'u1', sessionId: session.id, filename: 'minutes.md' })).toEqual({ text: '# Minutes' });
+    expect(
+      await artifactService.loadArtifact({
+        appName: 'scribe',
+        userId: 'u1',
+        sessionId: session.id,
+        filename: 'minutes.md',
+      }),
+    ).toEqual({ text: '# Minutes' });
     const stored = await sessionService.getSession({ appName: 'scribe', userId: 'u1', sessionId: session.id });
-    expect(stored!.events.at(-1)).toMatchObject({ output: 'saved version 0', actions: { artifactDelta: { 'minutes.md': 0 } } });
+    expect(stored!.events.at(-1)).toMatchObject({
+      output: 'saved version 0',
+      actions: { artifactDelta: { 'minutes.md': 0 } },
+    });
   });
 });

@@ -18,9 +18,20 @@ describeRedis('a background run blocked by a guardrail', () => {
   beforeEach(async () => {
     store = new InMemorySessionService();
     const prefix = `g${Math.random().toString(36).slice(2, 8)}`;
-    const agent = new LlmAgent({ name: 'Tutor', model: new ScriptedModel([]), inputGuardrails: [{ name: 'no_homework', blocking: true, check: () => ({ tripwire: true }) }] });
+    const agent = new LlmAgent({
+      name: 'Tutor',
+      model: new ScriptedModel([]),
+      inputGuardrails: [{ name: 'no_homework', blocking: true, check: () => ({ tripwire: true }) }],
+    });
     queue = new RunQueue({ redis: redis().url, sessionService: store, prefix });
-    worker = new RunWorker({ apps: { [APP]: agent }, sessionService: store, redis: redis().url, prefix, lockDurationMs: 2_000, sweepIntervalMs: 0 });
+    worker = new RunWorker({
+      apps: { [APP]: agent },
+      sessionService: store,
+      redis: redis().url,
+      prefix,
+      lockDurationMs: 2_000,
+      sweepIntervalMs: 0,
+    });
     await worker.start();
   });
   afterEach(async () => {
@@ -30,11 +41,19 @@ describeRedis('a background run blocked by a guardrail', () => {
 
   it('ends failed with error code GUARDRAIL_TRIPPED; the stream ends with the stored tripwire event', async () => {
     const session = await store.createSession({ appName: APP, userId: 'u1' });
-    const run = await queue.enqueue({ appName: APP, userId: 'u1', sessionId: session.id, newMessage: 'do my homework' });
+    const run = await queue.enqueue({
+      appName: APP,
+      userId: 'u1',
+      sessionId: session.id,
+      newMessage: 'do my homework',
+    });
     const entries: StreamEntry[] = [];
     for await (const entry of queue.join(run.runId)) entries.push(entry);
     expect(entries.map((e) => e.event.errorCode)).toEqual(['GUARDRAIL_TRIPPED']);
     const status = await queue.status(run.runId);
-    expect(status).toMatchObject({ status: 'failed', error: { code: 'GUARDRAIL_TRIPPED', message: expect.stringMatching(/^Guardrail 'no_homework' tripped/) } });
+    expect(status).toMatchObject({
+      status: 'failed',
+      error: { code: 'GUARDRAIL_TRIPPED', message: expect.stringMatching(/^Guardrail 'no_homework' tripped/) },
+    });
   });
 });

@@ -1,4 +1,10 @@
-import { InMemoryMemoryService, InMemorySessionService, LlmAgent, preloadMemoryTool, type MemoryService } from '@troupe/core';
+import {
+  InMemoryMemoryService,
+  InMemorySessionService,
+  LlmAgent,
+  preloadMemoryTool,
+  type MemoryService,
+} from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { RunQueue, RunWorker } from '@troupe/queue';
 import { afterEach, expect, it } from 'vitest';
@@ -16,14 +22,30 @@ describeRedis('RunWorker({ memoryService })', () => {
     for (const close of closers.splice(0).reverse()) await close();
   });
 
-  async function start(memoryService: MemoryService, model: ScriptedModel, onError?: (error: unknown, context: { during: string }) => void) {
+  async function start(
+    memoryService: MemoryService,
+    model: ScriptedModel,
+    onError?: (error: unknown, context: { during: string }) => void,
+  ) {
     const store = new InMemorySessionService();
     const prefix = `m${Math.random().toString(36).slice(2, 8)}`;
     const agent = new LlmAgent({ name: 'Assistant', model, tools: [preloadMemoryTool] });
     const queue = new RunQueue({ redis: redis().url, sessionService: store, prefix });
-    const worker = new RunWorker({ apps: { [APP]: agent }, sessionService: store, memoryService, redis: redis().url, prefix, lockDurationMs: 2_000, sweepIntervalMs: 0, ...(onError ? { onError } : {}) });
+    const worker = new RunWorker({
+      apps: { [APP]: agent },
+      sessionService: store,
+      memoryService,
+      redis: redis().url,
+      prefix,
+      lockDurationMs: 2_000,
+      sweepIntervalMs: 0,
+      ...(onError ? { onError } : {}),
+    });
     await worker.start();
-    closers.push(() => queue.close(), () => worker.close({ gracePeriodMs: 0 }));
+    closers.push(
+      () => queue.close(),
+      () => worker.close({ gracePeriodMs: 0 }),
+    );
     const runTurn = async (text: string) => {
       const session = await store.createSession({ appName: APP, userId: 'u1' });
       const run = await queue.enqueue({ appName: APP, userId: 'u1', sessionId: session.id, newMessage: text });
@@ -53,9 +75,13 @@ describeRedis('RunWorker({ memoryService })', () => {
       searchMemory: async () => ({ memories: [] }),
     };
     const errors: string[] = [];
-    const { runTurn } = await start(failing, new ScriptedModel(['Hello.']), (error, context) => errors.push(`${context.during}: ${(error as Error).message}`));
+    const { runTurn } = await start(failing, new ScriptedModel(['Hello.']), (error, context) =>
+      errors.push(`${context.during}: ${(error as Error).message}`),
+    );
 
     expect(await runTurn('hi')).toMatchObject({ status: 'completed' });
-    expect(errors).toEqual([expect.stringMatching(/^adding session '.+' of app 'assistant' to memory: memory store is down$/)]);
+    expect(errors).toEqual([
+      expect.stringMatching(/^adding session '.+' of app 'assistant' to memory: memory store is down$/),
+    ]);
   });
 });

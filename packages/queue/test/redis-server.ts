@@ -39,7 +39,9 @@ export function freePort(): Promise<number> {
     probe.once('error', reject);
     probe.listen(0, '127.0.0.1', () => {
       const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      probe.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -53,9 +55,26 @@ export async function startRedis(): Promise<TestRedis> {
   }
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
-    const child = spawn(REDIS_BIN, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'warning'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      REDIS_BIN,
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--daemonize',
+        'no',
+        '--loglevel',
+        'warning',
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     try {
       await ready(child, port);
       return handle(child, port);
@@ -85,7 +104,10 @@ export function useRedis(): () => TestRedis {
 function ready(child: ChildProcess, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     let output = '';
-    const timer = setTimeout(() => fail(new Error(`redis-server on port ${port} did not start within 10 s: ${output}`)), 10_000);
+    const timer = setTimeout(
+      () => fail(new Error(`redis-server on port ${port} did not start within 10 s: ${output}`)),
+      10_000,
+    );
     const poll = setInterval(() => {
       // PING without a client library: the inline command form Redis accepts on a raw socket.
       const socket = new Socket();

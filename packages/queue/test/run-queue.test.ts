@@ -49,7 +49,14 @@ describeRedis('RunQueue and RunWorker in one process', () => {
     ran = [];
     prefix = `t${Math.random().toString(36).slice(2, 8)}`;
     queue = new RunQueue({ redis: redis().url, sessionService: store, prefix });
-    worker = new RunWorker({ apps: { [APP]: pipeline(50, ran) }, sessionService: store, redis: redis().url, prefix, lockDurationMs: 2_000, sweepIntervalMs: 0 });
+    worker = new RunWorker({
+      apps: { [APP]: pipeline(50, ran) },
+      sessionService: store,
+      redis: redis().url,
+      prefix,
+      lockDurationMs: 2_000,
+      sweepIntervalMs: 0,
+    });
     await worker.start();
   });
   afterEach(async () => {
@@ -81,8 +88,16 @@ describeRedis('RunQueue and RunWorker in one process', () => {
   it("refuses a second run on a busy session with 'reject', runs it after with 'enqueue'", async () => {
     const session = await store.createSession({ appName: APP, userId: 'u1' });
     const first = await queue.enqueue({ appName: APP, userId: 'u1', sessionId: session.id, newMessage: 'one' });
-    await expect(queue.enqueue({ appName: APP, userId: 'u1', sessionId: session.id, newMessage: 'two' })).rejects.toBeInstanceOf(SessionBusyError);
-    const second = await queue.enqueue({ appName: APP, userId: 'u1', sessionId: session.id, newMessage: 'two', multitaskStrategy: 'enqueue' });
+    await expect(
+      queue.enqueue({ appName: APP, userId: 'u1', sessionId: session.id, newMessage: 'two' }),
+    ).rejects.toBeInstanceOf(SessionBusyError);
+    const second = await queue.enqueue({
+      appName: APP,
+      userId: 'u1',
+      sessionId: session.id,
+      newMessage: 'two',
+      multitaskStrategy: 'enqueue',
+    });
     await collect(queue.join(second.runId));
     expect((await queue.status(first.runId)).status).toBe('completed');
     expect((await queue.status(second.runId)).status).toBe('completed');
@@ -90,13 +105,23 @@ describeRedis('RunQueue and RunWorker in one process', () => {
     // Never interleaved: every event of the first run comes before any of the second.
     const order = events.map((e) => e.invocationId);
     expect(order.lastIndexOf(first.runId)).toBeLessThan(order.indexOf(second.runId));
-    expect((await queue.list({ appName: APP, userId: 'u1', sessionId: session.id })).map((r) => r.runId)).toEqual([first.runId, second.runId]);
+    expect((await queue.list({ appName: APP, userId: 'u1', sessionId: session.id })).map((r) => r.runId)).toEqual([
+      first.runId,
+      second.runId,
+    ]);
   });
 
   it('cancels a running run: one stored CANCELLED event, status cancelled, the session free', async () => {
     const slowRan: string[] = [];
     await worker.close({ gracePeriodMs: 0 });
-    worker = new RunWorker({ apps: { [APP]: pipeline(400, slowRan) }, sessionService: store, redis: redis().url, prefix, lockDurationMs: 2_000, sweepIntervalMs: 0 });
+    worker = new RunWorker({
+      apps: { [APP]: pipeline(400, slowRan) },
+      sessionService: store,
+      redis: redis().url,
+      prefix,
+      lockDurationMs: 2_000,
+      sweepIntervalMs: 0,
+    });
     await worker.start();
     const session = await store.createSession({ appName: APP, userId: 'u1' });
     const run = await queue.enqueue({ appName: APP, userId: 'u1', sessionId: session.id, newMessage: 'go' });
@@ -117,7 +142,13 @@ describeRedis('RunQueue and RunWorker in one process', () => {
     const run = await queue.enqueue({ appName: APP, userId: 'u1', sessionId: session.id, newMessage: 'go' });
     expect((await queue.cancel(run.runId)).status).toBe('cancelled');
     expect(await collect(queue.join(run.runId))).toEqual([]);
-    worker = new RunWorker({ apps: { [APP]: pipeline(10, ran) }, sessionService: store, redis: redis().url, prefix, sweepIntervalMs: 0 });
+    worker = new RunWorker({
+      apps: { [APP]: pipeline(10, ran) },
+      sessionService: store,
+      redis: redis().url,
+      prefix,
+      sweepIntervalMs: 0,
+    });
     await worker.start();
     await sleep(300);
     expect(ran).toEqual([]);

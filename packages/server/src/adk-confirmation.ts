@@ -1,4 +1,12 @@
-import { openInterrupts, type Content, type Event, type FunctionCall, type FunctionResponse, type InterruptInfo, type Session } from '@troupe/core';
+import {
+  openInterrupts,
+  type Content,
+  type Event,
+  type FunctionCall,
+  type FunctionResponse,
+  type InterruptInfo,
+  type Session,
+} from '@troupe/core';
 import { HttpError } from './http-error.js';
 
 /**
@@ -45,7 +53,10 @@ export function confirmationCall(interrupt: InterruptInfo): FunctionCall {
 
 /** The `adk_request_confirmation` response standing for a stored answer to a confirmation. */
 export function confirmationResponse(interruptId: string, answer: unknown): FunctionResponse {
-  const response = typeof answer === 'object' && answer !== null && !Array.isArray(answer) ? { ...(answer as Record<string, unknown>) } : { confirmed: answer === true };
+  const response =
+    typeof answer === 'object' && answer !== null && !Array.isArray(answer)
+      ? { ...(answer as Record<string, unknown>) }
+      : { confirmed: answer === true };
   return { id: interruptId, name: REQUEST_CONFIRMATION_FUNCTION_CALL_NAME, response };
 }
 
@@ -69,7 +80,11 @@ export function confirmationAnswers(message: Content | undefined): ConfirmationA
   parts.forEach((part, index) => {
     if (!('functionResponse' in part) || part.functionResponse.name !== REQUEST_CONFIRMATION_FUNCTION_CALL_NAME) return;
     const field = `newMessage.parts.${index}.functionResponse`;
-    answers.push({ callId: part.functionResponse.id, answer: readConfirmation(part.functionResponse.response, `${field}.response`), field });
+    answers.push({
+      callId: part.functionResponse.id,
+      answer: readConfirmation(part.functionResponse.response, `${field}.response`),
+      field,
+    });
   });
   if (answers.length === 0) return undefined;
   if (answers.length !== parts.length) {
@@ -93,11 +108,19 @@ function readConfirmation(response: Record<string, unknown>, field: string): Con
       try {
         fields = JSON.parse(fields);
       } catch {
-        throw new HttpError(400, 'INVALID_REQUEST', `Invalid request body: field '${field}.response': expected a JSON string such as '{"confirmed":true}'; got ${JSON.stringify(fields).slice(0, 100)}.`, `${field}.response`);
+        throw new HttpError(
+          400,
+          'INVALID_REQUEST',
+          `Invalid request body: field '${field}.response': expected a JSON string such as '{"confirmed":true}'; got ${JSON.stringify(fields).slice(0, 100)}.`,
+          `${field}.response`,
+        );
       }
     }
   }
-  const value = typeof fields === 'object' && fields !== null && !Array.isArray(fields) ? (fields as Record<string, unknown>) : undefined;
+  const value =
+    typeof fields === 'object' && fields !== null && !Array.isArray(fields)
+      ? (fields as Record<string, unknown>)
+      : undefined;
   if (typeof value?.confirmed !== 'boolean') {
     throw new HttpError(
       400,
@@ -106,7 +129,9 @@ function readConfirmation(response: Record<string, unknown>, field: string): Con
       `${field}.confirmed`,
     );
   }
-  return value.payload === undefined ? { confirmed: value.confirmed } : { confirmed: value.confirmed, payload: value.payload };
+  return value.payload === undefined
+    ? { confirmed: value.confirmed }
+    : { confirmed: value.confirmed, payload: value.payload };
 }
 
 /**
@@ -136,14 +161,24 @@ export function confirmationResume(
       );
     }
     if (answered !== undefined && event.invocationId !== answered) {
-      throw new HttpError(400, 'INVALID_REQUEST', `Invalid request body: field '${field}.id': '${callId}' belongs to invocation '${event.invocationId}', the other answers to '${answered}'. Answer one paused run at a time.`, `${field}.id`);
+      throw new HttpError(
+        400,
+        'INVALID_REQUEST',
+        `Invalid request body: field '${field}.id': '${callId}' belongs to invocation '${event.invocationId}', the other answers to '${answered}'. Answer one paused run at a time.`,
+        `${field}.id`,
+      );
     }
     answered = event.invocationId;
     responses[event.interrupt!.id] = answer;
     fields.set(event.interrupt!.id, field);
   }
   if (invocationId && invocationId !== answered) {
-    throw new HttpError(400, 'INVALID_REQUEST', `Invalid request body: field 'invocationId': the answers are for invocation '${answered}', not '${invocationId}'. Leave invocationId out, or send that one.`, 'invocationId');
+    throw new HttpError(
+      400,
+      'INVALID_REQUEST',
+      `Invalid request body: field 'invocationId': the answers are for invocation '${answered}', not '${invocationId}'. Leave invocationId out, or send that one.`,
+      'invocationId',
+    );
   }
   const open = new Set(openInterrupts(session.events, answered).map((interrupt) => interrupt.id));
   for (const [id, field] of fields) {

@@ -1,5 +1,10 @@
 import type { Session } from '@troupe/core';
-import { confirmationAnswers, confirmationResume, REQUEST_CONFIRMATION_FUNCTION_CALL_NAME, type Confirmation } from './adk-confirmation.js';
+import {
+  confirmationAnswers,
+  confirmationResume,
+  REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
+  type Confirmation,
+} from './adk-confirmation.js';
 import { HttpError } from './http-error.js';
 import type { RunBody } from './request-body.js';
 import type { ServerContext } from './server-context.js';
@@ -22,12 +27,21 @@ export async function adkResumeOf(ctx: ServerContext, body: RunBody): Promise<Ad
   const answers = confirmationAnswers(body.newMessage);
   if (!answers) return undefined;
   if (body.input) {
-    throw new HttpError(400, 'INVALID_REQUEST', `Invalid request body: field 'input': a message that answers '${REQUEST_CONFIRMATION_FUNCTION_CALL_NAME}' resumes the paused run, which keeps its own input. Leave input out.`, 'input');
+    throw new HttpError(
+      400,
+      'INVALID_REQUEST',
+      `Invalid request body: field 'input': a message that answers '${REQUEST_CONFIRMATION_FUNCTION_CALL_NAME}' resumes the paused run, which keeps its own input. Leave input out.`,
+      'input',
+    );
   }
   const { appName, userId, sessionId } = body;
   const session = await ctx.sessionService.getSession({ appName, userId, sessionId });
   if (!session) {
-    throw new HttpError(404, 'SESSION_NOT_FOUND', `Session '${sessionId}' not found for app '${appName}' and user '${userId}'. Create it with POST /apps/${appName}/users/${userId}/sessions.`);
+    throw new HttpError(
+      404,
+      'SESSION_NOT_FOUND',
+      `Session '${sessionId}' not found for app '${appName}' and user '${userId}'. Create it with POST /apps/${appName}/users/${userId}/sessions.`,
+    );
   }
   return { session, ...confirmationResume(session, answers, body.invocationId) };
 }

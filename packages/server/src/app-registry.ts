@@ -1,4 +1,16 @@
-import { AddSessionToMemoryPlugin, type ArtifactService, type BaseAgent, type CompactionOptions, type BaseLlm, type BasePlugin, ConfigurationError, type LoadAgentOptions, type MemoryService, Runner, type SessionService } from '@troupe/core';
+import {
+  AddSessionToMemoryPlugin,
+  type ArtifactService,
+  type BaseAgent,
+  type CompactionOptions,
+  type BaseLlm,
+  type BasePlugin,
+  ConfigurationError,
+  type LoadAgentOptions,
+  type MemoryService,
+  Runner,
+  type SessionService,
+} from '@troupe/core';
 import { discoverApps, type DiscoveredApp, type ImportModule } from './discover-apps.js';
 import { HttpError } from './http-error.js';
 
@@ -26,11 +38,19 @@ export class AppRegistry {
 
   constructor(private readonly options: AppRegistryOptions) {
     for (const [name, agent] of Object.entries(options.apps ?? {})) {
-      if (!agent || typeof agent.runAsync !== 'function') throw new ConfigurationError(`apps['${name}'] must be an agent (a BaseAgent such as LlmAgent); got ${String(agent)}.`);
-      if (name.length === 0 || name.includes('/')) throw new ConfigurationError(`App name ${JSON.stringify(name)} cannot be used in a URL path; use letters, digits, '_' or '-'.`);
+      if (!agent || typeof agent.runAsync !== 'function')
+        throw new ConfigurationError(
+          `apps['${name}'] must be an agent (a BaseAgent such as LlmAgent); got ${String(agent)}.`,
+        );
+      if (name.length === 0 || name.includes('/'))
+        throw new ConfigurationError(
+          `App name ${JSON.stringify(name)} cannot be used in a URL path; use letters, digits, '_' or '-'.`,
+        );
     }
     // With memory, each session is added to it after every run (unless the caller's plugins do it already).
-    const remember = options.memoryService !== undefined && !options.plugins.some((plugin) => plugin instanceof AddSessionToMemoryPlugin);
+    const remember =
+      options.memoryService !== undefined &&
+      !options.plugins.some((plugin) => plugin instanceof AddSessionToMemoryPlugin);
     this.plugins = remember ? [...options.plugins, new AddSessionToMemoryPlugin()] : [...options.plugins];
   }
 
@@ -62,7 +82,9 @@ export class AppRegistry {
   }
 
   private async makeRunner(appName: string): Promise<Runner> {
-    const agent = Object.hasOwn(this.options.apps ?? {}, appName) ? this.options.apps![appName]! : await this.loadDiscovered(appName);
+    const agent = Object.hasOwn(this.options.apps ?? {}, appName)
+      ? this.options.apps![appName]!
+      : await this.loadDiscovered(appName);
     return new Runner({
       appName,
       agent,
@@ -79,7 +101,12 @@ export class AppRegistry {
 
   private async loadDiscovered(appName: string): Promise<BaseAgent> {
     const app = (await this.discovered()).get(appName);
-    if (!app) throw new HttpError(404, 'APP_NOT_FOUND', `There is no app '${appName}'. GET /list-apps lists the apps this server offers.`);
+    if (!app)
+      throw new HttpError(
+        404,
+        'APP_NOT_FOUND',
+        `There is no app '${appName}'. GET /list-apps lists the apps this server offers.`,
+      );
     return app.load();
   }
 
@@ -87,7 +114,10 @@ export class AppRegistry {
     const dir = this.options.agentsDir;
     if (dir === undefined) return Promise.resolve(new Map());
     if (!this.discovery) {
-      const discovery = discoverApps(dir, { importModule: this.options.importModule, ...(this.options.loadAgentOptions ? { loadAgentOptions: this.options.loadAgentOptions } : {}) }).then((apps) => new Map(apps.map((a) => [a.name, a])));
+      const discovery = discoverApps(dir, {
+        importModule: this.options.importModule,
+        ...(this.options.loadAgentOptions ? { loadAgentOptions: this.options.loadAgentOptions } : {}),
+      }).then((apps) => new Map(apps.map((a) => [a.name, a])));
       this.discovery = discovery;
       // An unreadable directory is looked at again on the next request.
       void discovery.catch(() => {

@@ -31,10 +31,19 @@ export class Authenticator {
     if (!this.verify) return ADMIN;
     const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? '');
     if (!match) {
-      throw new HttpError(401, 'UNAUTHORIZED', "This server requires a token: send the header 'Authorization: Bearer <token>'.");
+      throw new HttpError(
+        401,
+        'UNAUTHORIZED',
+        "This server requires a token: send the header 'Authorization: Bearer <token>'.",
+      );
     }
     const userId = await this.verify(match[1]!);
-    if (typeof userId !== 'string' || userId === '') throw new HttpError(401, 'UNAUTHORIZED', 'The bearer token was not accepted. Check the token the server was configured with.');
+    if (typeof userId !== 'string' || userId === '')
+      throw new HttpError(
+        401,
+        'UNAUTHORIZED',
+        'The bearer token was not accepted. Check the token the server was configured with.',
+      );
     return userId;
   }
 }
@@ -42,5 +51,9 @@ export class Authenticator {
 /** A request acting as `principal` may touch `userId`'s sessions only if it is that user or an admin; otherwise 403. */
 export function assertMayAccess(principal: string, userId: string): void {
   if (principal === ADMIN || principal === userId) return;
-  throw new HttpError(403, 'FORBIDDEN', `The token of user '${principal}' cannot access the sessions of user '${userId}'. Use that user's token, or an admin token ('*').`);
+  throw new HttpError(
+    403,
+    'FORBIDDEN',
+    `The token of user '${principal}' cannot access the sessions of user '${userId}'. Use that user's token, or an admin token ('*').`,
+  );
 }

@@ -1,4 +1,12 @@
-import type { EnqueueParams, EnqueueResumeParams, JoinOptions, RunInfo, ScheduleInfo, ScheduleParams, StreamEntry } from '@troupe/core';
+import type {
+  EnqueueParams,
+  EnqueueResumeParams,
+  JoinOptions,
+  RunInfo,
+  ScheduleInfo,
+  ScheduleParams,
+  StreamEntry,
+} from '@troupe/core';
 
 // The queue createApp's `queue` option takes is core's `BackgroundRuns` contract, which
 // `@troupe/queue`'s RunQueue implements: the server serves it without depending on the queue (nor

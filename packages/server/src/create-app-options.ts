@@ -1,5 +1,15 @@
 import { statSync } from 'node:fs';
-import { type ArtifactService, type BaseAgent, type CompactionOptions, type BaseLlm, type BasePlugin, ConfigurationError, type LoadAgentOptions, type MemoryService, type SessionService } from '@troupe/core';
+import {
+  type ArtifactService,
+  type BaseAgent,
+  type CompactionOptions,
+  type BaseLlm,
+  type BasePlugin,
+  ConfigurationError,
+  type LoadAgentOptions,
+  type MemoryService,
+  type SessionService,
+} from '@troupe/core';
 import type { AuthOptions } from './auth.js';
 import type { BackgroundRuns } from './background-runs.js';
 import type { ImportModule } from './discover-apps.js';
@@ -130,25 +140,55 @@ export const DEFAULT_HEALTH_CHECK_TIMEOUT_MS = 3000;
 
 /** Rejects unusable options with the option, the value and the fix. */
 export function checkOptions(options: CreateAppOptions): void {
-  if (typeof options !== 'object' || options === null) throw new ConfigurationError(`createApp needs an options object such as { apps: { myApp: rootAgent } }; got ${String(options)}.`);
+  if (typeof options !== 'object' || options === null)
+    throw new ConfigurationError(
+      `createApp needs an options object such as { apps: { myApp: rootAgent } }; got ${String(options)}.`,
+    );
   if (options.apps === undefined && options.agentsDir === undefined) {
-    throw new ConfigurationError('createApp needs apps ({ name: rootAgent }) or an agentsDir to find them in; it got neither.');
+    throw new ConfigurationError(
+      'createApp needs apps ({ name: rootAgent }) or an agentsDir to find them in; it got neither.',
+    );
   }
   checkPositive('bodyLimit', options.bodyLimit, 'bytes, e.g. 1048576');
   checkPositive('healthCheckTimeoutMs', options.healthCheckTimeoutMs, 'milliseconds, e.g. 3000');
-  for (const name of Object.keys(DEFAULT_JSON_LIMITS) as (keyof JsonLimits)[]) checkPositive(`jsonLimits.${name}`, options.jsonLimits?.[name], `${JSON_LIMIT_UNITS[name]}, e.g. ${DEFAULT_JSON_LIMITS[name]}`);
-  for (const name of Object.keys(DEFAULT_STATE_LIMITS) as (keyof StateLimits)[]) checkPositive(`stateLimits.${name}`, options.stateLimits?.[name], `bytes, e.g. ${DEFAULT_STATE_LIMITS[name]}`);
+  for (const name of Object.keys(DEFAULT_JSON_LIMITS) as (keyof JsonLimits)[])
+    checkPositive(
+      `jsonLimits.${name}`,
+      options.jsonLimits?.[name],
+      `${JSON_LIMIT_UNITS[name]}, e.g. ${DEFAULT_JSON_LIMITS[name]}`,
+    );
+  for (const name of Object.keys(DEFAULT_STATE_LIMITS) as (keyof StateLimits)[])
+    checkPositive(`stateLimits.${name}`, options.stateLimits?.[name], `bytes, e.g. ${DEFAULT_STATE_LIMITS[name]}`);
   const queue: unknown = options.queue;
-  if (queue !== undefined && !(typeof queue === 'object' && queue !== null && QUEUE_METHODS.every((m) => typeof (queue as Record<string, unknown>)[m] === 'function'))) {
-    throw new ConfigurationError(`createApp's queue must be a RunQueue from @troupe/queue (an object with ${QUEUE_METHODS.join(', ')}); got ${typeof queue === 'object' ? 'an object without them' : String(queue)}.`);
+  if (
+    queue !== undefined &&
+    !(
+      typeof queue === 'object' &&
+      queue !== null &&
+      QUEUE_METHODS.every((m) => typeof (queue as Record<string, unknown>)[m] === 'function')
+    )
+  ) {
+    throw new ConfigurationError(
+      `createApp's queue must be a RunQueue from @troupe/queue (an object with ${QUEUE_METHODS.join(', ')}); got ${typeof queue === 'object' ? 'an object without them' : String(queue)}.`,
+    );
   }
   const artifacts: unknown = options.artifactService;
-  if (artifacts !== undefined && !(typeof artifacts === 'object' && artifacts !== null && ARTIFACT_METHODS.every((m) => typeof (artifacts as Record<string, unknown>)[m] === 'function'))) {
-    throw new ConfigurationError(`createApp's artifactService must be an ArtifactService (an object with ${ARTIFACT_METHODS.join(', ')}), e.g. new InMemoryArtifactService() or SqliteArtifactService; got ${typeof artifacts === 'object' ? 'an object without them' : String(artifacts)}.`);
+  if (
+    artifacts !== undefined &&
+    !(
+      typeof artifacts === 'object' &&
+      artifacts !== null &&
+      ARTIFACT_METHODS.every((m) => typeof (artifacts as Record<string, unknown>)[m] === 'function')
+    )
+  ) {
+    throw new ConfigurationError(
+      `createApp's artifactService must be an ArtifactService (an object with ${ARTIFACT_METHODS.join(', ')}), e.g. new InMemoryArtifactService() or SqliteArtifactService; got ${typeof artifacts === 'object' ? 'an object without them' : String(artifacts)}.`,
+    );
   }
   for (const name of ['allowedHosts', 'allowedOrigins'] as const) {
     const list: unknown = options[name];
-    if (list !== undefined && !Array.isArray(list)) throw new ConfigurationError(`createApp's ${name} is ${JSON.stringify(list)}; it must be an array of strings.`);
+    if (list !== undefined && !Array.isArray(list))
+      throw new ConfigurationError(`createApp's ${name} is ${JSON.stringify(list)}; it must be an array of strings.`);
   }
   for (const [name, dir] of [
     ['agentsDir', options.agentsDir],
@@ -161,18 +201,44 @@ export function checkOptions(options: CreateAppOptions): void {
     } catch {
       // Reported below with the fix.
     }
-    if (!isDirectory) throw new ConfigurationError(`createApp's ${name} '${dir}' is not a directory. Pass the path of an existing folder.`);
+    if (!isDirectory)
+      throw new ConfigurationError(
+        `createApp's ${name} '${dir}' is not a directory. Pass the path of an existing folder.`,
+      );
   }
 }
 
-const ARTIFACT_METHODS = ['saveArtifact', 'loadArtifact', 'listArtifactKeys', 'listVersions', 'deleteArtifact'] as const;
+const ARTIFACT_METHODS = [
+  'saveArtifact',
+  'loadArtifact',
+  'listArtifactKeys',
+  'listVersions',
+  'deleteArtifact',
+] as const;
 
-const QUEUE_METHODS = ['enqueue', 'resume', 'join', 'status', 'list', 'cancel', 'schedule', 'listSchedules', 'getSchedule', 'removeSchedule'] as const;
+const QUEUE_METHODS = [
+  'enqueue',
+  'resume',
+  'join',
+  'status',
+  'list',
+  'cancel',
+  'schedule',
+  'listSchedules',
+  'getSchedule',
+  'removeSchedule',
+] as const;
 
-const JSON_LIMIT_UNITS: Readonly<Record<keyof JsonLimits, string>> = { maxDepth: 'levels', maxStringLength: 'characters', maxItems: 'items' };
+const JSON_LIMIT_UNITS: Readonly<Record<keyof JsonLimits, string>> = {
+  maxDepth: 'levels',
+  maxStringLength: 'characters',
+  maxItems: 'items',
+};
 
 function checkPositive(name: string, value: unknown, example: string): void {
   if (value !== undefined && !(Number.isInteger(value) && (value as number) > 0)) {
-    throw new ConfigurationError(`createApp's ${name} is ${JSON.stringify(value)}; it must be a positive whole number of ${example}.`);
+    throw new ConfigurationError(
+      `createApp's ${name} is ${JSON.stringify(value)}; it must be a positive whole number of ${example}.`,
+    );
   }
 }

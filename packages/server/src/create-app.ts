@@ -3,7 +3,12 @@ import { InMemoryArtifactService, InMemorySessionService } from '@troupe/core';
 import { agUiRoutes } from './ag-ui/routes.js';
 import { AppRegistry } from './app-registry.js';
 import { Authenticator } from './auth.js';
-import { checkOptions, DEFAULT_BODY_LIMIT, DEFAULT_HEALTH_CHECK_TIMEOUT_MS, type CreateAppOptions } from './create-app-options.js';
+import {
+  checkOptions,
+  DEFAULT_BODY_LIMIT,
+  DEFAULT_HEALTH_CHECK_TIMEOUT_MS,
+  type CreateAppOptions,
+} from './create-app-options.js';
 import { defaultImportModule } from './discover-apps.js';
 import { errorResponse } from './error-response.js';
 import { hostCheck, HostPolicy } from './host-check.js';
@@ -102,7 +107,9 @@ export function createApp(options: CreateAppOptions): TroupeApp {
   app.route('/', agUiRoutes(context));
   if (options.staticDir !== undefined) app.use('*', staticFiles(options.staticDir));
 
-  app.notFound((c) => c.json(new HttpError(404, 'NOT_FOUND', `No route for ${c.req.method} ${c.req.path}.`).toBody(), 404));
+  app.notFound((c) =>
+    c.json(new HttpError(404, 'NOT_FOUND', `No route for ${c.req.method} ${c.req.path}.`).toBody(), 404),
+  );
   app.onError((error, c) => errorResponse(error, c, options.onError));
   registerContext(app, context);
   return app;

@@ -11,7 +11,16 @@ export type ImportModule = (path: string) => Promise<unknown>;
  * Names of the entry file looked for in each folder of `agentsDir`, in order: code first, then
  * definitions (`root_agent.yaml` is the name ADK's agent config uses).
  */
-export const AGENT_ENTRY_FILES: readonly string[] = ['agent.ts', 'agent.mts', 'agent.js', 'agent.mjs', 'agent.yaml', 'agent.yml', 'agent.json', 'root_agent.yaml'];
+export const AGENT_ENTRY_FILES: readonly string[] = [
+  'agent.ts',
+  'agent.mts',
+  'agent.js',
+  'agent.mjs',
+  'agent.yaml',
+  'agent.yml',
+  'agent.json',
+  'root_agent.yaml',
+];
 
 const DEFINITION_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 
@@ -46,17 +55,31 @@ export async function discoverApps(agentsDir: string, options: DiscoveryOptions)
   try {
     entries = await readdir(agentsDir, { withFileTypes: true });
   } catch (error) {
-    throw new HttpError(500, 'AGENTS_DIR', `Cannot read the agents directory '${agentsDir}': ${(error as Error).message}. Pass an existing directory as agentsDir.`, undefined, { cause: error });
+    throw new HttpError(
+      500,
+      'AGENTS_DIR',
+      `Cannot read the agents directory '${agentsDir}': ${(error as Error).message}. Pass an existing directory as agentsDir.`,
+      undefined,
+      { cause: error },
+    );
   }
   const apps: DiscoveredApp[] = [];
   for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-    if (!entry.isDirectory() || entry.name.startsWith('.') || entry.name.startsWith('_') || entry.name === 'node_modules') continue;
+    if (
+      !entry.isDirectory() ||
+      entry.name.startsWith('.') ||
+      entry.name.startsWith('_') ||
+      entry.name === 'node_modules'
+    )
+      continue;
     const path = join(agentsDir, entry.name);
     const names = new Set(await readdir(path));
     const entryFile = AGENT_ENTRY_FILES.find((name) => names.has(name));
     if (!entryFile) continue;
     const file = join(path, entryFile);
-    const load = DEFINITION_EXTENSIONS.has(extname(file)) ? () => loadDefinition(file, options.loadAgentOptions) : () => loadRootAgent(file, importModule);
+    const load = DEFINITION_EXTENSIONS.has(extname(file))
+      ? () => loadDefinition(file, options.loadAgentOptions)
+      : () => loadRootAgent(file, importModule);
     apps.push({ name: entry.name, file, load });
   }
   return apps;
@@ -78,7 +101,13 @@ async function loadDefinition(file: string, options: LoadAgentOptions | undefine
     return await loadAgent(file, options);
   } catch (error) {
     // Core's AgentDefinitionError already names the file, the line and the key.
-    throw new HttpError(500, 'AGENT_LOAD', `The agent definition '${file}' could not be loaded: ${(error as Error).message}`, undefined, { cause: error });
+    throw new HttpError(
+      500,
+      'AGENT_LOAD',
+      `The agent definition '${file}' could not be loaded: ${(error as Error).message}`,
+      undefined,
+      { cause: error },
+    );
   }
 }
 
@@ -87,9 +116,13 @@ function pickAgent(namespace: Record<string, unknown>, file: string): BaseAgent 
   const value = namespace[exportName];
   if (value instanceof BaseAgent) return value;
   if (value === undefined) {
-    throw loadError(file, `it exports no agent; add \`export const rootAgent = new LlmAgent({ ... })\` (exports found: ${Object.keys(namespace).join(', ') || 'none'})`);
+    throw loadError(
+      file,
+      `it exports no agent; add \`export const rootAgent = new LlmAgent({ ... })\` (exports found: ${Object.keys(namespace).join(', ') || 'none'})`,
+    );
   }
-  const looksLikeAgent = typeof value === 'object' && value !== null && typeof (value as { runAsync?: unknown }).runAsync === 'function';
+  const looksLikeAgent =
+    typeof value === 'object' && value !== null && typeof (value as { runAsync?: unknown }).runAsync === 'function';
   throw loadError(
     file,
     looksLikeAgent
@@ -99,7 +132,9 @@ function pickAgent(namespace: Record<string, unknown>, file: string): BaseAgent 
 }
 
 function loadError(file: string, reason: string, cause?: unknown): HttpError {
-  return new HttpError(500, 'AGENT_LOAD', `The agent in '${file}' could not be loaded: ${reason}.`, undefined, { cause });
+  return new HttpError(500, 'AGENT_LOAD', `The agent in '${file}' could not be loaded: ${reason}.`, undefined, {
+    cause,
+  });
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -131,7 +131,9 @@ export function allowedHostProblem(entry: unknown): string | undefined {
   if (text === '*') return "but any host ('*') would let any web page on a rebound name drive the server";
   if (text.startsWith('.')) {
     const domain = text.slice(1);
-    return parseAuthority(domain) === undefined || domain.includes(':') || domain === '' ? 'which is not a domain name' : undefined;
+    return parseAuthority(domain) === undefined || domain.includes(':') || domain === ''
+      ? 'which is not a domain name'
+      : undefined;
   }
   return parseAuthority(text) === undefined ? 'which is not a host name with an optional port' : undefined;
 }

@@ -21,10 +21,13 @@ const OWN_MESSAGES: ReadonlySet<string> = new Set(['SERVER_CLOSING', 'CANCEL_PEN
 
 /** What the client of a 5xx is told, by code (see {@link HttpError.clientMessage}). */
 const SERVER_SIDE_MESSAGES: Readonly<Record<string, string>> = {
-  STORAGE: "The session store failed, so the request was not completed. Retry once the store is back; the server's log (onError) has the store's message.",
-  AGENT_LOAD: "The app could not be loaded: its module or definition failed. The server's log (onError) names the file and the reason.",
+  STORAGE:
+    "The session store failed, so the request was not completed. Retry once the store is back; the server's log (onError) has the store's message.",
+  AGENT_LOAD:
+    "The app could not be loaded: its module or definition failed. The server's log (onError) names the file and the reason.",
   AGENTS_DIR: "The agents directory could not be read. The server's log (onError) has the reason.",
-  QUEUE_UNAVAILABLE: "The run queue (Redis) did not answer, so nothing was queued. Retry once it is back; the server's log (onError) has the reason.",
+  QUEUE_UNAVAILABLE:
+    "The run queue (Redis) did not answer, so nothing was queued. Retry once it is back; the server's log (onError) has the reason.",
 };
 
 /** An error the API reports with an HTTP status (bad request, unknown app, busy session, ...). */
@@ -46,7 +49,10 @@ export class HttpError extends TroupeError {
    */
   get clientMessage(): string {
     if (this.status < 500 || OWN_MESSAGES.has(this.code)) return this.message;
-    return SERVER_SIDE_MESSAGES[this.code] ?? `The server failed to handle the request (${this.code}); the server's log (onError) has the details.`;
+    return (
+      SERVER_SIDE_MESSAGES[this.code] ??
+      `The server failed to handle the request (${this.code}); the server's log (onError) has the details.`
+    );
   }
 
   /** The response body for this error, with the request's id when given (5xx). */
@@ -116,7 +122,9 @@ export function toHttpError(error: unknown): HttpError {
     wrapper = new HttpError(STATUS_BY_CODE[error.code] ?? 500, error.code, error.message, undefined, { cause: error });
   } else {
     const message = error instanceof Error ? error.message : String(error);
-    wrapper = new HttpError(500, 'INTERNAL', `The server failed to handle the request: ${message}`, undefined, { cause: error });
+    wrapper = new HttpError(500, 'INTERNAL', `The server failed to handle the request: ${message}`, undefined, {
+      cause: error,
+    });
   }
   wrappers.add(wrapper);
   return wrapper;

@@ -27,9 +27,24 @@ export { allowedHostProblem } from './host-check.js';
 export { allowedOriginProblem } from './origin-check.js';
 export { ADMIN, type AuthOptions } from './auth.js';
 export { AG_UI_USER } from './ag-ui/thread.js';
-export { AGENT_ENTRY_FILES, discoverApps, type DiscoveredApp, type DiscoveryOptions, type ImportModule } from './discover-apps.js';
+export {
+  AGENT_ENTRY_FILES,
+  discoverApps,
+  type DiscoveredApp,
+  type DiscoveryOptions,
+  type ImportModule,
+} from './discover-apps.js';
 export { agentGraph, type AgentGraphNode, type AgentGraphTool, type AgentKind } from './graph.js';
 export { HttpError, type ErrorBody, type ErrorStatus } from './http-error.js';
 export type { ServerEnv, TroupeApp } from './server-context.js';
 export { contentTypeOf } from './static-files.js';
-export { encodeEvent, encodeRunInfo, encodeSession, msToSeconds, secondsToMs, sseFrame, type WireEvent, type WireSession } from './wire.js';
+export {
+  encodeEvent,
+  encodeRunInfo,
+  encodeSession,
+  msToSeconds,
+  secondsToMs,
+  sseFrame,
+  type WireEvent,
+  type WireSession,
+} from './wire.js';

@@ -15,7 +15,11 @@ export interface JsonLimits {
 }
 
 /** The default {@link JsonLimits}. */
-export const DEFAULT_JSON_LIMITS: Readonly<Required<JsonLimits>> = Object.freeze({ maxDepth: 64, maxStringLength: 1_048_576, maxItems: 10_000 });
+export const DEFAULT_JSON_LIMITS: Readonly<Required<JsonLimits>> = Object.freeze({
+  maxDepth: 64,
+  maxStringLength: 1_048_576,
+  maxItems: 10_000,
+});
 
 /**
  * Keys refused at any depth of a body: copied into a plain object, `__proto__` would change its
@@ -58,7 +62,11 @@ export function checkNesting(text: string, maxDepth: number): void {
       i = end;
     } else if (code === OPEN_OBJECT || code === OPEN_ARRAY) {
       if (frames.length >= maxDepth) {
-        throw limitExceeded(frames.map((f) => (f.array ? String(f.index) : f.key)), `is nested deeper than ${maxDepth} levels`, 'maxDepth');
+        throw limitExceeded(
+          frames.map((f) => (f.array ? String(f.index) : f.key)),
+          `is nested deeper than ${maxDepth} levels`,
+          'maxDepth',
+        );
       }
       frames.push({ array: code === OPEN_ARRAY, key: '', index: 0, expectKey: true });
     } else if (code === CLOSE_OBJECT || code === CLOSE_ARRAY) {
@@ -81,14 +89,21 @@ export function checkJsonValue(value: unknown, limits: Required<JsonLimits>): vo
 
 function walk(value: unknown, path: string[], limits: Required<JsonLimits>): void {
   if (typeof value === 'string') {
-    if (value.length > limits.maxStringLength) throw limitExceeded(path, `is a string of ${value.length} characters, over the limit of ${limits.maxStringLength}`, 'maxStringLength');
+    if (value.length > limits.maxStringLength)
+      throw limitExceeded(
+        path,
+        `is a string of ${value.length} characters, over the limit of ${limits.maxStringLength}`,
+        'maxStringLength',
+      );
     return;
   }
   if (typeof value !== 'object' || value === null) return;
   // The nesting was checked on the text already; this keeps the walk bounded if it is called alone.
-  if (path.length >= limits.maxDepth) throw limitExceeded(path, `is nested deeper than ${limits.maxDepth} levels`, 'maxDepth');
+  if (path.length >= limits.maxDepth)
+    throw limitExceeded(path, `is nested deeper than ${limits.maxDepth} levels`, 'maxDepth');
   if (Array.isArray(value)) {
-    if (value.length > limits.maxItems) throw limitExceeded(path, `has ${value.length} elements, over the limit of ${limits.maxItems}`, 'maxItems');
+    if (value.length > limits.maxItems)
+      throw limitExceeded(path, `has ${value.length} elements, over the limit of ${limits.maxItems}`, 'maxItems');
     for (let i = 0; i < value.length; i++) {
       path.push(String(i));
       walk(value[i], path, limits);
@@ -97,14 +112,25 @@ function walk(value: unknown, path: string[], limits: Required<JsonLimits>): voi
     return;
   }
   const keys = Object.keys(value);
-  if (keys.length > limits.maxItems) throw limitExceeded(path, `has ${keys.length} keys, over the limit of ${limits.maxItems}`, 'maxItems');
+  if (keys.length > limits.maxItems)
+    throw limitExceeded(path, `has ${keys.length} keys, over the limit of ${limits.maxItems}`, 'maxItems');
   for (const key of keys) {
     path.push(key);
     if (RESERVED_KEYS.has(key)) {
       const field = fieldOf(path);
-      throw new HttpError(400, 'RESERVED_KEY', `Invalid request body: field '${field}': the key '${key}' is reserved (it could change object prototypes); rename it.`, field);
+      throw new HttpError(
+        400,
+        'RESERVED_KEY',
+        `Invalid request body: field '${field}': the key '${key}' is reserved (it could change object prototypes); rename it.`,
+        field,
+      );
     }
-    if (key.length > limits.maxStringLength) throw limitExceeded(path, `has a key of ${key.length} characters, over the limit of ${limits.maxStringLength}`, 'maxStringLength');
+    if (key.length > limits.maxStringLength)
+      throw limitExceeded(
+        path,
+        `has a key of ${key.length} characters, over the limit of ${limits.maxStringLength}`,
+        'maxStringLength',
+      );
     walk((value as Record<string, unknown>)[key], path, limits);
     path.pop();
   }
@@ -112,7 +138,12 @@ function walk(value: unknown, path: string[], limits: Required<JsonLimits>): voi
 
 function limitExceeded(path: readonly string[], what: string, option: keyof JsonLimits): HttpError {
   const field = fieldOf(path);
-  return new HttpError(400, 'LIMIT_EXCEEDED', `Invalid request body: field '${field}' ${what}. Send less, or raise createApp's jsonLimits.${option}.`, field);
+  return new HttpError(
+    400,
+    'LIMIT_EXCEEDED',
+    `Invalid request body: field '${field}' ${what}. Send less, or raise createApp's jsonLimits.${option}.`,
+    field,
+  );
 }
 
 /** A field path as the other 400s name fields: segments joined with dots, long keys cut. */

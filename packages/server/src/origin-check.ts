@@ -91,7 +91,9 @@ function originNotAllowed(origin: string): HttpError {
 function parseAllowedOrigin(entry: string): string {
   const problem = allowedOriginProblem(entry);
   if (problem !== undefined) {
-    throw new ConfigurationError(`createApp's allowedOrigins has ${JSON.stringify(entry)}, ${problem}. List origins as browsers send them: scheme, host and port only, e.g. 'http://localhost:5173'.`);
+    throw new ConfigurationError(
+      `createApp's allowedOrigins has ${JSON.stringify(entry)}, ${problem}. List origins as browsers send them: scheme, host and port only, e.g. 'http://localhost:5173'.`,
+    );
   }
   return new URL(entry.trim()).origin;
 }
@@ -108,7 +110,9 @@ export function allowedOriginProblem(entry: unknown): string | undefined {
   } catch {
     return 'which is not a URL';
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `whose scheme '${url.protocol}' is neither http: nor https:`;
-  if (url.username !== '' || url.password !== '' || url.pathname !== '/' || url.search !== '' || url.hash !== '') return 'which has more than an origin (a path, query, fragment or user name)';
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return `whose scheme '${url.protocol}' is neither http: nor https:`;
+  if (url.username !== '' || url.password !== '' || url.pathname !== '/' || url.search !== '' || url.hash !== '')
+    return 'which has more than an origin (a path, query, fragment or user name)';
   return undefined;
 }

@@ -20,7 +20,11 @@ export interface PacedSseHooks<T> {
  * so the cancellation is stored and the session released even if nobody reads: a cancelled run
  * yields at most a few more items. `/run_sse` and AG-UI streams are made this way.
  */
-export function pacedSse<T>(tracked: TrackedRun, source: AsyncIterator<T>, hooks: PacedSseHooks<T>): ReadableStream<Uint8Array> {
+export function pacedSse<T>(
+  tracked: TrackedRun,
+  source: AsyncIterator<T>,
+  hooks: PacedSseHooks<T>,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let open = true;

@@ -15,7 +15,12 @@ const POLL_MS = 50;
  * started them (then the session holds nothing of them); 503 `CANCEL_PENDING` when they have not
  * ended within `waitMs` (the worker holding one is slow to hear it or gone).
  */
-export async function cancelQueuedRuns(queue: BackgroundRuns, sessionService: SessionService, session: SessionPath, waitMs: number): Promise<Event> {
+export async function cancelQueuedRuns(
+  queue: BackgroundRuns,
+  sessionService: SessionService,
+  session: SessionPath,
+  waitMs: number,
+): Promise<Event> {
   const { appName, userId, sessionId } = session;
   const active = (await queue.list(session)).filter((run) => ACTIVE_RUN_STATUSES.includes(run.status));
   if (active.length === 0) throw nothingRuns(session, 'Nothing is pending or running on it.');
@@ -36,10 +41,18 @@ export async function cancelQueuedRuns(queue: BackgroundRuns, sessionService: Se
   }
   const stored = await sessionService.getSession({ appName, userId, sessionId });
   const last = stored?.events.findLast((event) => runIds.has(event.invocationId));
-  if (!last) throw nothingRuns(session, 'Its runs were cancelled before a worker started them, so the session holds nothing of them.');
+  if (!last)
+    throw nothingRuns(
+      session,
+      'Its runs were cancelled before a worker started them, so the session holds nothing of them.',
+    );
   return last;
 }
 
 function nothingRuns(session: SessionPath, why: string): HttpError {
-  return new HttpError(404, 'NO_RUN', `No run of session '${session.sessionId}' (app '${session.appName}', user '${session.userId}') was left to stop. ${why} GET .../sessions/${session.sessionId}/runs lists its runs.`);
+  return new HttpError(
+    404,
+    'NO_RUN',
+    `No run of session '${session.sessionId}' (app '${session.appName}', user '${session.userId}') was left to stop. ${why} GET .../sessions/${session.sessionId}/runs lists its runs.`,
+  );
 }

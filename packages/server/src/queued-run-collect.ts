@@ -18,7 +18,8 @@ export async function collectQueuedRun(
   runId: string,
   tracked: TrackedRun,
   onFailure: RunFailureListener,
-  select: (entries: AsyncIterable<BackgroundStreamEntry>) => AsyncIterable<BackgroundStreamEntry> = (entries) => entries,
+  select: (entries: AsyncIterable<BackgroundStreamEntry>) => AsyncIterable<BackgroundStreamEntry> = (entries) =>
+    entries,
 ): Promise<Event[]> {
   const collected: Event[] = [];
   let end: Event | undefined;
@@ -38,7 +39,10 @@ export async function collectQueuedRun(
   }
   if (end) {
     // A code outside Troupe's list is neither a store failure nor a refusal: the event is kept as it is.
-    const error = new TroupeError(isErrorCode(end.errorCode) ? end.errorCode : 'ERROR', end.errorMessage ?? end.errorCode!);
+    const error = new TroupeError(
+      isErrorCode(end.errorCode) ? end.errorCode : 'ERROR',
+      end.errorMessage ?? end.errorCode!,
+    );
     // Refused by the worker's runner before it stored anything: the status it would have had in process.
     if (isStoreFailure(error) || (collected.length === 0 && isRefusalCode(error.code))) throw error;
     collected.push(end);

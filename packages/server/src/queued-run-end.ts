@@ -6,7 +6,10 @@ import { clientRunErrorMessage } from './wire.js';
 const FAILED: ReadonlySet<RunRecordStatus> = new Set(['failed', 'cancelled', 'abandoned']);
 
 /** The error code of a failed run whose record names none. */
-const CODE_OF_STATUS: Readonly<Partial<Record<RunRecordStatus, string>>> = { cancelled: 'CANCELLED', abandoned: 'RUN_ABANDONED' };
+const CODE_OF_STATUS: Readonly<Partial<Record<RunRecordStatus, string>>> = {
+  cancelled: 'CANCELLED',
+  abandoned: 'RUN_ABANDONED',
+};
 
 /**
  * The terminal event a background run's stream lacked: when the run failed (or was cancelled or
@@ -14,11 +17,20 @@ const CODE_OF_STATUS: Readonly<Partial<Record<RunRecordStatus, string>>> = { can
  * the worker died before writing it, an error event made from the run's status, so that a stream
  * or a `/run` array never hides a failure. Undefined when the stream told the whole story.
  */
-export async function unreportedEnd(queue: BackgroundRuns, runId: string, last: Event | undefined): Promise<Event | undefined> {
+export async function unreportedEnd(
+  queue: BackgroundRuns,
+  runId: string,
+  last: Event | undefined,
+): Promise<Event | undefined> {
   if (last?.errorCode !== undefined) return undefined;
   const info = await queue.status(runId);
   if (!FAILED.has(info.status)) return undefined;
   const code = info.error?.code ?? CODE_OF_STATUS[info.status] ?? 'INTERNAL';
   const message = info.error?.message ?? `The run ended '${info.status}' without storing its error event.`;
-  return createEvent({ invocationId: runId, author: last?.author ?? '', errorCode: code, errorMessage: clientRunErrorMessage(code, message) });
+  return createEvent({
+    invocationId: runId,
+    author: last?.author ?? '',
+    errorCode: code,
+    errorMessage: clientRunErrorMessage(code, message),
+  });
 }

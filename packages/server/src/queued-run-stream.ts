@@ -39,7 +39,10 @@ const KEEP_ALIVE = ': keep-alive\n\n';
 export function queuedRunStream(params: QueuedStreamParams): Response {
   const { queue, runId, tracked, onFailure } = params;
   const encoder = new TextEncoder();
-  const joined = queue.join(runId, { signal: tracked.signal, ...(params.lastEventId === undefined ? {} : { lastEventId: params.lastEventId }) });
+  const joined = queue.join(runId, {
+    signal: tracked.signal,
+    ...(params.lastEventId === undefined ? {} : { lastEventId: params.lastEventId }),
+  });
   const entries = params.select ? params.select(joined) : joined;
   let iterator: AsyncIterator<BackgroundStreamEntry> | undefined;
   // The read in progress: after a keep-alive, the next pull waits for the same one.

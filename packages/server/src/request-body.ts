@@ -65,7 +65,9 @@ export const runBody = z
   .refine((body) => body.newMessage !== undefined || body.input !== undefined, needsMessage);
 export type RunBody = z.infer<typeof runBody>;
 
-const multitaskStrategy = z.enum(['reject', 'enqueue', 'interrupt'], { error: "expected 'reject', 'enqueue' or 'interrupt'" }).nullish();
+const multitaskStrategy = z
+  .enum(['reject', 'enqueue', 'interrupt'], { error: "expected 'reject', 'enqueue' or 'interrupt'" })
+  .nullish();
 
 /** Body of `POST /apps/{app}/users/{user}/sessions/{id}/runs`: a turn for a worker (the path names the session). */
 export const backgroundRunBody = z
@@ -83,7 +85,9 @@ export const backgroundRunBody = z
 export type BackgroundRunBody = z.infer<typeof backgroundRunBody>;
 
 /** A schedule id: 1 to 64 characters of `A-Za-z0-9._-`, as the queue keeps them. */
-export const scheduleId = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, { error: 'expected 1 to 64 characters of letters, digits, ".", "_" or "-"' });
+export const scheduleId = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]{1,64}$/, { error: 'expected 1 to 64 characters of letters, digits, ".", "_" or "-"' });
 
 /** Body of `POST /apps/{app}/schedules`. */
 export const scheduleBody = z
@@ -96,7 +100,11 @@ export const scheduleBody = z
     input: record.optional(),
     pattern: z.string().min(1).max(256, { error: 'expected at most 256 characters' }).nullish(),
     tz: z.string().min(1).max(64, { error: 'expected at most 64 characters' }).nullish(),
-    everyMs: z.number().int({ error: 'expected a whole number of milliseconds' }).min(1000, { error: 'expected at least 1000 (one second)' }).nullish(),
+    everyMs: z
+      .number()
+      .int({ error: 'expected a whole number of milliseconds' })
+      .min(1000, { error: 'expected at least 1000 (one second)' })
+      .nullish(),
     multitaskStrategy,
   })
   .refine((body) => body.newMessage !== undefined || body.input !== undefined, needsMessage)
@@ -118,7 +126,9 @@ export const createSessionBody = z.object({
 
 /** Body of `PATCH /apps/{app}/users/{user}/sessions/{id}` (ADK's session update). */
 export const updateSessionBody = z.object({
-  stateDelta: z.record(z.string(), z.unknown(), { error: 'expected an object of the state keys to write, e.g. { "stateDelta": { "city": "Paris" } }' }),
+  stateDelta: z.record(z.string(), z.unknown(), {
+    error: 'expected an object of the state keys to write, e.g. { "stateDelta": { "city": "Paris" } }',
+  }),
 });
 
 /** Body of `POST /apps/{app}/users/{user}/sessions/{id}/resume`. */
@@ -143,7 +153,11 @@ export const getSessionQuery = z.object({
  * (nesting, sizes, reserved keys) or a schema mismatch is a 400 whose message and `field` name the
  * offending field.
  */
-export async function readBody<S extends z.ZodType>(c: Context, schema: S, options: { emptyAllowed?: boolean } = {}): Promise<z.output<S>> {
+export async function readBody<S extends z.ZodType>(
+  c: Context,
+  schema: S,
+  options: { emptyAllowed?: boolean } = {},
+): Promise<z.output<S>> {
   const text = await readText(c.req.raw, bodyLimitOf(c));
   const limits = jsonLimitsOf(c);
   let raw: unknown = {};
@@ -154,11 +168,21 @@ export async function readBody<S extends z.ZodType>(c: Context, schema: S, optio
     try {
       raw = JSON.parse(text);
     } catch (error) {
-      throw new HttpError(400, 'INVALID_JSON', `The request body is not valid JSON: ${(error as Error).message}`, undefined, { cause: error });
+      throw new HttpError(
+        400,
+        'INVALID_JSON',
+        `The request body is not valid JSON: ${(error as Error).message}`,
+        undefined,
+        { cause: error },
+      );
     }
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new HttpError(400, 'INVALID_REQUEST', `The request body must be a JSON object; got ${Array.isArray(raw) ? 'an array' : JSON.stringify(raw).slice(0, 100)}.`);
+    throw new HttpError(
+      400,
+      'INVALID_REQUEST',
+      `The request body must be a JSON object; got ${Array.isArray(raw) ? 'an array' : JSON.stringify(raw).slice(0, 100)}.`,
+    );
   }
   checkJsonValue(raw, limits);
   return validate(schema, camelCaseKeys(raw as Record<string, unknown>), 'request body');
@@ -183,7 +207,12 @@ function jsonLimitsOf(c: Context): Required<JsonLimits> {
  * nobody receives and `onError` hears of at info level: the client's doing, not a server failure.
  */
 export async function readText(request: Request, limit: number): Promise<string> {
-  const tooLarge = () => new HttpError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than the server's limit of ${limit} bytes. Send less, or raise createApp's bodyLimit.`);
+  const tooLarge = () =>
+    new HttpError(
+      413,
+      'PAYLOAD_TOO_LARGE',
+      `The request body is larger than the server's limit of ${limit} bytes. Send less, or raise createApp's bodyLimit.`,
+    );
   const declared = Number(request.headers.get('content-length') ?? NaN);
   if (declared > limit) throw tooLarge();
   if (!request.body) return '';
@@ -197,7 +226,13 @@ export async function readText(request: Request, limit: number): Promise<string>
     } catch (error) {
       // The body comes from the client's connection: it fails only when that connection does.
       const why = error instanceof Error ? error.message : String(error);
-      throw new HttpError(400, 'REQUEST_ABORTED', `The client stopped sending the request body after ${size} bytes (${why}); the request was dropped.`, undefined, { cause: error });
+      throw new HttpError(
+        400,
+        'REQUEST_ABORTED',
+        `The client stopped sending the request body after ${size} bytes (${why}); the request was dropped.`,
+        undefined,
+        { cause: error },
+      );
     }
     const { done, value } = step;
     if (done) break;
@@ -217,7 +252,12 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown, what: s
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const field = issue.path.map(String).join('.');
-  throw new HttpError(400, 'INVALID_REQUEST', `Invalid ${what}: field '${field || '(root)'}': ${issue.message}.`, field || undefined);
+  throw new HttpError(
+    400,
+    'INVALID_REQUEST',
+    `Invalid ${what}: field '${field || '(root)'}': ${issue.message}.`,
+    field || undefined,
+  );
 }
 
 /** `app_name` → `appName` for the top-level keys only (state keys inside are the user's). */

@@ -57,10 +57,17 @@ export function interruptedInvocation(session: Session): string {
  * does), or that does not exist (404), before a background run is queued for it: the worker would
  * only refuse it, after the client got its 200 or 202.
  */
-export async function assertNoOpenInterrupts(sessionService: SessionService, key: { appName: string; userId: string; sessionId: string }): Promise<void> {
+export async function assertNoOpenInterrupts(
+  sessionService: SessionService,
+  key: { appName: string; userId: string; sessionId: string },
+): Promise<void> {
   const session = await sessionService.getSession(key);
   if (!session) {
-    throw new HttpError(404, 'SESSION_NOT_FOUND', `Session '${key.sessionId}' not found for app '${key.appName}' and user '${key.userId}'. Create it with POST /apps/${key.appName}/users/${key.userId}/sessions.`);
+    throw new HttpError(
+      404,
+      'SESSION_NOT_FOUND',
+      `Session '${key.sessionId}' not found for app '${key.appName}' and user '${key.userId}'. Create it with POST /apps/${key.appName}/users/${key.userId}/sessions.`,
+    );
   }
   const open = openInterrupts(session.events);
   if (open.length > 0) {

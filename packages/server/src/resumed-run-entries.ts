@@ -8,7 +8,10 @@ import type { BackgroundStreamEntry } from './background-runs.js';
  * the session before the resume: frames are skipped up to the last of them; a frame that is
  * neither partial nor one of them shows the pause is behind already.
  */
-export async function* afterResume(entries: AsyncIterable<BackgroundStreamEntry>, stored: readonly Event[]): AsyncGenerator<BackgroundStreamEntry> {
+export async function* afterResume(
+  entries: AsyncIterable<BackgroundStreamEntry>,
+  stored: readonly Event[],
+): AsyncGenerator<BackgroundStreamEntry> {
   const before = new Set(stored.map((event) => event.id));
   const lastId = stored.at(-1)?.id;
   let skipping = lastId !== undefined;

@@ -13,7 +13,11 @@ export interface SessionPath {
 
 /** The session of the path (`/apps/{app}/users/{user}/sessions/{session}`), once the principal may touch it and the app exists. */
 export async function sessionOfPath(ctx: ServerContext, c: Context<ServerEnv>): Promise<SessionPath> {
-  const { app: appName, user: userId, session: sessionId } = c.req.param() as { app: string; user: string; session: string };
+  const {
+    app: appName,
+    user: userId,
+    session: sessionId,
+  } = c.req.param() as { app: string; user: string; session: string };
   assertMayAccess(c.get('principal'), userId);
   await ctx.registry.runner(appName);
   return { appName, userId, sessionId };
@@ -23,7 +27,11 @@ export async function sessionOfPath(ctx: ServerContext, c: Context<ServerEnv>): 
  * A background run of the session of the path. A run of another session, user or app is answered
  * exactly as one that does not exist (404 `RUN_NOT_FOUND`), so run ids tell nothing about other users.
  */
-export async function runOfSession(queue: BackgroundRuns, runId: string, session: SessionPath): Promise<BackgroundRunInfo> {
+export async function runOfSession(
+  queue: BackgroundRuns,
+  runId: string,
+  session: SessionPath,
+): Promise<BackgroundRunInfo> {
   let info: BackgroundRunInfo;
   try {
     info = await queue.status(runId);
@@ -31,7 +39,8 @@ export async function runOfSession(queue: BackgroundRuns, runId: string, session
     if ((error as { code?: unknown }).code === 'RUN_NOT_FOUND') throw runNotFound(runId, session);
     throw error;
   }
-  if (info.appName !== session.appName || info.userId !== session.userId || info.sessionId !== session.sessionId) throw runNotFound(runId, session);
+  if (info.appName !== session.appName || info.userId !== session.userId || info.sessionId !== session.sessionId)
+    throw runNotFound(runId, session);
   return info;
 }
 

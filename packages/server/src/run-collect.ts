@@ -10,7 +10,11 @@ import type { TrackedRun } from './run-tracker.js';
  * failure). A run the store stopped (`STORAGE`, `LEASE_LOST`, `STALE_SESSION`) rejects instead, so
  * the route answers with that status.
  */
-export async function collectRun(tracked: TrackedRun, events: RunEvents, onFailure: RunFailureListener): Promise<Event[]> {
+export async function collectRun(
+  tracked: TrackedRun,
+  events: RunEvents,
+  onFailure: RunFailureListener,
+): Promise<Event[]> {
   const collected: Event[] = [];
   try {
     for (;;) {

@@ -26,7 +26,11 @@ export type RunFailureListener = (error: unknown) => void;
  * Misuse (unknown session, busy session, open interrupts, bad answers) is thrown as an HTTP error
  * before any byte is sent; once the run has started, everything, a failure included, is a frame.
  */
-export async function streamRun(tracked: TrackedRun, start: () => Promise<RunEvents>, onFailure: RunFailureListener): Promise<Response> {
+export async function streamRun(
+  tracked: TrackedRun,
+  start: () => Promise<RunEvents>,
+  onFailure: RunFailureListener,
+): Promise<Response> {
   let events: RunEvents;
   try {
     events = await start();
@@ -38,7 +42,11 @@ export async function streamRun(tracked: TrackedRun, start: () => Promise<RunEve
 }
 
 /** The run's events as SSE frames, paced by the client (see {@link pacedSse}). */
-function eventStream(tracked: TrackedRun, events: RunEvents, onFailure: RunFailureListener): ReadableStream<Uint8Array> {
+function eventStream(
+  tracked: TrackedRun,
+  events: RunEvents,
+  onFailure: RunFailureListener,
+): ReadableStream<Uint8Array> {
   let last: Event | undefined;
   let lastStored: Event | undefined;
   return pacedSse(tracked, events, {

@@ -58,7 +58,12 @@ export class RunTracker {
 
   /** Registers a run on `key` (app, user, session); the request's signal cancels it. Refused (503) while shutting down. */
   begin(key: string, requestSignal: AbortSignal | undefined): TrackedRun {
-    if (this.closing) throw new HttpError(503, 'SERVER_CLOSING', 'The server is shutting down and starts no new runs. Retry against another instance.');
+    if (this.closing)
+      throw new HttpError(
+        503,
+        'SERVER_CLOSING',
+        'The server is shutting down and starts no new runs. Retry against another instance.',
+      );
     const run = new TrackedRun(key, (r) => this.runs.delete(r), requestSignal);
     this.runs.add(run);
     return run;
@@ -84,7 +89,8 @@ export class RunTracker {
   async shutdown(graceMs: number): Promise<void> {
     this.closing = true;
     if (await this.idle(graceMs)) return;
-    for (const run of this.runs) run.cancel(`The server shut down; the run was cancelled after a grace period of ${graceMs} ms.`);
+    for (const run of this.runs)
+      run.cancel(`The server shut down; the run was cancelled after a grace period of ${graceMs} ms.`);
     await this.idle(graceMs);
   }
 

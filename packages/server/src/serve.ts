@@ -47,12 +47,21 @@ export interface ServerHandle {
  */
 export async function serve(app: TroupeApp, options: ServeOptions = {}): Promise<ServerHandle> {
   const context = contextOf(app);
-  if (!context) throw new ConfigurationError('serve() needs an app made by createApp() (it checks its auth and drains its runs on close). Add your own routes to that app instead of wrapping it.');
+  if (!context)
+    throw new ConfigurationError(
+      'serve() needs an app made by createApp() (it checks its auth and drains its runs on close). Add your own routes to that app instead of wrapping it.',
+    );
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 8000;
   const defaultGrace = options.gracePeriodMs ?? 10_000;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigurationError(`serve()'s port is ${JSON.stringify(port)}; use a whole number from 0 to 65535 (0 picks a free port).`);
-  if (!(defaultGrace >= 0)) throw new ConfigurationError(`serve()'s gracePeriodMs is ${JSON.stringify(defaultGrace)}; use a number of milliseconds ≥ 0.`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigurationError(
+      `serve()'s port is ${JSON.stringify(port)}; use a whole number from 0 to 65535 (0 picks a free port).`,
+    );
+  if (!(defaultGrace >= 0))
+    throw new ConfigurationError(
+      `serve()'s gracePeriodMs is ${JSON.stringify(defaultGrace)}; use a number of milliseconds ≥ 0.`,
+    );
   if (!isLoopback(host) && !context.auth.enabled) {
     throw new ConfigurationError(
       `Refusing to listen on '${host}': it is not a loopback address and the app has no auth configured, so anyone who can reach the port could run the agents and read every session. ` +
@@ -66,7 +75,8 @@ export async function serve(app: TroupeApp, options: ServeOptions = {}): Promise
     // A library does not replace the process's global Request and Response.
     overrideGlobalObjects: false,
   });
-  if (!(server instanceof Server)) throw new ConfigurationError('serve() expected an HTTP/1.1 server from @hono/node-server.');
+  if (!(server instanceof Server))
+    throw new ConfigurationError('serve() expected an HTTP/1.1 server from @hono/node-server.');
 
   // Responses in flight, so that close() can wait for the last one before dropping connections.
   let inFlight = 0;
@@ -123,6 +133,13 @@ export async function serve(app: TroupeApp, options: ServeOptions = {}): Promise
 
 function shuttingDown(): Response {
   const requestId = randomUUID();
-  const body = new HttpError(503, 'SERVER_CLOSING', 'The server is shutting down. Retry against another instance.').toBody(requestId);
-  return new Response(JSON.stringify(body), { status: 503, headers: { 'Content-Type': 'application/json', Connection: 'close', [REQUEST_ID_HEADER]: requestId } });
+  const body = new HttpError(
+    503,
+    'SERVER_CLOSING',
+    'The server is shutting down. Retry against another instance.',
+  ).toBody(requestId);
+  return new Response(JSON.stringify(body), {
+    status: 503,
+    headers: { 'Content-Type': 'application/json', Connection: 'close', [REQUEST_ID_HEADER]: requestId },
+  });
 }

@@ -16,7 +16,10 @@ export interface StateLimits {
 }
 
 /** The default {@link StateLimits}. */
-export const DEFAULT_STATE_LIMITS: Readonly<Required<StateLimits>> = Object.freeze({ maxValueBytes: 65_536, maxDeltaBytes: 262_144 });
+export const DEFAULT_STATE_LIMITS: Readonly<Required<StateLimits>> = Object.freeze({
+  maxValueBytes: 65_536,
+  maxDeltaBytes: 262_144,
+});
 
 /**
  * Checks the state a request writes, for the request's principal:
@@ -28,7 +31,12 @@ export const DEFAULT_STATE_LIMITS: Readonly<Required<StateLimits>> = Object.free
  * - Each value, and the whole, must fit the {@link StateLimits}: 400 `STATE_TOO_LARGE` naming the
  *   key (or the field) otherwise.
  */
-export function checkStateWrite(field: 'state' | 'stateDelta', state: Readonly<Record<string, unknown>>, principal: string, limits: Required<StateLimits>): void {
+export function checkStateWrite(
+  field: 'state' | 'stateDelta',
+  state: Readonly<Record<string, unknown>>,
+  principal: string,
+  limits: Required<StateLimits>,
+): void {
   let total = 2; // the braces
   for (const [key, value] of Object.entries(state)) {
     if (key.startsWith(APP_PREFIX) && principal !== ADMIN) {

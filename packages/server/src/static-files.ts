@@ -41,7 +41,12 @@ export function staticFiles(dir: string): MiddlewareHandler {
     const file = await resolveFile(await root, c.req.path);
     if (!file) return next();
     const body = await readFile(file);
-    const headers = { 'Content-Type': contentTypeOf(file), 'Content-Length': String(body.byteLength), 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-cache' };
+    const headers = {
+      'Content-Type': contentTypeOf(file),
+      'Content-Length': String(body.byteLength),
+      'X-Content-Type-Options': 'nosniff',
+      'Cache-Control': 'no-cache',
+    };
     return new Response(c.req.method === 'HEAD' ? null : body, { status: 200, headers });
   };
 }

@@ -1,4 +1,12 @@
-import { isErrorCode, type Content, type Event, type EventActions, type EventCompaction, type Part, type Session } from '@troupe/core';
+import {
+  isErrorCode,
+  type Content,
+  type Event,
+  type EventActions,
+  type EventCompaction,
+  type Part,
+  type Session,
+} from '@troupe/core';
 import { confirmationCall, confirmationResponse, resumeRecordAnswers } from './adk-confirmation.js';
 import type { BackgroundRunInfo } from './background-runs.js';
 import { HttpError } from './http-error.js';
@@ -14,10 +22,16 @@ import { HttpError } from './http-error.js';
  * also carries ADK's form of it: an `adk_request_confirmation` function call in `content`, whose
  * id is in `longRunningToolIds` (see {@link confirmationCall}).
  */
-export type WireEvent = Omit<Event, 'timestamp' | 'actions'> & { timestamp: number; longRunningToolIds?: string[]; actions: WireActions };
+export type WireEvent = Omit<Event, 'timestamp' | 'actions'> & {
+  timestamp: number;
+  longRunningToolIds?: string[];
+  actions: WireActions;
+};
 
 /** An event's actions on the wire: a compaction also carries its summary under ADK's name. */
-export type WireActions = Omit<EventActions, 'compaction'> & { compaction?: EventCompaction & { compactedContent?: Content } };
+export type WireActions = Omit<EventActions, 'compaction'> & {
+  compaction?: EventCompaction & { compactedContent?: Content };
+};
 
 /** A session as sent over HTTP. `events` is absent in session lists. */
 export interface WireSession {
@@ -49,12 +63,23 @@ export function encodeEvent(event: Event): WireEvent {
   // A compaction's times are seconds on the wire too, and its summary is also under ADK's name (EventCompaction.compactedContent).
   const compaction = event.actions.compaction;
   if (compaction) {
-    wire.actions = { ...event.actions, compaction: { ...compaction, compactedContent: compaction.summary, startTimestamp: msToSeconds(compaction.startTimestamp), endTimestamp: msToSeconds(compaction.endTimestamp) } };
+    wire.actions = {
+      ...event.actions,
+      compaction: {
+        ...compaction,
+        compactedContent: compaction.summary,
+        startTimestamp: msToSeconds(compaction.startTimestamp),
+        endTimestamp: msToSeconds(compaction.endTimestamp),
+      },
+    };
   }
   const interrupt = event.interrupt;
   if (interrupt?.kind !== 'confirmation') return wire;
   const call = confirmationCall(interrupt);
-  wire.content = { role: event.content?.role ?? 'model', parts: [...(event.content?.parts ?? []), { functionCall: call }] };
+  wire.content = {
+    role: event.content?.role ?? 'model',
+    parts: [...(event.content?.parts ?? []), { functionCall: call }],
+  };
   wire.longRunningToolIds = [call.id];
   return wire;
 }
@@ -70,7 +95,8 @@ function encodeEvents(events: readonly Event[]): WireEvent[] {
     const wire = encodeEvent(event);
     const answers = confirmations.size > 0 ? resumeRecordAnswers(event) : undefined;
     const parts: Part[] = [];
-    for (const [id, answer] of Object.entries(answers ?? {})) if (confirmations.has(id)) parts.push({ functionResponse: confirmationResponse(id, answer) });
+    for (const [id, answer] of Object.entries(answers ?? {}))
+      if (confirmations.has(id)) parts.push({ functionResponse: confirmationResponse(id, answer) });
     if (parts.length > 0) wire.content = { role: 'user', parts: [...(event.content?.parts ?? []), ...parts] };
     return wire;
   });
@@ -118,5 +144,7 @@ const SERVER_SIDE_RUN_ERRORS: ReadonlySet<string> = new Set(['STORAGE', 'INTERNA
 
 /** The message of a run failure as a client may see it. */
 export function clientRunErrorMessage(code: string, message: string): string {
-  return isErrorCode(code) && SERVER_SIDE_RUN_ERRORS.has(code) ? new HttpError(500, code, message).clientMessage : message;
+  return isErrorCode(code) && SERVER_SIDE_RUN_ERRORS.has(code)
+    ? new HttpError(500, code, message).clientMessage
+    : message;
 }

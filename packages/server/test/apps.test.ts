@@ -39,14 +39,23 @@ describe('GET /health, GET /list-apps, GET /apps/{app}/graph', () => {
 
   it('/apps/{app}/graph is the agent tree: name, type, class, description, model, children and tools', async () => {
     const lookup = new FunctionTool({ name: 'lookup', description: 'Looks things up.', execute: () => ({}) });
-    const researcher = new LlmAgent({ name: 'researcher', description: 'Researches.', model: new ScriptedModel([], { model: 'test-model' }), tools: [lookup] });
+    const researcher = new LlmAgent({
+      name: 'researcher',
+      description: 'Researches.',
+      model: new ScriptedModel([], { model: 'test-model' }),
+      tools: [lookup],
+    });
     const fetchA = new FunctionAgent({ name: 'fetchA', run: () => 'a' });
     const fetchB = new FunctionAgent({ name: 'fetchB', run: () => 'b' });
     const calculator = new LlmAgent({ name: 'calculator', description: 'Adds.', model: 'gemini-2.5-flash' });
     const root = new SequentialAgent({
       name: 'pipeline',
       description: 'Does it all.',
-      subAgents: [new ParallelAgent({ name: 'fetch', subAgents: [fetchA, fetchB] }), researcher, new LlmAgent({ name: 'writer', tools: [new AgentTool({ agent: calculator })] })],
+      subAgents: [
+        new ParallelAgent({ name: 'fetch', subAgents: [fetchA, fetchB] }),
+        researcher,
+        new LlmAgent({ name: 'writer', tools: [new AgentTool({ agent: calculator })] }),
+      ],
     });
     const app = createApp({ apps: { pipe: root } });
     const graph = (await (await app.request('/apps/pipe/graph')).json()) as AgentGraphNode;
@@ -68,7 +77,15 @@ describe('GET /health, GET /list-apps, GET /apps/{app}/graph', () => {
             { name: 'fetchB', type: 'function', class: 'FunctionAgent', description: '', tools: [], children: [] },
           ],
         },
-        { name: 'researcher', type: 'llm', class: 'LlmAgent', description: 'Researches.', model: 'test-model', children: [], tools: [{ name: 'lookup', description: 'Looks things up.', class: 'FunctionTool' }] },
+        {
+          name: 'researcher',
+          type: 'llm',
+          class: 'LlmAgent',
+          description: 'Researches.',
+          model: 'test-model',
+          children: [],
+          tools: [{ name: 'lookup', description: 'Looks things up.', class: 'FunctionTool' }],
+        },
         {
           name: 'writer',
           type: 'llm',
@@ -80,7 +97,15 @@ describe('GET /health, GET /list-apps, GET /apps/{app}/graph', () => {
               name: 'calculator',
               description: 'Adds.',
               class: 'AgentTool',
-              agent: { name: 'calculator', type: 'llm', class: 'LlmAgent', description: 'Adds.', model: 'gemini-2.5-flash', children: [], tools: [] },
+              agent: {
+                name: 'calculator',
+                type: 'llm',
+                class: 'LlmAgent',
+                description: 'Adds.',
+                model: 'gemini-2.5-flash',
+                children: [],
+                tools: [],
+              },
             },
           ],
         },
@@ -103,7 +128,11 @@ describe('GET /health, GET /list-apps, GET /apps/{app}/graph', () => {
         new TeamAgent({ name: 'team', skills: [fn('skill')] }),
         new RoutedAgent({ name: 'router', agents: { main: fn('main') }, router: () => 'main' }),
         new SupervisorAgent({ name: 'lead', model: 'gemini-2.5-flash', subAgents: [fn('worker')] }),
-        new PlanExecuteAgent({ name: 'plan', planner: new LlmAgent({ name: 'planner', outputSchema: planSchema }), executor: fn('executor') }),
+        new PlanExecuteAgent({
+          name: 'plan',
+          planner: new LlmAgent({ name: 'planner', outputSchema: planSchema }),
+          executor: fn('executor'),
+        }),
         new GroupChatAgent({ name: 'chat', participants: [fn('speaker')], selector: 'round_robin' }),
       ],
     });
@@ -128,7 +157,10 @@ describe('GET /health, GET /list-apps, GET /apps/{app}/graph', () => {
         { 'chat: group_chat (GroupChatAgent)': ['speaker: function (FunctionAgent)'] },
       ],
     });
-    expect(graph.children.find((child) => child.name === 'lead')).toMatchObject({ model: 'gemini-2.5-flash', tools: [{ name: 'worker', class: 'AgentTool' }] });
+    expect(graph.children.find((child) => child.name === 'lead')).toMatchObject({
+      model: 'gemini-2.5-flash',
+      tools: [{ name: 'worker', class: 'AgentTool' }],
+    });
   });
 
   it('unknown routes are JSON 404s', async () => {
@@ -140,7 +172,9 @@ describe('GET /health, GET /list-apps, GET /apps/{app}/graph', () => {
   it('rejects unusable options when the app is created', () => {
     expect(() => createApp({})).toThrow(/apps .* or an agentsDir/);
     expect(() => createApp({ apps: {}, bodyLimit: -1 })).toThrow(/bodyLimit/);
-    expect(() => createApp({ agentsDir: '/definitely/not/here' })).toThrow(/agentsDir '\/definitely\/not\/here' is not a directory/);
+    expect(() => createApp({ agentsDir: '/definitely/not/here' })).toThrow(
+      /agentsDir '\/definitely\/not\/here' is not a directory/,
+    );
     expect(() => createApp({ apps: {}, staticDir: '/definitely/not/here' })).toThrow(/staticDir/);
     expect(() => createApp({ apps: { x: {} as never } })).toThrow(/apps\['x'\] must be an agent/);
   });
@@ -149,20 +183,42 @@ describe('GET /health, GET /list-apps, GET /apps/{app}/graph', () => {
 describe('agentsDir discovery', () => {
   it('lists folders with agent.ts/agent.mjs/agent.yaml; files beside them (solo.ts exports rootAgent) and folders without an entry are not apps', async () => {
     const app = createApp({ agentsDir });
-    expect(await (await app.request('/list-apps')).json()).toEqual(['bad_yaml', 'broken', 'js_app', 'not_agent', 'weather', 'yaml_app']);
+    expect(await (await app.request('/list-apps')).json()).toEqual([
+      'bad_yaml',
+      'broken',
+      'js_app',
+      'not_agent',
+      'weather',
+      'yaml_app',
+    ]);
   });
 
   it('runs a discovered TypeScript app, a JavaScript default export and a YAML definition', async () => {
     const app = createApp({ agentsDir });
     const s = await createSession(app, 'js_app', 'u');
-    const events = (await (await call(app, 'POST', '/run', { appName: 'js_app', userId: 'u', sessionId: s.id, newMessage: message('ping') })).json()) as WireEvent[];
+    const events = (await (
+      await call(app, 'POST', '/run', { appName: 'js_app', userId: 'u', sessionId: s.id, newMessage: message('ping') })
+    ).json()) as WireEvent[];
     expect(events.at(-1)!.content!.parts).toEqual([{ text: 'echo: ping' }]);
     const greeter = await createSession(app, 'yaml_app', 'u');
-    const greeting = (await (await call(app, 'POST', '/run', { appName: 'yaml_app', userId: 'u', sessionId: greeter.id, newMessage: message('hello') })).json()) as WireEvent[];
+    const greeting = (await (
+      await call(app, 'POST', '/run', {
+        appName: 'yaml_app',
+        userId: 'u',
+        sessionId: greeter.id,
+        newMessage: message('hello'),
+      })
+    ).json()) as WireEvent[];
     expect(greeting.at(-1)).toMatchObject({ author: 'greeter', content: { role: 'model' } });
     expect(greeting.at(-1)!.errorCode).toBeUndefined();
     const graph = (await (await app.request('/apps/weather/graph')).json()) as AgentGraphNode;
-    expect(graph).toMatchObject({ name: 'weather_desk', type: 'llm', model: 'offline', children: [{ name: 'forecast' }], tools: [{ name: 'units' }] });
+    expect(graph).toMatchObject({
+      name: 'weather_desk',
+      type: 'llm',
+      model: 'offline',
+      children: [{ name: 'forecast' }],
+      tools: [{ name: 'units' }],
+    });
   });
 
   it('uses the injected importModule (the CLI passes a TypeScript importer)', async () => {
@@ -182,7 +238,14 @@ describe('agentsDir discovery', () => {
     const errors: unknown[] = [];
     const replacement = new FunctionAgent({ name: 'fixed', run: () => 'fixed' });
     const app = createApp({ agentsDir, apps: { broken: replacement }, onError: (error) => errors.push(error) });
-    expect(await (await app.request('/list-apps')).json()).toEqual(['broken', 'bad_yaml', 'js_app', 'not_agent', 'weather', 'yaml_app']);
+    expect(await (await app.request('/list-apps')).json()).toEqual([
+      'broken',
+      'bad_yaml',
+      'js_app',
+      'not_agent',
+      'weather',
+      'yaml_app',
+    ]);
     expect(((await (await app.request('/apps/broken/graph')).json()) as AgentGraphNode).name).toBe('fixed');
 
     const plain = createApp({ agentsDir, onError: (error) => errors.push(error) });

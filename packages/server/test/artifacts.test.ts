@@ -5,7 +5,12 @@ import { z } from 'zod';
 import { createApp, type WireEvent } from '../src/index.js';
 import { call, createSession, expectError, message } from './helpers.js';
 
-const PNG: Part = { inlineData: { mimeType: 'image/png', data: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).toString('base64') } };
+const PNG: Part = {
+  inlineData: {
+    mimeType: 'image/png',
+    data: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).toString('base64'),
+  },
+};
 const tokens = { 'alice-token': 'alice', 'bob-token': 'bob', 'admin-token': '*' };
 const as = (token: string) => ({ Authorization: `Bearer ${token}` });
 
@@ -20,7 +25,12 @@ function drawingApp(options: { auth?: boolean } = {}) {
   const model = new ScriptedModel([{ functionCalls: [{ name: 'draw', args: { name: 'chart.png' } }] }, 'Drawn.']);
   const artifactService = new InMemoryArtifactService();
   const sessionService = new InMemorySessionService();
-  const app = createApp({ apps: { studio: new LlmAgent({ name: 'artist', model, tools: [draw] }) }, sessionService, artifactService, ...(options.auth ? { auth: { tokens } } : {}) });
+  const app = createApp({
+    apps: { studio: new LlmAgent({ name: 'artist', model, tools: [draw] }) },
+    sessionService,
+    artifactService,
+    ...(options.auth ? { auth: { tokens } } : {}),
+  });
   return { app, artifactService, sessionService };
 }
 
@@ -28,13 +38,32 @@ describe('artifact routes (ADK)', () => {
   it('a tool saves an artifact during /run; the event carries artifactDelta and the routes list, read and version it', async () => {
     const { app, artifactService } = drawingApp();
     await createSession(app, 'studio', 'alice', { sessionId: 's1' });
-    const res = await call(app, 'POST', '/run', { appName: 'studio', userId: 'alice', sessionId: 's1', newMessage: message('draw') });
+    const res = await call(app, 'POST', '/run', {
+      appName: 'studio',
+      userId: 'alice',
+      sessionId: 's1',
+      newMessage: message('draw'),
+    });
     expect(res.status).toBe(200);
     const events = (await res.json()) as WireEvent[];
-    expect(events.map((e) => e.actions.artifactDelta).filter((d) => Object.keys(d ?? {}).length > 0)).toEqual([{ 'chart.png': 0 }]);
+    expect(events.map((e) => e.actions.artifactDelta).filter((d) => Object.keys(d ?? {}).length > 0)).toEqual([
+      { 'chart.png': 0 },
+    ]);
 
-    await artifactService.saveArtifact({ appName: 'studio', userId: 'alice', sessionId: 's1', filename: 'chart.png', artifact: { text: 'v1' } });
-    await artifactService.saveArtifact({ appName: 'studio', userId: 'alice', sessionId: 'other', filename: 'user:avatar.png', artifact: PNG });
+    await artifactService.saveArtifact({
+      appName: 'studio',
+      userId: 'alice',
+      sessionId: 's1',
+      filename: 'chart.png',
+      artifact: { text: 'v1' },
+    });
+    await artifactService.saveArtifact({
+      appName: 'studio',
+      userId: 'alice',
+      sessionId: 'other',
+      filename: 'user:avatar.png',
+      artifact: PNG,
+    });
 
     const base = '/apps/studio/users/alice/sessions/s1/artifacts';
     expect(await (await call(app, 'GET', base)).json()).toEqual(['chart.png', 'user:avatar.png']);
@@ -66,14 +95,21 @@ describe('artifact routes (ADK)', () => {
       await artifactService.saveArtifact({ ...scope, filename, artifact: { text: filename } });
     }
     const base = '/apps/studio/users/alice/sessions/s1/artifacts';
-    expect(await (await call(app, 'GET', base)).json()).toEqual(['../escape.txt', 'reports/2026/q1 summary.txt', 'with space.txt', 'ünï 日本.md']);
+    expect(await (await call(app, 'GET', base)).json()).toEqual([
+      '../escape.txt',
+      'reports/2026/q1 summary.txt',
+      'with space.txt',
+      'ünï 日本.md',
+    ]);
     for (const filename of ['reports/2026/q1 summary.txt', 'with space.txt', 'ünï 日本.md', '../escape.txt']) {
       const res = await call(app, 'GET', `${base}/${encodeURIComponent(filename)}`);
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ text: filename });
       expect(await (await call(app, 'GET', `${base}/${encodeURIComponent(filename)}/versions`)).json()).toEqual([0]);
     }
-    expect((await call(app, 'DELETE', `${base}/${encodeURIComponent('reports/2026/q1 summary.txt')}`)).status).toBe(204);
+    expect((await call(app, 'DELETE', `${base}/${encodeURIComponent('reports/2026/q1 summary.txt')}`)).status).toBe(
+      204,
+    );
     expect(await artifactService.listVersions({ ...scope, filename: 'reports/2026/q1 summary.txt' })).toEqual([]);
     expect(await artifactService.listVersions({ ...scope, filename: 'with space.txt' })).toEqual([0]);
   });
@@ -99,14 +135,29 @@ describe('artifact routes (ADK)', () => {
     // Through his own path with alice's session id, bob sees only his own (none): user: files are per user.
     const bobsView = '/apps/studio/users/bob/sessions/s1/artifacts';
     expect(await (await call(app, 'GET', bobsView, undefined, as('bob-token'))).json()).toEqual([]);
-    await expectError(await call(app, 'GET', `${bobsView}/user%3Adiary.txt`, undefined, as('bob-token')), 404, 'ARTIFACT_NOT_FOUND');
-    await expectError(await call(app, 'GET', `${bobsView}/secret.txt`, undefined, as('bob-token')), 404, 'ARTIFACT_NOT_FOUND');
+    await expectError(
+      await call(app, 'GET', `${bobsView}/user%3Adiary.txt`, undefined, as('bob-token')),
+      404,
+      'ARTIFACT_NOT_FOUND',
+    );
+    await expectError(
+      await call(app, 'GET', `${bobsView}/secret.txt`, undefined, as('bob-token')),
+      404,
+      'ARTIFACT_NOT_FOUND',
+    );
     // Nothing of alice's was deleted; her token and an admin token read them.
-    expect(await (await call(app, 'GET', alice, undefined, as('alice-token'))).json()).toEqual(['secret.txt', 'user:diary.txt']);
-    expect(await (await call(app, 'GET', `${alice}/user%3Adiary.txt`, undefined, as('admin-token'))).json()).toEqual({ text: 'alice diary' });
+    expect(await (await call(app, 'GET', alice, undefined, as('alice-token'))).json()).toEqual([
+      'secret.txt',
+      'user:diary.txt',
+    ]);
+    expect(await (await call(app, 'GET', `${alice}/user%3Adiary.txt`, undefined, as('admin-token'))).json()).toEqual({
+      text: 'alice diary',
+    });
   });
 
   it('createApp refuses an artifactService that is not one', () => {
-    expect(() => createApp({ apps: {}, artifactService: {} as never })).toThrow(/createApp's artifactService must be an ArtifactService \(an object with saveArtifact, loadArtifact/);
+    expect(() => createApp({ apps: {}, artifactService: {} as never })).toThrow(
+      /createApp's artifactService must be an ArtifactService \(an object with saveArtifact, loadArtifact/,
+    );
   });
 });

@@ -27,13 +27,24 @@ describe('auth', () => {
       expect(res.headers.get('WWW-Authenticate')).toBe('Bearer');
       await expectError(res, 401, 'UNAUTHORIZED');
     }
-    await expectError(await call(app, 'GET', '/list-apps', undefined, { Authorization: 'Bearer wrong' }), 401, 'UNAUTHORIZED');
-    await expectError(await call(app, 'GET', '/list-apps', undefined, { Authorization: 'Basic YWxpY2U6eA==' }), 401, 'UNAUTHORIZED');
+    await expectError(
+      await call(app, 'GET', '/list-apps', undefined, { Authorization: 'Bearer wrong' }),
+      401,
+      'UNAUTHORIZED',
+    );
+    await expectError(
+      await call(app, 'GET', '/list-apps', undefined, { Authorization: 'Basic YWxpY2U6eA==' }),
+      401,
+      'UNAUTHORIZED',
+    );
     expect(await (await call(app, 'GET', '/list-apps', undefined, ALICE)).json()).toEqual(['chat']);
   });
 
   it("user A cannot list, read, run, resume or delete user B's sessions (403); B and an admin token can", async () => {
-    const { app, sent } = bankApp([{ functionCalls: [{ name: 'transfer_money', args: { amount: 5 }, id: 'c1' }] }, 'Sent.'], { auth: { tokens } });
+    const { app, sent } = bankApp(
+      [{ functionCalls: [{ name: 'transfer_money', args: { amount: 5 }, id: 'c1' }] }, 'Sent.'],
+      { auth: { tokens } },
+    );
     // Bob creates his session and pauses a run on it.
     const created = await call(app, 'POST', '/apps/bank/users/bob/sessions', { sessionId: 'bob-s' }, BOB);
     expect(created.status).toBe(200);
@@ -62,27 +73,62 @@ describe('auth', () => {
 
     // Bob reads his session; the admin token can read, resume and delete it.
     expect((await call(app, 'GET', '/apps/bank/users/bob/sessions/bob-s', undefined, BOB)).status).toBe(200);
-    const list = (await (await call(app, 'GET', '/apps/bank/users/bob/sessions', undefined, ADMIN)).json()) as WireSession[];
+    const list = (await (
+      await call(app, 'GET', '/apps/bank/users/bob/sessions', undefined, ADMIN)
+    ).json()) as WireSession[];
     expect(list.map((s) => s.id)).toEqual(['bob-s']);
-    const { events } = await readSse(await call(app, 'POST', '/apps/bank/users/bob/sessions/bob-s/resume', { responses: { 'Banker:c1': true } }, ADMIN));
+    const { events } = await readSse(
+      await call(
+        app,
+        'POST',
+        '/apps/bank/users/bob/sessions/bob-s/resume',
+        { responses: { 'Banker:c1': true } },
+        ADMIN,
+      ),
+    );
     expect(events.at(-1)!.content!.parts).toEqual([{ text: 'Sent.' }]);
     expect(sent).toEqual([5]);
     expect((await call(app, 'DELETE', '/apps/bank/users/bob/sessions/bob-s', undefined, ADMIN)).status).toBe(204);
   });
 
   it('accepts a verify function (sync or async) instead of a token map', async () => {
-    const { app } = scriptedApp(['hi'], { auth: { verify: async (token) => (token === 'good' ? 'carol' : undefined) } });
+    const { app } = scriptedApp(['hi'], {
+      auth: { verify: async (token) => (token === 'good' ? 'carol' : undefined) },
+    });
     const good = { Authorization: 'Bearer good' };
     expect((await call(app, 'POST', '/apps/chat/users/carol/sessions', { sessionId: 's' }, good)).status).toBe(200);
-    expect((await call(app, 'POST', '/run', { appName: 'chat', userId: 'carol', sessionId: 's', newMessage: message('hi') }, good)).status).toBe(200);
+    expect(
+      (
+        await call(
+          app,
+          'POST',
+          '/run',
+          { appName: 'chat', userId: 'carol', sessionId: 's', newMessage: message('hi') },
+          good,
+        )
+      ).status,
+    ).toBe(200);
     await expectError(await call(app, 'GET', '/apps/chat/users/dave/sessions', undefined, good), 403, 'FORBIDDEN');
-    await expectError(await call(app, 'GET', '/list-apps', undefined, { Authorization: 'Bearer bad' }), 401, 'UNAUTHORIZED');
+    await expectError(
+      await call(app, 'GET', '/list-apps', undefined, { Authorization: 'Bearer bad' }),
+      401,
+      'UNAUTHORIZED',
+    );
   });
 
   it('without auth configured, no Authorization header is needed', async () => {
     const { app } = scriptedApp(['hi']);
     expect((await call(app, 'POST', '/apps/chat/users/anyone/sessions', { sessionId: 's' })).status).toBe(200);
-    expect((await call(app, 'POST', '/run', { appName: 'chat', userId: 'anyone', sessionId: 's', newMessage: message('hi') })).status).toBe(200);
+    expect(
+      (
+        await call(app, 'POST', '/run', {
+          appName: 'chat',
+          userId: 'anyone',
+          sessionId: 's',
+          newMessage: message('hi'),
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('rejects unusable auth options when the app is created', () => {
@@ -97,7 +143,9 @@ describe('auth', () => {
     await expectError(await call(app, 'POST', '/apps/chat/users/alice/sessions', {}, evil), 403, 'ORIGIN_NOT_ALLOWED');
     // Reading is harmless without CORS headers; the same origin is fine.
     expect((await call(app, 'GET', '/list-apps', undefined, evil)).status).toBe(200);
-    expect((await call(app, 'POST', '/apps/chat/users/alice/sessions', {}, { Origin: 'http://localhost' })).status).toBe(200);
+    expect(
+      (await call(app, 'POST', '/apps/chat/users/alice/sessions', {}, { Origin: 'http://localhost' })).status,
+    ).toBe(200);
 
     const { app: open } = scriptedApp([], { allowedOrigins: ['https://ui.example'] });
     const res = await call(open, 'POST', '/apps/chat/users/alice/sessions', {}, { Origin: 'https://ui.example' });

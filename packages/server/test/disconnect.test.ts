@@ -18,7 +18,12 @@ afterEach(async () => {
 });
 
 function post(path: string, body: unknown, signal: AbortSignal): Promise<Response> {
-  return fetch(`${handle!.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), signal });
+  return fetch(`${handle!.url}${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+    signal,
+  });
 }
 
 function runBody(sessionId: string, text: string) {
@@ -49,7 +54,11 @@ async function expectCancelledThenFree(relay: Relay, sessionId: string, disconne
   // The session is free at once: the next message runs to the end.
   const next = await call(relay.app, 'POST', '/run', runBody(sessionId, 'again'));
   expect(next.status).toBe(200);
-  expect(((await next.json()) as WireEvent[]).map((e) => e.content?.parts[0])).toEqual([{ text: 'first done' }, { text: 'second done' }, { text: 'third done' }]);
+  expect(((await next.json()) as WireEvent[]).map((e) => e.content?.parts[0])).toEqual([
+    { text: 'first done' },
+    { text: 'second done' },
+    { text: 'third done' },
+  ]);
   expect(relay.outcomes).toEqual(['cancelled', 'completed']);
 }
 
@@ -67,7 +76,9 @@ async function expectNothingAfter(relay: Relay, sessionId: string) {
 
 describe('a client that disconnects mid-run cancels the run (real HTTP server on 127.0.0.1:0)', () => {
   for (const ignoresSignal of [false, true]) {
-    const how = ignoresSignal ? 'a slow step that ignores the abort signal' : 'a slow step that honours the abort signal';
+    const how = ignoresSignal
+      ? 'a slow step that ignores the abort signal'
+      : 'a slow step that honours the abort signal';
 
     it(`/run_sse, ${how}`, async () => {
       const relay = relayApp({ ignoresSignal, waitMs: ignoresSignal ? 1500 : 10_000 });

@@ -23,7 +23,8 @@ afterEach(() => {
   delete process.env.TROUPE_DISCOVERY_MARKER;
 });
 
-const scriptsThatRan = (): string[] => (existsSync(marker) ? readFileSync(marker, 'utf8').split('\n').filter(Boolean) : []);
+const scriptsThatRan = (): string[] =>
+  existsSync(marker) ? readFileSync(marker, 'utf8').split('\n').filter(Boolean) : [];
 
 describe('app discovery runs no code but the entries of the apps used', () => {
   it('lists only app folders; scripts beside the apps and inside an app folder never run, also when the apps run', async () => {
@@ -39,12 +40,21 @@ describe('app discovery runs no code but the entries of the apps used', () => {
     expect(imported).toEqual([]); // listing imports nothing
 
     const session = await createSession(app, 'app_one', 'u');
-    const events = (await (await call(app, 'POST', '/run', { appName: 'app_one', userId: 'u', sessionId: session.id, newMessage: message('ping') })).json()) as WireEvent[];
+    const events = (await (
+      await call(app, 'POST', '/run', {
+        appName: 'app_one',
+        userId: 'u',
+        sessionId: session.id,
+        newMessage: message('ping'),
+      })
+    ).json()) as WireEvent[];
     expect(events.at(-1)!.content!.parts).toEqual([{ text: 'one: ping' }]);
     const graph = (await (await app.request('/apps/config_app/graph')).json()) as AgentGraphNode;
     expect(graph).toMatchObject({ name: 'configured', type: 'llm', model: 'offline' });
 
-    expect(imported.map((path) => path.slice(agentsDir.length + 1).replaceAll('\\', '/'))).toEqual(['app_one/agent.mjs']);
+    expect(imported.map((path) => path.slice(agentsDir.length + 1).replaceAll('\\', '/'))).toEqual([
+      'app_one/agent.mjs',
+    ]);
     expect(scriptsThatRan()).toEqual([]);
     // The side effects are real: importing a script does write the marker.
     await defaultImportModule(join(agentsDir, 'side-effect.mjs'));

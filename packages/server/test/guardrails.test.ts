@@ -14,7 +14,13 @@ function tutor(model = new ScriptedModel([])): LlmAgent {
   return new LlmAgent({
     name: 'Tutor',
     model,
-    inputGuardrails: [{ name: 'no_homework', blocking: true, check: (_ctx, input) => ({ tripwire: JSON.stringify(input).includes('homework'), info: 'homework' }) }],
+    inputGuardrails: [
+      {
+        name: 'no_homework',
+        blocking: true,
+        check: (_ctx, input) => ({ tripwire: JSON.stringify(input).includes('homework'), info: 'homework' }),
+      },
+    ],
   });
 }
 
@@ -22,14 +28,25 @@ describe('a blocked run over HTTP', () => {
   it('POST /run answers 200 with the GUARDRAIL_TRIPPED event last; the dev UI shows it as a blocked card', async () => {
     const app = createApp({ apps: { tutor: tutor() }, sessionService: new InMemorySessionService() });
     const s = await createSession(app, 'tutor', 'ann');
-    const res = await call(app, 'POST', '/run', { appName: 'tutor', userId: 'ann', sessionId: s.id, newMessage: message('do my homework') });
+    const res = await call(app, 'POST', '/run', {
+      appName: 'tutor',
+      userId: 'ann',
+      sessionId: s.id,
+      newMessage: message('do my homework'),
+    });
     expect(res.status).toBe(200);
     const events = (await res.json()) as WireEvent[];
     expect(events).toHaveLength(1);
     const [blocked] = events;
-    expect(blocked).toMatchObject({ author: 'Tutor', errorCode: 'GUARDRAIL_TRIPPED', errorMessage: expect.stringMatching(/^Guardrail 'no_homework' tripped/) });
+    expect(blocked).toMatchObject({
+      author: 'Tutor',
+      errorCode: 'GUARDRAIL_TRIPPED',
+      errorMessage: expect.stringMatching(/^Guardrail 'no_homework' tripped/),
+    });
 
-    expect(eventFacts(blocked!)).toEqual([{ kind: 'blocked', guardrail: 'no_homework', message: blocked!.errorMessage }]);
+    expect(eventFacts(blocked!)).toEqual([
+      { kind: 'blocked', guardrail: 'no_homework', message: blocked!.errorMessage },
+    ]);
     const stored = await call(app, 'GET', `/apps/tutor/users/ann/sessions/${s.id}`);
     const session = (await stored.json()) as { events: WireEvent[] };
     expect(transcript(session.events).map((item) => [item.kind, 'text' in item ? item.text : undefined])).toEqual([
@@ -39,7 +56,17 @@ describe('a blocked run over HTTP', () => {
   });
 
   it('an event whose message does not name the guardrail still shows as blocked', () => {
-    const event: WireEvent = { id: 'e1', invocationId: 'i', timestamp: 1, author: 'A', branch: '', path: 'A', actions: { stateDelta: {}, artifactDelta: {} }, errorCode: 'GUARDRAIL_TRIPPED', errorMessage: 'blocked' };
+    const event: WireEvent = {
+      id: 'e1',
+      invocationId: 'i',
+      timestamp: 1,
+      author: 'A',
+      branch: '',
+      path: 'A',
+      actions: { stateDelta: {}, artifactDelta: {} },
+      errorCode: 'GUARDRAIL_TRIPPED',
+      errorMessage: 'blocked',
+    };
     expect(eventFacts(event)).toEqual([{ kind: 'blocked', guardrail: undefined, message: 'blocked' }]);
     expect(transcript([event])[0]).toMatchObject({ kind: 'error', text: 'Blocked by a guardrail: blocked' });
   });
@@ -51,7 +78,10 @@ describe('a blocked run over HTTP', () => {
     say(agent, 'do my homework');
     const blocked = await runOnce(agent);
     expect(blocked.types.at(-1)).toBe(EventType.RUN_ERROR);
-    expect(ofType<RunErrorEvent>(blocked, EventType.RUN_ERROR)[0]).toMatchObject({ code: 'GUARDRAIL_TRIPPED', message: expect.stringContaining("Guardrail 'no_homework'") });
+    expect(ofType<RunErrorEvent>(blocked, EventType.RUN_ERROR)[0]).toMatchObject({
+      code: 'GUARDRAIL_TRIPPED',
+      message: expect.stringContaining("Guardrail 'no_homework'"),
+    });
     // The thread goes on with an allowed message.
     say(agent, 'what is a prime?');
     expect((await runOnce(agent)).finished).toMatchObject({ outcome: { type: 'success' }, result: 'Glad to help.' });

@@ -19,12 +19,25 @@ describe('GET /health reports the session store', () => {
   it("503 { status: 'unavailable', store: { error }, requestId } when the check rejects; the store's own message goes to onError only", async () => {
     const store = new OutageStore();
     const reported: [unknown, ErrorReport][] = [];
-    const app = createApp({ apps: { echo }, sessionService: store, onError: (error, _request, report) => reported.push([error, report]) });
+    const app = createApp({
+      apps: { echo },
+      sessionService: store,
+      onError: (error, _request, report) => reported.push([error, report]),
+    });
     store.down = true;
     const res = await app.request('/health');
     const requestId = res.headers.get('X-Request-Id')!;
-    expect([res.status, await res.json()]).toEqual([503, { status: 'unavailable', store: { error: "The session store failed its health check; the server's log (onError) has its message." }, requestId }]);
-    expect(reported).toEqual([[expect.objectContaining({ message: OutageStore.PROBLEM }), { requestId, level: 'error' }]]);
+    expect([res.status, await res.json()]).toEqual([
+      503,
+      {
+        status: 'unavailable',
+        store: { error: "The session store failed its health check; the server's log (onError) has its message." },
+        requestId,
+      },
+    ]);
+    expect(reported).toEqual([
+      [expect.objectContaining({ message: OutageStore.PROBLEM }), { requestId, level: 'error' }],
+    ]);
     store.down = false;
     expect((await health(app))[0]).toBe(200);
   });
@@ -34,7 +47,14 @@ describe('GET /health reports the session store', () => {
     store.health = 'hangs';
     const app = createApp({ apps: { echo }, sessionService: store, healthCheckTimeoutMs: 150 });
     const asked = Date.now();
-    expect(await health(app)).toEqual([503, { status: 'unavailable', store: { error: 'The session store did not answer its health check within 150 ms.' }, requestId: expect.any(String) }]);
+    expect(await health(app)).toEqual([
+      503,
+      {
+        status: 'unavailable',
+        store: { error: 'The session store did not answer its health check within 150 ms.' },
+        requestId: expect.any(String),
+      },
+    ]);
     expect(Date.now() - asked).toBeGreaterThanOrEqual(140);
     expect(Date.now() - asked).toBeLessThan(2000);
   });
@@ -43,7 +63,14 @@ describe('GET /health reports the session store', () => {
     const store = new OutageStore();
     store.health = 'throws';
     const app = createApp({ apps: { echo }, sessionService: store });
-    expect(await health(app)).toEqual([503, { status: 'unavailable', store: { error: "The session store failed its health check; the server's log (onError) has its message." }, requestId: expect.any(String) }]);
+    expect(await health(app)).toEqual([
+      503,
+      {
+        status: 'unavailable',
+        store: { error: "The session store failed its health check; the server's log (onError) has its message." },
+        requestId: expect.any(String),
+      },
+    ]);
   });
 
   it("says 'unchecked' for a store without checkHealth, and needs no token even with auth", async () => {
@@ -71,6 +98,8 @@ describe('GET /health reports the session store', () => {
     for (const bad of [0, -1, 1.5, Number.NaN]) {
       expect(() => createApp({ apps: { echo }, healthCheckTimeoutMs: bad })).toThrow(ConfigurationError);
     }
-    expect(() => createApp({ apps: { echo }, healthCheckTimeoutMs: 0 })).toThrow(/healthCheckTimeoutMs is 0; it must be a positive whole number of milliseconds/);
+    expect(() => createApp({ apps: { echo }, healthCheckTimeoutMs: 0 })).toThrow(
+      /healthCheckTimeoutMs is 0; it must be a positive whole number of milliseconds/,
+    );
   });
 });

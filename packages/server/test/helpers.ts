@@ -17,7 +17,11 @@ export function scriptedApp(replies: ScriptedReply[], options: Partial<CreateApp
  * An app 'chat' whose agent 'assistant' has a `wait` tool that holds its invocation until
  * `release()`: `toolStarted` resolves once the tool runs, so a test can act while the session is busy.
  */
-export function heldToolApp(replies: ScriptedReply[]): { app: TroupeApp; toolStarted: Promise<void>; release: () => void } {
+export function heldToolApp(replies: ScriptedReply[]): {
+  app: TroupeApp;
+  toolStarted: Promise<void>;
+  release: () => void;
+} {
   let release: () => void = () => {};
   const held = new Promise<void>((resolve) => (release = resolve));
   let started: () => void = () => {};
@@ -33,7 +37,10 @@ export function heldToolApp(replies: ScriptedReply[]): { app: TroupeApp; toolSta
     },
   });
   const model = new ScriptedModel(replies);
-  const app = createApp({ apps: { chat: new LlmAgent({ name: 'assistant', model, tools: [wait] }) }, sessionService: new InMemorySessionService() });
+  const app = createApp({
+    apps: { chat: new LlmAgent({ name: 'assistant', model, tools: [wait] }) },
+    sessionService: new InMemorySessionService(),
+  });
   return { app, toolStarted, release };
 }
 
@@ -63,7 +70,14 @@ export function bankApp(replies: ScriptedReply[], options: Partial<CreateAppOpti
 }
 
 /** A JSON request to the app. */
-export function call(app: TroupeApp, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
+export function call(
+  app: TroupeApp,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  signal?: AbortSignal,
+): Promise<Response> {
   return Promise.resolve(
     app.request(path, {
       method,
@@ -75,7 +89,13 @@ export function call(app: TroupeApp, method: string, path: string, body?: unknow
 }
 
 /** Creates a session over HTTP and returns it. */
-export async function createSession(app: TroupeApp, appName: string, userId: string, body?: unknown, headers?: Record<string, string>): Promise<WireSession> {
+export async function createSession(
+  app: TroupeApp,
+  appName: string,
+  userId: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+): Promise<WireSession> {
   const res = await call(app, 'POST', `/apps/${appName}/users/${userId}/sessions`, body, headers);
   expect(res.status).toBe(200);
   return (await res.json()) as WireSession;

@@ -38,7 +38,11 @@ let callIds = 0;
 const worker = new LlmAgent({
   name: 'worker',
   description: 'Answers the question.',
-  model: new InstantModel('fake-worker', () => ({ content: { role: 'model', parts: [{ text: 'Done: the worker answered.' }] }, usage: { inputTokens: 10, outputTokens: 5 }, turnComplete: true })),
+  model: new InstantModel('fake-worker', () => ({
+    content: { role: 'model', parts: [{ text: 'Done: the worker answered.' }] },
+    usage: { inputTokens: 10, outputTokens: 5 },
+    turnComplete: true,
+  })),
   // The next turn then starts at the coordinator again, so every run has the same shape.
   disallowTransferToParent: true,
   disallowTransferToPeers: true,
@@ -47,7 +51,10 @@ const coordinator = new LlmAgent({
   name: 'coordinator',
   instruction: 'Route the question to the worker.',
   model: new InstantModel('fake-coordinator', () => ({
-    content: { role: 'model', parts: [{ functionCall: { id: `t${++callIds}`, name: 'transfer_to_agent', args: { agent_name: 'worker' } } }] },
+    content: {
+      role: 'model',
+      parts: [{ functionCall: { id: `t${++callIds}`, name: 'transfer_to_agent', args: { agent_name: 'worker' } } }],
+    },
     usage: { inputTokens: 10, outputTokens: 3 },
     turnComplete: true,
   })),
@@ -71,9 +78,19 @@ async function main(): Promise<void> {
   const sessionService = new InMemorySessionService();
   const app = createApp({ apps: { load: coordinator }, sessionService });
   const handle = await serve(app, { host: '127.0.0.1', port: 0 });
-  const post = (path: string, body: unknown) => fetch(`${handle.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const post = (path: string, body: unknown) =>
+    fetch(`${handle.url}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
-  const clients = Array.from({ length: CLIENTS }, (_, i) => ({ sessionId: `load-${i}`, sse: i % 2 === 1, runs: 0, errors: [] as string[] }));
+  const clients = Array.from({ length: CLIENTS }, (_, i) => ({
+    sessionId: `load-${i}`,
+    sse: i % 2 === 1,
+    runs: 0,
+    errors: [] as string[],
+  }));
   for (const client of clients) {
     const res = await post('/apps/load/users/bench/sessions', { sessionId: client.sessionId });
     if (res.status !== 200) throw new Error(`creating ${client.sessionId} failed with ${res.status}`);
@@ -81,7 +98,13 @@ async function main(): Promise<void> {
 
   /** One turn; returns the events the client received (all of them final: streaming is off). */
   async function turn(client: (typeof clients)[number]): Promise<WireEvent[]> {
-    const body = { appName: 'load', userId: 'bench', sessionId: client.sessionId, newMessage: { role: 'user', parts: [{ text: 'What is the answer?' }] }, streaming: false };
+    const body = {
+      appName: 'load',
+      userId: 'bench',
+      sessionId: client.sessionId,
+      newMessage: { role: 'user', parts: [{ text: 'What is the answer?' }] },
+      streaming: false,
+    };
     const res = await post(client.sse ? '/run_sse' : '/run', body);
     const text = await res.text();
     if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${text.slice(0, 200)}`);
@@ -90,7 +113,8 @@ async function main(): Promise<void> {
           .split('\n\n')
           .filter((frame) => frame !== '')
           .map((frame) => {
-            if (!frame.startsWith('data: ') || frame.includes('\n')) throw new Error(`bad SSE frame: ${frame.slice(0, 100)}`);
+            if (!frame.startsWith('data: ') || frame.includes('\n'))
+              throw new Error(`bad SSE frame: ${frame.slice(0, 100)}`);
             return JSON.parse(frame.slice(6)) as WireEvent;
           })
       : (JSON.parse(text) as WireEvent[]);
@@ -120,7 +144,8 @@ async function main(): Promise<void> {
         const t0 = performance.now();
         try {
           const events = await turn(client);
-          if (events.length + 1 !== eventsPerRun) throw new Error(`a run produced ${events.length} events, expected ${eventsPerRun - 1}`);
+          if (events.length + 1 !== eventsPerRun)
+            throw new Error(`a run produced ${events.length} events, expected ${eventsPerRun - 1}`);
           client.runs++;
         } catch (error) {
           client.errors.push((error as Error).message);
@@ -138,7 +163,8 @@ async function main(): Promise<void> {
     const res = await fetch(`${handle.url}/apps/load/users/bench/sessions/${client.sessionId}`);
     const session = (await res.json()) as WireSession;
     storedEvents += session.events!.length;
-    if (session.events!.length !== client.runs * eventsPerRun) mismatches.push(`${client.sessionId}: ${session.events!.length} events for ${client.runs} runs`);
+    if (session.events!.length !== client.runs * eventsPerRun)
+      mismatches.push(`${client.sessionId}: ${session.events!.length} events for ${client.runs} runs`);
   }
   const heapAfter = heapMb();
   for (const client of clients) {
@@ -159,14 +185,20 @@ async function main(): Promise<void> {
     requests,
     requestsPerSecond: Math.round(requests / seconds),
     runsCompleted: clients.reduce((n, c) => n + c.runs, 0),
-    latencyMs: { p50: percentile(latencies, 50), p90: percentile(latencies, 90), p99: percentile(latencies, 99), max: latencies.at(-1) },
+    latencyMs: {
+      p50: percentile(latencies, 50),
+      p90: percentile(latencies, 90),
+      p99: percentile(latencies, 99),
+      max: latencies.at(-1),
+    },
     errors: errors.length,
     eventsPerRun,
     storedEvents,
     sessionCountMismatches: mismatches.length,
     heapMb: { beforeLoad: heapBefore, afterLoadSessionsKept: heapAfter, afterSessionsDeleted: heapAfterDelete },
   };
-  const round = (_: string, value: unknown) => (typeof value === 'number' && !Number.isInteger(value) ? Number(value.toFixed(2)) : value);
+  const round = (_: string, value: unknown) =>
+    typeof value === 'number' && !Number.isInteger(value) ? Number(value.toFixed(2)) : value;
   console.log(JSON.stringify(report, round, 2));
   if (errors.length > 0) console.error('first errors:', errors.slice(0, 5));
   if (mismatches.length > 0) console.error('mismatches:', mismatches.slice(0, 5));

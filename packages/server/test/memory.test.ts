@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { InMemoryMemoryService, InMemorySessionService, LlmAgent, loadMemoryTool, preloadMemoryTool, type MemoryService } from '@troupe/core';
+import {
+  InMemoryMemoryService,
+  InMemorySessionService,
+  LlmAgent,
+  loadMemoryTool,
+  preloadMemoryTool,
+  type MemoryService,
+} from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { createApp, type WireEvent } from '../src/index.js';
 import { call, message, readSse } from './helpers.js';
@@ -11,13 +18,29 @@ const tokens = { 'alice-token': 'alice', 'bob-token': 'bob' };
 /** An app whose assistant has both memory tools, served with memory and bearer-token auth. */
 function memoryApp(replies: ConstructorParameters<typeof ScriptedModel>[0]) {
   const model = new ScriptedModel(replies);
-  const agent = new LlmAgent({ name: 'assistant', model, instruction: 'Help.', tools: [loadMemoryTool, preloadMemoryTool] });
+  const agent = new LlmAgent({
+    name: 'assistant',
+    model,
+    instruction: 'Help.',
+    tools: [loadMemoryTool, preloadMemoryTool],
+  });
   const memoryService = new InMemoryMemoryService();
-  const app = createApp({ apps: { assistant: agent }, sessionService: new InMemorySessionService(), memoryService, auth: { tokens } });
+  const app = createApp({
+    apps: { assistant: agent },
+    sessionService: new InMemorySessionService(),
+    memoryService,
+    auth: { tokens },
+  });
   return { app, model, memoryService };
 }
 
-async function turn(app: ReturnType<typeof createApp>, user: string, headers: Record<string, string>, text: string, sse = false): Promise<WireEvent[]> {
+async function turn(
+  app: ReturnType<typeof createApp>,
+  user: string,
+  headers: Record<string, string>,
+  text: string,
+  sse = false,
+): Promise<WireEvent[]> {
   const created = await call(app, 'POST', `/apps/assistant/users/${user}/sessions`, {}, headers);
   expect(created.status).toBe(200);
   const { id } = (await created.json()) as { id: string };
@@ -39,7 +62,9 @@ describe('memory over HTTP', () => {
     ]);
 
     await turn(app, 'alice', ALICE, 'My favourite city is Lisbon.');
-    expect((await memoryService.searchMemory({ appName: 'assistant', userId: 'alice', query: 'Lisbon' })).memories).toHaveLength(1);
+    expect(
+      (await memoryService.searchMemory({ appName: 'assistant', userId: 'alice', query: 'Lisbon' })).memories,
+    ).toHaveLength(1);
 
     const bob = await turn(app, 'bob', BOB, 'What is my favourite city?', true);
     const bobRequests = model.requests.slice(1, 3);
@@ -56,10 +81,16 @@ describe('memory over HTTP', () => {
     model.assertDone();
   });
 
-  it('Bob cannot run in Alice\'s session to read her memory (403)', async () => {
+  it("Bob cannot run in Alice's session to read her memory (403)", async () => {
     const { app } = memoryApp(['Noted.']);
     await turn(app, 'alice', ALICE, 'My favourite city is Lisbon.');
-    const res = await call(app, 'POST', '/run', { appName: 'assistant', userId: 'alice', sessionId: 'x', newMessage: message('What is my favourite city?') }, BOB);
+    const res = await call(
+      app,
+      'POST',
+      '/run',
+      { appName: 'assistant', userId: 'alice', sessionId: 'x', newMessage: message('What is my favourite city?') },
+      BOB,
+    );
     expect(res.status).toBe(403);
   });
 
@@ -73,13 +104,24 @@ describe('memory over HTTP', () => {
     const errors: unknown[] = [];
     const sessionService = new InMemorySessionService();
     const agent = new LlmAgent({ name: 'assistant', model: new ScriptedModel(['Hello.']) });
-    const app = createApp({ apps: { assistant: agent }, sessionService, memoryService: failing, onError: (error) => errors.push(error) });
+    const app = createApp({
+      apps: { assistant: agent },
+      sessionService,
+      memoryService: failing,
+      onError: (error) => errors.push(error),
+    });
     await call(app, 'POST', '/apps/assistant/users/u/sessions', { sessionId: 's' });
 
-    const events = (await (await call(app, 'POST', '/run', { appName: 'assistant', userId: 'u', sessionId: 's', newMessage: message('hi') })).json()) as WireEvent[];
+    const events = (await (
+      await call(app, 'POST', '/run', { appName: 'assistant', userId: 'u', sessionId: 's', newMessage: message('hi') })
+    ).json()) as WireEvent[];
     expect(events[0]!.content!.parts).toEqual([{ text: 'Hello.' }]);
     expect(events.at(-1)!.errorCode).toBe('INTERNAL');
     expect(errors.map((e) => (e as Error).message)).toEqual(['memory store is down']);
-    expect((await sessionService.getSession({ appName: 'assistant', userId: 'u', sessionId: 's' }))!.events.map((e) => e.author)).toEqual(['user', 'assistant']);
+    expect(
+      (await sessionService.getSession({ appName: 'assistant', userId: 'u', sessionId: 's' }))!.events.map(
+        (e) => e.author,
+      ),
+    ).toEqual(['user', 'assistant']);
   });
 });

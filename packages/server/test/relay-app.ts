@@ -1,4 +1,12 @@
-import { BasePlugin, FunctionAgent, InMemorySessionService, type RunResult, type RunStatus, SequentialAgent, type SessionService } from '@troupe/core';
+import {
+  BasePlugin,
+  FunctionAgent,
+  InMemorySessionService,
+  type RunResult,
+  type RunStatus,
+  SequentialAgent,
+  type SessionService,
+} from '@troupe/core';
 import { createApp, type CreateAppOptions } from '../src/index.js';
 
 /** Options of {@link relayApp}. */

@@ -1,7 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { InMemorySessionService, LlmAgent } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
-import { createApp, isLoopback, serve, type CreateAppOptions, type ServerHandle, type WireEvent, type WireSession } from '../src/index.js';
+import {
+  createApp,
+  isLoopback,
+  serve,
+  type CreateAppOptions,
+  type ServerHandle,
+  type WireEvent,
+  type WireSession,
+} from '../src/index.js';
 import { call, createSession, expectError, message, parseFrames } from './helpers.js';
 
 const handles: ServerHandle[] = [];
@@ -15,7 +23,11 @@ function appWith(replies: ConstructorParameters<typeof ScriptedModel>[0], option
 }
 
 async function post(handle: ServerHandle, path: string, body: unknown): Promise<Response> {
-  return fetch(`${handle.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(`${handle.url}${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 describe('serve()', () => {
@@ -27,7 +39,13 @@ describe('serve()', () => {
     expect(handle.url).toBe(`http://127.0.0.1:${handle.port}`);
     expect(await (await fetch(`${handle.url}/health`)).json()).toMatchObject({ status: 'ok' });
     await post(handle, '/apps/chat/users/u/sessions', { sessionId: 's' });
-    const res = await post(handle, '/run_sse', { appName: 'chat', userId: 'u', sessionId: 's', newMessage: message('hi'), streaming: false });
+    const res = await post(handle, '/run_sse', {
+      appName: 'chat',
+      userId: 'u',
+      sessionId: 's',
+      newMessage: message('hi'),
+      streaming: false,
+    });
     expect(res.headers.get('content-type')).toBe('text/event-stream');
     expect(parseFrames(await res.text()).map((e) => e.content?.parts)).toEqual([[{ text: 'Hi!' }]]);
   });
@@ -47,11 +65,20 @@ describe('serve()', () => {
           controller.close();
         },
       });
-      return fetch(`${handle.url}/run`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body, duplex: 'half' });
+      return fetch(`${handle.url}/run`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body,
+        duplex: 'half',
+      });
     };
-    const small = await chunked(JSON.stringify({ appName: 'chat', userId: 'u', sessionId: 's', newMessage: message('hi') }));
+    const small = await chunked(
+      JSON.stringify({ appName: 'chat', userId: 'u', sessionId: 's', newMessage: message('hi') }),
+    );
     expect(small.status).toBe(200);
-    const big = await chunked(JSON.stringify({ appName: 'chat', userId: 'u', sessionId: 's', newMessage: message('x'.repeat(10_000)) }));
+    const big = await chunked(
+      JSON.stringify({ appName: 'chat', userId: 'u', sessionId: 's', newMessage: message('x'.repeat(10_000)) }),
+    );
     expect(big.status).toBe(413);
     expect(((await big.json()) as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE');
     const deleted = await fetch(`${handle.url}/apps/chat/users/u/sessions/s`, { method: 'DELETE' });
@@ -60,18 +87,24 @@ describe('serve()', () => {
 
   it('refuses to bind a non-loopback address without auth, naming the host and the fix', async () => {
     const app = appWith([]);
-    await expect(serve(app, { host: '0.0.0.0', port: 0 })).rejects.toThrow(/Refusing to listen on '0\.0\.0\.0'.*no auth configured.*auth: \{ tokens/);
+    await expect(serve(app, { host: '0.0.0.0', port: 0 })).rejects.toThrow(
+      /Refusing to listen on '0\.0\.0\.0'.*no auth configured.*auth: \{ tokens/,
+    );
     await expect(serve(app, { host: '::', port: 0 })).rejects.toThrow(/'::'/);
     const secured = await serve(appWith([], { auth: { tokens: { secret: '*' } } }), { host: '0.0.0.0', port: 0 });
     handles.push(secured);
-    const res = await fetch(`http://127.0.0.1:${secured.port}/list-apps`, { headers: { Authorization: 'Bearer secret' } });
+    const res = await fetch(`http://127.0.0.1:${secured.port}/list-apps`, {
+      headers: { Authorization: 'Bearer secret' },
+    });
     expect(await res.json()).toEqual(['chat']);
     expect((await fetch(`http://127.0.0.1:${secured.port}/list-apps`)).status).toBe(401);
   });
 
   it('tells loopback addresses from others', () => {
-    for (const host of ['127.0.0.1', '127.8.9.10', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1']) expect(isLoopback(host), host).toBe(true);
-    for (const host of ['0.0.0.0', '::', '10.0.0.2', '192.168.1.5', 'example.com', '127.0.0.1.nip.io']) expect(isLoopback(host), host).toBe(false);
+    for (const host of ['127.0.0.1', '127.8.9.10', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1'])
+      expect(isLoopback(host), host).toBe(true);
+    for (const host of ['0.0.0.0', '::', '10.0.0.2', '192.168.1.5', 'example.com', '127.0.0.1.nip.io'])
+      expect(isLoopback(host), host).toBe(false);
   });
 
   it('refuses apps not made by createApp and bad ports', async () => {
@@ -101,14 +134,22 @@ describe('serve()', () => {
     const app = appWith([{ delayMs: 20_000, reply: 'never' }]);
     const handle = await serve(app, { port: 0 });
     await createSession(app, 'chat', 'u', { sessionId: 's' });
-    const res = await post(handle, '/run_sse', { appName: 'chat', userId: 'u', sessionId: 's', newMessage: message('hi') });
+    const res = await post(handle, '/run_sse', {
+      appName: 'chat',
+      userId: 'u',
+      sessionId: 's',
+      newMessage: message('hi'),
+    });
     expect(res.status).toBe(200);
     const body = res.text();
     const started = Date.now();
     await handle.close({ gracePeriodMs: 200 });
     expect(Date.now() - started).toBeLessThan(3000);
     const frames = parseFrames(await body);
-    expect(frames.at(-1)).toMatchObject({ errorCode: 'CANCELLED', errorMessage: expect.stringMatching(/server shut down/) });
+    expect(frames.at(-1)).toMatchObject({
+      errorCode: 'CANCELLED',
+      errorMessage: expect.stringMatching(/server shut down/),
+    });
     const session = (await (await call(app, 'GET', '/apps/chat/users/u/sessions/s')).json()) as WireSession;
     expect(session.events!.map((e) => e.author)).toEqual(['user', 'assistant']);
     expect(session.events!.at(-1)!.errorCode).toBe('CANCELLED');
@@ -122,7 +163,16 @@ describe('serve()', () => {
     const running = post(handle, '/run', { appName: 'chat', userId: 'u', sessionId: 's', newMessage: message('hi') });
     await new Promise((resolve) => setTimeout(resolve, 50));
     const closed = handle.close({ gracePeriodMs: 5000 });
-    await expectError(await call(app, 'POST', '/run', { appName: 'chat', userId: 'u', sessionId: 't', newMessage: message('too late') }), 503, 'SERVER_CLOSING');
+    await expectError(
+      await call(app, 'POST', '/run', {
+        appName: 'chat',
+        userId: 'u',
+        sessionId: 't',
+        newMessage: message('too late'),
+      }),
+      503,
+      'SERVER_CLOSING',
+    );
     expect((await running).status).toBe(200);
     await closed;
   });

@@ -35,8 +35,16 @@ describe('session routes', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ id: 'fixed', state: { x: 1 } });
     await expectError(await call(app, 'POST', '/apps/chat/users/alice/sessions/fixed'), 409, 'SESSION_EXISTS');
-    await expectError(await call(app, 'POST', '/apps/chat/users/alice/sessions', { sessionId: 'fixed' }), 409, 'SESSION_EXISTS');
-    await expectError(await call(app, 'POST', '/apps/chat/users/alice/sessions/other', { sessionId: 'different' }), 400, 'INVALID_REQUEST');
+    await expectError(
+      await call(app, 'POST', '/apps/chat/users/alice/sessions', { sessionId: 'fixed' }),
+      409,
+      'SESSION_EXISTS',
+    );
+    await expectError(
+      await call(app, 'POST', '/apps/chat/users/alice/sessions/other', { sessionId: 'different' }),
+      400,
+      'INVALID_REQUEST',
+    );
   });
 
   it('two concurrent creates of one id: one is 200, the other 409 SESSION_EXISTS (the store decides, no racy pre-check)', async () => {
@@ -49,12 +57,21 @@ describe('session routes', () => {
     await expectError(first.status === 409 ? first : second, 409, 'SESSION_EXISTS');
   });
 
-  it('GET .../sessions is a bare JSON array of the user\'s sessions, without events', async () => {
+  it("GET .../sessions is a bare JSON array of the user's sessions, without events", async () => {
     const { app } = scriptedApp(['hi']);
     const s = await createSession(app, 'chat', 'alice', { sessionId: 'a1' });
     await createSession(app, 'chat', 'alice', { sessionId: 'a2' });
     await createSession(app, 'chat', 'bob', { sessionId: 'b1' });
-    expect((await call(app, 'POST', '/run', { appName: 'chat', userId: 'alice', sessionId: s.id, newMessage: message('hello') })).status).toBe(200);
+    expect(
+      (
+        await call(app, 'POST', '/run', {
+          appName: 'chat',
+          userId: 'alice',
+          sessionId: s.id,
+          newMessage: message('hello'),
+        })
+      ).status,
+    ).toBe(200);
 
     const res = await call(app, 'GET', '/apps/chat/users/alice/sessions');
     expect(res.status).toBe(200);
@@ -88,11 +105,19 @@ describe('session routes', () => {
     expect(new Set(session.events!.map((e) => e.id)).size).toBe(4);
 
     // Query filters: the newest N events, or those after a time given in seconds.
-    const recent = (await (await call(app, 'GET', `/apps/chat/users/alice/sessions/${s.id}?numRecentEvents=1`)).json()) as WireSession;
+    const recent = (await (
+      await call(app, 'GET', `/apps/chat/users/alice/sessions/${s.id}?numRecentEvents=1`)
+    ).json()) as WireSession;
     expect(recent.events!.map((e) => e.id)).toEqual([session.events![3]!.id]);
-    const after = (await (await call(app, 'GET', `/apps/chat/users/alice/sessions/${s.id}?afterTimestamp=${middle}`)).json()) as WireSession;
+    const after = (await (
+      await call(app, 'GET', `/apps/chat/users/alice/sessions/${s.id}?afterTimestamp=${middle}`)
+    ).json()) as WireSession;
     expect(after.events!.map((e) => e.id)).toEqual(session.events!.slice(2).map((e) => e.id));
-    await expectError(await call(app, 'GET', `/apps/chat/users/alice/sessions/${s.id}?numRecentEvents=-2`), 400, 'INVALID_REQUEST');
+    await expectError(
+      await call(app, 'GET', `/apps/chat/users/alice/sessions/${s.id}?numRecentEvents=-2`),
+      400,
+      'INVALID_REQUEST',
+    );
 
     await expectError(await call(app, 'GET', '/apps/chat/users/alice/sessions/nope'), 404, 'SESSION_NOT_FOUND');
     // Another user's id space: the same id does not exist for bob.
@@ -115,14 +140,28 @@ describe('session routes', () => {
     await expectError(await call(app, 'GET', '/apps/nope/users/alice/sessions'), 404, 'APP_NOT_FOUND');
     await expectError(await call(app, 'GET', '/apps/nope/users/alice/sessions/x'), 404, 'APP_NOT_FOUND');
     await expectError(await call(app, 'DELETE', '/apps/nope/users/alice/sessions/x'), 404, 'APP_NOT_FOUND');
-    await expectError(await call(app, 'POST', '/apps/nope/users/alice/sessions/x/resume', { responses: {} }), 404, 'APP_NOT_FOUND');
+    await expectError(
+      await call(app, 'POST', '/apps/nope/users/alice/sessions/x/resume', { responses: {} }),
+      404,
+      'APP_NOT_FOUND',
+    );
   });
 
   it('rejects bad bodies with 400 naming the field', async () => {
     const { app } = scriptedApp([]);
-    expect(await expectError(await call(app, 'POST', '/apps/chat/users/alice/sessions', { state: 'not an object' }), 400, 'INVALID_REQUEST')).toMatch(/state/);
-    expect(await expectError(await call(app, 'POST', '/apps/chat/users/alice/sessions', '{"state": '), 400, 'INVALID_JSON')).toMatch(/not valid JSON/);
-    expect(await expectError(await call(app, 'POST', '/apps/chat/users/alice/sessions', [1, 2]), 400, 'INVALID_REQUEST')).toMatch(/array/);
+    expect(
+      await expectError(
+        await call(app, 'POST', '/apps/chat/users/alice/sessions', { state: 'not an object' }),
+        400,
+        'INVALID_REQUEST',
+      ),
+    ).toMatch(/state/);
+    expect(
+      await expectError(await call(app, 'POST', '/apps/chat/users/alice/sessions', '{"state": '), 400, 'INVALID_JSON'),
+    ).toMatch(/not valid JSON/);
+    expect(
+      await expectError(await call(app, 'POST', '/apps/chat/users/alice/sessions', [1, 2]), 400, 'INVALID_REQUEST'),
+    ).toMatch(/array/);
     // A prototype key would vanish when copied; it is refused instead of silently dropped.
     const res = await call(app, 'POST', '/apps/chat/users/alice/sessions', '{"state": {"__proto__": {"admin": true}}}');
     const body = (await res.json()) as { error: { code: string; field: string } };

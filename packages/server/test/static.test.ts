@@ -36,7 +36,11 @@ describe('staticDir (the dev UI mount)', () => {
       expect(await res.text(), path).toContain(text);
     }
     const head = await app.request('/app.js', { method: 'HEAD' });
-    expect([head.status, head.headers.get('content-length'), await head.text()]).toEqual([200, String("export const title = 'dev ui';\n".length), '']);
+    expect([head.status, head.headers.get('content-length'), await head.text()]).toEqual([
+      200,
+      String("export const title = 'dev ui';\n".length),
+      '',
+    ]);
   });
 
   it('API routes keep precedence and their auth', async () => {
@@ -45,7 +49,18 @@ describe('staticDir (the dev UI mount)', () => {
   });
 
   it('never serves outside the folder: .. segments, encoded traversal, backslashes, NUL, symbolic links', async () => {
-    for (const path of ['/../secret.txt', '/%2e%2e/secret.txt', '/sub/%2E%2E/%2E%2E/secret.txt', '/..%2fsecret.txt', '/..%5csecret.txt', '/%5c..%5csecret.txt', '/app.js%00.html', '/escape.txt', '/missing.js', '/%E0%A4%A']) {
+    for (const path of [
+      '/../secret.txt',
+      '/%2e%2e/secret.txt',
+      '/sub/%2E%2E/%2E%2E/secret.txt',
+      '/..%2fsecret.txt',
+      '/..%5csecret.txt',
+      '/%5c..%5csecret.txt',
+      '/app.js%00.html',
+      '/escape.txt',
+      '/missing.js',
+      '/%E0%A4%A',
+    ]) {
       const res = await app.request(path);
       expect(res.status, path).toBe(404);
       expect(await res.text()).not.toContain('top secret');

@@ -46,7 +46,13 @@ function outageApp() {
   return { app, store, errors, reports };
 }
 
-const run = (sessionId: string, text: string, extra: Record<string, unknown> = {}) => ({ appName: 'pipeline', userId: 'u', sessionId, newMessage: message(text), ...extra });
+const run = (sessionId: string, text: string, extra: Record<string, unknown> = {}) => ({
+  appName: 'pipeline',
+  userId: 'u',
+  sessionId,
+  newMessage: message(text),
+  ...extra,
+});
 
 describe('a session store that is down', () => {
   it("answers 503 STORAGE on every route that needs it, with a request id and without the store's own message, which onError gets", async () => {
@@ -85,11 +91,15 @@ describe('a session store that is down', () => {
   it('/run: a store that fails mid-run is a 503, not a 200 with part of the events; the session is free afterwards', async () => {
     const { app, store } = outageApp();
     const s = await createSession(app, 'pipeline', 'u');
-    expect(await expectError(await call(app, 'POST', '/run', run(s.id, 'break')), 503, 'STORAGE')).toMatch(/^The session store failed/);
+    expect(await expectError(await call(app, 'POST', '/run', run(s.id, 'break')), 503, 'STORAGE')).toMatch(
+      /^The session store failed/,
+    );
     store.down = false;
     // The run's error record is stored once the store is back; until then the session stays claimed.
     await untilFree(store, s.id);
-    const stored = (await (await call(app, 'GET', `/apps/pipeline/users/u/sessions/${s.id}`)).json()) as { events: WireEvent[] };
+    const stored = (await (await call(app, 'GET', `/apps/pipeline/users/u/sessions/${s.id}`)).json()) as {
+      events: WireEvent[];
+    };
     expect(stored.events.map((e) => e.errorCode ?? e.author)).toEqual(['user', 'first', 'STORAGE']);
     const next = await call(app, 'POST', '/run', run(s.id, 'again'));
     expect(next.status).toBe(200);
@@ -125,7 +135,9 @@ describe('a session taken over by another process', () => {
     const res = await call(app, 'POST', '/run', { ...key, newMessage: message('hi') });
     expect(await expectError(res, 409, 'LEASE_LOST')).toMatch(/s1/);
     // Nothing the frozen run produced was stored: only the user's message, written under its lease.
-    const stored = (await (await call(app, 'GET', '/apps/slowpoke/users/u/sessions/s1')).json()) as { events: WireEvent[] };
+    const stored = (await (await call(app, 'GET', '/apps/slowpoke/users/u/sessions/s1')).json()) as {
+      events: WireEvent[];
+    };
     expect(stored.events.map((e) => e.author)).toEqual(['user']);
     await expectError(await call(app, 'POST', '/run', { ...key, newMessage: message('again') }), 409, 'SESSION_BUSY');
   });
@@ -137,13 +149,30 @@ describe('a caller-chosen invocationId', () => {
     const s = await createSession(app, 'pipeline', 'u');
     const res = await call(app, 'POST', '/run', run(s.id, 'hi', { invocationId: 'order-42:try.1' }));
     expect(res.status).toBe(200);
-    expect(((await res.json()) as WireEvent[]).map((e) => e.invocationId)).toEqual(['order-42:try.1', 'order-42:try.1']);
-    expect(await expectError(await call(app, 'POST', '/run', run(s.id, 'hi', { invocationId: 'order-42:try.1' })), 409, 'INVOCATION_EXISTS')).toMatch(/order-42:try\.1/);
-    await expectError(await call(app, 'POST', '/run_sse', run(s.id, 'hi', { invocationId: 'order-42:try.1' })), 409, 'INVOCATION_EXISTS');
+    expect(((await res.json()) as WireEvent[]).map((e) => e.invocationId)).toEqual([
+      'order-42:try.1',
+      'order-42:try.1',
+    ]);
+    expect(
+      await expectError(
+        await call(app, 'POST', '/run', run(s.id, 'hi', { invocationId: 'order-42:try.1' })),
+        409,
+        'INVOCATION_EXISTS',
+      ),
+    ).toMatch(/order-42:try\.1/);
+    await expectError(
+      await call(app, 'POST', '/run_sse', run(s.id, 'hi', { invocationId: 'order-42:try.1' })),
+      409,
+      'INVOCATION_EXISTS',
+    );
 
-    const { events } = await readSse(await call(app, 'POST', '/run_sse', run(s.id, 'hi', { invocation_id: 'order-43' })));
+    const { events } = await readSse(
+      await call(app, 'POST', '/run_sse', run(s.id, 'hi', { invocation_id: 'order-43' })),
+    );
     expect(new Set(events.map((e) => e.invocationId))).toEqual(new Set(['order-43']));
-    const stored = (await (await call(app, 'GET', `/apps/pipeline/users/u/sessions/${s.id}`)).json()) as { events: WireEvent[] };
+    const stored = (await (await call(app, 'GET', `/apps/pipeline/users/u/sessions/${s.id}`)).json()) as {
+      events: WireEvent[];
+    };
     expect(stored.events).toHaveLength(6);
   });
 
@@ -160,7 +189,11 @@ describe('a caller-chosen invocationId', () => {
       ] as const) {
         const res = await call(target, 'POST', path, body);
         const error = (await res.json()) as { error: { code: string; field: string; message: string } };
-        expect([res.status, error.error.code, error.error.field], `${path} ${JSON.stringify(bad)}`).toEqual([400, 'INVALID_REQUEST', 'invocationId']);
+        expect([res.status, error.error.code, error.error.field], `${path} ${JSON.stringify(bad)}`).toEqual([
+          400,
+          'INVALID_REQUEST',
+          'invocationId',
+        ]);
       }
     }
     expect((await call(app, 'POST', '/run', run(s.id, 'hi', { invocationId: 'x'.repeat(128) }))).status).toBe(200);
@@ -168,12 +201,26 @@ describe('a caller-chosen invocationId', () => {
   });
 
   it('picks the invocation a resume continues', async () => {
-    const { app, sent } = bankApp([{ functionCalls: [{ name: 'transfer_money', args: { amount: 5 }, id: 'c1' }] }, 'Sent.']);
+    const { app, sent } = bankApp([
+      { functionCalls: [{ name: 'transfer_money', args: { amount: 5 }, id: 'c1' }] },
+      'Sent.',
+    ]);
     const s = await createSession(app, 'bank', 'u');
-    const paused = await call(app, 'POST', '/run', { appName: 'bank', userId: 'u', sessionId: s.id, newMessage: message('send 5'), invocationId: 'pay-5' });
+    const paused = await call(app, 'POST', '/run', {
+      appName: 'bank',
+      userId: 'u',
+      sessionId: s.id,
+      newMessage: message('send 5'),
+      invocationId: 'pay-5',
+    });
     expect(((await paused.json()) as WireEvent[]).at(-1)!.interrupt).toBeDefined();
-    const interruptId = ((await (await call(app, 'GET', `/apps/bank/users/u/sessions/${s.id}`)).json()) as { events: WireEvent[] }).events.at(-1)!.interrupt!.id;
-    const res = await call(app, 'POST', `/apps/bank/users/u/sessions/${s.id}/resume`, { responses: { [interruptId]: true }, invocationId: 'pay-5' });
+    const interruptId = (
+      (await (await call(app, 'GET', `/apps/bank/users/u/sessions/${s.id}`)).json()) as { events: WireEvent[] }
+    ).events.at(-1)!.interrupt!.id;
+    const res = await call(app, 'POST', `/apps/bank/users/u/sessions/${s.id}/resume`, {
+      responses: { [interruptId]: true },
+      invocationId: 'pay-5',
+    });
     const { events } = await readSse(res);
     expect(events.every((e) => e.invocationId === 'pay-5')).toBe(true);
     expect(sent).toEqual([5]);

@@ -23,7 +23,8 @@ export class OutageStore implements SessionService {
   down = false;
   health: 'answers' | 'hangs' | 'throws' = 'answers';
   readonly inner = new InMemorySessionService();
-  static readonly PROBLEM = 'The connection to the session database was lost (ECONNRESET at db.internal:5432). Check that the database is up.';
+  static readonly PROBLEM =
+    'The connection to the session database was lost (ECONNRESET at db.internal:5432). Check that the database is up.';
 
   createSession(params: CreateSessionParams): Promise<Session> {
     return this.ifUp(() => this.inner.createSession(params));
@@ -43,7 +44,8 @@ export class OutageStore implements SessionService {
   checkHealth(): Promise<void> {
     if (this.health === 'hangs') return new Promise(() => undefined);
     // A check written without async: its throw must still become a 503, not a 500.
-    if (this.health === 'throws') throw new StorageError('The health query could not be prepared: the database file is read-only.');
+    if (this.health === 'throws')
+      throw new StorageError('The health query could not be prepared: the database file is read-only.');
     return this.ifUp(async () => undefined);
   }
 

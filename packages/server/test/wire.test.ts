@@ -10,14 +10,36 @@ describe('wire encoding', () => {
   });
 
   it('keeps every field of the event, id included, and only converts the timestamp', () => {
-    const event = createEvent({ id: 'e1', invocationId: 'i1', author: 'a', timestamp: 1_700_000_000_500, content: { role: 'model', parts: [{ text: 'hi' }] }, usage: { inputTokens: 1, outputTokens: 2 } });
+    const event = createEvent({
+      id: 'e1',
+      invocationId: 'i1',
+      author: 'a',
+      timestamp: 1_700_000_000_500,
+      content: { role: 'model', parts: [{ text: 'hi' }] },
+      usage: { inputTokens: 1, outputTokens: 2 },
+    });
     expect(encodeEvent(event)).toEqual({ ...event, timestamp: 1_700_000_000.5 });
     expect(event.timestamp).toBe(1_700_000_000_500);
   });
 
   it('encodes a session with or without its events', () => {
-    const session: Session = { id: 's', appName: 'app', userId: 'u', state: { k: 1 }, events: [createEvent({ timestamp: 2000 })], lastUpdateTime: 3000, version: 1 };
-    expect(encodeSession(session)).toEqual({ id: 's', appName: 'app', userId: 'u', state: { k: 1 }, lastUpdateTime: 3, events: [expect.objectContaining({ timestamp: 2 })] });
+    const session: Session = {
+      id: 's',
+      appName: 'app',
+      userId: 'u',
+      state: { k: 1 },
+      events: [createEvent({ timestamp: 2000 })],
+      lastUpdateTime: 3000,
+      version: 1,
+    };
+    expect(encodeSession(session)).toEqual({
+      id: 's',
+      appName: 'app',
+      userId: 'u',
+      state: { k: 1 },
+      lastUpdateTime: 3,
+      events: [expect.objectContaining({ timestamp: 2 })],
+    });
     expect(encodeSession(session, false)).not.toHaveProperty('events');
   });
 

@@ -36,18 +36,29 @@ export function releaseLease(sql: Statements, lease: SessionLease): void {
 }
 
 function leaseOf(key: SessionKey, row: LeaseRow): SessionLease {
-  return { appName: key.appName, userId: key.userId, sessionId: key.sessionId, owner: row.lease_owner, epoch: row.lease_epoch, expiresAt: row.lease_expires_at };
+  return {
+    appName: key.appName,
+    userId: key.userId,
+    sessionId: key.sessionId,
+    owner: row.lease_owner,
+    epoch: row.lease_epoch,
+    expiresAt: row.lease_expires_at,
+  };
 }
 
 function checkOwner(owner: unknown): void {
   // '' is what the row holds when nobody ever leased the session.
   if (typeof owner !== 'string' || owner.length === 0) {
-    throw new ConfigurationError(`leaseSession needs a non-empty owner string; got ${JSON.stringify(owner)}. Pass one unique per running invocation, e.g. '<host>:<pid>:<run id>'.`);
+    throw new ConfigurationError(
+      `leaseSession needs a non-empty owner string; got ${JSON.stringify(owner)}. Pass one unique per running invocation, e.g. '<host>:<pid>:<run id>'.`,
+    );
   }
 }
 
 function checkTtl(ttlMs: unknown, method: string): void {
   if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs <= 0) {
-    throw new ConfigurationError(`${method} needs ttlMs, a number of milliseconds > 0; got ${String(ttlMs)}. The runner uses 30000.`);
+    throw new ConfigurationError(
+      `${method} needs ttlMs, a number of milliseconds > 0; got ${String(ttlMs)}. The runner uses 30000.`,
+    );
   }
 }

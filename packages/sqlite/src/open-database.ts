@@ -14,7 +14,12 @@ import { folderError, guarded } from './storage-errors.js';
  */
 export function openDatabase(options: ResolvedOptions): { db: Database.Database; sql: Statements } {
   const db = openSqliteFile(options, (opened) => {
-    guarded(siteOf(options), true, () => `bring its schema to version ${SCHEMA_VERSION}`, () => migrate(opened, `'${options.path}'`));
+    guarded(
+      siteOf(options),
+      true,
+      () => `bring its schema to version ${SCHEMA_VERSION}`,
+      () => migrate(opened, `'${options.path}'`),
+    );
   });
   try {
     return { db, sql: prepareStatements(db) };
@@ -40,14 +45,29 @@ export function openSqliteFile(options: ResolvedOptions, setUp: (db: Database.Da
       throw folderError(error, path);
     }
   }
-  const db = guarded(site, false, () => 'open it', () => new Database(path, { timeout: busyTimeoutMs, readonly }));
+  const db = guarded(
+    site,
+    false,
+    () => 'open it',
+    () => new Database(path, { timeout: busyTimeoutMs, readonly }),
+  );
   try {
-    guarded(site, false, () => 'open it', () => {
-      // A read-only connection cannot change the journal mode; a file a service wrote is in WAL mode already.
-      if (!readonly) db.pragma('journal_mode = WAL');
-      db.pragma(`synchronous = ${synchronous.toUpperCase()}`);
-    });
-    guarded(site, true, () => 'create its tables', () => setUp(db));
+    guarded(
+      site,
+      false,
+      () => 'open it',
+      () => {
+        // A read-only connection cannot change the journal mode; a file a service wrote is in WAL mode already.
+        if (!readonly) db.pragma('journal_mode = WAL');
+        db.pragma(`synchronous = ${synchronous.toUpperCase()}`);
+      },
+    );
+    guarded(
+      site,
+      true,
+      () => 'create its tables',
+      () => setUp(db),
+    );
     return db;
   } catch (error) {
     db.close();
@@ -55,6 +75,10 @@ export function openSqliteFile(options: ResolvedOptions, setUp: (db: Database.Da
   }
 }
 
-function siteOf({ path, busyTimeoutMs, readonly }: ResolvedOptions): { path: string; busyTimeoutMs: number; readonly: boolean } {
+function siteOf({ path, busyTimeoutMs, readonly }: ResolvedOptions): {
+  path: string;
+  busyTimeoutMs: number;
+  readonly: boolean;
+} {
   return { path, busyTimeoutMs, readonly };
 }

@@ -39,25 +39,40 @@ export type ResolvedOptions = Required<SqliteSessionServiceOptions>;
  * Checks `options` and applies the defaults; a wrong option fails with its name, value and fix.
  * `service` names the class in messages (the artifact and memory stores take the same options).
  */
-export function resolveOptions(options: SqliteSessionServiceOptions, service = 'SqliteSessionService'): ResolvedOptions {
+export function resolveOptions(
+  options: SqliteSessionServiceOptions,
+  service = 'SqliteSessionService',
+): ResolvedOptions {
   if (typeof options !== 'object' || options === null) {
-    throw new ConfigurationError(`${service} needs an options object; got ${String(options)}. Write new ${service}({ path: 'sessions.db' }).`);
+    throw new ConfigurationError(
+      `${service} needs an options object; got ${String(options)}. Write new ${service}({ path: 'sessions.db' }).`,
+    );
   }
   const { path, busyTimeoutMs = 5000, synchronous = 'normal', readonly = false } = options;
   if (typeof path !== 'string' || path.length === 0) {
-    throw new ConfigurationError(`${service} option 'path' must be a non-empty file path; got ${JSON.stringify(path)}. Pass e.g. { path: '.troupe/sessions.db' }, or ':memory:' for a private database.`);
+    throw new ConfigurationError(
+      `${service} option 'path' must be a non-empty file path; got ${JSON.stringify(path)}. Pass e.g. { path: '.troupe/sessions.db' }, or ':memory:' for a private database.`,
+    );
   }
   if (!(Number.isInteger(busyTimeoutMs) && busyTimeoutMs >= 0)) {
-    throw new ConfigurationError(`${service} option 'busyTimeoutMs' must be a whole number of milliseconds ≥ 0; got ${String(busyTimeoutMs)}. Omit it for the default of 5000.`);
+    throw new ConfigurationError(
+      `${service} option 'busyTimeoutMs' must be a whole number of milliseconds ≥ 0; got ${String(busyTimeoutMs)}. Omit it for the default of 5000.`,
+    );
   }
   if (synchronous !== 'normal' && synchronous !== 'full') {
-    throw new ConfigurationError(`${service} option 'synchronous' must be 'normal' or 'full'; got ${JSON.stringify(synchronous)}. Omit it for 'normal'.`);
+    throw new ConfigurationError(
+      `${service} option 'synchronous' must be 'normal' or 'full'; got ${JSON.stringify(synchronous)}. Omit it for 'normal'.`,
+    );
   }
   if (typeof readonly !== 'boolean') {
-    throw new ConfigurationError(`${service} option 'readonly' must be true or false; got ${JSON.stringify(readonly)}. Omit it to read and write.`);
+    throw new ConfigurationError(
+      `${service} option 'readonly' must be true or false; got ${JSON.stringify(readonly)}. Omit it to read and write.`,
+    );
   }
   if (readonly && path === ':memory:') {
-    throw new ConfigurationError(`${service} option 'readonly' cannot be used with path ':memory:': a private in-memory database starts empty and could never be written. Pass the path of an existing file.`);
+    throw new ConfigurationError(
+      `${service} option 'readonly' cannot be used with path ':memory:': a private in-memory database starts empty and could never be written. Pass the path of an existing file.`,
+    );
   }
   return { path, busyTimeoutMs, synchronous, readonly };
 }

@@ -1,9 +1,27 @@
 import type Database from 'better-sqlite3';
-import { type CreateRunParams, type RunCondition, type RunFilter, type RunRecord, type RunUpdate, type SessionKey } from '@troupe/core';
-import { ACTIVE_RUN_STATUSES, encodeRunRequest, encodeRunUpdate, missingRunSessionError, runExistsError, runFromRow, runListLimit, sessionBusyError, type RunRow } from '@troupe/core/stores';
+import {
+  type CreateRunParams,
+  type RunCondition,
+  type RunFilter,
+  type RunRecord,
+  type RunUpdate,
+  type SessionKey,
+} from '@troupe/core';
+import {
+  ACTIVE_RUN_STATUSES,
+  encodeRunRequest,
+  encodeRunUpdate,
+  missingRunSessionError,
+  runExistsError,
+  runFromRow,
+  runListLimit,
+  sessionBusyError,
+  type RunRow,
+} from '@troupe/core/stores';
 import type { Statement } from './statements.js';
 
-const COLUMNS = 'run_id, app_name, user_id, session_id, status, attempts, cancel_requested, request, error, seq, created_at, updated_at';
+const COLUMNS =
+  'run_id, app_name, user_id, session_id, status, attempts, cancel_requested, request, error, seq, created_at, updated_at';
 // The statuses are constants of core, so they can be written into the SQL, where the planner sees them.
 const ACTIVE = ACTIVE_RUN_STATUSES.map((status) => `'${status}'`).join(', ');
 
@@ -37,7 +55,9 @@ function prepareRunStatements(db: Database.Database) {
   return {
     select: prepare<[string], RunRow>(`SELECT ${COLUMNS} FROM runs WHERE run_id = ?`),
     sessionExists: prepare<Key>('SELECT 1 FROM sessions WHERE app_name = ? AND user_id = ? AND id = ?'),
-    selectActive: prepare<Key, { run_id: string }>(`SELECT run_id FROM runs WHERE ${key} AND status IN (${ACTIVE}) ORDER BY seq LIMIT 1`),
+    selectActive: prepare<Key, { run_id: string }>(
+      `SELECT run_id FROM runs WHERE ${key} AND status IN (${ACTIVE}) ORDER BY seq LIMIT 1`,
+    ),
     insert: prepare<[string, ...Key, string, number, number], RunRow>(
       `INSERT INTO runs (run_id, app_name, user_id, session_id, status, attempts, cancel_requested, request, error, created_at, updated_at)
        VALUES (?, ?, ?, ?, 'pending', 0, 0, ?, NULL, ?, ?) RETURNING ${COLUMNS}`,
@@ -47,7 +67,9 @@ function prepareRunStatements(db: Database.Database) {
       `SELECT ${COLUMNS} FROM runs WHERE app_name = @app AND user_id = @user AND session_id = @session
        AND (@statuses IS NULL OR ${inStatuses('@statuses')}) ORDER BY seq LIMIT @limit`,
     ),
-    listByStatus: prepare<[ListParams], RunRow>(`SELECT ${COLUMNS} FROM runs WHERE ${inStatuses('@statuses')} ORDER BY seq LIMIT @limit`),
+    listByStatus: prepare<[ListParams], RunRow>(
+      `SELECT ${COLUMNS} FROM runs WHERE ${inStatuses('@statuses')} ORDER BY seq LIMIT @limit`,
+    ),
     listAll: prepare<[number], RunRow>(`SELECT ${COLUMNS} FROM runs ORDER BY seq LIMIT ?`),
     // Compare-and-set in one statement: the condition is in the WHERE clause, so of two writers
     // racing on one run, the second sees the first one's write and no longer matches.
@@ -68,11 +90,15 @@ function prepareRunStatements(db: Database.Database) {
  */
 export class SqliteRuns {
   private readonly sql: ReturnType<typeof prepareRunStatements>;
-  private readonly createTransaction: Database.Transaction<(params: CreateRunParams, request: string, now: number) => RunRecord>;
+  private readonly createTransaction: Database.Transaction<
+    (params: CreateRunParams, request: string, now: number) => RunRecord
+  >;
 
   constructor(db: Database.Database) {
     this.sql = prepareRunStatements(db);
-    this.createTransaction = db.transaction((params: CreateRunParams, request: string, now: number) => this.createInTransaction(params, request, now));
+    this.createTransaction = db.transaction((params: CreateRunParams, request: string, now: number) =>
+      this.createInTransaction(params, request, now),
+    );
   }
 
   /** See `RunRecordStore.createRun`: the checks and the insert are one IMMEDIATE transaction. */
@@ -89,7 +115,10 @@ export class SqliteRuns {
   }
 
   list(filter: RunFilter): RunRecord[] {
-    const params: ListParams = { statuses: filter.statuses ? JSON.stringify(filter.statuses) : null, limit: runListLimit(filter.limit) ?? -1 };
+    const params: ListParams = {
+      statuses: filter.statuses ? JSON.stringify(filter.statuses) : null,
+      limit: runListLimit(filter.limit) ?? -1,
+    };
     const { session } = filter;
     const rows = session
       ? this.sql.listSession.all({ ...params, app: session.appName, user: session.userId, session: session.sessionId })

@@ -107,17 +107,28 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  *
  * @returns the versions applied now (empty when the schema was current).
  */
-export function migrate(db: BetterSqlite3.Database, where: string, migrations: readonly Migration[] = MIGRATIONS): number[] {
+export function migrate(
+  db: BetterSqlite3.Database,
+  where: string,
+  migrations: readonly Migration[] = MIGRATIONS,
+): number[] {
   const latest = migrations.length;
   migrations.forEach((m, i) => {
-    if (m.version !== i + 1) throw new ConfigurationError(`Migration ${i + 1} is numbered ${m.version}; number the steps 1, 2, 3, ... without gaps.`);
+    if (m.version !== i + 1)
+      throw new ConfigurationError(
+        `Migration ${i + 1} is numbered ${m.version}; number the steps 1, 2, 3, ... without gaps.`,
+      );
   });
   if (checkedVersion(db, where, latest) === latest) return [];
   const run = db.transaction((): number[] => {
-    db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL PRIMARY KEY, description TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL PRIMARY KEY, description TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+    );
     // Read again under the write lock: another process may have migrated since the first read.
     const current = checkedVersion(db, where, latest);
-    const record = db.prepare<[number, string, number]>('INSERT INTO schema_version (version, description, applied_at) VALUES (?, ?, ?)');
+    const record = db.prepare<[number, string, number]>(
+      'INSERT INTO schema_version (version, description, applied_at) VALUES (?, ?, ?)',
+    );
     const applied: number[] = [];
     for (const step of migrations.slice(current)) {
       db.exec(step.sql);
@@ -145,5 +156,7 @@ export function checkedVersion(db: BetterSqlite3.Database, where: string, latest
 function schemaVersion(db: BetterSqlite3.Database): number {
   const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get();
   if (!table) return 0;
-  return db.prepare<[], { version: number | null }>('SELECT MAX(version) AS version FROM schema_version').get()?.version ?? 0;
+  return (
+    db.prepare<[], { version: number | null }>('SELECT MAX(version) AS version FROM schema_version').get()?.version ?? 0
+  );
 }

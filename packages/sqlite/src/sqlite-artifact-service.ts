@@ -1,6 +1,23 @@
 import type Database from 'better-sqlite3';
-import { ConfigurationError, type ArtifactKey, type ArtifactService, type ArtifactStoreOptions, type ListArtifactParams, type LoadArtifactParams, type Part, type SaveArtifactParams } from '@troupe/core';
-import { artifactFromBytes, artifactToBytes, checkArtifactKey, checkArtifactScope, checkArtifactVersion, isUserArtifact, resolveMaxArtifactBytes } from '@troupe/core/stores';
+import {
+  ConfigurationError,
+  type ArtifactKey,
+  type ArtifactService,
+  type ArtifactStoreOptions,
+  type ListArtifactParams,
+  type LoadArtifactParams,
+  type Part,
+  type SaveArtifactParams,
+} from '@troupe/core';
+import {
+  artifactFromBytes,
+  artifactToBytes,
+  checkArtifactKey,
+  checkArtifactScope,
+  checkArtifactVersion,
+  isUserArtifact,
+  resolveMaxArtifactBytes,
+} from '@troupe/core/stores';
 import { resolveOptions, type SqliteSessionServiceOptions } from './options.js';
 import { openSqliteFile } from './open-database.js';
 import { guarded, type StorageSite } from './storage-errors.js';
@@ -51,7 +68,9 @@ export class SqliteArtifactService implements ArtifactService {
   private readonly site: StorageSite;
   private readonly db: Database.Database;
   private readonly maxBytes: number;
-  private readonly save: Database.Transaction<(key: ArtifactKey, sessionId: string, mimeType: string | null, data: Uint8Array) => number>;
+  private readonly save: Database.Transaction<
+    (key: ArtifactKey, sessionId: string, mimeType: string | null, data: Uint8Array) => number
+  >;
   private readonly sql: ReturnType<typeof prepare>;
   private closed = false;
 
@@ -63,15 +82,23 @@ export class SqliteArtifactService implements ArtifactService {
     const resolved = resolveOptions(options, 'SqliteArtifactService');
     this.maxBytes = resolveMaxArtifactBytes('SqliteArtifactService', options.maxArtifactBytes);
     this.path = resolved.path;
-    this.site = { path: resolved.path, busyTimeoutMs: resolved.busyTimeoutMs, readonly: resolved.readonly, store: 'artifact store' };
+    this.site = {
+      path: resolved.path,
+      busyTimeoutMs: resolved.busyTimeoutMs,
+      readonly: resolved.readonly,
+      store: 'artifact store',
+    };
     this.db = openSqliteFile(resolved, (db) => {
       // A read-only connection cannot create it; without the table there is simply nothing to read.
       if (!resolved.readonly) db.exec(CREATE_TABLE);
     });
-    const hasTable = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'artifacts'").get() !== undefined;
+    const hasTable =
+      this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'artifacts'").get() !== undefined;
     if (!hasTable) {
       this.db.close();
-      throw new ConfigurationError(`The SQLite file '${resolved.path}' has no artifacts table yet, and SqliteArtifactService was opened with readonly: true. Open it once without readonly to create the table.`);
+      throw new ConfigurationError(
+        `The SQLite file '${resolved.path}' has no artifacts table yet, and SqliteArtifactService was opened with readonly: true. Open it once without readonly to create the table.`,
+      );
     }
     this.sql = prepare(this.db);
     this.save = this.db.transaction((key, sessionId, mimeType, data) => {
@@ -86,9 +113,13 @@ export class SqliteArtifactService implements ArtifactService {
     checkArtifactKey(params);
     const stored = artifactToBytes(params.filename, params.artifact, this.maxBytes);
     this.assertOpen();
-    return guarded(this.site, true, () => `save artifact '${params.filename}'`, () =>
-      // IMMEDIATE takes the write lock before reading the newest version: another process cannot slip in between.
-      this.save.immediate(params, sessionOf(params), stored.mimeType ?? null, stored.bytes),
+    return guarded(
+      this.site,
+      true,
+      () => `save artifact '${params.filename}'`,
+      () =>
+        // IMMEDIATE takes the write lock before reading the newest version: another process cannot slip in between.
+        this.save.immediate(params, sessionOf(params), stored.mimeType ?? null, stored.bytes),
     );
   }
 
@@ -96,17 +127,29 @@ export class SqliteArtifactService implements ArtifactService {
     checkArtifactKey(params);
     checkArtifactVersion(params.filename, params.version);
     this.assertOpen();
-    const row = guarded(this.site, false, () => `load artifact '${params.filename}'`, () => {
-      const args = [params.appName, params.userId, sessionOf(params), params.filename] as const;
-      return params.version === undefined ? this.sql.loadLatest.get(...args) : this.sql.loadVersion.get(...args, params.version);
-    });
+    const row = guarded(
+      this.site,
+      false,
+      () => `load artifact '${params.filename}'`,
+      () => {
+        const args = [params.appName, params.userId, sessionOf(params), params.filename] as const;
+        return params.version === undefined
+          ? this.sql.loadLatest.get(...args)
+          : this.sql.loadVersion.get(...args, params.version);
+      },
+    );
     return row && artifactFromBytes({ mimeType: row.mime_type ?? undefined, bytes: row.data });
   }
 
   async listArtifactKeys(params: ListArtifactParams): Promise<string[]> {
     checkArtifactScope(params);
     this.assertOpen();
-    const rows = guarded(this.site, false, () => `list the artifacts of session '${params.sessionId}'`, () => this.sql.names.all(params.appName, params.userId, params.sessionId));
+    const rows = guarded(
+      this.site,
+      false,
+      () => `list the artifacts of session '${params.sessionId}'`,
+      () => this.sql.names.all(params.appName, params.userId, params.sessionId),
+    );
     // Sorted here, not by SQL, so every store orders names the same way (UTF-16 code units).
     return rows.map((row) => row.filename).sort();
   }
@@ -114,8 +157,11 @@ export class SqliteArtifactService implements ArtifactService {
   async listVersions(params: ArtifactKey): Promise<number[]> {
     checkArtifactKey(params);
     this.assertOpen();
-    const rows = guarded(this.site, false, () => `list the versions of artifact '${params.filename}'`, () =>
-      this.sql.versions.all(params.appName, params.userId, sessionOf(params), params.filename),
+    const rows = guarded(
+      this.site,
+      false,
+      () => `list the versions of artifact '${params.filename}'`,
+      () => this.sql.versions.all(params.appName, params.userId, sessionOf(params), params.filename),
     );
     return rows.map((row) => row.version);
   }
@@ -123,7 +169,12 @@ export class SqliteArtifactService implements ArtifactService {
   async deleteArtifact(params: ArtifactKey): Promise<void> {
     checkArtifactKey(params);
     this.assertOpen();
-    guarded(this.site, true, () => `delete artifact '${params.filename}'`, () => this.sql.remove.run(params.appName, params.userId, sessionOf(params), params.filename));
+    guarded(
+      this.site,
+      true,
+      () => `delete artifact '${params.filename}'`,
+      () => this.sql.remove.run(params.appName, params.userId, sessionOf(params), params.filename),
+    );
   }
 
   /** Closes the file. Later calls fail; closing twice is harmless. */
@@ -134,7 +185,10 @@ export class SqliteArtifactService implements ArtifactService {
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new ConfigurationError(`The SqliteArtifactService for '${this.path}' is closed. Create a new SqliteArtifactService to use the file again.`);
+    if (this.closed)
+      throw new ConfigurationError(
+        `The SqliteArtifactService for '${this.path}' is closed. Create a new SqliteArtifactService to use the file again.`,
+      );
   }
 }
 
@@ -148,12 +202,18 @@ type Key4 = [string, string, string, string];
 function prepare(db: Database.Database) {
   const where = 'app_name = ? AND user_id = ? AND session_id = ? AND filename = ?';
   return {
-    latest: db.prepare<Key4, { version: number | null }>(`SELECT MAX(version) AS version FROM artifacts WHERE ${where}`),
+    latest: db.prepare<Key4, { version: number | null }>(
+      `SELECT MAX(version) AS version FROM artifacts WHERE ${where}`,
+    ),
     insert: db.prepare<[string, string, string, string, number, string | null, Uint8Array, number]>(
       'INSERT INTO artifacts (app_name, user_id, session_id, filename, version, mime_type, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     ),
-    loadLatest: db.prepare<Key4, ArtifactRow>(`SELECT mime_type, data FROM artifacts WHERE ${where} ORDER BY version DESC LIMIT 1`),
-    loadVersion: db.prepare<[...Key4, number], ArtifactRow>(`SELECT mime_type, data FROM artifacts WHERE ${where} AND version = ?`),
+    loadLatest: db.prepare<Key4, ArtifactRow>(
+      `SELECT mime_type, data FROM artifacts WHERE ${where} ORDER BY version DESC LIMIT 1`,
+    ),
+    loadVersion: db.prepare<[...Key4, number], ArtifactRow>(
+      `SELECT mime_type, data FROM artifacts WHERE ${where} AND version = ?`,
+    ),
     versions: db.prepare<Key4, { version: number }>(`SELECT version FROM artifacts WHERE ${where} ORDER BY version`),
     names: db.prepare<[string, string, string], { filename: string }>(
       "SELECT DISTINCT filename FROM artifacts WHERE app_name = ? AND user_id = ? AND session_id IN (?, '')",

@@ -1,6 +1,14 @@
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { ConfigurationError, type Content, type MemoryEntry, type MemoryService, type SearchMemoryParams, type SearchMemoryResponse, type Session } from '@troupe/core';
+import {
+  ConfigurationError,
+  type Content,
+  type MemoryEntry,
+  type MemoryService,
+  type SearchMemoryParams,
+  type SearchMemoryResponse,
+  type Session,
+} from '@troupe/core';
 import { checkMemorySession, memoryWords, resolveMaxResults, searchWords, sessionMemories } from '@troupe/core/stores';
 import { resolveOptions, type SqliteSessionServiceOptions } from './options.js';
 import { openSqliteFile } from './open-database.js';
@@ -77,15 +85,24 @@ export class SqliteMemoryService implements MemoryService {
     const resolved = resolveOptions(options, 'SqliteMemoryService');
     this.maxResults = resolveMaxResults(options.maxResults, 'SqliteMemoryService');
     this.path = resolved.path;
-    this.site = { path: resolved.path, busyTimeoutMs: resolved.busyTimeoutMs, readonly: resolved.readonly, store: 'memory store' };
+    this.site = {
+      path: resolved.path,
+      busyTimeoutMs: resolved.busyTimeoutMs,
+      readonly: resolved.readonly,
+      store: 'memory store',
+    };
     this.db = openSqliteFile(resolved, (db) => {
       // A read-only connection cannot create them; without the tables there is nothing to read.
       if (!resolved.readonly) db.exec(CREATE_TABLES);
     });
-    const tables = this.db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN ('memories', 'memories_fts')").get();
+    const tables = this.db
+      .prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN ('memories', 'memories_fts')")
+      .get();
     if (tables?.n !== 2) {
       this.db.close();
-      throw new ConfigurationError(`The SQLite file '${resolved.path}' has no memory tables yet, and SqliteMemoryService was opened with readonly: true. Open it once without readonly to create them.`);
+      throw new ConfigurationError(
+        `The SQLite file '${resolved.path}' has no memory tables yet, and SqliteMemoryService was opened with readonly: true. Open it once without readonly to create them.`,
+      );
     }
     this.sql = prepare(this.db);
     this.replace = this.db.transaction((session: Session) => {
@@ -93,8 +110,17 @@ export class SqliteMemoryService implements MemoryService {
       this.sql.deleteWords.run(...key);
       this.sql.deleteMemories.run(...key);
       for (const { entry, text } of sessionMemories(session)) {
-        const { lastInsertRowid } = this.sql.insertMemory.run(...key, entry.author ?? null, entry.timestamp ?? null, JSON.stringify(entry.content));
-        this.sql.insertWords.run(lastInsertRowid, memoryWords(text).join(' '), scopeToken(session.appName, session.userId));
+        const { lastInsertRowid } = this.sql.insertMemory.run(
+          ...key,
+          entry.author ?? null,
+          entry.timestamp ?? null,
+          JSON.stringify(entry.content),
+        );
+        this.sql.insertWords.run(
+          lastInsertRowid,
+          memoryWords(text).join(' '),
+          scopeToken(session.appName, session.userId),
+        );
       }
     });
   }
@@ -102,7 +128,12 @@ export class SqliteMemoryService implements MemoryService {
   async addSessionToMemory(session: Session): Promise<void> {
     checkMemorySession(session, 'SqliteMemoryService');
     this.assertOpen();
-    guarded(this.site, true, () => `add session '${session.id}' to memory`, () => this.replace.immediate(session));
+    guarded(
+      this.site,
+      true,
+      () => `add session '${session.id}' to memory`,
+      () => this.replace.immediate(session),
+    );
   }
 
   async searchMemory(params: SearchMemoryParams): Promise<SearchMemoryResponse> {
@@ -111,8 +142,11 @@ export class SqliteMemoryService implements MemoryService {
     if (words.length === 0) return { memories: [] };
     // Each word a quoted FTS5 string (quotes doubled, though words never hold one): never syntax.
     const match = `scope: ${scopeToken(params.appName, params.userId)} AND words: (${words.map((word) => `"${word.replaceAll('"', '""')}"`).join(' OR ')})`;
-    const rows = guarded(this.site, false, () => `search the memory of user '${params.userId}'`, () =>
-      this.sql.search.all(match, params.appName, params.userId, this.maxResults),
+    const rows = guarded(
+      this.site,
+      false,
+      () => `search the memory of user '${params.userId}'`,
+      () => this.sql.search.all(match, params.appName, params.userId, this.maxResults),
     );
     return { memories: rows.map(toEntry) };
   }
@@ -125,18 +159,27 @@ export class SqliteMemoryService implements MemoryService {
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new ConfigurationError(`The SqliteMemoryService for '${this.path}' is closed. Create a new SqliteMemoryService to use the file again.`);
+    if (this.closed)
+      throw new ConfigurationError(
+        `The SqliteMemoryService for '${this.path}' is closed. Create a new SqliteMemoryService to use the file again.`,
+      );
   }
 }
 
 function prepare(db: Database.Database) {
   return {
-    deleteWords: db.prepare<[string, string, string]>('DELETE FROM memories_fts WHERE rowid IN (SELECT id FROM memories WHERE app_name = ? AND user_id = ? AND session_id = ?)'),
-    deleteMemories: db.prepare<[string, string, string]>('DELETE FROM memories WHERE app_name = ? AND user_id = ? AND session_id = ?'),
+    deleteWords: db.prepare<[string, string, string]>(
+      'DELETE FROM memories_fts WHERE rowid IN (SELECT id FROM memories WHERE app_name = ? AND user_id = ? AND session_id = ?)',
+    ),
+    deleteMemories: db.prepare<[string, string, string]>(
+      'DELETE FROM memories WHERE app_name = ? AND user_id = ? AND session_id = ?',
+    ),
     insertMemory: db.prepare<[string, string, string, string | null, number | null, string]>(
       'INSERT INTO memories (app_name, user_id, session_id, author, timestamp, content) VALUES (?, ?, ?, ?, ?, ?)',
     ),
-    insertWords: db.prepare<[number | bigint, string, string]>('INSERT INTO memories_fts (rowid, words, scope) VALUES (?, ?, ?)'),
+    insertWords: db.prepare<[number | bigint, string, string]>(
+      'INSERT INTO memories_fts (rowid, words, scope) VALUES (?, ?, ?)',
+    ),
     search: db.prepare<[string, string, string, number], MemoryRow>(
       `SELECT m.author, m.timestamp, m.content FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
        WHERE memories_fts MATCH ? AND m.app_name = ? AND m.user_id = ?
@@ -150,7 +193,10 @@ function prepare(db: Database.Database) {
  * and digits only, so the tokenizer keeps it whole). The exact names are checked too, on the join.
  */
 function scopeToken(appName: string, userId: string): string {
-  return `s${createHash('sha256').update(JSON.stringify([appName, userId])).digest('hex').slice(0, 32)}`;
+  return `s${createHash('sha256')
+    .update(JSON.stringify([appName, userId]))
+    .digest('hex')
+    .slice(0, 32)}`;
 }
 
 function toEntry(row: MemoryRow): MemoryEntry {

@@ -79,7 +79,9 @@ export class SqliteSessionService implements LeasingSessionService, RunRecordSto
   private readonly runs: SqliteRuns;
   private readonly appendTransaction: Database.Transaction<(params: AppendEventParams) => AppendPlan>;
   private readonly readTransaction: Database.Transaction<(params: GetSessionParams) => Session | undefined>;
-  private readonly createTransaction: Database.Transaction<(params: CreateSessionParams, sessionId: string, scoped: ScopedDelta, stateText: string) => Session>;
+  private readonly createTransaction: Database.Transaction<
+    (params: CreateSessionParams, sessionId: string, scoped: ScopedDelta, stateText: string) => Session
+  >;
   private readonly listTransaction: Database.Transaction<(appName: string, userId: string) => Session[]>;
   private readonly deleteTransaction: Database.Transaction<(key: SessionKey) => void>;
   private closed = false;
@@ -100,8 +102,9 @@ export class SqliteSessionService implements LeasingSessionService, RunRecordSto
     this.runs = new SqliteRuns(db);
     this.appendTransaction = db.transaction((params: AppendEventParams) => this.appendInTransaction(params));
     this.readTransaction = db.transaction((params: GetSessionParams) => this.readSession(params));
-    this.createTransaction = db.transaction((params: CreateSessionParams, sessionId: string, scoped: ScopedDelta, stateText: string) =>
-      this.createInTransaction(params, sessionId, scoped, stateText),
+    this.createTransaction = db.transaction(
+      (params: CreateSessionParams, sessionId: string, scoped: ScopedDelta, stateText: string) =>
+        this.createInTransaction(params, sessionId, scoped, stateText),
     );
     this.listTransaction = db.transaction((appName: string, userId: string) =>
       this.sql.listSessions.all(appName, userId).map((row) => this.toSession(appName, userId, row, [])),
@@ -122,8 +125,10 @@ export class SqliteSessionService implements LeasingSessionService, RunRecordSto
     assertValidDelta(initial);
     const scoped = splitDelta(initial);
     const stateText = encodeValue(scoped.session.set, () => `The initial state of session '${sessionId}'`);
-    return this.guard(true, () => `create session '${sessionId}' (app '${params.appName}', user '${params.userId}')`, () =>
-      this.createTransaction.immediate(params, sessionId, scoped, stateText),
+    return this.guard(
+      true,
+      () => `create session '${sessionId}' (app '${params.appName}', user '${params.userId}')`,
+      () => this.createTransaction.immediate(params, sessionId, scoped, stateText),
     );
   }
 
@@ -131,20 +136,30 @@ export class SqliteSessionService implements LeasingSessionService, RunRecordSto
     this.assertOpen();
     checkAfterVersion(params);
     // One read transaction: the session, its state and its events come from the same snapshot.
-    return this.guard(false, () => `read session '${params.sessionId}' (app '${params.appName}', user '${params.userId}')`, () => this.readTransaction(params));
+    return this.guard(
+      false,
+      () => `read session '${params.sessionId}' (app '${params.appName}', user '${params.userId}')`,
+      () => this.readTransaction(params),
+    );
   }
 
   async listSessions(params: { appName: string; userId: string }): Promise<{ sessions: Session[] }> {
     this.assertOpen();
-    const sessions = this.guard(false, () => `list the sessions of user '${params.userId}' in app '${params.appName}'`, () =>
-      this.listTransaction(params.appName, params.userId),
+    const sessions = this.guard(
+      false,
+      () => `list the sessions of user '${params.userId}' in app '${params.appName}'`,
+      () => this.listTransaction(params.appName, params.userId),
     );
     return { sessions };
   }
 
   async deleteSession(params: SessionKey): Promise<void> {
     this.assertOpen();
-    this.guard(true, () => `delete session '${params.sessionId}' (app '${params.appName}', user '${params.userId}')`, () => this.deleteTransaction.immediate(params));
+    this.guard(
+      true,
+      () => `delete session '${params.sessionId}' (app '${params.appName}', user '${params.userId}')`,
+      () => this.deleteTransaction.immediate(params),
+    );
   }
 
   async appendEvent(params: AppendEventParams): Promise<Event> {
@@ -153,7 +168,11 @@ export class SqliteSessionService implements LeasingSessionService, RunRecordSto
     this.assertOpen();
     // IMMEDIATE takes the write lock before reading the version and the lease epoch, so no other
     // writer (nor a lease takeover) can slip in between the checks and the write.
-    const plan = this.guard(true, () => `append event '${event.id}' to session '${session.id}'`, () => this.appendTransaction.immediate(params));
+    const plan = this.guard(
+      true,
+      () => `append event '${event.id}' to session '${session.id}'`,
+      () => this.appendTransaction.immediate(params),
+    );
     // The live session changes only after the commit.
     return finishAppend(params, plan);
   }
@@ -165,19 +184,31 @@ export class SqliteSessionService implements LeasingSessionService, RunRecordSto
    */
   async leaseSession(params: LeaseParams): Promise<SessionLease | undefined> {
     this.assertOpen();
-    return this.guard(true, () => `lease session '${params.sessionId}' for '${params.owner}'`, () => takeLease(this.sql, params, Date.now()));
+    return this.guard(
+      true,
+      () => `lease session '${params.sessionId}' for '${params.owner}'`,
+      () => takeLease(this.sql, params, Date.now()),
+    );
   }
 
   /** Extends a held lease to `ttlMs` from now; throws `LeaseLostError` when another owner took it over. */
   async renewLease(lease: SessionLease, ttlMs: number): Promise<SessionLease> {
     this.assertOpen();
-    return this.guard(true, () => `renew the lease of session '${lease.sessionId}' for '${lease.owner}'`, () => renewLease(this.sql, lease, ttlMs, Date.now()));
+    return this.guard(
+      true,
+      () => `renew the lease of session '${lease.sessionId}' for '${lease.owner}'`,
+      () => renewLease(this.sql, lease, ttlMs, Date.now()),
+    );
   }
 
   /** Frees a held lease at once; does nothing when it was taken over. */
   async releaseLease(lease: SessionLease): Promise<void> {
     this.assertOpen();
-    this.guard(true, () => `release the lease of session '${lease.sessionId}' for '${lease.owner}'`, () => releaseLease(this.sql, lease));
+    this.guard(
+      true,
+      () => `release the lease of session '${lease.sessionId}' for '${lease.owner}'`,
+      () => releaseLease(this.sql, lease),
+    );
   }
 
   /**
@@ -187,23 +218,39 @@ export class SqliteSessionService implements LeasingSessionService, RunRecordSto
    */
   async createRun(params: CreateRunParams): Promise<RunRecord> {
     this.assertOpen();
-    return this.guard(true, () => `create run '${params.runId}' for session '${params.sessionId}'`, () => this.runs.create(params));
+    return this.guard(
+      true,
+      () => `create run '${params.runId}' for session '${params.sessionId}'`,
+      () => this.runs.create(params),
+    );
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
     this.assertOpen();
-    return this.guard(false, () => `read run '${runId}'`, () => this.runs.get(runId));
+    return this.guard(
+      false,
+      () => `read run '${runId}'`,
+      () => this.runs.get(runId),
+    );
   }
 
   async listRuns(filter: RunFilter): Promise<RunRecord[]> {
     this.assertOpen();
-    return this.guard(false, () => 'list runs', () => this.runs.list(filter));
+    return this.guard(
+      false,
+      () => 'list runs',
+      () => this.runs.list(filter),
+    );
   }
 
   /** Changes a run in one conditional UPDATE (compare-and-set); see `RunRecordStore.updateRun`. */
   async updateRun(runId: string, update: RunUpdate, condition?: RunCondition): Promise<RunRecord | undefined> {
     this.assertOpen();
-    return this.guard(true, () => `update run '${runId}'`, () => this.runs.update(runId, update, condition));
+    return this.guard(
+      true,
+      () => `update run '${runId}'`,
+      () => this.runs.update(runId, update, condition),
+    );
   }
 
   /**
@@ -213,13 +260,22 @@ export class SqliteSessionService implements LeasingSessionService, RunRecordSto
    */
   async checkHealth(): Promise<void> {
     if (this.closed) {
-      throw new StorageError(`The SQLite session store '${this.path}' is closed, so it cannot serve requests. Create a new SqliteSessionService to open the file again.`);
+      throw new StorageError(
+        `The SQLite session store '${this.path}' is closed, so it cannot serve requests. Create a new SqliteSessionService to open the file again.`,
+      );
     }
     try {
-      this.guard(false, () => 'answer a health check', () => checkedVersion(this.db, `'${this.path}'`, SCHEMA_VERSION));
+      this.guard(
+        false,
+        () => 'answer a health check',
+        () => checkedVersion(this.db, `'${this.path}'`, SCHEMA_VERSION),
+      );
     } catch (error) {
       if (error instanceof StorageError) throw error;
-      throw new StorageError(`The SQLite session store '${this.path}' failed its health check: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new StorageError(
+        `The SQLite session store '${this.path}' failed its health check: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
     }
   }
 
@@ -240,14 +296,34 @@ export class SqliteSessionService implements LeasingSessionService, RunRecordSto
     return guarded(this.site, writes, doing, work);
   }
 
-  private createInTransaction(params: CreateSessionParams, sessionId: string, scoped: ScopedDelta, stateText: string): Session {
+  private createInTransaction(
+    params: CreateSessionParams,
+    sessionId: string,
+    scoped: ScopedDelta,
+    stateText: string,
+  ): Session {
     if (this.sql.selectSessionHead.get(params.appName, params.userId, sessionId)) {
       throw sessionExistsError(params.appName, params.userId, sessionId);
     }
     const now = Date.now();
-    const { lastInsertRowid } = this.sql.insertSession.run(params.appName, params.userId, sessionId, VALUE_FORMAT, stateText, 0, now);
+    const { lastInsertRowid } = this.sql.insertSession.run(
+      params.appName,
+      params.userId,
+      sessionId,
+      VALUE_FORMAT,
+      stateText,
+      0,
+      now,
+    );
     this.applyScoped(params.appName, params.userId, scoped.app, scoped.user, `session '${sessionId}'`);
-    const row: SessionRow = { pk: Number(lastInsertRowid), id: sessionId, state_format: VALUE_FORMAT, state: stateText, version: 0, last_update_time: now };
+    const row: SessionRow = {
+      pk: Number(lastInsertRowid),
+      id: sessionId,
+      state_format: VALUE_FORMAT,
+      state: stateText,
+      version: 0,
+      last_update_time: now,
+    };
     return this.toSession(params.appName, params.userId, row, []);
   }
 
@@ -277,7 +353,9 @@ export class SqliteSessionService implements LeasingSessionService, RunRecordSto
 
   private mergedSessionState(pk: number, sessionId: string, changes: ScopeChanges, eventId: string): string {
     const row = this.sql.selectSessionState.get(pk);
-    const state = row ? decodeValue<Record<string, unknown>>(row.state_format, row.state, () => `The state of session '${sessionId}'`) : {};
+    const state = row
+      ? decodeValue<Record<string, unknown>>(row.state_format, row.state, () => `The state of session '${sessionId}'`)
+      : {};
     for (const key in changes.set) state[key] = changes.set[key];
     for (const key of changes.removed) delete state[key];
     return encodeValue(state, () => `The state of session '${sessionId}' after event '${eventId}'`);
@@ -285,11 +363,22 @@ export class SqliteSessionService implements LeasingSessionService, RunRecordSto
 
   private applyScoped(appName: string, userId: string, app: ScopeChanges, user: ScopeChanges, source: string): void {
     for (const key in app.set) {
-      this.sql.upsertAppState.run(appName, key, VALUE_FORMAT, encodeValue(app.set[key], () => `State key '${key}' of ${source}`));
+      this.sql.upsertAppState.run(
+        appName,
+        key,
+        VALUE_FORMAT,
+        encodeValue(app.set[key], () => `State key '${key}' of ${source}`),
+      );
     }
     for (const key of app.removed) this.sql.deleteAppState.run(appName, key);
     for (const key in user.set) {
-      this.sql.upsertUserState.run(appName, userId, key, VALUE_FORMAT, encodeValue(user.set[key], () => `State key '${key}' of ${source}`));
+      this.sql.upsertUserState.run(
+        appName,
+        userId,
+        key,
+        VALUE_FORMAT,
+        encodeValue(user.set[key], () => `State key '${key}' of ${source}`),
+      );
     }
     for (const key of user.removed) this.sql.deleteUserState.run(appName, userId, key);
   }
@@ -301,17 +390,30 @@ export class SqliteSessionService implements LeasingSessionService, RunRecordSto
     const after = params.afterVersion;
     let events: Event[] = [];
     if (limit === undefined || limit > 0) {
-      const rows = this.sql.selectEventsNewestFirst.all(row.pk, after ?? 0, params.afterTimestamp ?? -Infinity, limit === undefined ? -1 : Math.floor(limit));
+      const rows = this.sql.selectEventsNewestFirst.all(
+        row.pk,
+        after ?? 0,
+        params.afterTimestamp ?? -Infinity,
+        limit === undefined ? -1 : Math.floor(limit),
+      );
       events = new Array<Event>(rows.length);
       for (let i = 0; i < rows.length; i++) events[rows.length - 1 - i] = this.decodeEvent(rows[i]!, row.id);
     }
     const session = this.toSession(params.appName, params.userId, row, events);
-    if (after !== undefined) session.increment = { afterVersion: after, baseEventId: after > 0 ? this.sql.selectEventIdAtOrBefore.get(row.pk, after)?.id : undefined };
+    if (after !== undefined)
+      session.increment = {
+        afterVersion: after,
+        baseEventId: after > 0 ? this.sql.selectEventIdAtOrBefore.get(row.pk, after)?.id : undefined,
+      };
     return session;
   }
 
   private toSession(appName: string, userId: string, row: SessionRow, events: Event[]): Session {
-    const state = decodeValue<Record<string, unknown>>(row.state_format, row.state, () => `The state of session '${row.id}'`);
+    const state = decodeValue<Record<string, unknown>>(
+      row.state_format,
+      row.state,
+      () => `The state of session '${row.id}'`,
+    );
     addScoped(state, this.sql.selectAppState.all(appName), `app '${appName}'`);
     addScoped(state, this.sql.selectUserState.all(appName, userId), `user '${userId}' of app '${appName}'`);
     return { id: row.id, appName, userId, state, events, lastUpdateTime: row.last_update_time, version: row.version };
@@ -323,11 +425,14 @@ export class SqliteSessionService implements LeasingSessionService, RunRecordSto
 
   private assertOpen(): void {
     if (this.closed) {
-      throw new ConfigurationError(`The SqliteSessionService for '${this.path}' is closed. Create a new SqliteSessionService to open the file again.`);
+      throw new ConfigurationError(
+        `The SqliteSessionService for '${this.path}' is closed. Create a new SqliteSessionService to open the file again.`,
+      );
     }
   }
 }
 
 function addScoped(state: Record<string, unknown>, rows: ScopedValueRow[], scope: string): void {
-  for (const row of rows) state[row.key] = decodeValue(row.format, row.value, () => `State key '${row.key}' of ${scope}`);
+  for (const row of rows)
+    state[row.key] = decodeValue(row.format, row.value, () => `State key '${row.key}' of ${scope}`);
 }

@@ -56,12 +56,18 @@ export function prepareStatements(db: Database.Database) {
     selectSessionHead: prepare<[string, string, string], SessionHeadRow>(
       'SELECT pk, version, last_update_time, lease_epoch FROM sessions WHERE app_name = ? AND user_id = ? AND id = ?',
     ),
-    selectSessionState: prepare<[number], { state_format: number; state: string }>('SELECT state_format, state FROM sessions WHERE pk = ?'),
-    listSessions: prepare<[string, string], SessionRow>(`SELECT ${sessionColumns} FROM sessions WHERE app_name = ? AND user_id = ? ORDER BY pk`),
+    selectSessionState: prepare<[number], { state_format: number; state: string }>(
+      'SELECT state_format, state FROM sessions WHERE pk = ?',
+    ),
+    listSessions: prepare<[string, string], SessionRow>(
+      `SELECT ${sessionColumns} FROM sessions WHERE app_name = ? AND user_id = ? ORDER BY pk`,
+    ),
     insertSession: prepare<[string, string, string, number, string, number, number]>(
       'INSERT INTO sessions (app_name, user_id, id, state_format, state, version, last_update_time) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),
-    updateSessionHead: prepare<[number, number, number]>('UPDATE sessions SET version = ?, last_update_time = ? WHERE pk = ?'),
+    updateSessionHead: prepare<[number, number, number]>(
+      'UPDATE sessions SET version = ?, last_update_time = ? WHERE pk = ?',
+    ),
     updateSessionHeadAndState: prepare<[number, number, number, string, number]>(
       'UPDATE sessions SET version = ?, last_update_time = ?, state_format = ?, state = ? WHERE pk = ?',
     ),
@@ -94,8 +100,12 @@ export function prepareStatements(db: Database.Database) {
       'SELECT format, data FROM events WHERE session_pk = ? AND seq > ? AND timestamp >= ? ORDER BY seq DESC LIMIT ?',
     ),
     // The last event at or before a version: what an incremental read's caller must hold last.
-    selectEventIdAtOrBefore: prepare<[number, number], { id: string }>('SELECT id FROM events WHERE session_pk = ? AND seq <= ? ORDER BY seq DESC LIMIT 1'),
-    selectEventById: prepare<[number, string], ValueRow>('SELECT format, data FROM events WHERE session_pk = ? AND id = ?'),
+    selectEventIdAtOrBefore: prepare<[number, number], { id: string }>(
+      'SELECT id FROM events WHERE session_pk = ? AND seq <= ? ORDER BY seq DESC LIMIT 1',
+    ),
+    selectEventById: prepare<[number, string], ValueRow>(
+      'SELECT format, data FROM events WHERE session_pk = ? AND id = ?',
+    ),
     insertEvent: prepare<[number, number, string, number, number, string]>(
       'INSERT INTO events (session_pk, seq, id, timestamp, format, data) VALUES (?, ?, ?, ?, ?, ?)',
     ),
@@ -106,10 +116,14 @@ export function prepareStatements(db: Database.Database) {
       'INSERT INTO app_state (app_name, key, format, value) VALUES (?, ?, ?, ?) ON CONFLICT (app_name, key) DO UPDATE SET format = excluded.format, value = excluded.value',
     ),
     deleteAppState: prepare<[string, string]>('DELETE FROM app_state WHERE app_name = ? AND key = ?'),
-    selectUserState: prepare<[string, string], ScopedValueRow>('SELECT key, format, value FROM user_state WHERE app_name = ? AND user_id = ?'),
+    selectUserState: prepare<[string, string], ScopedValueRow>(
+      'SELECT key, format, value FROM user_state WHERE app_name = ? AND user_id = ?',
+    ),
     upsertUserState: prepare<[string, string, string, number, string]>(
       'INSERT INTO user_state (app_name, user_id, key, format, value) VALUES (?, ?, ?, ?, ?) ON CONFLICT (app_name, user_id, key) DO UPDATE SET format = excluded.format, value = excluded.value',
     ),
-    deleteUserState: prepare<[string, string, string]>('DELETE FROM user_state WHERE app_name = ? AND user_id = ? AND key = ?'),
+    deleteUserState: prepare<[string, string, string]>(
+      'DELETE FROM user_state WHERE app_name = ? AND user_id = ? AND key = ?',
+    ),
   };
 }

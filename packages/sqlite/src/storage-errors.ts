@@ -45,7 +45,10 @@ export function storageErrorFor(error: unknown, failure: StorageFailure): Storag
   const what = describe(error, failure);
   if (!what) return undefined;
   const stored = failure.writes ? ' Nothing was stored.' : '';
-  return new StorageError(`The SQLite ${failure.store ?? 'session store'} '${failure.path}' could not ${failure.doing}: ${what.happened}.${stored} ${what.fix}`, { cause: error });
+  return new StorageError(
+    `The SQLite ${failure.store ?? 'session store'} '${failure.path}' could not ${failure.doing}: ${what.happened}.${stored} ${what.fix}`,
+    { cause: error },
+  );
 }
 
 /**
@@ -61,7 +64,10 @@ export function folderError(error: unknown, path: string): StorageError {
   );
 }
 
-function describe(error: InstanceType<typeof Database.SqliteError>, failure: StorageFailure): { happened: string; fix: string } | undefined {
+function describe(
+  error: InstanceType<typeof Database.SqliteError>,
+  failure: StorageFailure,
+): { happened: string; fix: string } | undefined {
   const code = error.code;
   const detail = `${code}: ${error.message}`;
   if (code === 'SQLITE_READONLY_DIRECTORY') {
@@ -79,7 +85,10 @@ function describe(error: InstanceType<typeof Database.SqliteError>, failure: Sto
     };
   }
   if (code === 'SQLITE_FULL') {
-    return { happened: `the disk holding it is full (${detail})`, fix: 'Free space on that disk, or delete old sessions; reading still works meanwhile.' };
+    return {
+      happened: `the disk holding it is full (${detail})`,
+      fix: 'Free space on that disk, or delete old sessions; reading still works meanwhile.',
+    };
   }
   if (code.startsWith('SQLITE_IOERR')) {
     return {
@@ -100,7 +109,10 @@ function describe(error: InstanceType<typeof Database.SqliteError>, failure: Sto
     };
   }
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
-    return { happened: `the file is damaged or is not an SQLite database (${detail})`, fix: 'Restore it from a backup, or point path at another file.' };
+    return {
+      happened: `the file is damaged or is not an SQLite database (${detail})`,
+      fix: 'Restore it from a backup, or point path at another file.',
+    };
   }
   return undefined;
 }

@@ -8,7 +8,10 @@ import { ScriptedModel } from '@troupe/core/testing';
 import { SqliteArtifactService, SqliteSessionService } from '../src/index.js';
 
 // A 1×1 PNG: the bytes a chart tool would produce.
-const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+const PIXEL = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
 const PNG_PART: Part = { inlineData: { mimeType: 'image/png', data: PIXEL.toString('base64') } };
 
 const closers: (() => Promise<void>)[] = [];
@@ -22,7 +25,11 @@ function chartAgent(model: ScriptedModel, measured: number[]) {
     name: 'draw_chart',
     description: 'Draws a chart as a PNG.',
     parameters: z.object({}),
-    execute: async (_args, ctx) => ({ version: await ctx.saveArtifact('chart.png', { inlineData: { mimeType: 'image/png', data: PIXEL.toString('base64') } }) }),
+    execute: async (_args, ctx) => ({
+      version: await ctx.saveArtifact('chart.png', {
+        inlineData: { mimeType: 'image/png', data: PIXEL.toString('base64') },
+      }),
+    }),
   });
   const measure = new FunctionTool({
     name: 'measure_chart',
@@ -36,7 +43,12 @@ function chartAgent(model: ScriptedModel, measured: number[]) {
       return { bytes, mimeType: chart.inlineData.mimeType };
     },
   });
-  return new LlmAgent({ name: 'charts', model, instruction: 'Draw charts.', tools: [draw, measure, loadArtifactsTool] });
+  return new LlmAgent({
+    name: 'charts',
+    model,
+    instruction: 'Draw charts.',
+    tools: [draw, measure, loadArtifactsTool],
+  });
 }
 
 async function open(path: string) {
@@ -62,7 +74,12 @@ it('a tool saves a PNG, a later turn loads it, load_artifacts shows it to the mo
     'It is small.',
   ]);
   const first = await open(path);
-  const runner = new Runner({ appName: 'charts', agent: chartAgent(model, measured), sessionService: first.sessionService, artifactService: first.artifactService });
+  const runner = new Runner({
+    appName: 'charts',
+    agent: chartAgent(model, measured),
+    sessionService: first.sessionService,
+    artifactService: first.artifactService,
+  });
   const session = await first.sessionService.createSession({ appName: 'charts', userId: 'ada', sessionId: 'c1' });
 
   const drawn = await runner.run({ userId: 'ada', sessionId: session.id, newMessage: 'Draw a chart.' });
@@ -76,20 +93,43 @@ it('a tool saves a PNG, a later turn loads it, load_artifacts shows it to the mo
   const later = await runner.run({ userId: 'ada', sessionId: session.id, newMessage: 'How big is it?' });
   expect(later.status).toBe('completed');
   expect(measured).toEqual([PIXEL.byteLength]);
-  expect(later.events.flatMap(getFunctionResponses).find((r) => r.name === 'measure_chart')!.response).toEqual({ bytes: PIXEL.byteLength, mimeType: 'image/png' });
+  expect(later.events.flatMap(getFunctionResponses).find((r) => r.name === 'measure_chart')!.response).toEqual({
+    bytes: PIXEL.byteLength,
+    mimeType: 'image/png',
+  });
 
   // Another process: new services over the same file, a new Runner, and a model that asks to see the chart.
   const second = await open(path);
-  const viewer = new ScriptedModel([{ functionCalls: [{ name: 'load_artifacts', id: 'load-1', args: { artifact_names: ['chart.png'] } }] }, 'A single pixel.']);
-  const again = new Runner({ appName: 'charts', agent: chartAgent(viewer, measured), sessionService: second.sessionService, artifactService: second.artifactService });
+  const viewer = new ScriptedModel([
+    { functionCalls: [{ name: 'load_artifacts', id: 'load-1', args: { artifact_names: ['chart.png'] } }] },
+    'A single pixel.',
+  ]);
+  const again = new Runner({
+    appName: 'charts',
+    agent: chartAgent(viewer, measured),
+    sessionService: second.sessionService,
+    artifactService: second.artifactService,
+  });
   const viewed = await again.run({ userId: 'ada', sessionId: 'c1', newMessage: 'What does the chart show?' });
   expect(viewed.status).toBe('completed');
   expect(viewed.output).toBe('A single pixel.');
   expect(viewer.requests[0]!.config.systemInstruction).toContain('You have these artifacts: ["chart.png"]');
-  expect(viewer.requests[1]!.contents.at(-1)).toEqual({ role: 'user', parts: [{ text: 'Artifact chart.png is:' }, PNG_PART] });
+  expect(viewer.requests[1]!.contents.at(-1)).toEqual({
+    role: 'user',
+    parts: [{ text: 'Artifact chart.png is:' }, PNG_PART],
+  });
 
   // The stored session carries the delta; the artifact store has the one version.
   const stored = await second.sessionService.getSession({ appName: 'charts', userId: 'ada', sessionId: 'c1' });
-  expect(stored!.events.filter((e) => Object.keys(e.actions.artifactDelta).length > 0).map((e) => e.actions.artifactDelta)).toEqual([{ 'chart.png': 0 }]);
-  expect(await second.artifactService.listVersions({ appName: 'charts', userId: 'ada', sessionId: 'c1', filename: 'chart.png' })).toEqual([0]);
+  expect(
+    stored!.events.filter((e) => Object.keys(e.actions.artifactDelta).length > 0).map((e) => e.actions.artifactDelta),
+  ).toEqual([{ 'chart.png': 0 }]);
+  expect(
+    await second.artifactService.listVersions({
+      appName: 'charts',
+      userId: 'ada',
+      sessionId: 'c1',
+      filename: 'chart.png',
+    }),
+  ).toEqual([0]);
 });

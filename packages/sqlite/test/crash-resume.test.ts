@@ -27,7 +27,8 @@ const start = (args: string[]) => {
   return { ...proc, done: proc.result as Promise<Outcome> };
 };
 
-const logLines = (log: string): string[] => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
+const logLines = (log: string): string[] =>
+  existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
 const count = (lines: string[], name: string): number => lines.filter((l) => l === name).length;
 
 async function storedEvents(path: string, sessionId: string): Promise<Event[]> {
@@ -43,7 +44,9 @@ async function storedEvents(path: string, sessionId: string): Promise<Event[]> {
 function leaseFree(path: string, sessionId: string): boolean {
   const db = new Database(path, { readonly: true });
   try {
-    const row = db.prepare<[string], { lease_expires_at: number }>('SELECT lease_expires_at FROM sessions WHERE id = ?').get(sessionId);
+    const row = db
+      .prepare<[string], { lease_expires_at: number }>('SELECT lease_expires_at FROM sessions WHERE id = ?')
+      .get(sessionId);
     return row!.lease_expires_at <= Date.now();
   } finally {
     db.close();
@@ -59,62 +62,80 @@ async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_00
 }
 
 describe('crash and resume in a new process (SQLite)', () => {
-  it.each([1, 3])('SIGKILL after %i finished step(s): a new process resumes the invocation; no finished step runs twice, no event is lost or doubled', async (finished) => {
-    const path = tempDb();
-    const log = join(dirname(path), 'side-effects.log');
-    const sessionId = `crash-${finished}`;
+  it.each([1, 3])(
+    'SIGKILL after %i finished step(s): a new process resumes the invocation; no finished step runs twice, no event is lost or doubled',
+    async (finished) => {
+      const path = tempDb();
+      const log = join(dirname(path), 'side-effects.log');
+      const sessionId = `crash-${finished}`;
 
-    const first = start(['run', path, sessionId, log]);
-    const exited = first.done.then(
-      () => 'finished',
-      () => 'killed',
-    );
-    await waitFor(() => logLines(log).length >= finished, `${finished} step(s) to log their side effect`);
-    // Well inside the next step's 150 ms, so the finished step's event is stored by now.
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    first.child.kill('SIGKILL');
-    expect(await exited).toBe('killed');
+      const first = start(['run', path, sessionId, log]);
+      const exited = first.done.then(
+        () => 'finished',
+        () => 'killed',
+      );
+      await waitFor(() => logLines(log).length >= finished, `${finished} step(s) to log their side effect`);
+      // Well inside the next step's 150 ms, so the finished step's event is stored by now.
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      first.child.kill('SIGKILL');
+      expect(await exited).toBe('killed');
 
-    const before = await storedEvents(path, sessionId);
-    const loggedBefore = logLines(log);
-    const finishedBefore = before.map((e) => e.author).filter((a) => STEPS.includes(a));
-    expect(finishedBefore.length).toBeGreaterThanOrEqual(finished);
-    expect(finishedBefore.length).toBeLessThan(STEPS.length);
-    expect(finishedBefore).toEqual(STEPS.slice(0, finishedBefore.length));
-    const invocationId = before[0]!.invocationId;
-    expect(before[0]).toMatchObject({ author: 'user', content: { role: 'user', parts: [{ text: 'publish the report' }] } });
+      const before = await storedEvents(path, sessionId);
+      const loggedBefore = logLines(log);
+      const finishedBefore = before.map((e) => e.author).filter((a) => STEPS.includes(a));
+      expect(finishedBefore.length).toBeGreaterThanOrEqual(finished);
+      expect(finishedBefore.length).toBeLessThan(STEPS.length);
+      expect(finishedBefore).toEqual(STEPS.slice(0, finishedBefore.length));
+      const invocationId = before[0]!.invocationId;
+      expect(before[0]).toMatchObject({
+        author: 'user',
+        content: { role: 'user', parts: [{ text: 'publish the report' }] },
+      });
 
-    // SPEC §12: the killed run's lease outlives it (the worker's runner takes 1 s ones, renewed
-    // every third of that), so no other process can take the session over at once; it is free
-    // once the lease expires.
-    expect(leaseFree(path, sessionId)).toBe(false);
-    await waitFor(() => leaseFree(path, sessionId), "the killed run's lease to expire");
-    const resumed = await start(['resume', path, sessionId, log, invocationId]).done;
-    expect(resumed).toEqual({ status: 'completed', output: 'Publish done', error: null });
+      // SPEC §12: the killed run's lease outlives it (the worker's runner takes 1 s ones, renewed
+      // every third of that), so no other process can take the session over at once; it is free
+      // once the lease expires.
+      expect(leaseFree(path, sessionId)).toBe(false);
+      await waitFor(() => leaseFree(path, sessionId), "the killed run's lease to expire");
+      const resumed = await start(['resume', path, sessionId, log, invocationId]).done;
+      expect(resumed).toEqual({ status: 'completed', output: 'Publish done', error: null });
 
-    const ran = logLines(log);
-    for (const name of STEPS) {
-      if (finishedBefore.includes(name)) expect(count(ran, name), `${name} finished before the kill`).toBe(1);
-      // A step killed after its side effect but before its event was stored may run once more.
-      else expect(count(ran, name), `${name} had not finished`).toBe(1 + count(loggedBefore, name));
-    }
+      const ran = logLines(log);
+      for (const name of STEPS) {
+        if (finishedBefore.includes(name)) expect(count(ran, name), `${name} finished before the kill`).toBe(1);
+        // A step killed after its side effect but before its event was stored may run once more.
+        else expect(count(ran, name), `${name} had not finished`).toBe(1 + count(loggedBefore, name));
+      }
 
-    const after = await storedEvents(path, sessionId);
-    expect(new Set(after.map((e) => e.id)).size).toBe(after.length);
-    expect(after.slice(0, before.length)).toEqual(before);
-    expect(after.every((e) => e.invocationId === invocationId)).toBe(true);
-    expect(after.filter((e) => e.errorCode !== undefined)).toEqual([]);
-    expect(after.filter((e) => e.author === 'user' && e.content !== undefined)).toHaveLength(1);
-    const stepEvents = after.filter((e) => STEPS.includes(e.author));
-    expect(stepEvents.map((e) => e.author)).toEqual(STEPS);
-    expect(stepEvents.map((e) => e.output)).toEqual(['Fetch done', 'Clean done', 'summary of the cleaned data', 'Review done', 'Publish done']);
+      const after = await storedEvents(path, sessionId);
+      expect(new Set(after.map((e) => e.id)).size).toBe(after.length);
+      expect(after.slice(0, before.length)).toEqual(before);
+      expect(after.every((e) => e.invocationId === invocationId)).toBe(true);
+      expect(after.filter((e) => e.errorCode !== undefined)).toEqual([]);
+      expect(after.filter((e) => e.author === 'user' && e.content !== undefined)).toHaveLength(1);
+      const stepEvents = after.filter((e) => STEPS.includes(e.author));
+      expect(stepEvents.map((e) => e.author)).toEqual(STEPS);
+      expect(stepEvents.map((e) => e.output)).toEqual([
+        'Fetch done',
+        'Clean done',
+        'summary of the cleaned data',
+        'Review done',
+        'Publish done',
+      ]);
 
-    const service = new SqliteSessionService({ path });
-    const session = (await service.getSession({ ...key, sessionId }))!;
-    await service.close();
-    expect(session.state).toEqual({ fetched: 'Fetch done', cleaned: 'Clean done', summary: 'summary of the cleaned data', reviewed: 'Review done', published: 'Publish done' });
-    expect(session.version).toBe(after.length);
-  });
+      const service = new SqliteSessionService({ path });
+      const session = (await service.getSession({ ...key, sessionId }))!;
+      await service.close();
+      expect(session.state).toEqual({
+        fetched: 'Fetch done',
+        cleaned: 'Clean done',
+        summary: 'summary of the cleaned data',
+        reviewed: 'Review done',
+        published: 'Publish done',
+      });
+      expect(session.version).toBe(after.length);
+    },
+  );
 
   it('two processes running the same session at once: one completes, the other is refused (SessionBusyError) or fails (StaleSessionError); invocations never interleave', async () => {
     const path = tempDb();

@@ -13,10 +13,18 @@ describe('a blocked run in a SQLite session', () => {
     const pay = new FunctionTool({
       name: 'pay',
       description: 'Pays.',
-      guardrails: [{ name: 'max_amount', check: (_ctx, args) => ({ tripwire: Number(args.amount) > 1000, info: { limit: 1000 } }) }],
+      guardrails: [
+        {
+          name: 'max_amount',
+          check: (_ctx, args) => ({ tripwire: Number(args.amount) > 1000, info: { limit: 1000 } }),
+        },
+      ],
       execute: ({ amount }) => ran.push(Number(amount)),
     });
-    const model = new ScriptedModel([{ functionCalls: [{ name: 'pay', args: { amount: 5000 }, id: 'c1' }] }, 'Hello again.']);
+    const model = new ScriptedModel([
+      { functionCalls: [{ name: 'pay', args: { amount: 5000 }, id: 'c1' }] },
+      'Hello again.',
+    ]);
     const agent = new LlmAgent({ name: 'Banker', model, tools: [pay] });
 
     const writer = new SqliteSessionService({ path });
@@ -35,7 +43,9 @@ describe('a blocked run in a SQLite session', () => {
       ['Banker', 'GUARDRAIL_TRIPPED'],
     ]);
     expect(stored!.events[2]!.errorMessage).toBe(result.events.at(-1)!.errorMessage);
-    expect(stored!.events[2]!.errorMessage).toContain("Guardrail 'max_amount' tripped on the arguments of tool 'pay' (agent 'Banker')");
+    expect(stored!.events[2]!.errorMessage).toContain(
+      "Guardrail 'max_amount' tripped on the arguments of tool 'pay' (agent 'Banker')",
+    );
 
     // The session is free and valid: the next turn runs from the reopened store.
     const next = new Runner({ appName: 'bank', agent, sessionService: reader });

@@ -40,7 +40,11 @@ export async function withTempFile<T>(prefix: string, file: string, body: (path:
  * A contract suite's `openFresh`: opens a service on `file` in a new temporary folder; `close`
  * closes it and removes the folder. `path` reaches {@link reopenOnPath}.
  */
-export async function openOnFreshFile<S extends Closable>(prefix: string, file: string, open: (path: string) => S): Promise<{ service: S; path: string; close: () => Promise<void> }> {
+export async function openOnFreshFile<S extends Closable>(
+  prefix: string,
+  file: string,
+  open: (path: string) => S,
+): Promise<{ service: S; path: string; close: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   const path = join(dir, file);
   const service = open(path);
@@ -55,7 +59,9 @@ export async function openOnFreshFile<S extends Closable>(prefix: string, file: 
 }
 
 /** A contract suite's `openSecond`: a second service on the first one's file, through its own connection. */
-export function reopenOnPath<S extends Closable>(open: (path: string) => S): (first: { path: string }) => Promise<{ service: S; close: () => Promise<void> }> {
+export function reopenOnPath<S extends Closable>(
+  open: (path: string) => S,
+): (first: { path: string }) => Promise<{ service: S; close: () => Promise<void> }> {
   return async ({ path }) => {
     const service = open(path);
     return { service, close: () => service.close() };
@@ -85,7 +91,8 @@ export interface WorkerOptions {
 
 /** Starts `worker` (a fixture .mjs) with `args`; it imports the built dist, so that must exist. */
 export function startWorker(worker: string, args: string[], options: WorkerOptions = {}): WorkerProcess {
-  if (!existsSync(builtEntry)) throw new Error(`The worker imports the built package, and ${builtEntry} is missing. Run npm run build first.`);
+  if (!existsSync(builtEntry))
+    throw new Error(`The worker imports the built package, and ${builtEntry} is missing. Run npm run build first.`);
   const spawnOptions: SpawnOptions = { stdio: ['pipe', 'pipe', 'pipe'] };
   if (options.uid !== undefined) spawnOptions.uid = options.uid;
   if (options.gid !== undefined) spawnOptions.gid = options.gid;
@@ -93,7 +100,11 @@ export function startWorker(worker: string, args: string[], options: WorkerOptio
   const child = (
     options.fileSizeBlocks === undefined
       ? spawn(process.execPath, [worker, ...args], spawnOptions)
-      : spawn('/bin/sh', ['-c', `ulimit -f ${options.fileSizeBlocks} && exec "$0" "$@"`, process.execPath, worker, ...args], spawnOptions)
+      : spawn(
+          '/bin/sh',
+          ['-c', `ulimit -f ${options.fileSizeBlocks} && exec "$0" "$@"`, process.execPath, worker, ...args],
+          spawnOptions,
+        )
   ) as ChildProcessWithoutNullStreams;
   let out = '';
   let err = '';
@@ -116,7 +127,8 @@ export function startWorker(worker: string, args: string[], options: WorkerOptio
   return {
     child,
     result,
-    printed: (line) => new Promise((resolve) => (out.split('\n').includes(line) ? resolve() : waiters.push({ line, resolve }))),
+    printed: (line) =>
+      new Promise((resolve) => (out.split('\n').includes(line) ? resolve() : waiters.push({ line, resolve }))),
     send: (text) => child.stdin.write(text),
   };
 }

@@ -11,7 +11,10 @@ const tempDb = useTempDb();
 function versions(path: string): number[] {
   const db = new Database(path, { readonly: true });
   try {
-    return db.prepare<[], { version: number }>('SELECT version FROM schema_version ORDER BY version').all().map((r) => r.version);
+    return db
+      .prepare<[], { version: number }>('SELECT version FROM schema_version ORDER BY version')
+      .all()
+      .map((r) => r.version);
   } finally {
     db.close();
   }
@@ -25,11 +28,22 @@ describe('SqliteSessionService schema', () => {
     expect(SCHEMA_VERSION).toBe(MIGRATIONS.length);
     expect(versions(path)).toEqual(MIGRATIONS.map((m) => m.version));
     const db = new Database(path, { readonly: true });
-    const tables = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all().map((r) => r.name);
+    const tables = db
+      .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+      .all()
+      .map((r) => r.name);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.close();
     // sqlite_sequence keeps the last seq of runs (AUTOINCREMENT).
-    expect(tables).toEqual(['app_state', 'events', 'runs', 'schema_version', 'sessions', 'sqlite_sequence', 'user_state']);
+    expect(tables).toEqual([
+      'app_state',
+      'events',
+      'runs',
+      'schema_version',
+      'sessions',
+      'sqlite_sequence',
+      'user_state',
+    ]);
   });
 
   it('re-opening a current file applies nothing and keeps its data', async () => {
@@ -40,7 +54,9 @@ describe('SqliteSessionService schema', () => {
 
     const again = new SqliteSessionService({ path });
     expect(versions(path)).toEqual(MIGRATIONS.map((m) => m.version));
-    expect((await again.getSession({ appName: 'app', userId: 'u', sessionId: session.id }))!.state).toEqual({ kept: true });
+    expect((await again.getSession({ appName: 'app', userId: 'u', sessionId: session.id }))!.state).toEqual({
+      kept: true,
+    });
     await again.close();
   });
 
@@ -66,7 +82,11 @@ describe('SqliteSessionService schema', () => {
     // The migrated rows start with a free lease and work like new ones.
     const lease = await service.leaseSession({ ...key, sessionId: 'trip-1', owner: 'after-upgrade', ttlMs: 30_000 });
     expect(lease).toMatchObject({ owner: 'after-upgrade', epoch: 1 });
-    await service.appendEvent({ session: trip, event: createEvent({ author: 'planner', actions: { stateDelta: { hotel: 'yes' } } }), lease });
+    await service.appendEvent({
+      session: trip,
+      event: createEvent({ author: 'planner', actions: { stateDelta: { hotel: 'yes' } } }),
+      lease,
+    });
     expect((await service.getSession({ ...key, sessionId: 'trip-1' }))!.version).toBe(3);
     await service.close();
   });
@@ -75,7 +95,9 @@ describe('SqliteSessionService schema', () => {
     const path = tempDb();
     const v2 = new Database(path);
     migrate(v2, 'v2 file', MIGRATIONS.slice(0, 2));
-    v2.prepare("INSERT INTO sessions (app_name, user_id, id, state_format, state, version, last_update_time) VALUES ('app', 'u', 's1', 1, '{\"n\":1}', 0, 1000)").run();
+    v2.prepare(
+      "INSERT INTO sessions (app_name, user_id, id, state_format, state, version, last_update_time) VALUES ('app', 'u', 's1', 1, '{\"n\":1}', 0, 1000)",
+    ).run();
     v2.close();
 
     const service = new SqliteSessionService({ path });
@@ -84,13 +106,19 @@ describe('SqliteSessionService schema', () => {
     expect((await service.getSession(key))!.state).toEqual({ n: 1 });
     const run = await service.createRun({ ...key, runId: 'r1', request: { newMessage: 'hi' }, exclusive: true });
     expect(await service.getRun('r1')).toEqual(run);
-    await expect(service.createRun({ ...key, runId: 'r2', request: {}, exclusive: true })).rejects.toMatchObject({ code: 'SESSION_BUSY' });
+    await expect(service.createRun({ ...key, runId: 'r2', request: {}, exclusive: true })).rejects.toMatchObject({
+      code: 'SESSION_BUSY',
+    });
     await service.deleteSession(key);
     expect(await service.listRuns({})).toEqual([]);
     await service.close();
 
     const db = new Database(path, { readonly: true });
-    const indexes = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'runs' AND sql IS NOT NULL ORDER BY name").all();
+    const indexes = db
+      .prepare<[], { name: string }>(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'runs' AND sql IS NOT NULL ORDER BY name",
+      )
+      .all();
     db.close();
     expect(indexes.map((i) => i.name)).toEqual(['runs_session', 'runs_status']);
   });
@@ -113,7 +141,9 @@ describe('SqliteSessionService schema', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(StorageError);
-    expect((error as Error).message).toContain(`could not bring its schema to version ${SCHEMA_VERSION}: the database is read-only`);
+    expect((error as Error).message).toContain(
+      `could not bring its schema to version ${SCHEMA_VERSION}: the database is read-only`,
+    );
     expect((error as Error).message).toContain('opened with readonly: true; open it without that option');
     expect(versions(older)).toEqual([1]);
   });
@@ -122,7 +152,9 @@ describe('SqliteSessionService schema', () => {
     const path = tempDb();
     const newer = SCHEMA_VERSION + 5;
     const db = new Database(path);
-    db.exec('CREATE TABLE schema_version (version INTEGER NOT NULL PRIMARY KEY, description TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+    db.exec(
+      'CREATE TABLE schema_version (version INTEGER NOT NULL PRIMARY KEY, description TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+    );
     db.prepare('INSERT INTO schema_version VALUES (?, ?, ?)').run(newer, 'from the future', Date.now());
     db.close();
 
@@ -149,13 +181,21 @@ describe('SqliteSessionService schema', () => {
   it('migrations run forward in order, each once: an older file gets only the missing steps', () => {
     const path = tempDb();
     const db = new Database(path);
-    const step = (version: number, table: string): Migration => ({ version, description: `add ${table}`, sql: `CREATE TABLE ${table} (x INTEGER)` });
+    const step = (version: number, table: string): Migration => ({
+      version,
+      description: `add ${table}`,
+      sql: `CREATE TABLE ${table} (x INTEGER)`,
+    });
     expect(migrate(db, 'test db', [step(1, 'a')])).toEqual([1]);
     expect(migrate(db, 'test db', [step(1, 'a')])).toEqual([]);
     expect(migrate(db, 'test db', [step(1, 'a'), step(2, 'b'), step(3, 'c')])).toEqual([2, 3]);
-    const tables = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE name IN ('a', 'b', 'c') ORDER BY name").all();
+    const tables = db
+      .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE name IN ('a', 'b', 'c') ORDER BY name")
+      .all();
     expect(tables.map((t) => t.name)).toEqual(['a', 'b', 'c']);
-    expect(() => migrate(db, 'test db', [step(1, 'a')])).toThrow(/schema version 3, but this @troupe\/sqlite knows versions up to 1/);
+    expect(() => migrate(db, 'test db', [step(1, 'a')])).toThrow(
+      /schema version 3, but this @troupe\/sqlite knows versions up to 1/,
+    );
     db.close();
   });
 
@@ -164,13 +204,17 @@ describe('SqliteSessionService schema', () => {
     const good: Migration = { version: 1, description: 'good', sql: 'CREATE TABLE good (x INTEGER)' };
     const bad: Migration = { version: 2, description: 'bad', sql: 'CREATE TABLE broken (' };
     expect(() => migrate(db, 'test db', [good, bad])).toThrow();
-    expect(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name IN ('good', 'schema_version')").get()).toEqual({ n: 0 });
+    expect(
+      db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name IN ('good', 'schema_version')").get(),
+    ).toEqual({ n: 0 });
     db.close();
   });
 
   it('a migration list with a gap is refused', () => {
     const db = new Database(':memory:');
-    expect(() => migrate(db, 'test db', [{ version: 2, description: 'x', sql: 'SELECT 1' }])).toThrow(ConfigurationError);
+    expect(() => migrate(db, 'test db', [{ version: 2, description: 'x', sql: 'SELECT 1' }])).toThrow(
+      ConfigurationError,
+    );
     db.close();
   });
 });
@@ -198,6 +242,8 @@ describe('SqliteSessionService options', () => {
     const service = new SqliteSessionService({ path: tempDb() });
     await service.close();
     await service.close();
-    await expect(service.listSessions({ appName: 'a', userId: 'u' })).rejects.toThrow(/is closed\. Create a new SqliteSessionService/);
+    await expect(service.listSessions({ appName: 'a', userId: 'u' })).rejects.toThrow(
+      /is closed\. Create a new SqliteSessionService/,
+    );
   });
 });

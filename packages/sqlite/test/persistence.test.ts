@@ -38,8 +38,16 @@ describe('SqliteSessionService persistence', () => {
     await service.close();
 
     const db = new Database(path, { readonly: true });
-    const formats = ['SELECT state_format AS f FROM sessions', 'SELECT format AS f FROM events', 'SELECT format AS f FROM app_state', 'SELECT format AS f FROM user_state'].map(
-      (sql) => db.prepare<[], { f: number }>(sql).all().map((r) => r.f),
+    const formats = [
+      'SELECT state_format AS f FROM sessions',
+      'SELECT format AS f FROM events',
+      'SELECT format AS f FROM app_state',
+      'SELECT format AS f FROM user_state',
+    ].map((sql) =>
+      db
+        .prepare<[], { f: number }>(sql)
+        .all()
+        .map((r) => r.f),
     );
     db.close();
     expect(formats).toEqual([[VALUE_FORMAT], [VALUE_FORMAT], [VALUE_FORMAT], [VALUE_FORMAT, VALUE_FORMAT]]);
@@ -68,7 +76,11 @@ describe('SqliteSessionService persistence', () => {
     const path = tempDb();
     const first = new SqliteSessionService({ path });
     const a = await first.createSession({ ...key, state: { n: 0 } });
-    for (let i = 1; i <= 3; i++) await first.appendEvent({ session: a, event: createEvent({ author: 'A', actions: { stateDelta: { n: i, 'app:total': i } } }) });
+    for (let i = 1; i <= 3; i++)
+      await first.appendEvent({
+        session: a,
+        event: createEvent({ author: 'A', actions: { stateDelta: { n: i, 'app:total': i } } }),
+      });
     const b = await first.createSession({ ...key, userId: 'bob' });
     await first.close();
 
@@ -77,8 +89,13 @@ describe('SqliteSessionService persistence', () => {
     expect(reloaded.version).toBe(3);
     expect(reloaded.state).toEqual({ n: 3, 'app:total': 3 });
     expect((await second.getSession({ ...key, userId: 'bob', sessionId: b.id }))!.state).toEqual({ 'app:total': 3 });
-    await second.appendEvent({ session: reloaded, event: createEvent({ author: 'A', actions: { stateDelta: { n: 4 } } }) });
-    await expect(second.appendEvent({ session: a, event: createEvent({ author: 'A' }) })).rejects.toThrow(/version 3, the store at 4/);
+    await second.appendEvent({
+      session: reloaded,
+      event: createEvent({ author: 'A', actions: { stateDelta: { n: 4 } } }),
+    });
+    await expect(second.appendEvent({ session: a, event: createEvent({ author: 'A' }) })).rejects.toThrow(
+      /version 3, the store at 4/,
+    );
     await second.close();
 
     const third = new SqliteSessionService({ path });
@@ -91,7 +108,13 @@ describe('SqliteSessionService persistence', () => {
   it('a state value of undefined removes the key in every scope', async () => {
     const service = new SqliteSessionService({ path: tempDb() });
     const session = await service.createSession({ ...key, state: { a: 1, 'user:b': 2, 'app:c': 3, keep: true } });
-    await service.appendEvent({ session, event: createEvent({ author: 'A', actions: { stateDelta: { a: undefined, 'user:b': undefined, 'app:c': undefined } } }) });
+    await service.appendEvent({
+      session,
+      event: createEvent({
+        author: 'A',
+        actions: { stateDelta: { a: undefined, 'user:b': undefined, 'app:c': undefined } },
+      }),
+    });
     expect((await service.getSession({ ...key, sessionId: session.id }))!.state).toEqual({ keep: true });
     await service.close();
   });

@@ -7,9 +7,12 @@ import { SCHEMA_VERSION, SqliteMemoryService, SqliteSessionService, StorageError
 import { openOnFreshFile, reopenOnPath, withTempFile } from './helpers.js';
 
 // A fresh file per test; the second instance opens the same file through its own connection.
-const openFresh = () => openOnFreshFile('troupe-sqlite-memory-', 'memory.db', (path) => new SqliteMemoryService({ path }));
+const openFresh = () =>
+  openOnFreshFile('troupe-sqlite-memory-', 'memory.db', (path) => new SqliteMemoryService({ path }));
 
-memoryServiceContract('SqliteMemoryService', openFresh, { openSecond: reopenOnPath((path) => new SqliteMemoryService({ path })) });
+memoryServiceContract('SqliteMemoryService', openFresh, {
+  openSecond: reopenOnPath((path) => new SqliteMemoryService({ path })),
+});
 
 describe('SqliteMemoryService', () => {
   it('shares a file with SqliteSessionService: sessions stored there go into memory, the session schema is untouched, and memory survives reopening', async () => {
@@ -17,15 +20,25 @@ describe('SqliteMemoryService', () => {
       const sessions = new SqliteSessionService({ path });
       const memory = new SqliteMemoryService({ path });
       const session = await sessions.createSession({ appName: 'app', userId: 'u1' });
-      await sessions.appendEvent({ session, event: createEvent({ author: 'user', content: { role: 'user', parts: [{ text: 'My favourite tree is the olive.' }] } }) });
-      await memory.addSessionToMemory((await sessions.getSession({ appName: 'app', userId: 'u1', sessionId: session.id }))!);
+      await sessions.appendEvent({
+        session,
+        event: createEvent({
+          author: 'user',
+          content: { role: 'user', parts: [{ text: 'My favourite tree is the olive.' }] },
+        }),
+      });
+      await memory.addSessionToMemory(
+        (await sessions.getSession({ appName: 'app', userId: 'u1', sessionId: session.id }))!,
+      );
       await memory.close();
       await sessions.close();
 
       const reopenedSessions = new SqliteSessionService({ path });
       const reopened = new SqliteMemoryService({ path });
       const { memories } = await reopened.searchMemory({ appName: 'app', userId: 'u1', query: 'olive' });
-      expect(memories.map((m) => m.content)).toEqual([{ role: 'user', parts: [{ text: 'My favourite tree is the olive.' }] }]);
+      expect(memories.map((m) => m.content)).toEqual([
+        { role: 'user', parts: [{ text: 'My favourite tree is the olive.' }] },
+      ]);
       expect(await reopenedSessions.getSession({ appName: 'app', userId: 'u1', sessionId: session.id })).toBeDefined();
       expect(SCHEMA_VERSION).toBeGreaterThan(0);
       await reopened.close();
@@ -36,7 +49,15 @@ describe('SqliteMemoryService', () => {
   it('finds a word without its accents (FTS5 unicode61 folds them)', async () => {
     const { service, close } = await openFresh();
     try {
-      const session: Session = { id: 's', appName: 'app', userId: 'u', state: {}, events: [createEvent({ author: 'user', content: { role: 'user', parts: [{ text: 'Un café crème' }] } })], lastUpdateTime: 0, version: 1 };
+      const session: Session = {
+        id: 's',
+        appName: 'app',
+        userId: 'u',
+        state: {},
+        events: [createEvent({ author: 'user', content: { role: 'user', parts: [{ text: 'Un café crème' }] } })],
+        lastUpdateTime: 0,
+        version: 1,
+      };
       await service.addSessionToMemory(session);
       expect((await service.searchMemory({ appName: 'app', userId: 'u', query: 'cafe' })).memories).toHaveLength(1);
     } finally {
@@ -49,13 +70,20 @@ describe('SqliteMemoryService', () => {
       const open = (model: ScriptedModel) => {
         const sessionService = new SqliteSessionService({ path });
         const memoryService = new SqliteMemoryService({ path });
-        const runner = new Runner({ appName: 'app', agent: new LlmAgent({ name: 'helper', model, tools: [preloadMemoryTool] }), sessionService, memoryService });
+        const runner = new Runner({
+          appName: 'app',
+          agent: new LlmAgent({ name: 'helper', model, tools: [preloadMemoryTool] }),
+          sessionService,
+          memoryService,
+        });
         return { runner, sessionService, memoryService };
       };
       const first = open(new ScriptedModel(['Noted.']));
       const session = await first.sessionService.createSession({ appName: 'app', userId: 'u1' });
       await first.runner.run({ userId: 'u1', sessionId: session.id, newMessage: 'My favourite tree is the olive.' });
-      await first.memoryService.addSessionToMemory((await first.sessionService.getSession({ appName: 'app', userId: 'u1', sessionId: session.id }))!);
+      await first.memoryService.addSessionToMemory(
+        (await first.sessionService.getSession({ appName: 'app', userId: 'u1', sessionId: session.id }))!,
+      );
       await first.memoryService.close();
       await first.sessionService.close();
 
@@ -72,7 +100,17 @@ describe('SqliteMemoryService', () => {
   it('readonly: searches a file another service wrote, refuses to add (StorageError), and refuses a file without memory tables', async () => {
     const { service, path, close } = await openFresh();
     try {
-      const session: Session = { id: 's', appName: 'app', userId: 'u', state: {}, events: [createEvent({ author: 'user', content: { role: 'user', parts: [{ text: 'The gate code is 1234.' }] } })], lastUpdateTime: 0, version: 1 };
+      const session: Session = {
+        id: 's',
+        appName: 'app',
+        userId: 'u',
+        state: {},
+        events: [
+          createEvent({ author: 'user', content: { role: 'user', parts: [{ text: 'The gate code is 1234.' }] } }),
+        ],
+        lastUpdateTime: 0,
+        version: 1,
+      };
       await service.addSessionToMemory(session);
       const reader = new SqliteMemoryService({ path, readonly: true });
       expect((await reader.searchMemory({ appName: 'app', userId: 'u', query: 'gate code' })).memories).toHaveLength(1);
@@ -81,7 +119,9 @@ describe('SqliteMemoryService', () => {
 
       const sessionsOnly = join(path, '..', 'sessions-only.db');
       await new SqliteSessionService({ path: sessionsOnly }).close();
-      expect(() => new SqliteMemoryService({ path: sessionsOnly, readonly: true })).toThrow(/has no memory tables yet.*Open it once without readonly/);
+      expect(() => new SqliteMemoryService({ path: sessionsOnly, readonly: true })).toThrow(
+        /has no memory tables yet.*Open it once without readonly/,
+      );
     } finally {
       await close();
     }
@@ -89,7 +129,9 @@ describe('SqliteMemoryService', () => {
 
   it('rejects bad options and use after close with a ConfigurationError', async () => {
     expect(() => new SqliteMemoryService({ path: '' })).toThrow(/SqliteMemoryService option 'path'/);
-    expect(() => new SqliteMemoryService({ path: ':memory:', maxResults: -1 })).toThrow(/'maxResults' must be a whole number/);
+    expect(() => new SqliteMemoryService({ path: ':memory:', maxResults: -1 })).toThrow(
+      /'maxResults' must be a whole number/,
+    );
     const service = new SqliteMemoryService({ path: ':memory:' });
     await service.close();
     await expect(service.searchMemory({ appName: 'a', userId: 'u', query: 'x' })).rejects.toThrow(ConfigurationError);

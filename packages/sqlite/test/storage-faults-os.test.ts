@@ -22,7 +22,9 @@ interface Described {
 }
 
 const run = (path: string, sessionId: string, mode: string, options: WorkerOptions = {}) =>
-  startWorker(worker, [path, key.appName, key.userId, sessionId, mode], options).result as Promise<Record<string, unknown>>;
+  startWorker(worker, [path, key.appName, key.userId, sessionId, mode], options).result as Promise<
+    Record<string, unknown>
+  >;
 
 /** A file holding one session at version 1, closed (so no -wal or -shm file is left beside it). */
 async function storeWithOneSession(): Promise<{ path: string; sessionId: string }> {
@@ -45,7 +47,8 @@ function giveToWorker(path: string): void {
 function storedVersion(path: string, sessionId: string): number {
   const db = new Database(path, { readonly: true });
   try {
-    return db.prepare<[string], { version: number }>('SELECT version FROM sessions WHERE id = ?').get(sessionId)!.version;
+    return db.prepare<[string], { version: number }>('SELECT version FROM sessions WHERE id = ?').get(sessionId)!
+      .version;
   } finally {
     db.close();
   }
@@ -99,7 +102,12 @@ describe('SqliteSessionService when the operating system refuses writes', () => 
     // Every append before the failing one is stored, the failing one not at all, and the live copy was left as it was.
     const appended = (result.failedAt as number) - 1;
     expect(appended).toBeGreaterThan(0);
-    expect(result).toMatchObject({ liveVersion: 1 + appended, storedVersion: 1 + appended, storedEvents: 1 + appended, storedN: appended });
+    expect(result).toMatchObject({
+      liveVersion: 1 + appended,
+      storedVersion: 1 + appended,
+      storedEvents: 1 + appended,
+      storedN: appended,
+    });
 
     // Without the limit, the same file is intact and takes appends again.
     const db = new Database(path, { readonly: true });
@@ -107,8 +115,14 @@ describe('SqliteSessionService when the operating system refuses writes', () => 
     db.close();
     const service = new SqliteSessionService({ path });
     const session = (await service.getSession({ ...key, sessionId }))!;
-    expect(session.events.map((e) => e.actions.stateDelta.n)).toEqual([1, ...Array.from({ length: appended }, (_, i) => i + 1)]);
-    await service.appendEvent({ session, event: createEvent({ author: 'after', actions: { stateDelta: { n: 'after' } } }) });
+    expect(session.events.map((e) => e.actions.stateDelta.n)).toEqual([
+      1,
+      ...Array.from({ length: appended }, (_, i) => i + 1),
+    ]);
+    await service.appendEvent({
+      session,
+      event: createEvent({ author: 'after', actions: { stateDelta: { n: 'after' } } }),
+    });
     expect((await service.getSession({ ...key, sessionId }))!.state).toEqual({ n: 'after', 'user:seen': appended });
     await service.close();
   });

@@ -39,7 +39,11 @@ describe('SqliteSessionService storage faults', () => {
     const db = connectionOf(service);
     db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
 
-    const big: Event = createEvent({ author: 'writer', content: text('x'.repeat(200_000)), actions: { stateDelta: { n: 1, 'user:seen': true, 'app:hits': 1 } } });
+    const big: Event = createEvent({
+      author: 'writer',
+      content: text('x'.repeat(200_000)),
+      actions: { stateDelta: { n: 1, 'user:seen': true, 'app:hits': 1 } },
+    });
     const error = await failure(service.appendEvent({ session, event: big }));
     expect(error.code).toBe('STORAGE');
     expect(sqliteCode(error)).toBe('SQLITE_FULL');
@@ -75,15 +79,27 @@ describe('SqliteSessionService storage faults', () => {
 
     const writes: [string, () => Promise<unknown>][] = [
       ['create session', () => reader.createSession({ ...key, sessionId: 'new' })],
-      [`append event`, () => reader.appendEvent({ session: copy, event: createEvent({ author: 'reader', actions: { stateDelta: { n: 2 } } }) })],
+      [
+        `append event`,
+        () =>
+          reader.appendEvent({
+            session: copy,
+            event: createEvent({ author: 'reader', actions: { stateDelta: { n: 2 } } }),
+          }),
+      ],
       [`delete session '${session.id}'`, () => reader.deleteSession({ ...key, sessionId: session.id })],
-      [`lease session '${session.id}' for 'r'`, () => reader.leaseSession({ ...key, sessionId: session.id, owner: 'r', ttlMs: 1000 })],
+      [
+        `lease session '${session.id}' for 'r'`,
+        () => reader.leaseSession({ ...key, sessionId: session.id, owner: 'r', ttlMs: 1000 }),
+      ],
     ];
     for (const [doing, write] of writes) {
       const error = await failure(write());
       expect(sqliteCode(error)).toBe('SQLITE_READONLY');
       expect(error.message).toContain(`The SQLite session store '${path}' could not ${doing}`);
-      expect(error.message).toContain('the database is read-only (SQLITE_READONLY: attempt to write a readonly database). Nothing was stored.');
+      expect(error.message).toContain(
+        'the database is read-only (SQLITE_READONLY: attempt to write a readonly database). Nothing was stored.',
+      );
       expect(error.message).toContain('It was opened with readonly: true; open it without that option to write.');
     }
     expect(copy).toMatchObject({ version: 1, state: { n: 1 } });
@@ -93,7 +109,10 @@ describe('SqliteSessionService storage faults', () => {
     expect((await writer.listSessions(key)).sessions.map((s) => s.id)).toEqual([session.id]);
     // The reader follows what the writer stores.
     await writer.appendEvent({ session: seen, event: createEvent({ author: 'writer', content: text('again') }) });
-    expect((await reader.getSession({ ...key, sessionId: session.id }))!.events.map(textOf)).toEqual(['hello', 'again']);
+    expect((await reader.getSession({ ...key, sessionId: session.id }))!.events.map(textOf)).toEqual([
+      'hello',
+      'again',
+    ]);
     await reader.close();
     await writer.close();
   });
@@ -110,7 +129,9 @@ describe('SqliteSessionService storage faults', () => {
     const error = await failure(service.appendEvent({ session, event }));
     expect(Date.now() - started).toBeGreaterThanOrEqual(40);
     expect(sqliteCode(error)).toMatch(/^SQLITE_BUSY/);
-    expect(error.message).toContain(`could not append event '${event.id}' to session '${session.id}': another connection held the file's lock for longer than busyTimeoutMs (50 ms)`);
+    expect(error.message).toContain(
+      `could not append event '${event.id}' to session '${session.id}': another connection held the file's lock for longer than busyTimeoutMs (50 ms)`,
+    );
     expect(error.message).toContain('Nothing was stored. Retry; if it keeps happening, raise busyTimeoutMs');
     await failure(service.leaseSession({ ...key, sessionId: session.id, owner: 'a', ttlMs: 1000 }));
     expect((await service.getSession({ ...key, sessionId: session.id }))!.version).toBe(0);
@@ -129,7 +150,9 @@ describe('SqliteSessionService storage faults', () => {
     const notAFile = failureOf(() => new SqliteSessionService({ path: folder })) as StorageError;
     expect(notAFile).toBeInstanceOf(StorageError);
     expect(sqliteCode(notAFile)).toBe('SQLITE_CANTOPEN');
-    expect(notAFile.message).toContain(`The SQLite session store '${folder}' could not open it: the file cannot be opened`);
+    expect(notAFile.message).toContain(
+      `The SQLite session store '${folder}' could not open it: the file cannot be opened`,
+    );
     expect(notAFile.message).toContain('Check that the path names a file, not a folder');
 
     const missing = failureOf(() => new SqliteSessionService({ path: join(dir, 'missing.db'), readonly: true }));
@@ -181,18 +204,24 @@ describe('SqliteSessionService.checkHealth', () => {
     const service = new SqliteSessionService({ path });
     await service.close();
     const error = await failure(service.checkHealth());
-    expect(error.message).toBe(`The SQLite session store '${path}' is closed, so it cannot serve requests. Create a new SqliteSessionService to open the file again.`);
+    expect(error.message).toBe(
+      `The SQLite session store '${path}' is closed, so it cannot serve requests. Create a new SqliteSessionService to open the file again.`,
+    );
   });
 
   it('rejects with a StorageError naming both versions when another process migrated the file to a newer release', async () => {
     const path = tempDb();
     const service = new SqliteSessionService({ path });
     const newer = new Database(path);
-    newer.prepare('INSERT INTO schema_version (version, description, applied_at) VALUES (?, ?, ?)').run(SCHEMA_VERSION + 1, 'from a newer release', Date.now());
+    newer
+      .prepare('INSERT INTO schema_version (version, description, applied_at) VALUES (?, ?, ?)')
+      .run(SCHEMA_VERSION + 1, 'from a newer release', Date.now());
     newer.close();
     const error = await failure(service.checkHealth());
     expect(error.message).toContain(`The SQLite session store '${path}' failed its health check`);
-    expect(error.message).toContain(`has schema version ${SCHEMA_VERSION + 1}, but this @troupe/sqlite knows versions up to ${SCHEMA_VERSION}`);
+    expect(error.message).toContain(
+      `has schema version ${SCHEMA_VERSION + 1}, but this @troupe/sqlite knows versions up to ${SCHEMA_VERSION}`,
+    );
     expect(error.cause).toMatchObject({ code: 'SCHEMA_VERSION' });
     await service.close();
   });

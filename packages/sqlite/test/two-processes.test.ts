@@ -22,9 +22,12 @@ describe('two processes on one SQLite file', () => {
 
     expect(await startChild([path, key.appName, key.userId, created.id, 'once']).result).toEqual({ version: 1 });
 
-    await expect(service.appendEvent({ session: mine, event: createEvent({ author: 'parent', content: { role: 'model', parts: [{ text: 'from parent' }] } }) })).rejects.toBeInstanceOf(
-      StaleSessionError,
-    );
+    await expect(
+      service.appendEvent({
+        session: mine,
+        event: createEvent({ author: 'parent', content: { role: 'model', parts: [{ text: 'from parent' }] } }),
+      }),
+    ).rejects.toBeInstanceOf(StaleSessionError);
     const got = (await service.getSession({ ...key, sessionId: created.id }))!;
     expect(got.events.map(textOf)).toEqual(['from child']);
     expect(got.state).toEqual({ who: 'child' });
@@ -39,7 +42,14 @@ describe('two processes on one SQLite file', () => {
     const child = startChild([path, key.appName, key.userId, created.id, 'stale']);
     await child.printed('ready');
 
-    await service.appendEvent({ session: created, event: createEvent({ author: 'parent', content: { role: 'model', parts: [{ text: 'from parent' }] }, actions: { stateDelta: { who: 'parent' } } }) });
+    await service.appendEvent({
+      session: created,
+      event: createEvent({
+        author: 'parent',
+        content: { role: 'model', parts: [{ text: 'from parent' }] },
+        actions: { stateDelta: { who: 'parent' } },
+      }),
+    });
     child.send('go\n');
     const result = await child.result;
     expect(result.error).toBe('StaleSessionError');
@@ -60,11 +70,14 @@ describe('two processes on one SQLite file', () => {
     await child.printed('ready');
     child.send('go\n');
 
-    for (let done = 0; done < perProcess; ) {
+    for (let done = 0; done < perProcess;) {
       const session = (await service.getSession({ ...key, sessionId: created.id }))!;
       const count = session.state.count as number;
       try {
-        await service.appendEvent({ session, event: createEvent({ author: 'parent', actions: { stateDelta: { count: count + 1 } } }) });
+        await service.appendEvent({
+          session,
+          event: createEvent({ author: 'parent', actions: { stateDelta: { count: count + 1 } } }),
+        });
         done++;
       } catch (error) {
         if (!(error instanceof StaleSessionError)) throw error;
@@ -79,7 +92,9 @@ describe('two processes on one SQLite file', () => {
     expect(got.version).toBe(2 * perProcess);
     expect(got.events).toHaveLength(2 * perProcess);
     // Each stored event increments the one before it: no write was based on a stale read.
-    expect(got.events.map((e) => e.actions.stateDelta.count)).toEqual(Array.from({ length: 2 * perProcess }, (_, i) => i + 1));
+    expect(got.events.map((e) => e.actions.stateDelta.count)).toEqual(
+      Array.from({ length: 2 * perProcess }, (_, i) => i + 1),
+    );
     expect(got.events.filter((e) => e.author === 'child')).toHaveLength(perProcess);
     // How often each side retried depends on scheduling (typically a few dozen times); what matters is the count above.
     expect(childResult.retries).toEqual(expect.any(Number));
@@ -96,13 +111,17 @@ describe('session leases across processes on one SQLite file', () => {
     const children = owners.map((owner) => startChild([path, key.appName, key.userId, created.id, 'race', owner]));
     await Promise.all(children.map((c) => c.printed('ready')));
     for (const c of children) c.send('go\n');
-    const leases = (await Promise.all(children.map((c) => c.result))).map((r) => r.lease as { owner: string; epoch: number } | null);
+    const leases = (await Promise.all(children.map((c) => c.result))).map(
+      (r) => r.lease as { owner: string; epoch: number } | null,
+    );
 
     const winners = leases.filter((l) => l !== null);
     expect(winners).toHaveLength(1);
     expect(winners[0]).toMatchObject({ sessionId: created.id, epoch: 1 });
     expect(owners).toContain(winners[0]!.owner);
-    expect(await service.leaseSession({ ...key, sessionId: created.id, owner: 'parent', ttlMs: 30_000 })).toBeUndefined();
+    expect(
+      await service.leaseSession({ ...key, sessionId: created.id, owner: 'parent', ttlMs: 30_000 }),
+    ).toBeUndefined();
     await service.close();
   });
 

@@ -30,16 +30,35 @@ const requests = getPendingUserInputRequests(paused);
 const answers = requests
   .filter((request) => request.kind === 'confirmation')
   .map((request) => {
-    const confirmation = new ToolConfirmation({ hint: request.message, confirmed: decision === 'approve', payload: request.payload });
-    return { functionResponse: { id: request.interruptId, name: REQUEST_CONFIRMATION_FUNCTION_CALL_NAME, response: { ...confirmation } } };
+    const confirmation = new ToolConfirmation({
+      hint: request.message,
+      confirmed: decision === 'approve',
+      payload: request.payload,
+    });
+    return {
+      functionResponse: {
+        id: request.interruptId,
+        name: REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
+        response: { ...confirmation },
+      },
+    };
   });
 const resumed = answers.length > 0 ? await runSse({ role: 'user', parts: answers }) : [];
 const session = await (await fetch(`${baseUrl}/apps/${appName}/users/${userId}/sessions/${sessionId}`)).json();
 
 process.stdout.write(
   `${JSON.stringify({
-    requests: requests.map(({ kind, interruptId, functionCallName, toolName, message, author }) => ({ kind, interruptId, functionCallName, toolName, message, author })),
-    resumedTexts: resumed.filter((event) => !event.partial).flatMap((event) => (event.content?.parts ?? []).filter((part) => part.text).map((part) => part.text)),
+    requests: requests.map(({ kind, interruptId, functionCallName, toolName, message, author }) => ({
+      kind,
+      interruptId,
+      functionCallName,
+      toolName,
+      message,
+      author,
+    })),
+    resumedTexts: resumed
+      .filter((event) => !event.partial)
+      .flatMap((event) => (event.content?.parts ?? []).filter((part) => part.text).map((part) => part.text)),
     pendingAfter: getPendingUserInputRequests(session.events).length,
   })}\n`,
 );

@@ -14,7 +14,11 @@ const session = await runner.sessionService.createSession({ appName: 'adk-caller
 
 for (const text of messages) {
   const events = [];
-  for await (const event of runner.runAsync({ userId: 'u', sessionId: session.id, newMessage: { role: 'user', parts: [{ text }] } })) {
+  for await (const event of runner.runAsync({
+    userId: 'u',
+    sessionId: session.id,
+    newMessage: { role: 'user', parts: [{ text }] },
+  })) {
     events.push({
       author: event.author,
       partial: event.partial === true,
@@ -27,4 +31,6 @@ for (const text of messages) {
   process.stdout.write(`${JSON.stringify(events)}\n`);
 }
 const stored = await runner.sessionService.getSession({ appName: 'adk-caller', userId: 'u', sessionId: session.id });
-process.stdout.write(`${JSON.stringify({ storedTexts: stored.events.filter((e) => e.author === 'bank').map((e) => (e.content?.parts ?? []).map((p) => p.text ?? '').join('')) })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ storedTexts: stored.events.filter((e) => e.author === 'bank').map((e) => (e.content?.parts ?? []).map((p) => p.text ?? '').join('')) })}\n`,
+);

@@ -15,7 +15,10 @@ class ScriptedLlm extends BaseLlm {
 
   async *generateContentAsync(request, stream) {
     const userTurns = request.contents.filter((c) => c.role === 'user');
-    const asked = (userTurns.at(-1)?.parts ?? []).map((p) => p.text ?? '').join(' ').trim();
+    const asked = (userTurns.at(-1)?.parts ?? [])
+      .map((p) => p.text ?? '')
+      .join(' ')
+      .trim();
     const answer = `Bonjour! Turn ${userTurns.length}: you asked "${asked}".`;
     if (stream) {
       yield { content: { role: 'model', parts: [{ text: 'Bonjour! ' }] }, partial: true };

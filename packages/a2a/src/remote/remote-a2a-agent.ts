@@ -36,7 +36,11 @@ export class RemoteA2aAgent extends BaseAgent {
     if (typeof this.options.agentCard === 'object') this.card = this.options.agentCard;
     // The card's description stands in until one is given; with a URL it is known once the card is loaded.
     const given = options.description;
-    Object.defineProperty(this, 'description', { get: () => given ?? this.card?.description ?? '', enumerable: true, configurable: true });
+    Object.defineProperty(this, 'description', {
+      get: () => given ?? this.card?.description ?? '',
+      enumerable: true,
+      configurable: true,
+    });
   }
 
   /** Its progress records tell whether it finished, so a resume may re-enter it safely. */
@@ -59,7 +63,13 @@ export class RemoteA2aAgent extends BaseAgent {
     const conn = await this.connection(ctx);
     // A record of another remote (the card's URL changed since) is not followed.
     const followed = record && record.url === conn.url ? record : undefined;
-    const exchange = new RemoteExchange({ agent: this, outputKey: this.options.outputKey }, ctx, conn, this.options, followed);
+    const exchange = new RemoteExchange(
+      { agent: this, outputKey: this.options.outputKey },
+      ctx,
+      conn,
+      this.options,
+      followed,
+    );
     yield* followed ? exchange.resume() : exchange.start();
   }
 
@@ -85,7 +95,9 @@ function baseOptions(options: RemoteA2aAgentOptions): BaseAgentOptions {
   if (typeof options !== 'object' || options === null) return options;
   const { agentCard: _card, headers: _headers, timeoutMs: _timeout, outputKey: _key, fetch: _fetch, ...base } = options;
   if ('subAgents' in base && (base as BaseAgentOptions).subAgents?.length) {
-    throw new ConfigurationError(`RemoteA2aAgent '${options.name}' got subAgents, but a remote agent is its own tree: give its sub-agents to the remote app, or put this agent under a local one.`);
+    throw new ConfigurationError(
+      `RemoteA2aAgent '${options.name}' got subAgents, but a remote agent is its own tree: give its sub-agents to the remote app, or put this agent under a local one.`,
+    );
   }
   return base;
 }

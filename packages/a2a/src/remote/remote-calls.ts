@@ -26,7 +26,8 @@ export class RemoteCalls {
 
   /** Sends a message: as a stream when the card says the agent streams, else one blocking call. */
   send(request: SendMessageRequest): AsyncGenerator<StreamResponse, void, undefined> {
-    if (this.conn.streaming) return this.stream('message/stream', (o) => this.conn.client.sendMessageStream(request, o));
+    if (this.conn.streaming)
+      return this.stream('message/stream', (o) => this.conn.client.sendMessageStream(request, o));
     return this.once('message/send', async (o) => reply(await this.conn.client.sendMessage(request, o)));
   }
 
@@ -47,10 +48,13 @@ export class RemoteCalls {
       yield { payload: { $case: 'task', value: task } };
       if (this.conn.streaming) {
         try {
-          yield* this.stream('tasks/resubscribe', (o) => this.conn.client.resubscribeTask({ tenant: '', id: taskId }, o));
+          yield* this.stream('tasks/resubscribe', (o) =>
+            this.conn.client.resubscribeTask({ tenant: '', id: taskId }, o),
+          );
         } catch (error) {
           // Refused (e.g. the task settled meanwhile): the next snapshot tells; a real failure recurs there.
-          if (this.ctx.abortSignal.aborted || (error instanceof RemoteA2aError && error.code === 'A2A_TIMEOUT')) throw error;
+          if (this.ctx.abortSignal.aborted || (error instanceof RemoteA2aError && error.code === 'A2A_TIMEOUT'))
+            throw error;
         }
       }
       await sleep(pause, this.ctx.abortSignal);
@@ -64,7 +68,10 @@ export class RemoteCalls {
 
   /** Cancels a task; one that already ended cannot be canceled and needs not be. */
   async cancel(taskId: string): Promise<void> {
-    const options: RequestOptions = { signal: AbortSignal.timeout(Math.min(this.options.timeoutMs, CANCEL_TIMEOUT_MS)), serviceParameters: await this.options.headers(this.ctx) };
+    const options: RequestOptions = {
+      signal: AbortSignal.timeout(Math.min(this.options.timeoutMs, CANCEL_TIMEOUT_MS)),
+      serviceParameters: await this.options.headers(this.ctx),
+    };
     try {
       await this.conn.client.cancelTask({ tenant: '', id: taskId, metadata: undefined }, options);
     } catch (error) {
@@ -77,7 +84,10 @@ export class RemoteCalls {
     const timer = new AbortController();
     const timeout = setTimeout(() => timer.abort(), this.options.timeoutMs);
     try {
-      return await call({ signal: AbortSignal.any([this.ctx.abortSignal, timer.signal]), serviceParameters: await this.options.headers(this.ctx) });
+      return await call({
+        signal: AbortSignal.any([this.ctx.abortSignal, timer.signal]),
+        serviceParameters: await this.options.headers(this.ctx),
+      });
     } catch (error) {
       throw this.failure(operation, error, timer.signal.aborted);
     } finally {
@@ -85,17 +95,26 @@ export class RemoteCalls {
     }
   }
 
-  private async *once(operation: string, call: (options: RequestOptions) => Promise<StreamResponse>): AsyncGenerator<StreamResponse, void, undefined> {
+  private async *once(
+    operation: string,
+    call: (options: RequestOptions) => Promise<StreamResponse>,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
     yield await this.request(operation, call);
   }
 
-  private async *stream(operation: string, open: (options: RequestOptions) => AsyncGenerator<StreamResponse, void, undefined>): AsyncGenerator<StreamResponse, void, undefined> {
+  private async *stream(
+    operation: string,
+    open: (options: RequestOptions) => AsyncGenerator<StreamResponse, void, undefined>,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
     const timer = new AbortController();
     let timeout: NodeJS.Timeout | undefined;
     const arm = () => (timeout = setTimeout(() => timer.abort(), this.options.timeoutMs));
     try {
       arm();
-      const updates = open({ signal: AbortSignal.any([this.ctx.abortSignal, timer.signal]), serviceParameters: await this.options.headers(this.ctx) });
+      const updates = open({
+        signal: AbortSignal.any([this.ctx.abortSignal, timer.signal]),
+        serviceParameters: await this.options.headers(this.ctx),
+      });
       for await (const update of updates) {
         // The remote's silence is timed, not the time the run takes to store and pass on an update.
         clearTimeout(timeout);
@@ -133,7 +152,9 @@ export class RemoteCalls {
 }
 
 function reply(result: Message | Task): StreamResponse {
-  return 'messageId' in result ? { payload: { $case: 'message', value: result } } : { payload: { $case: 'task', value: result } };
+  return 'messageId' in result
+    ? { payload: { $case: 'message', value: result } }
+    : { payload: { $case: 'task', value: result } };
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

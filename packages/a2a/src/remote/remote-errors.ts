@@ -41,7 +41,12 @@ export class RemoteA2aError extends TroupeError {
   readonly url: string;
   readonly taskId: string | undefined;
 
-  constructor(code: RemoteA2aErrorCode, details: RemoteA2aErrorDetails, message: string, options?: { cause?: unknown }) {
+  constructor(
+    code: RemoteA2aErrorCode,
+    details: RemoteA2aErrorDetails,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     const task = details.taskId ? ` (task ${details.taskId})` : '';
     super(code, `Remote agent '${details.agentName}' at ${details.url}${task}: ${message}`, options);
     this.agentName = details.agentName;

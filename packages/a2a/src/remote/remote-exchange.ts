@@ -1,13 +1,32 @@
 import { TaskState, type Message, type SendMessageRequest, type StreamResponse } from '@a2a-js/sdk';
 import { A2AError } from '@a2a-js/sdk/errors';
-import { LeaseLostError, RunDrainedError, createEvent, type BaseAgent, type Event, type InvocationContext } from '@troupe/core';
+import {
+  LeaseLostError,
+  RunDrainedError,
+  createEvent,
+  type BaseAgent,
+  type Event,
+  type InvocationContext,
+} from '@troupe/core';
 import { RemoteCalls } from './remote-calls.js';
 import type { RemoteConnection } from './remote-connection.js';
-import { RemoteA2aError, describeFailure, requestError, type RemoteA2aErrorCode, type RemoteA2aErrorDetails } from './remote-errors.js';
+import {
+  RemoteA2aError,
+  describeFailure,
+  requestError,
+  type RemoteA2aErrorCode,
+  type RemoteA2aErrorDetails,
+} from './remote-errors.js';
 import { answerParts, interruptsFor } from './remote-interrupts.js';
 import type { ResolvedRemoteOptions } from './remote-options.js';
 import { userMessage } from './remote-parts.js';
-import { answersOf, lastExchange, progressState, type AskedInterrupt, type RemoteTaskRecord } from './remote-progress.js';
+import {
+  answersOf,
+  lastExchange,
+  progressState,
+  type AskedInterrupt,
+  type RemoteTaskRecord,
+} from './remote-progress.js';
 import { requestParts } from './remote-request.js';
 import { TaskView } from './remote-task-view.js';
 
@@ -50,7 +69,8 @@ export class RemoteExchange {
     const record = this.record;
     if (record.state === 'completed') return;
     // Sent, answer not stored (a crash or a drain): follow that task rather than ask again.
-    if (record.state === 'working' || !record.asked) return yield* this.drive(this.calls.follow(record.taskId), new TaskView(), false);
+    if (record.state === 'working' || !record.asked)
+      return yield* this.drive(this.calls.follow(record.taskId), new TaskView(), false);
     const answers = answersOf(this.ctx.session.events, this.ctx.invocationId);
     const given = record.asked.filter((a) => answers.has(a.interrupt.id));
     // This resume answered other interrupts of the run: the remote's questions stay open.
@@ -73,7 +93,12 @@ export class RemoteExchange {
    * still shows that question is the task as it was before the answer (SDK servers start a
    * follow-up's stream so), not the question asked again.
    */
-  private async *drive(updates: AsyncGenerator<StreamResponse, void, undefined>, view: TaskView, needsRecord: boolean, answered?: RemoteTaskRecord): AsyncGenerator<Event, void, undefined> {
+  private async *drive(
+    updates: AsyncGenerator<StreamResponse, void, undefined>,
+    view: TaskView,
+    needsRecord: boolean,
+    answered?: RemoteTaskRecord,
+  ): AsyncGenerator<Event, void, undefined> {
     const streaming = this.ctx.runConfig.streaming === 'sse';
     let changed = false;
     const settled = () => view.settled && (changed || answered === undefined || !this.asksAgain(view, answered));
@@ -89,13 +114,23 @@ export class RemoteExchange {
           this.record = { ...this.record, taskId: view.taskId, contextId: view.contextId, state: 'working' };
           yield createEvent({ actions: { agentState: progressState(this.record) } });
         }
-        if (streaming && delta.thought) yield createEvent({ partial: true, content: { role: 'model', parts: [{ text: delta.thought, thought: true }] } });
-        if (streaming && delta.text) yield createEvent({ partial: true, content: { role: 'model', parts: [{ text: delta.text }] } });
+        if (streaming && delta.thought)
+          yield createEvent({
+            partial: true,
+            content: { role: 'model', parts: [{ text: delta.thought, thought: true }] },
+          });
+        if (streaming && delta.text)
+          yield createEvent({ partial: true, content: { role: 'model', parts: [{ text: delta.text }] } });
         if (settled()) break;
       }
       if (!settled()) {
         // The stream ended early (the connection dropped, the server closed it): follow the task.
-        if (!view.taskId) throw new RemoteA2aError('A2A_REQUEST', this.details(), 'its answer ended before it finished and named no task to follow. Check the remote agent; it broke the A2A stream.');
+        if (!view.taskId)
+          throw new RemoteA2aError(
+            'A2A_REQUEST',
+            this.details(),
+            'its answer ended before it finished and named no task to follow. Check the remote agent; it broke the A2A stream.',
+          );
         for await (const update of this.calls.follow(view.taskId)) {
           view.apply(update);
           if (settled()) break;
@@ -112,9 +147,19 @@ export class RemoteExchange {
   }
 
   private async *settle(view: TaskView): AsyncGenerator<Event, void, undefined> {
-    const record = { ...this.record, taskId: view.taskId || this.record.taskId, contextId: view.contextId || this.record.contextId };
+    const record = {
+      ...this.record,
+      taskId: view.taskId || this.record.taskId,
+      contextId: view.contextId || this.record.contextId,
+    };
     if (view.reply || view.state === TaskState.TASK_STATE_COMPLETED) {
-      this.record = { url: record.url, taskId: record.taskId, contextId: record.contextId, state: 'completed', round: record.round };
+      this.record = {
+        url: record.url,
+        taskId: record.taskId,
+        contextId: record.contextId,
+        state: 'completed',
+        round: record.round,
+      };
       const answer = view.answer();
       const key = this.owner.outputKey;
       yield createEvent({
@@ -126,10 +171,19 @@ export class RemoteExchange {
     }
     this.record = record;
     if (view.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
-      const asked = interruptsFor(view, { agentName: this.owner.agent.name, agentPath: this.ctx.path, round: record.round });
+      const asked = interruptsFor(view, {
+        agentName: this.owner.agent.name,
+        agentPath: this.ctx.path,
+        round: record.round,
+      });
       const refused = asked.find((a) => a.remoteId !== undefined && record.answered?.includes(a.interrupt.id));
       if (refused) {
-        throw this.failed('A2A_ANSWER_REFUSED', view, `it asks again for '${refused.remoteId}', which was answered`, 'Its message above says why; for approvals, the remote a2aApp needs allowRemoteApprovals.');
+        throw this.failed(
+          'A2A_ANSWER_REFUSED',
+          view,
+          `it asks again for '${refused.remoteId}', which was answered`,
+          'Its message above says why; for approvals, the remote a2aApp needs allowRemoteApprovals.',
+        );
       }
       this.record = { ...record, state: 'input-required', round: record.round + 1, asked, statusKey: view.statusKey };
       yield* this.ask(asked);
@@ -137,19 +191,44 @@ export class RemoteExchange {
     }
     switch (view.state) {
       case TaskState.TASK_STATE_FAILED:
-        throw this.failed('A2A_TASK_FAILED', view, 'its task failed', "The failure is the remote agent's: see its message above and its logs.");
+        throw this.failed(
+          'A2A_TASK_FAILED',
+          view,
+          'its task failed',
+          "The failure is the remote agent's: see its message above and its logs.",
+        );
       case TaskState.TASK_STATE_REJECTED:
-        throw this.failed('A2A_TASK_REJECTED', view, 'it rejected the task', 'See its message above; it may not handle this kind of request.');
+        throw this.failed(
+          'A2A_TASK_REJECTED',
+          view,
+          'it rejected the task',
+          'See its message above; it may not handle this kind of request.',
+        );
       case TaskState.TASK_STATE_AUTH_REQUIRED:
-        throw this.failed('A2A_AUTH_REQUIRED', view, 'it asks for credentials', "Pass them with RemoteA2aAgent's `headers` option (e.g. { Authorization: 'Bearer <token>' }).");
+        throw this.failed(
+          'A2A_AUTH_REQUIRED',
+          view,
+          'it asks for credentials',
+          "Pass them with RemoteA2aAgent's `headers` option (e.g. { Authorization: 'Bearer <token>' }).",
+        );
       case TaskState.TASK_STATE_CANCELED:
         this.ctx.throwIfAborted();
-        throw this.failed('A2A_TASK_CANCELED', view, 'its task was canceled on the remote side', 'Send the message again if the work is still wanted.');
+        throw this.failed(
+          'A2A_TASK_CANCELED',
+          view,
+          'its task was canceled on the remote side',
+          'Send the message again if the work is still wanted.',
+        );
       case TaskState.TASK_STATE_SUBMITTED:
       case TaskState.TASK_STATE_WORKING:
       case TaskState.TASK_STATE_UNSPECIFIED:
       case TaskState.UNRECOGNIZED:
-        throw this.failed('A2A_REQUEST', view, `its task stopped in state ${TaskState[view.state] ?? view.state}`, 'Check the remote agent; A2A does not end a task in this state.');
+        throw this.failed(
+          'A2A_REQUEST',
+          view,
+          `its task stopped in state ${TaskState[view.state] ?? view.state}`,
+          'Check the remote agent; A2A does not end a task in this state.',
+        );
     }
   }
 
@@ -160,18 +239,30 @@ export class RemoteExchange {
   private asksAgain(view: TaskView, record: RemoteTaskRecord): boolean {
     if (view.state !== TaskState.TASK_STATE_INPUT_REQUIRED || !record.asked) return false;
     if (view.statusKey !== '' && view.statusKey === record.statusKey) return true;
-    const now = interruptsFor(view, { agentName: this.owner.agent.name, agentPath: this.ctx.path, round: record.round - 1 });
+    const now = interruptsFor(view, {
+      agentName: this.owner.agent.name,
+      agentPath: this.ctx.path,
+      round: record.round - 1,
+    });
     const question = (a: AskedInterrupt) => `${a.interrupt.id}\n${a.interrupt.message ?? ''}`;
     return now.map(question).join('\n') === record.asked.map(question).join('\n');
   }
 
   /** An answer the remote refuses with an A2A error (not a network failure) says why, as a refusal. */
-  private async *refusals(updates: AsyncGenerator<StreamResponse, void, undefined>): AsyncGenerator<StreamResponse, void, undefined> {
+  private async *refusals(
+    updates: AsyncGenerator<StreamResponse, void, undefined>,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
     try {
       yield* updates;
     } catch (error) {
-      if (!(error instanceof RemoteA2aError && error.code === 'A2A_REQUEST' && error.cause instanceof A2AError)) throw error;
-      throw new RemoteA2aError('A2A_ANSWER_REFUSED', this.details(), `it refused the answer: ${describeFailure(error.cause)}`, { cause: error.cause });
+      if (!(error instanceof RemoteA2aError && error.code === 'A2A_REQUEST' && error.cause instanceof A2AError))
+        throw error;
+      throw new RemoteA2aError(
+        'A2A_ANSWER_REFUSED',
+        this.details(),
+        `it refused the answer: ${describeFailure(error.cause)}`,
+        { cause: error.cause },
+      );
     }
   }
 
@@ -179,7 +270,10 @@ export class RemoteExchange {
   private async *ask(asked: readonly AskedInterrupt[]): AsyncGenerator<Event, void, undefined> {
     for (let i = 0; i < asked.length; i++) {
       const last = i === asked.length - 1;
-      yield createEvent({ interrupt: asked[i]!.interrupt, ...(last ? { actions: { agentState: progressState(this.record) } } : {}) });
+      yield createEvent({
+        interrupt: asked[i]!.interrupt,
+        ...(last ? { actions: { agentState: progressState(this.record) } } : {}),
+      });
     }
   }
 
@@ -190,22 +284,40 @@ export class RemoteExchange {
   private async cancelOnAbort(taskId: string, error: unknown): Promise<void> {
     const reason: unknown = this.ctx.abortSignal.aborted ? this.ctx.abortSignal.reason : undefined;
     const timedOut = error instanceof RemoteA2aError && error.code === 'A2A_TIMEOUT';
-    if (!taskId || (reason === undefined && !timedOut) || reason instanceof RunDrainedError || reason instanceof LeaseLostError) return;
+    if (
+      !taskId ||
+      (reason === undefined && !timedOut) ||
+      reason instanceof RunDrainedError ||
+      reason instanceof LeaseLostError
+    )
+      return;
     try {
       await this.calls.cancel(taskId);
     } catch (cancelError) {
       const what = reason instanceof Error ? reason.message : error instanceof Error ? error.message : String(error);
-      throw requestError({ ...this.details(), taskId }, `tasks/cancel, sent because the run stopped (${what}),`, cancelError);
+      throw requestError(
+        { ...this.details(), taskId },
+        `tasks/cancel, sent because the run stopped (${what}),`,
+        cancelError,
+      );
     }
   }
 
   private failed(code: RemoteA2aErrorCode, view: TaskView, what: string, fix: string): RemoteA2aError {
     const said = view.statusText;
-    return new RemoteA2aError(code, { ...this.details(), taskId: view.taskId || this.record.taskId }, `${what}${said ? `: "${said}"` : ' (it gave no message)'}. ${fix}`);
+    return new RemoteA2aError(
+      code,
+      { ...this.details(), taskId: view.taskId || this.record.taskId },
+      `${what}${said ? `: "${said}"` : ' (it gave no message)'}. ${fix}`,
+    );
   }
 
   private details(): RemoteA2aErrorDetails {
-    return { agentName: this.owner.agent.name, url: this.conn.url, ...(this.record.taskId ? { taskId: this.record.taskId } : {}) };
+    return {
+      agentName: this.owner.agent.name,
+      url: this.conn.url,
+      ...(this.record.taskId ? { taskId: this.record.taskId } : {}),
+    };
   }
 }
 
@@ -213,7 +325,12 @@ function sendRequest(message: Message): SendMessageRequest {
   return {
     tenant: '',
     message,
-    configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, historyLength: 0, returnImmediately: false },
+    configuration: {
+      acceptedOutputModes: [],
+      taskPushNotificationConfig: undefined,
+      historyLength: 0,
+      returnImmediately: false,
+    },
     metadata: undefined,
   };
 }

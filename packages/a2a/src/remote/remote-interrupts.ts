@@ -82,7 +82,13 @@ export function answerParts(asked: readonly AskedInterrupt[], answers: ReadonlyM
     if (remoteId !== undefined) {
       if (interrupt.kind === 'confirmation') {
         const { confirmed, payload } = answer as { confirmed: boolean; payload?: unknown };
-        parts.push(dataPart(payload === undefined ? { interruptId: remoteId, confirmed } : { interruptId: remoteId, confirmed, payload }));
+        parts.push(
+          dataPart(
+            payload === undefined
+              ? { interruptId: remoteId, confirmed }
+              : { interruptId: remoteId, confirmed, payload },
+          ),
+        );
       } else {
         parts.push(dataPart({ interruptId: remoteId, value: answer }));
       }

@@ -67,22 +67,36 @@ export function resolveRemoteOptions(options: RemoteA2aAgentOptions): ResolvedRe
       );
     }
   } else if (typeof card !== 'object' || card === null || typeof (card as { name?: unknown }).name !== 'string') {
-    throw new ConfigurationError(`RemoteA2aAgent '${name}' needs agentCard: a URL or an AgentCard object with a name; got ${describe(card)}.`);
+    throw new ConfigurationError(
+      `RemoteA2aAgent '${name}' needs agentCard: a URL or an AgentCard object with a name; got ${describe(card)}.`,
+    );
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
-    throw new ConfigurationError(`RemoteA2aAgent '${name}' has timeoutMs ${JSON.stringify(options.timeoutMs)}; use a positive whole number of milliseconds (default ${DEFAULT_TIMEOUT_MS}).`);
+    throw new ConfigurationError(
+      `RemoteA2aAgent '${name}' has timeoutMs ${JSON.stringify(options.timeoutMs)}; use a positive whole number of milliseconds (default ${DEFAULT_TIMEOUT_MS}).`,
+    );
   }
   const headers = options.headers;
-  if (headers !== undefined && typeof headers !== 'function' && (typeof headers !== 'object' || headers === null || Object.values(headers).some((v) => typeof v !== 'string'))) {
-    throw new ConfigurationError(`RemoteA2aAgent '${name}' has headers ${describe(headers)}; pass an object of string values, or a function returning one.`);
+  if (
+    headers !== undefined &&
+    typeof headers !== 'function' &&
+    (typeof headers !== 'object' || headers === null || Object.values(headers).some((v) => typeof v !== 'string'))
+  ) {
+    throw new ConfigurationError(
+      `RemoteA2aAgent '${name}' has headers ${describe(headers)}; pass an object of string values, or a function returning one.`,
+    );
   }
   if (options.outputKey !== undefined && (typeof options.outputKey !== 'string' || options.outputKey === '')) {
-    throw new ConfigurationError(`RemoteA2aAgent '${name}' has outputKey ${JSON.stringify(options.outputKey)}; use a non-empty state key, or leave it out.`);
+    throw new ConfigurationError(
+      `RemoteA2aAgent '${name}' has outputKey ${JSON.stringify(options.outputKey)}; use a non-empty state key, or leave it out.`,
+    );
   }
   const fetchImpl = options.fetch ?? globalThis.fetch;
   if (typeof fetchImpl !== 'function') {
-    throw new ConfigurationError(`RemoteA2aAgent '${name}' has no fetch: this runtime has no global fetch and none was given. Pass the fetch option.`);
+    throw new ConfigurationError(
+      `RemoteA2aAgent '${name}' has no fetch: this runtime has no global fetch and none was given. Pass the fetch option.`,
+    );
   }
   const fixed = headers ?? {};
   return {

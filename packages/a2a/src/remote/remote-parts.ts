@@ -11,7 +11,10 @@ import type { Part } from '@troupe/core';
 export { dataPart, textPart, toA2aParts } from '../a2a-parts.js';
 
 /** An A2A user message on the given context and task ('' = let the remote choose). */
-export function userMessage(parts: A2aPart[], ids: { contextId?: string | undefined; taskId?: string | undefined }): Message {
+export function userMessage(
+  parts: A2aPart[],
+  ids: { contextId?: string | undefined; taskId?: string | undefined },
+): Message {
   return {
     messageId: randomUUID(),
     contextId: ids.contextId ?? '',
@@ -47,7 +50,12 @@ export function readParts(parts: readonly A2aPart[]): ReadParts {
         if (!isRemoteToolTrace(part)) read.data.push(content.value);
         break;
       case 'raw':
-        read.files.push({ inlineData: { mimeType: part.mediaType || 'application/octet-stream', data: Buffer.from(content.value).toString('base64') } });
+        read.files.push({
+          inlineData: {
+            mimeType: part.mediaType || 'application/octet-stream',
+            data: Buffer.from(content.value).toString('base64'),
+          },
+        });
         break;
       case 'url':
         read.files.push({ text: `[file${part.filename ? ` ${part.filename}` : ''}: ${content.value}]` });

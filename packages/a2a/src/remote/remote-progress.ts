@@ -45,7 +45,8 @@ const STATES = new Set(['working', 'input-required', 'completed']);
 export function readProgress(state: Json | undefined): RemoteTaskRecord | undefined {
   const record = state?.remoteTask as Partial<RemoteTaskRecord> | undefined;
   if (typeof record !== 'object' || record === null) return undefined;
-  if (typeof record.url !== 'string' || typeof record.taskId !== 'string' || typeof record.contextId !== 'string') return undefined;
+  if (typeof record.url !== 'string' || typeof record.taskId !== 'string' || typeof record.contextId !== 'string')
+    return undefined;
   if (!STATES.has(record.state as string) || !Number.isInteger(record.round)) return undefined;
   return record as RemoteTaskRecord;
 }
@@ -64,10 +65,16 @@ function ownRecord(event: Event, agentName: string, branch: string): RemoteTaskR
  * The remote conversation to continue: the contextId of the agent's last record on this branch for
  * the same remote, and the index after that record (what the remote has not seen starts there).
  */
-export function lastExchange(events: readonly Event[], agentName: string, branch: string, url: string): { contextId: string | undefined; after: number } {
+export function lastExchange(
+  events: readonly Event[],
+  agentName: string,
+  branch: string,
+  url: string,
+): { contextId: string | undefined; after: number } {
   for (let i = events.length - 1; i >= 0; i--) {
     const record = ownRecord(events[i]!, agentName, branch);
-    if (record) return { contextId: record.url === url && record.contextId ? record.contextId : undefined, after: i + 1 };
+    if (record)
+      return { contextId: record.url === url && record.contextId ? record.contextId : undefined, after: i + 1 };
   }
   return { contextId: undefined, after: 0 };
 }

@@ -21,7 +21,13 @@ export function requestParts(ctx: InvocationContext, agent: BaseAgent, after: nu
     if (hasToolParts(event.content)) continue;
     const text = contentText(event.content).trim();
     if (!text) continue;
-    parts.push(textPart(event.author === 'user' ? `For context: the user said: ${text}` : `For context: [${event.author}] said: ${text}`));
+    parts.push(
+      textPart(
+        event.author === 'user'
+          ? `For context: the user said: ${text}`
+          : `For context: [${event.author}] said: ${text}`,
+      ),
+    );
   }
   const request = toA2aParts((ctx.userContent ?? agent.inputMessage(ctx.input)).parts);
   // A request without sendable parts (an empty message) still needs one: A2A messages have parts.

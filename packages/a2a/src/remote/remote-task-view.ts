@@ -108,7 +108,8 @@ export class TaskView {
       const fallback = this.statusMessage ?? this.progress;
       if (fallback) read = collect([fallback.parts]);
     }
-    const output = read.text !== '' || read.data.length === 0 ? read.text : read.data.length === 1 ? read.data[0] : read.data;
+    const output =
+      read.text !== '' || read.data.length === 0 ? read.text : read.data.length === 1 ? read.data[0] : read.data;
     const parts: Part[] = [];
     if (read.text) parts.push({ text: read.text });
     else if (read.data.length > 0) parts.push({ text: JSON.stringify(output) });

@@ -1,4 +1,11 @@
-import { type BaseAgent, ConfigurationError, InMemorySessionService, type RunConfig, Runner, type SessionService } from '@troupe/core';
+import {
+  type BaseAgent,
+  ConfigurationError,
+  InMemorySessionService,
+  type RunConfig,
+  Runner,
+  type SessionService,
+} from '@troupe/core';
 import { type A2aAuthOptions, checkAuthOptions } from './auth.js';
 
 /** Who runs the A2A service, as the agent card names it. */
@@ -84,14 +91,24 @@ export interface ResolvedA2aOptions {
 /** Applies the defaults once and rejects unusable options with the option, the value and the fix. */
 export function resolveOptions(rootAgent: BaseAgent, options: A2aAppOptions): ResolvedA2aOptions {
   if (!rootAgent || typeof rootAgent.runAsync !== 'function') {
-    throw new ConfigurationError(`a2aApp needs the root agent of the tree to serve (a BaseAgent such as LlmAgent); got ${String(rootAgent)}.`);
+    throw new ConfigurationError(
+      `a2aApp needs the root agent of the tree to serve (a BaseAgent such as LlmAgent); got ${String(rootAgent)}.`,
+    );
   }
   if (typeof options !== 'object' || options === null) {
-    throw new ConfigurationError(`a2aApp(${rootAgent.name}, options) needs an options object with at least baseUrl, e.g. { baseUrl: 'http://127.0.0.1:8000/a2a/${rootAgent.name}' }; got ${String(options)}.`);
+    throw new ConfigurationError(
+      `a2aApp(${rootAgent.name}, options) needs an options object with at least baseUrl, e.g. { baseUrl: 'http://127.0.0.1:8000/a2a/${rootAgent.name}' }; got ${String(options)}.`,
+    );
   }
   const baseUrl = checkBaseUrl(options.baseUrl, rootAgent.name);
-  if (options.runner !== undefined && options.sessionService !== undefined && options.runner.sessionService !== options.sessionService) {
-    throw new ConfigurationError(`a2aApp got both a runner and a sessionService that is not the runner's. Give one of them: the runner's store is where its sessions live.`);
+  if (
+    options.runner !== undefined &&
+    options.sessionService !== undefined &&
+    options.runner.sessionService !== options.sessionService
+  ) {
+    throw new ConfigurationError(
+      `a2aApp got both a runner and a sessionService that is not the runner's. Give one of them: the runner's store is where its sessions live.`,
+    );
   }
   if (options.runner !== undefined && options.runner.agent !== rootAgent) {
     throw new ConfigurationError(
@@ -101,15 +118,24 @@ export function resolveOptions(rootAgent: BaseAgent, options: A2aAppOptions): Re
   for (const name of ['defaultUserId', 'appName', 'version', 'documentationUrl'] as const) {
     const value: unknown = options[name];
     if (value !== undefined && (typeof value !== 'string' || value.length === 0)) {
-      throw new ConfigurationError(`a2aApp's ${name} is ${JSON.stringify(value)}; it must be a non-empty string or left out.`);
+      throw new ConfigurationError(
+        `a2aApp's ${name} is ${JSON.stringify(value)}; it must be a non-empty string or left out.`,
+      );
     }
   }
   if (options.allowRemoteApprovals !== undefined && typeof options.allowRemoteApprovals !== 'boolean') {
-    throw new ConfigurationError(`a2aApp's allowRemoteApprovals is ${JSON.stringify(options.allowRemoteApprovals)}; use true or false.`);
+    throw new ConfigurationError(
+      `a2aApp's allowRemoteApprovals is ${JSON.stringify(options.allowRemoteApprovals)}; use true or false.`,
+    );
   }
   checkAuthOptions(options.auth);
   const runner =
-    options.runner ?? new Runner({ appName: options.appName ?? rootAgent.name, agent: rootAgent, sessionService: options.sessionService ?? new InMemorySessionService() });
+    options.runner ??
+    new Runner({
+      appName: options.appName ?? rootAgent.name,
+      agent: rootAgent,
+      sessionService: options.sessionService ?? new InMemorySessionService(),
+    });
   return {
     runner,
     baseUrl,
@@ -126,18 +152,27 @@ export function resolveOptions(rootAgent: BaseAgent, options: A2aAppOptions): Re
 function checkBaseUrl(value: unknown, agentName: string): string {
   const example = `e.g. 'http://127.0.0.1:8000/a2a/${agentName}'`;
   if (typeof value !== 'string' || value.length === 0) {
-    throw new ConfigurationError(`a2aApp needs baseUrl, the public URL it is served at (${example}); got ${JSON.stringify(value)}.`);
+    throw new ConfigurationError(
+      `a2aApp needs baseUrl, the public URL it is served at (${example}); got ${JSON.stringify(value)}.`,
+    );
   }
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigurationError(`a2aApp's baseUrl ${JSON.stringify(value)} is not an absolute URL; give scheme, host and path, ${example}.`);
+    throw new ConfigurationError(
+      `a2aApp's baseUrl ${JSON.stringify(value)} is not an absolute URL; give scheme, host and path, ${example}.`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigurationError(`a2aApp's baseUrl ${JSON.stringify(value)} is not an http(s) URL; A2A's JSON-RPC binding runs over HTTP, ${example}.`);
+    throw new ConfigurationError(
+      `a2aApp's baseUrl ${JSON.stringify(value)} is not an http(s) URL; A2A's JSON-RPC binding runs over HTTP, ${example}.`,
+    );
   }
-  if (url.search !== '' || url.hash !== '') throw new ConfigurationError(`a2aApp's baseUrl ${JSON.stringify(value)} has a query or fragment; give the URL without them, ${example}.`);
+  if (url.search !== '' || url.hash !== '')
+    throw new ConfigurationError(
+      `a2aApp's baseUrl ${JSON.stringify(value)} has a query or fragment; give the URL without them, ${example}.`,
+    );
   // Clients append the card's path to it: no trailing slash, so that '<baseUrl>/.well-known/...' has one.
   return value.replace(/\/+$/, '');
 }

@@ -60,16 +60,31 @@ export function a2aApp(rootAgent: BaseAgent, options: A2aAppOptions): A2aApp {
     '/',
     bodyLimit({
       maxSize: BODY_LIMIT,
-      onError: () => Response.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `The request is larger than ${BODY_LIMIT} bytes. Send large files by URL in text, or split the work.` } }, { status: 413 }),
+      onError: () =>
+        Response.json(
+          {
+            jsonrpc: '2.0',
+            id: null,
+            error: {
+              code: -32600,
+              message: `The request is larger than ${BODY_LIMIT} bytes. Send large files by URL in text, or split the work.`,
+            },
+          },
+          { status: 413 },
+        ),
     }),
     jsonRpcRoute(handler, auth, card),
   );
   app.get('/', (c) =>
     c.json(
-      { error: `This is the A2A JSON-RPC endpoint of ${rootAgent.name}: POST JSON-RPC requests here. The agent card is at ${resolved.baseUrl}/.well-known/agent-card.json.` },
+      {
+        error: `This is the A2A JSON-RPC endpoint of ${rootAgent.name}: POST JSON-RPC requests here. The agent card is at ${resolved.baseUrl}/.well-known/agent-card.json.`,
+      },
       405,
       { Allow: 'POST' },
     ),
   );
-  return Object.assign(app, { shutdown: (opts?: { gracePeriodMs?: number }) => live.shutdown(opts?.gracePeriodMs ?? 10_000) });
+  return Object.assign(app, {
+    shutdown: (opts?: { gracePeriodMs?: number }) => live.shutdown(opts?.gracePeriodMs ?? 10_000),
+  });
 }

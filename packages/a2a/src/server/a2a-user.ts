@@ -13,6 +13,9 @@ export class A2aUser implements User {
 export function userIdOf(context: ServerCallContext): string {
   const user = context.user;
   // The route always sets an A2aUser; anything else is a wiring bug, not a client's doing.
-  if (!(user instanceof A2aUser)) throw new Error('The A2A request reached the handler without its user; it must come through a2aApp\'s JSON-RPC route.');
+  if (!(user instanceof A2aUser))
+    throw new Error(
+      "The A2A request reached the handler without its user; it must come through a2aApp's JSON-RPC route.",
+    );
   return user.userName;
 }

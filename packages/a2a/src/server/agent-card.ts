@@ -11,7 +11,12 @@ const MODES = ['text/plain', 'application/json'];
  * `baseUrl`, for A2A 1.0 and 0.3 clients (ADK JS peers speak 0.3).
  */
 export function agentCardOf(rootAgent: BaseAgent, options: ResolvedA2aOptions): AgentCard {
-  const endpoint = (protocolVersion: string): AgentInterface => ({ url: options.baseUrl, protocolBinding: 'JSONRPC', tenant: '', protocolVersion });
+  const endpoint = (protocolVersion: string): AgentInterface => ({
+    url: options.baseUrl,
+    protocolBinding: 'JSONRPC',
+    tenant: '',
+    protocolVersion,
+  });
   const bearer = options.auth !== undefined;
   return {
     name: rootAgent.name,
@@ -21,7 +26,16 @@ export function agentCardOf(rootAgent: BaseAgent, options: ResolvedA2aOptions): 
     version: options.version,
     documentationUrl: options.documentationUrl,
     capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
-    securitySchemes: bearer ? { bearer: { scheme: { $case: 'httpAuthSecurityScheme', value: { description: 'A token the server was configured with.', scheme: 'Bearer', bearerFormat: '' } } } } : {},
+    securitySchemes: bearer
+      ? {
+          bearer: {
+            scheme: {
+              $case: 'httpAuthSecurityScheme',
+              value: { description: 'A token the server was configured with.', scheme: 'Bearer', bearerFormat: '' },
+            },
+          },
+        }
+      : {},
     securityRequirements: bearer ? [{ schemes: { bearer: { list: [] } } }] : [],
     defaultInputModes: MODES,
     defaultOutputModes: MODES,
@@ -37,10 +51,22 @@ export function skillsOf(rootAgent: BaseAgent): AgentSkill[] {
   const visit = (agent: BaseAgent, role: 'root' | 'sub-agent') => {
     if (seen.has(agent)) return;
     seen.add(agent);
-    skills.push(skill(agent.name, agent.name, agent.description || `${role === 'root' ? 'The agent' : 'Sub-agent'} ${agent.name}.`, [role, agent.constructor.name, agent.kind]));
+    skills.push(
+      skill(
+        agent.name,
+        agent.name,
+        agent.description || `${role === 'root' ? 'The agent' : 'Sub-agent'} ${agent.name}.`,
+        [role, agent.constructor.name, agent.kind],
+      ),
+    );
     const outline = agent.outline();
     for (const tool of outline.tools) {
-      skills.push(skill(`${agent.name}.${tool.name}`, tool.name, tool.description || `Tool ${tool.name} of ${agent.name}.`, ['tool', agent.name]));
+      skills.push(
+        skill(`${agent.name}.${tool.name}`, tool.name, tool.description || `Tool ${tool.name} of ${agent.name}.`, [
+          'tool',
+          agent.name,
+        ]),
+      );
       if (tool instanceof AgentTool) visit(tool.agent, 'sub-agent');
     }
     for (const child of outline.children) visit(child, 'sub-agent');
@@ -52,4 +78,3 @@ export function skillsOf(rootAgent: BaseAgent): AgentSkill[] {
 function skill(id: string, name: string, description: string, tags: string[]): AgentSkill {
   return { id, name, description, tags, examples: [], inputModes: [], outputModes: [], securityRequirements: [] };
 }
-

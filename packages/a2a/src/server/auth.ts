@@ -34,9 +34,13 @@ export class A2aAuthenticator {
   async userOf(authorization: string | undefined): Promise<string> {
     if (!this.verify) return this.defaultUserId;
     const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? '');
-    if (!match) throw new UnauthorizedError("This A2A endpoint requires a token: send the header 'Authorization: Bearer <token>'.");
+    if (!match)
+      throw new UnauthorizedError(
+        "This A2A endpoint requires a token: send the header 'Authorization: Bearer <token>'.",
+      );
     const userId = await this.verify(match[1]!);
-    if (typeof userId !== 'string' || userId === '') throw new UnauthorizedError('The bearer token was not accepted. Check the token the server was configured with.');
+    if (typeof userId !== 'string' || userId === '')
+      throw new UnauthorizedError('The bearer token was not accepted. Check the token the server was configured with.');
     return userId === '*' ? this.defaultUserId : userId;
   }
 }

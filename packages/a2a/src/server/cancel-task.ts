@@ -26,10 +26,16 @@ export async function cancelTask(ctx: TaskContext, taskId: string, userId: strin
     return live.snapshot();
   }
   const { session } = await findTask(ctx, taskId, userId);
-  const outcome = outcomeOf(session, taskId, session.events.filter((e) => e.invocationId === taskId));
+  const outcome = outcomeOf(
+    session,
+    taskId,
+    session.events.filter((e) => e.invocationId === taskId),
+  );
   if (outcome.state === 'canceled') return storedTask(session, taskId, false)!;
   if (outcome.state === 'completed' || outcome.state === 'failed') {
-    throw new TaskNotCancelableError(`Task '${taskId}' already ${outcome.state === 'completed' ? 'completed' : 'failed'}; only a working task or one waiting for input can be cancelled.`);
+    throw new TaskNotCancelableError(
+      `Task '${taskId}' already ${outcome.state === 'completed' ? 'completed' : 'failed'}; only a working task or one waiting for input can be cancelled.`,
+    );
   }
   return storeCancellation(ctx, taskId, { appName: ctx.runner.appName, userId, sessionId: session.id });
 }
@@ -37,12 +43,18 @@ export async function cancelTask(ctx: TaskContext, taskId: string, userId: strin
 async function storeCancellation(ctx: TaskContext, taskId: string, key: SessionKey): Promise<Task> {
   const service = ctx.runner.sessionService;
   if (isSessionBusy(service, key.appName, key.userId, key.sessionId)) {
-    throw new TaskNotCancelableError(`Task '${taskId}' cannot be cancelled now: its conversation is running another run in this server. Retry once that run has ended.`);
+    throw new TaskNotCancelableError(
+      `Task '${taskId}' cannot be cancelled now: its conversation is running another run in this server. Retry once that run has ended.`,
+    );
   }
   const leasing = supportsLeases(service) ? service : undefined;
   let lease: SessionLease | undefined;
   if (leasing) {
-    lease = await leasing.leaseSession({ ...key, owner: `a2a-cancel:${process.pid}:${randomUUID()}`, ttlMs: CANCEL_WAIT_MS });
+    lease = await leasing.leaseSession({
+      ...key,
+      owner: `a2a-cancel:${process.pid}:${randomUUID()}`,
+      ttlMs: CANCEL_WAIT_MS,
+    });
     if (!lease) {
       throw new TaskNotCancelableError(
         `Task '${taskId}' is running in another server process (it holds the conversation's lease) and can only be cancelled there. Retry later: if that process died, its lease expires and the cancel goes through here.`,
@@ -57,7 +69,17 @@ async function storeCancellation(ctx: TaskContext, taskId: string, key: SessionK
     const outcome = outcomeOf(current, taskId, events);
     if (outcome.state !== 'input-required' && outcome.state !== 'working') return storedTask(current, taskId, false)!;
     const root = ctx.rootAgent.name;
-    await service.appendEvent({ session: current, event: createEvent({ invocationId: taskId, author: root, path: root, errorCode: 'CANCELLED', errorMessage: REASON }), lease });
+    await service.appendEvent({
+      session: current,
+      event: createEvent({
+        invocationId: taskId,
+        author: root,
+        path: root,
+        errorCode: 'CANCELLED',
+        errorMessage: REASON,
+      }),
+      lease,
+    });
     return storedTask(current, taskId, false)!;
   } finally {
     if (lease) await leasing?.releaseLease(lease).catch(() => undefined);
@@ -68,7 +90,12 @@ async function waitFor(ended: Promise<void>, taskId: string): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new A2AError(`Task '${taskId}' was told to stop but has not ended within ${CANCEL_WAIT_MS} ms; its session store may be slow. Read it later with tasks/get.`)),
+      () =>
+        reject(
+          new A2AError(
+            `Task '${taskId}' was told to stop but has not ended within ${CANCEL_WAIT_MS} ms; its session store may be slow. Read it later with tasks/get.`,
+          ),
+        ),
       CANCEL_WAIT_MS,
     );
   });

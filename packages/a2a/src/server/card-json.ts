@@ -24,7 +24,11 @@ export function legacyCardJson(card: AgentCard): unknown {
     version: card.version,
     ...(card.provider ? { provider: { organization: card.provider.organization, url: card.provider.url } } : {}),
     ...(card.documentationUrl ? { documentationUrl: card.documentationUrl } : {}),
-    capabilities: { streaming: card.capabilities?.streaming ?? false, pushNotifications: card.capabilities?.pushNotifications ?? false, stateTransitionHistory: false },
+    capabilities: {
+      streaming: card.capabilities?.streaming ?? false,
+      pushNotifications: card.capabilities?.pushNotifications ?? false,
+      stateTransitionHistory: false,
+    },
     ...(bearer ? { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } }, security: [{ bearer: [] }] } : {}),
     defaultInputModes: card.defaultInputModes,
     defaultOutputModes: card.defaultOutputModes,

@@ -17,7 +17,10 @@ export const A2A_INTERRUPT_PART_TYPE = 'troupe.interrupt';
 export function interruptParts(interrupts: readonly InterruptInfo[]): A2aPart[] {
   const lines = interrupts.map((i) => `- ${question(i)}`);
   const first = interrupts[0];
-  const example = first?.kind === 'confirmation' ? `{"interruptId": "${first.id}", "confirmed": true}` : `{"interruptId": "${first?.id ?? '<id>'}", "value": <answer>}`;
+  const example =
+    first?.kind === 'confirmation'
+      ? `{"interruptId": "${first.id}", "confirmed": true}`
+      : `{"interruptId": "${first?.id ?? '<id>'}", "value": <answer>}`;
   const text = `Waiting for ${interrupts.length === 1 ? 'an answer' : `${interrupts.length} answers`}:\n${lines.join('\n')}\nAnswer with a message on this task holding a data part per answer, e.g. ${example}.`;
   return [textPart(text), ...interrupts.map((i) => dataPart(peerAsk(i), { type: A2A_INTERRUPT_PART_TYPE }))];
 }
@@ -41,16 +44,27 @@ function question(interrupt: InterruptInfo): string {
  * answer alone (a boolean or `{ confirmed }` for a confirmation; a data part or the text for an
  * input request).
  */
-export function answersOf(incoming: IncomingParts, open: readonly InterruptInfo[], taskId: string): Record<string, unknown> {
+export function answersOf(
+  incoming: IncomingParts,
+  open: readonly InterruptInfo[],
+  taskId: string,
+): Record<string, unknown> {
   const answers: Record<string, unknown> = {};
   for (const value of incoming.data) {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) continue;
     const v = value as Record<string, unknown>;
     if (typeof v.interruptId === 'string') {
-      answers[v.interruptId] = 'value' in v ? v.value : v.payload === undefined ? { confirmed: v.confirmed } : { confirmed: v.confirmed, payload: v.payload };
+      answers[v.interruptId] =
+        'value' in v
+          ? v.value
+          : v.payload === undefined
+            ? { confirmed: v.confirmed }
+            : { confirmed: v.confirmed, payload: v.payload };
     } else if ('responses' in v) {
       if (typeof v.responses !== 'object' || v.responses === null || Array.isArray(v.responses)) {
-        throw new RequestMalformedError(`The data part's responses is ${JSON.stringify(v.responses)}; it must map interrupt ids to answers, e.g. {"responses": {"${open[0]?.id ?? '<id>'}": true}}.`);
+        throw new RequestMalformedError(
+          `The data part's responses is ${JSON.stringify(v.responses)}; it must map interrupt ids to answers, e.g. {"responses": {"${open[0]?.id ?? '<id>'}": true}}.`,
+        );
       }
       Object.assign(answers, v.responses);
     }
@@ -59,7 +73,11 @@ export function answersOf(incoming: IncomingParts, open: readonly InterruptInfo[
   const only = open.length === 1 ? open[0]! : undefined;
   if (only?.kind === 'confirmation') {
     const value = incoming.data.length === 1 ? incoming.data[0] : undefined;
-    if (typeof value === 'boolean' || (typeof value === 'object' && value !== null && typeof (value as { confirmed?: unknown }).confirmed === 'boolean')) return { [only.id]: value };
+    if (
+      typeof value === 'boolean' ||
+      (typeof value === 'object' && value !== null && typeof (value as { confirmed?: unknown }).confirmed === 'boolean')
+    )
+      return { [only.id]: value };
   } else if (only?.kind === 'input') {
     if (incoming.data.length === 1) return { [only.id]: incoming.data[0] };
     if (incoming.data.length === 0 && incoming.text !== '') return { [only.id]: incoming.text };

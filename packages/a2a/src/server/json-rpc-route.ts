@@ -10,7 +10,8 @@ import { sseResponse } from './sse-response.js';
 
 type JsonRpcId = string | number | null;
 
-const METHODS = 'A2A 1.0: SendMessage, SendStreamingMessage, GetTask, ListTasks, CancelTask, SubscribeToTask; A2A 0.3: message/send, message/stream, tasks/get, tasks/cancel, tasks/resubscribe';
+const METHODS =
+  'A2A 1.0: SendMessage, SendStreamingMessage, GetTask, ListTasks, CancelTask, SubscribeToTask; A2A 0.3: message/send, message/stream, tasks/get, tasks/cancel, tasks/resubscribe';
 const EXAMPLE = `{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "Hello"}]}}}`;
 
 /**
@@ -19,7 +20,11 @@ const EXAMPLE = `{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": 
  * spelling (`SendMessage` is 1.0, `message/send` 0.3), and answers with one JSON-RPC response or,
  * for the streaming methods, server-sent events.
  */
-export function jsonRpcRoute(handler: TroupeRequestHandler, auth: A2aAuthenticator, card: AgentCard): (c: Context) => Promise<Response> {
+export function jsonRpcRoute(
+  handler: TroupeRequestHandler,
+  auth: A2aAuthenticator,
+  card: AgentCard,
+): (c: Context) => Promise<Response> {
   const v1 = new JsonRpcTransportHandler(handler);
   const legacy = new LegacyJsonRpcTransportHandler(handler);
   return async (c) => {
@@ -32,20 +37,36 @@ export function jsonRpcRoute(handler: TroupeRequestHandler, auth: A2aAuthenticat
     }
     const mediaType = (c.req.header('Content-Type') ?? 'application/json').split(';', 1)[0]!.trim().toLowerCase();
     if (mediaType !== 'application/json' && mediaType !== 'application/a2a+json') {
-      return rpcError(null, -32600, `The request's Content-Type is '${mediaType}'; A2A's JSON-RPC binding takes 'application/json'. Send the JSON-RPC request as JSON, e.g. ${EXAMPLE}.`, 415);
+      return rpcError(
+        null,
+        -32600,
+        `The request's Content-Type is '${mediaType}'; A2A's JSON-RPC binding takes 'application/json'. Send the JSON-RPC request as JSON, e.g. ${EXAMPLE}.`,
+        415,
+      );
     }
     let body: unknown;
     try {
       body = JSON.parse(await c.req.text());
     } catch (error) {
-      return rpcError(null, -32700, `The request body is not JSON (${(error as Error).message}). Send a JSON-RPC 2.0 request, e.g. ${EXAMPLE}.`, 400);
+      return rpcError(
+        null,
+        -32700,
+        `The request body is not JSON (${(error as Error).message}). Send a JSON-RPC 2.0 request, e.g. ${EXAMPLE}.`,
+        400,
+      );
     }
     const problem = envelopeProblem(body);
     if (problem) return rpcError(problem.id, problem.code, problem.message, 200);
     const { method, id = null } = body as { method: string; id?: JsonRpcId };
     const useLegacy = !isV1JsonRpcMethod(method);
-    const context = new ServerCallContext({ user: new A2aUser(userId), requestedVersion: c.req.header(A2A_VERSION_HEADER) || undefined });
-    const mapError = (error: unknown): unknown => (useLegacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(error) : JsonRpcTransportHandler.mapToJSONRPCError(error));
+    const context = new ServerCallContext({
+      user: new A2aUser(userId),
+      requestedVersion: c.req.header(A2A_VERSION_HEADER) || undefined,
+    });
+    const mapError = (error: unknown): unknown =>
+      useLegacy
+        ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(error)
+        : JsonRpcTransportHandler.mapToJSONRPCError(error);
     try {
       validateVersion(context.requestedVersion, card, 'JSONRPC');
     } catch (error) {
@@ -60,7 +81,12 @@ export function jsonRpcRoute(handler: TroupeRequestHandler, auth: A2aAuthenticat
     } catch (error) {
       return Response.json({ jsonrpc: '2.0', id, error: mapError(error) });
     }
-    if (first.done) return Response.json({ jsonrpc: '2.0', id, error: { code: -32603, message: 'The stream ended before its first event.' } });
+    if (first.done)
+      return Response.json({
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32603, message: 'The stream ended before its first event.' },
+      });
     return sseResponse(first.value, response, (error) => ({ jsonrpc: '2.0', id, error: mapError(error) }));
   };
 }
@@ -68,27 +94,62 @@ export function jsonRpcRoute(handler: TroupeRequestHandler, auth: A2aAuthenticat
 /** What is wrong with a JSON-RPC envelope, if anything, with the fix. */
 function envelopeProblem(body: unknown): { id: JsonRpcId; code: number; message: string } | undefined {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    return { id: null, code: -32600, message: `The request is ${Array.isArray(body) ? 'an array (batches are not supported)' : JSON.stringify(body)}; send one JSON-RPC 2.0 request object, e.g. ${EXAMPLE}.` };
+    return {
+      id: null,
+      code: -32600,
+      message: `The request is ${Array.isArray(body) ? 'an array (batches are not supported)' : JSON.stringify(body)}; send one JSON-RPC 2.0 request object, e.g. ${EXAMPLE}.`,
+    };
   }
   const request = body as Record<string, unknown>;
-  const id = typeof request.id === 'string' || (typeof request.id === 'number' && Number.isInteger(request.id)) ? request.id : null;
-  if (request.id !== undefined && request.id !== null && id === null) return { id: null, code: -32600, message: `The request's id is ${JSON.stringify(request.id)}; use a string, a whole number or null.` };
-  if (request.jsonrpc !== '2.0') return { id, code: -32600, message: `The request's jsonrpc is ${JSON.stringify(request.jsonrpc)}; it must be "2.0".` };
-  if (typeof request.method !== 'string' || request.method === '') return { id, code: -32600, message: `The request has no method; name one of ${METHODS}.` };
+  const id =
+    typeof request.id === 'string' || (typeof request.id === 'number' && Number.isInteger(request.id))
+      ? request.id
+      : null;
+  if (request.id !== undefined && request.id !== null && id === null)
+    return {
+      id: null,
+      code: -32600,
+      message: `The request's id is ${JSON.stringify(request.id)}; use a string, a whole number or null.`,
+    };
+  if (request.jsonrpc !== '2.0')
+    return {
+      id,
+      code: -32600,
+      message: `The request's jsonrpc is ${JSON.stringify(request.jsonrpc)}; it must be "2.0".`,
+    };
+  if (typeof request.method !== 'string' || request.method === '')
+    return { id, code: -32600, message: `The request has no method; name one of ${METHODS}.` };
   if (!isV1JsonRpcMethod(request.method) && !isLegacyJsonRpcMethod(request.method)) {
-    return { id, code: -32601, message: `There is no method ${JSON.stringify(request.method.slice(0, 100))}. Use one of ${METHODS}.` };
+    return {
+      id,
+      code: -32601,
+      message: `There is no method ${JSON.stringify(request.method.slice(0, 100))}. Use one of ${METHODS}.`,
+    };
   }
-  const cardMethod = request.method === 'GetExtendedAgentCard' || request.method === 'agent/getAuthenticatedExtendedCard';
+  const cardMethod =
+    request.method === 'GetExtendedAgentCard' || request.method === 'agent/getAuthenticatedExtendedCard';
   if (!cardMethod && (typeof request.params !== 'object' || request.params === null || Array.isArray(request.params))) {
-    return { id, code: -32602, message: `${request.method} needs params, an object (got ${JSON.stringify(request.params) ?? 'none'}), e.g. ${EXAMPLE}.` };
+    return {
+      id,
+      code: -32602,
+      message: `${request.method} needs params, an object (got ${JSON.stringify(request.params) ?? 'none'}), e.g. ${EXAMPLE}.`,
+    };
   }
   return undefined;
 }
 
-function rpcError(id: JsonRpcId, code: number, message: string, status: number, headers: Record<string, string> = {}): Response {
+function rpcError(
+  id: JsonRpcId,
+  code: number,
+  message: string,
+  status: number,
+  headers: Record<string, string> = {},
+): Response {
   return Response.json({ jsonrpc: '2.0', id, error: { code, message } }, { status, headers });
 }
 
 function isAsyncGenerator(value: unknown): value is AsyncGenerator<unknown, void, undefined> {
-  return typeof value === 'object' && value !== null && typeof (value as AsyncGenerator)[Symbol.asyncIterator] === 'function';
+  return (
+    typeof value === 'object' && value !== null && typeof (value as AsyncGenerator)[Symbol.asyncIterator] === 'function'
+  );
 }

@@ -20,7 +20,10 @@ export class LiveTasks {
 
   /** Registers a task about to run; it leaves the registry when its run ends. */
   begin(userId: string, initial: Task): LiveTask {
-    if (this.closing) throw new UnsupportedOperationError('This server is shutting down and starts no new tasks. Retry against another instance, or once it is back.');
+    if (this.closing)
+      throw new UnsupportedOperationError(
+        'This server is shutting down and starts no new tasks. Retry against another instance, or once it is back.',
+      );
     const task = new LiveTask(userId, initial);
     this.tasks.set(task.id, task);
     void task.ended.then(() => {
@@ -36,7 +39,8 @@ export class LiveTasks {
   async shutdown(gracePeriodMs: number): Promise<void> {
     this.closing = true;
     if (await this.idle(gracePeriodMs)) return;
-    for (const task of this.tasks.values()) task.cancel(`The server shut down; the task was cancelled after a grace period of ${gracePeriodMs} ms.`);
+    for (const task of this.tasks.values())
+      task.cancel(`The server shut down; the task was cancelled after a grace period of ${gracePeriodMs} ms.`);
     await this.idle(gracePeriodMs);
   }
 

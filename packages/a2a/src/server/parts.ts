@@ -6,7 +6,11 @@ import { toA2aParts as toPartsOfA2a } from '../a2a-parts.js';
 export { dataPart, textPart } from '../a2a-parts.js';
 
 /** A message from the agent to the client. */
-export function agentMessage(ids: { messageId: string; taskId: string; contextId: string }, parts: A2aPart[], metadata?: Record<string, unknown>): Message {
+export function agentMessage(
+  ids: { messageId: string; taskId: string; contextId: string },
+  parts: A2aPart[],
+  metadata?: Record<string, unknown>,
+): Message {
   return { ...ids, role: Role.ROLE_AGENT, parts, metadata, extensions: [], referenceTaskIds: [] };
 }
 
@@ -36,7 +40,9 @@ export interface IncomingParts {
  */
 export function fromA2aParts(parts: readonly A2aPart[]): IncomingParts {
   if (parts.length === 0) {
-    throw new RequestMalformedError("message.parts is empty; send at least one part, e.g. { text: 'Hello' } (v0.3: { kind: 'text', text: 'Hello' }).");
+    throw new RequestMalformedError(
+      "message.parts is empty; send at least one part, e.g. { text: 'Hello' } (v0.3: { kind: 'text', text: 'Hello' }).",
+    );
   }
   const out: IncomingParts = { parts: [], data: [], text: '' };
   const texts: string[] = [];
@@ -52,14 +58,21 @@ export function fromA2aParts(parts: readonly A2aPart[]): IncomingParts {
         out.parts.push({ text: JSON.stringify(content.value) });
         break;
       case 'raw':
-        out.parts.push({ inlineData: { mimeType: part.mediaType || 'application/octet-stream', data: Buffer.from(content.value).toString('base64') } });
+        out.parts.push({
+          inlineData: {
+            mimeType: part.mediaType || 'application/octet-stream',
+            data: Buffer.from(content.value).toString('base64'),
+          },
+        });
         break;
       case 'url':
         throw new ContentTypeNotSupportedError(
           `message.parts[${index}] is a file by URL (${JSON.stringify(content.value.slice(0, 200))}), which this agent does not fetch. Send the file's bytes in the part instead (v1.0: raw; v0.3: file.bytes), or the URL as text.`,
         );
       case undefined:
-        throw new RequestMalformedError(`message.parts[${index}] has no content; give it text, data or a file, e.g. { text: 'Hello' } (v0.3: { kind: 'text', text: 'Hello' }).`);
+        throw new RequestMalformedError(
+          `message.parts[${index}] has no content; give it text, data or a file, e.g. { text: 'Hello' } (v0.3: { kind: 'text', text: 'Hello' }).`,
+        );
     }
   });
   out.text = texts.join('\n');

@@ -41,8 +41,13 @@ export class TroupeRequestHandler implements A2ARequestHandler {
     return this.card;
   }
 
-  async getAuthenticatedExtendedAgentCard(_params: GetExtendedAgentCardRequest, _context: ServerCallContext): Promise<AgentCard> {
-    throw new UnsupportedOperationError(`This agent has no extended card: its public card at ${this.ctx.options.baseUrl}/.well-known/agent-card.json is the whole of it.`);
+  async getAuthenticatedExtendedAgentCard(
+    _params: GetExtendedAgentCardRequest,
+    _context: ServerCallContext,
+  ): Promise<AgentCard> {
+    throw new UnsupportedOperationError(
+      `This agent has no extended card: its public card at ${this.ctx.options.baseUrl}/.well-known/agent-card.json is the whole of it.`,
+    );
   }
 
   /** Runs the message's task to its end (or to a question for the client) and answers with the task; `returnImmediately` answers at once. */
@@ -53,7 +58,10 @@ export class TroupeRequestHandler implements A2ARequestHandler {
   }
 
   /** The task, then its status and artifact updates until it ends or asks the client for input. */
-  async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+  async *sendMessageStream(
+    params: SendMessageRequest,
+    context: ServerCallContext,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
     // Started before the first event, so a refusal is an error response rather than a broken stream.
     const { updates } = await startTask(this.ctx, params, userIdOf(context), true);
     for await (const update of updates!) {
@@ -78,7 +86,10 @@ export class TroupeRequestHandler implements A2ARequestHandler {
   }
 
   /** Follows a task: live here, its updates until it ends; waiting for input, just the task. */
-  async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+  async *resubscribe(
+    params: SubscribeToTaskRequest,
+    context: ServerCallContext,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
     const userId = userIdOf(context);
     const live = this.ctx.live.get(params.id, userId);
     if (live) {
@@ -86,24 +97,43 @@ export class TroupeRequestHandler implements A2ARequestHandler {
       return;
     }
     const { session, task } = await findTask(this.ctx, params.id, userId);
-    const outcome = outcomeOf(session, params.id, session.events.filter((e) => e.invocationId === params.id));
-    if (isTerminal(outcome)) throw new UnsupportedOperationError(`Task '${params.id}' is ${outcome.state}; there is nothing to follow. Read it with tasks/get.`);
+    const outcome = outcomeOf(
+      session,
+      params.id,
+      session.events.filter((e) => e.invocationId === params.id),
+    );
+    if (isTerminal(outcome))
+      throw new UnsupportedOperationError(
+        `Task '${params.id}' is ${outcome.state}; there is nothing to follow. Read it with tasks/get.`,
+      );
     yield { payload: { $case: 'task', value: task } };
   }
 
-  createTaskPushNotificationConfig(_params: TaskPushNotificationConfig, _context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+  createTaskPushNotificationConfig(
+    _params: TaskPushNotificationConfig,
+    _context: ServerCallContext,
+  ): Promise<TaskPushNotificationConfig> {
     return this.noPush();
   }
 
-  getTaskPushNotificationConfig(_params: GetTaskPushNotificationConfigRequest, _context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+  getTaskPushNotificationConfig(
+    _params: GetTaskPushNotificationConfigRequest,
+    _context: ServerCallContext,
+  ): Promise<TaskPushNotificationConfig> {
     return this.noPush();
   }
 
-  listTaskPushNotificationConfigs(_params: ListTaskPushNotificationConfigsRequest, _context: ServerCallContext): Promise<ListTaskPushNotificationConfigsResponse> {
+  listTaskPushNotificationConfigs(
+    _params: ListTaskPushNotificationConfigsRequest,
+    _context: ServerCallContext,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
     return this.noPush();
   }
 
-  deleteTaskPushNotificationConfig(_params: DeleteTaskPushNotificationConfigRequest, _context: ServerCallContext): Promise<void> {
+  deleteTaskPushNotificationConfig(
+    _params: DeleteTaskPushNotificationConfigRequest,
+    _context: ServerCallContext,
+  ): Promise<void> {
     return this.noPush();
   }
 

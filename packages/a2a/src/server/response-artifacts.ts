@@ -56,7 +56,10 @@ export class ResponseArtifacts {
     const whole = parts.length === 1 && parts[0]!.content?.$case === 'text' ? parts[0]!.content.value : undefined;
     if (whole === segment.text) return [this.chunk(segment, true)];
     // The stored turn says something else than its chunks (or nothing): it is what counts.
-    return [this.chunk(segment, parts.length === 0), ...(parts.length === 0 ? [] : [this.update(segment.n, event.author, parts, false, true)])];
+    return [
+      this.chunk(segment, parts.length === 0),
+      ...(parts.length === 0 ? [] : [this.update(segment.n, event.author, parts, false, true)]),
+    ];
   }
 
   /** Closes the turns still streaming when the run ends (cancelled, failed) with their held chunks. */
@@ -74,7 +77,13 @@ export class ResponseArtifacts {
     return update;
   }
 
-  private update(n: number, author: string, parts: ReturnType<typeof toA2aParts>, append: boolean, lastChunk: boolean): TaskArtifactUpdateEvent {
+  private update(
+    n: number,
+    author: string,
+    parts: ReturnType<typeof toA2aParts>,
+    append: boolean,
+    lastChunk: boolean,
+  ): TaskArtifactUpdateEvent {
     const artifact = responseArtifact(n, author, parts);
     // ADK's RemoteA2AAgent stores a closed artifact as a turn of its own session and then the
     // completed status's output again; marked partial, the artifacts stay a live view there and the

@@ -24,7 +24,9 @@ export function sseResponse(
     async pull(controller) {
       pending ??= rest.next();
       let timer: NodeJS.Timeout | undefined;
-      const quiet = new Promise<typeof KEEP_ALIVE>((resolve) => (timer = setTimeout(() => resolve(KEEP_ALIVE), KEEP_ALIVE_MS)));
+      const quiet = new Promise<typeof KEEP_ALIVE>(
+        (resolve) => (timer = setTimeout(() => resolve(KEEP_ALIVE), KEEP_ALIVE_MS)),
+      );
       try {
         const next = await Promise.race([pending, quiet]);
         if (next === KEEP_ALIVE) {

@@ -24,7 +24,12 @@ export interface StartedTask {
  * with `taskId`, the answers to the open interrupts of a task that waits for input, which resume
  * the same invocation.
  */
-export async function startTask(ctx: TaskContext, request: SendMessageRequest, userId: string, stream: boolean): Promise<StartedTask> {
+export async function startTask(
+  ctx: TaskContext,
+  request: SendMessageRequest,
+  userId: string,
+  stream: boolean,
+): Promise<StartedTask> {
   const message = checkMessage(request.message);
   const incoming = fromA2aParts(message.parts);
   const how = { userId, stream };
@@ -38,19 +43,33 @@ interface Requester {
 }
 
 function checkMessage(message: Message | undefined): Message {
-  if (!message) throw new RequestMalformedError("params.message is missing; send { message: { messageId, role: 'ROLE_USER', parts: [{ text: 'Hello' }] } } (v0.3: role 'user', parts [{ kind: 'text', text }]).");
-  if (message.messageId === '') throw new RequestMalformedError('message.messageId is empty; give each message a unique id, e.g. a UUID.');
+  if (!message)
+    throw new RequestMalformedError(
+      "params.message is missing; send { message: { messageId, role: 'ROLE_USER', parts: [{ text: 'Hello' }] } } (v0.3: role 'user', parts [{ kind: 'text', text }]).",
+    );
+  if (message.messageId === '')
+    throw new RequestMalformedError('message.messageId is empty; give each message a unique id, e.g. a UUID.');
   if (message.role !== Role.ROLE_USER) {
-    throw new RequestMalformedError(`message.role is ${JSON.stringify(Role[message.role] ?? message.role)}; a client's message has role ROLE_USER (v0.3: 'user').`);
+    throw new RequestMalformedError(
+      `message.role is ${JSON.stringify(Role[message.role] ?? message.role)}; a client's message has role ROLE_USER (v0.3: 'user').`,
+    );
   }
   return message;
 }
 
-async function newTask(ctx: TaskContext, message: Message, incoming: IncomingParts, requester: Requester): Promise<StartedTask> {
+async function newTask(
+  ctx: TaskContext,
+  message: Message,
+  incoming: IncomingParts,
+  requester: Requester,
+): Promise<StartedTask> {
   const { userId } = requester;
   const session = await conversation(ctx, message.contextId, userId);
   // A conversation made for this message alone goes again if its task cannot start.
-  const discard = message.contextId === '' ? () => ctx.runner.sessionService.deleteSession({ appName: ctx.runner.appName, userId, sessionId: session.id }) : undefined;
+  const discard =
+    message.contextId === ''
+      ? () => ctx.runner.sessionService.deleteSession({ appName: ctx.runner.appName, userId, sessionId: session.id })
+      : undefined;
   const abandon = checkNoTaskWaits(session);
   const ids = { taskId: newTaskId(session.id), contextId: session.id };
   const initial: Task = {
@@ -58,12 +77,15 @@ async function newTask(ctx: TaskContext, message: Message, incoming: IncomingPar
     contextId: ids.contextId,
     status: statusOf({ state: 'submitted' }, ids),
     artifacts: [],
-    history: [userMessage({ messageId: message.messageId, ...ids }, toA2aParts({ role: 'user', parts: incoming.parts }))],
+    history: [
+      userMessage({ messageId: message.messageId, ...ids }, toA2aParts({ role: 'user', parts: incoming.parts })),
+    ],
     metadata: undefined,
   };
   // A message that is one JSON object is the agent's structured input (checked against its inputSchema).
   const only = incoming.data.length === 1 && incoming.parts.length === 1 ? incoming.data[0] : undefined;
-  const input = typeof only === 'object' && only !== null && !Array.isArray(only) ? (only as Record<string, unknown>) : undefined;
+  const input =
+    typeof only === 'object' && only !== null && !Array.isArray(only) ? (only as Record<string, unknown>) : undefined;
   const newMessage: Content = { role: 'user', parts: incoming.parts };
   return launch(ctx, requester, initial, 0, discard, (signal) =>
     ctx.runner.start({
@@ -115,15 +137,24 @@ function checkNoTaskWaits(session: Session): boolean {
   );
 }
 
-async function continueTask(ctx: TaskContext, message: Message, incoming: IncomingParts, requester: Requester): Promise<StartedTask> {
+async function continueTask(
+  ctx: TaskContext,
+  message: Message,
+  incoming: IncomingParts,
+  requester: Requester,
+): Promise<StartedTask> {
   const { userId } = requester;
   const taskId = message.taskId;
   const sessionId = sessionIdOfTask(taskId);
   if (message.contextId !== '' && sessionId !== undefined && message.contextId !== sessionId) {
-    throw new RequestMalformedError(`message.contextId '${message.contextId}' is not the context of task '${taskId}' ('${sessionId}'). Send the task's own contextId, or leave contextId out.`);
+    throw new RequestMalformedError(
+      `message.contextId '${message.contextId}' is not the context of task '${taskId}' ('${sessionId}'). Send the task's own contextId, or leave contextId out.`,
+    );
   }
   if (ctx.live.get(taskId, userId)) {
-    throw new UnsupportedOperationError(`Task '${taskId}' is still working and takes no message now. Wait for it (tasks/get, tasks/resubscribe), or cancel it with tasks/cancel.`);
+    throw new UnsupportedOperationError(
+      `Task '${taskId}' is still working and takes no message now. Wait for it (tasks/get, tasks/resubscribe), or cancel it with tasks/cancel.`,
+    );
   }
   const { session, task } = await findTask(ctx, taskId, userId);
   const events = session.events.filter((e) => e.invocationId === taskId);
@@ -141,16 +172,33 @@ async function continueTask(ctx: TaskContext, message: Message, incoming: Incomi
   const answers = answersOf(incoming, outcome.interrupts, taskId);
   const ids = { taskId, contextId: session.id };
   const refused = refusedApproval(ctx, outcome.interrupts, answers);
-  if (refused) return stillWaiting(task, requester, refusalMessage(taskId, refused), outcome, ids, { messageId: message.messageId, incoming });
+  if (refused)
+    return stillWaiting(task, requester, refusalMessage(taskId, refused), outcome, ids, {
+      messageId: message.messageId,
+      incoming,
+    });
   task.status = statusOf({ state: 'working' }, ids);
-  task.history.push(userMessage({ messageId: message.messageId, ...ids }, toA2aParts({ role: 'user', parts: incoming.parts })));
+  task.history.push(
+    userMessage({ messageId: message.messageId, ...ids }, toA2aParts({ role: 'user', parts: incoming.parts })),
+  );
   return launch(ctx, requester, task, task.artifacts.length, undefined, (signal) =>
-    ctx.runner.startResume({ userId, sessionId: session.id, invocationId: taskId, responses: answers, runConfig: runConfigOf(ctx, false), abortSignal: signal }),
+    ctx.runner.startResume({
+      userId,
+      sessionId: session.id,
+      invocationId: taskId,
+      responses: answers,
+      runConfig: runConfigOf(ctx, false),
+      abortSignal: signal,
+    }),
   );
 }
 
 /** The confirmation an A2A client answered although the app does not take approvals over A2A (allowRemoteApprovals). */
-function refusedApproval(ctx: TaskContext, open: readonly InterruptInfo[], answers: Record<string, unknown>): InterruptInfo | undefined {
+function refusedApproval(
+  ctx: TaskContext,
+  open: readonly InterruptInfo[],
+  answers: Record<string, unknown>,
+): InterruptInfo | undefined {
   if (ctx.options.allowRemoteApprovals) return undefined;
   return open.find((i) => i.kind === 'confirmation' && Object.hasOwn(answers, i.id));
 }
@@ -175,12 +223,20 @@ function stillWaiting(
   asked: { messageId: string; incoming: IncomingParts },
 ): StartedTask {
   const task = structuredClone(stored);
-  task.history.push(userMessage({ messageId: asked.messageId, ...ids }, toA2aParts({ role: 'user', parts: asked.incoming.parts })));
+  task.history.push(
+    userMessage({ messageId: asked.messageId, ...ids }, toA2aParts({ role: 'user', parts: asked.incoming.parts })),
+  );
   const live = new LiveTask(requester.userId, task);
   const updates = requester.stream ? live.subscribe() : undefined;
   // As a run that pauses says it: one status update, the same questions after the reason.
   const questions = statusOf(waiting, ids);
-  const status = { ...questions, message: agentMessage({ messageId: `${ids.taskId}.refused.${asked.messageId}`, ...ids }, [textPart(why), ...(questions.message?.parts ?? [])]) };
+  const status = {
+    ...questions,
+    message: agentMessage({ messageId: `${ids.taskId}.refused.${asked.messageId}`, ...ids }, [
+      textPart(why),
+      ...(questions.message?.parts ?? []),
+    ]),
+  };
   live.publish({ payload: { $case: 'statusUpdate', value: { ...ids, status, metadata: undefined } } });
   live.end();
   return { task: live, updates };
@@ -202,7 +258,10 @@ async function launch(
   let task: LiveTask | undefined;
   let events: RunEvents;
   try {
-    if (ctx.live.has(initial.id)) throw new UnsupportedOperationError(`Task '${initial.id}' is still working and takes no message now. Wait for it (tasks/get), or cancel it with tasks/cancel.`);
+    if (ctx.live.has(initial.id))
+      throw new UnsupportedOperationError(
+        `Task '${initial.id}' is still working and takes no message now. Wait for it (tasks/get), or cancel it with tasks/cancel.`,
+      );
     task = ctx.live.begin(requester.userId, initial);
     events = await start(task.signal);
   } catch (error) {
@@ -215,4 +274,3 @@ async function launch(
   driveTask(task, events, { taskId: initial.id, contextId: initial.contextId }, existingArtifacts);
   return { task, updates };
 }
-

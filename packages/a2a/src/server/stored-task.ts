@@ -27,9 +27,17 @@ export function storedTask(session: Session, taskId: string, running: boolean): 
 /** What the stored events say about a task that no run of this process is executing. */
 export function outcomeOf(session: Session, taskId: string, events: readonly Event[]): TaskOutcome {
   const last = events[events.length - 1]!;
-  if (last.errorCode === 'CANCELLED') return { state: 'canceled', message: last.errorMessage ?? 'The task was cancelled.', at: last.timestamp };
-  if (last.errorCode === 'GUARDRAIL_TRIPPED') return { state: 'rejected', message: last.errorMessage ?? 'A guardrail blocked the task.', at: last.timestamp };
-  if (last.errorCode !== undefined) return { state: 'failed', code: last.errorCode, message: last.errorMessage ?? `The run failed (${last.errorCode}).`, at: last.timestamp };
+  if (last.errorCode === 'CANCELLED')
+    return { state: 'canceled', message: last.errorMessage ?? 'The task was cancelled.', at: last.timestamp };
+  if (last.errorCode === 'GUARDRAIL_TRIPPED')
+    return { state: 'rejected', message: last.errorMessage ?? 'A guardrail blocked the task.', at: last.timestamp };
+  if (last.errorCode !== undefined)
+    return {
+      state: 'failed',
+      code: last.errorCode,
+      message: last.errorMessage ?? `The run failed (${last.errorCode}).`,
+      at: last.timestamp,
+    };
   const open = openInterrupts(session.events, taskId);
   if (open.length > 0) return { state: 'input-required', interrupts: open, at: last.timestamp };
   // A run ends on an agent's final answer; anything else (a tool call in flight) means it is still
@@ -57,7 +65,14 @@ export function artifactsOf(events: readonly Event[]): Artifact[] {
 
 /** The `n`-th response artifact of a task, by `author`. Live and stored views number them alike. */
 export function responseArtifact(n: number, author: string, parts: Artifact['parts']): Artifact {
-  return { artifactId: `response-${n}`, name: author, description: `What ${author} said.`, parts, metadata: { author }, extensions: [] };
+  return {
+    artifactId: `response-${n}`,
+    name: author,
+    description: `What ${author} said.`,
+    parts,
+    metadata: { author },
+    extensions: [],
+  };
 }
 
 /** The user's message, the agent's questions and the user's answers, in order. */
@@ -67,8 +82,10 @@ function historyOf(events: readonly Event[], ids: { taskId: string; contextId: s
     const messageIds = { messageId: event.id, ...ids };
     if (event.author === 'user' && event.content) history.push(userMessage(messageIds, toA2aParts(event.content)));
     const responses = event.author === 'user' ? event.actions.agentState?.resume : undefined;
-    if (typeof responses === 'object' && responses !== null) history.push(userMessage(messageIds, [dataPart(responses)]));
-    if (event.interrupt) history.push(agentMessage(messageIds, [dataPart(peerAsk(event.interrupt), { type: A2A_INTERRUPT_PART_TYPE })]));
+    if (typeof responses === 'object' && responses !== null)
+      history.push(userMessage(messageIds, [dataPart(responses)]));
+    if (event.interrupt)
+      history.push(agentMessage(messageIds, [dataPart(peerAsk(event.interrupt), { type: A2A_INTERRUPT_PART_TYPE })]));
   }
   return history;
 }

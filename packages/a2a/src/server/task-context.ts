@@ -35,6 +35,7 @@ export async function findTask(ctx: TaskContext, taskId: string, userId: string)
 
 /** Keeps the `historyLength` most recent messages (all when unset, none for 0), as A2A asks. */
 export function limitHistory(task: Task, historyLength: number | undefined): Task {
-  if (historyLength !== undefined && historyLength >= 0) task.history = historyLength === 0 ? [] : task.history.slice(-historyLength);
+  if (historyLength !== undefined && historyLength >= 0)
+    task.history = historyLength === 0 ? [] : task.history.slice(-historyLength);
   return task;
 }

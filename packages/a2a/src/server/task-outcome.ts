@@ -19,7 +19,12 @@ export type TaskOutcome =
 
 /** The states after which a task takes no more messages. */
 export function isTerminal(outcome: TaskOutcome): boolean {
-  return outcome.state === 'completed' || outcome.state === 'failed' || outcome.state === 'canceled' || outcome.state === 'rejected';
+  return (
+    outcome.state === 'completed' ||
+    outcome.state === 'failed' ||
+    outcome.state === 'canceled' ||
+    outcome.state === 'rejected'
+  );
 }
 
 const STATES: Readonly<Record<TaskOutcome['state'], TaskState>> = {
@@ -40,7 +45,13 @@ const STATES: Readonly<Record<TaskOutcome['state'], TaskState>> = {
 export function statusOf(outcome: TaskOutcome, ids: { taskId: string; contextId: string }): TaskStatus {
   const at = 'at' in outcome ? outcome.at : Date.now();
   const parts = statusParts(outcome);
-  const message = parts ? agentMessage({ messageId: `${ids.taskId}.status.${outcome.state}.${at}`, ...ids }, parts, 'code' in outcome ? { errorCode: outcome.code } : undefined) : undefined;
+  const message = parts
+    ? agentMessage(
+        { messageId: `${ids.taskId}.status.${outcome.state}.${at}`, ...ids },
+        parts,
+        'code' in outcome ? { errorCode: outcome.code } : undefined,
+      )
+    : undefined;
   return { state: STATES[outcome.state], message, timestamp: new Date(at).toISOString() };
 }
 

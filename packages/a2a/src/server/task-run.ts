@@ -11,7 +11,12 @@ export type RunEvents = AsyncGenerator<Event, RunResult, undefined>;
  * Runs a task to its end in the background: publishes `working`, an artifact update per thing an
  * agent says, and the final status the run ended with. Nothing here waits for a reader.
  */
-export function driveTask(task: LiveTask, events: RunEvents, ids: { taskId: string; contextId: string }, existingArtifacts: number): void {
+export function driveTask(
+  task: LiveTask,
+  events: RunEvents,
+  ids: { taskId: string; contextId: string },
+  existingArtifacts: number,
+): void {
   void (async () => {
     const artifacts = new ResponseArtifacts(ids, existingArtifacts);
     task.publish(statusUpdate(ids, { state: 'working' }));
@@ -30,7 +35,8 @@ export function driveTask(task: LiveTask, events: RunEvents, ids: { taskId: stri
         }
         if (!step.value.partial) lastStoredAt = step.value.timestamp;
         if (step.value.errorCode !== undefined) lastError = step.value;
-        for (const update of artifacts.updatesFor(step.value)) task.publish({ payload: { $case: 'artifactUpdate', value: update } });
+        for (const update of artifacts.updatesFor(step.value))
+          task.publish({ payload: { $case: 'artifactUpdate', value: update } });
       }
     } catch (error) {
       // A failed run yields its (stored) error event, then throws: the event says it all.
@@ -41,7 +47,9 @@ export function driveTask(task: LiveTask, events: RunEvents, ids: { taskId: stri
   })()
     .catch((error: unknown) => {
       // An output that cannot be copied (not plain JSON) still ends the task, as a failure that says so.
-      const message = redact(`The task's result could not be sent: ${error instanceof Error ? error.message : String(error)}`);
+      const message = redact(
+        `The task's result could not be sent: ${error instanceof Error ? error.message : String(error)}`,
+      );
       task.publish(statusUpdate(ids, { state: 'failed', code: 'INVALID_AGENT_RESPONSE', message, at: Date.now() }));
     })
     .finally(() => task.end());
@@ -52,12 +60,19 @@ function statusUpdate(ids: { taskId: string; contextId: string }, outcome: TaskO
 }
 
 /** How the run ended, from its result, or from the error event it stored before it threw. */
-function outcomeOf(result: RunResult | undefined, lastError: Event | undefined, thrown: unknown, at: number): TaskOutcome {
+function outcomeOf(
+  result: RunResult | undefined,
+  lastError: Event | undefined,
+  thrown: unknown,
+  at: number,
+): TaskOutcome {
   if (result?.status === 'completed') return { state: 'completed', output: result.output, at };
   if (result?.status === 'interrupted') return { state: 'input-required', interrupts: result.interrupts, at };
   // The stored error event's message, which the runner already redacted (the thrown error is not).
   const code = lastError?.errorCode ?? (result?.status === 'cancelled' ? 'CANCELLED' : 'ERROR');
-  const message = lastError?.errorMessage ?? redact(thrown instanceof Error ? thrown.message : `The run ended with status '${result?.status ?? 'failed'}'.`);
+  const message =
+    lastError?.errorMessage ??
+    redact(thrown instanceof Error ? thrown.message : `The run ended with status '${result?.status ?? 'failed'}'.`);
   if (code === 'CANCELLED') return { state: 'canceled', message, at };
   if (code === 'GUARDRAIL_TRIPPED') return { state: 'rejected', message, at };
   return { state: 'failed', code, message, at };

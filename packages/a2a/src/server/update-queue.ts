@@ -12,7 +12,11 @@ const FINAL_STATES: ReadonlySet<TaskState> = new Set([
 /** True for the update that ends a task's stream. */
 export function isFinalUpdate(update: StreamResponse): boolean {
   const payload = update.payload;
-  return payload?.$case === 'statusUpdate' && payload.value.status !== undefined && FINAL_STATES.has(payload.value.status.state);
+  return (
+    payload?.$case === 'statusUpdate' &&
+    payload.value.status !== undefined &&
+    FINAL_STATES.has(payload.value.status.state)
+  );
 }
 
 /**
@@ -61,7 +65,15 @@ function mergeChunk(last: StreamResponse, next: StreamResponse): boolean {
   if (last.payload?.$case !== 'artifactUpdate' || next.payload?.$case !== 'artifactUpdate') return false;
   const a = last.payload.value;
   const b = next.payload.value;
-  if (!b.append || a.lastChunk || b.lastChunk || a.artifact?.artifactId !== b.artifact?.artifactId || !a.artifact || !b.artifact) return false;
+  if (
+    !b.append ||
+    a.lastChunk ||
+    b.lastChunk ||
+    a.artifact?.artifactId !== b.artifact?.artifactId ||
+    !a.artifact ||
+    !b.artifact
+  )
+    return false;
   const tail = a.artifact.parts[a.artifact.parts.length - 1];
   const add = b.artifact.parts;
   if (add.length === 1 && tail?.content?.$case === 'text' && add[0]!.content?.$case === 'text') {

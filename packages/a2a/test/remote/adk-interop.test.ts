@@ -15,7 +15,9 @@ const ADK_DIR = fileURLToPath(new URL('../../../../test/interop/adk-js/', import
 const HAVE_ADK = existsSync(`${ADK_DIR}node_modules/@google/adk/package.json`);
 const IN_CI = /^(1|true|yes)$/i.test(process.env.CI ?? '');
 if (!HAVE_ADK && !IN_CI) {
-  console.warn(`Skipping the ADK JS interoperability tests: ${ADK_DIR}node_modules is missing. Install it with: npm ci --prefix test/interop/adk-js`);
+  console.warn(
+    `Skipping the ADK JS interoperability tests: ${ADK_DIR}node_modules is missing. Install it with: npm ci --prefix test/interop/adk-js`,
+  );
 }
 
 describe.skipIf(!HAVE_ADK && !IN_CI)('RemoteA2aAgent with an ADK JS 2.0 A2A server', () => {
@@ -24,12 +26,17 @@ describe.skipIf(!HAVE_ADK && !IN_CI)('RemoteA2aAgent with an ADK JS 2.0 A2A serv
 
   beforeAll(async () => {
     if (!HAVE_ADK) {
-      throw new Error(`Google ADK for JS is not installed in ${ADK_DIR}, and CI=true requires the A2A interoperability tests to run. Install it with: npm ci --prefix test/interop/adk-js (.ci/run does this).`);
+      throw new Error(
+        `Google ADK for JS is not installed in ${ADK_DIR}, and CI=true requires the A2A interoperability tests to run. Install it with: npm ci --prefix test/interop/adk-js (.ci/run does this).`,
+      );
     }
     server = spawn(process.execPath, ['remote-peer-server.mjs'], { cwd: ADK_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
     url = await new Promise<string>((resolve, reject) => {
       let output = '';
-      const timer = setTimeout(() => reject(new Error(`The ADK server did not start within 30 s. Output: ${output}`)), 30_000);
+      const timer = setTimeout(
+        () => reject(new Error(`The ADK server did not start within 30 s. Output: ${output}`)),
+        30_000,
+      );
       const read = (chunk: Buffer) => {
         output += chunk.toString();
         const ready = /READY (\S+)/.exec(output);
@@ -50,14 +57,29 @@ describe.skipIf(!HAVE_ADK && !IN_CI)('RemoteA2aAgent with an ADK JS 2.0 A2A serv
 
   it('as a step of a SequentialAgent: streams the ADK answer and stores it once', async () => {
     const concierge = new RemoteA2aAgent({ name: 'Concierge', agentCard: url });
-    const greeter = new LlmAgent({ name: 'Greeter', model: new ScriptedModel(['Welcome to the hotel.']), instruction: 'Greet.' });
-    const { runner, sessionId, events } = await runnerFor(new SequentialAgent({ name: 'Desk', subAgents: [greeter, concierge] }));
+    const greeter = new LlmAgent({
+      name: 'Greeter',
+      model: new ScriptedModel(['Welcome to the hotel.']),
+      instruction: 'Greet.',
+    });
+    const { runner, sessionId, events } = await runnerFor(
+      new SequentialAgent({ name: 'Desk', subAgents: [greeter, concierge] }),
+    );
 
-    const { events: seen, result } = await collect(runner.runAsync({ userId: 'u', sessionId, newMessage: 'Where is breakfast?', runConfig: sse }));
+    const { events: seen, result } = await collect(
+      runner.runAsync({ userId: 'u', sessionId, newMessage: 'Where is breakfast?', runConfig: sse }),
+    );
 
     expect(result.status).toBe('completed');
-    expect(result.output).toBe('Bonjour! Turn 1: you asked "For context: [Greeter] said: Welcome to the hotel. Where is breakfast?".');
-    expect(seen.filter((e) => e.partial && e.author === 'Concierge').map(textOf).join('')).toBe(result.output);
+    expect(result.output).toBe(
+      'Bonjour! Turn 1: you asked "For context: [Greeter] said: Welcome to the hotel. Where is breakfast?".',
+    );
+    expect(
+      seen
+        .filter((e) => e.partial && e.author === 'Concierge')
+        .map(textOf)
+        .join(''),
+    ).toBe(result.output);
     expect((await events()).filter((e) => e.author === 'Concierge' && e.content).map(textOf)).toEqual([result.output]);
   });
 
@@ -72,7 +94,9 @@ describe.skipIf(!HAVE_ADK && !IN_CI)('RemoteA2aAgent with an ADK JS 2.0 A2A serv
 
     const first = await runner.run({ userId: 'u', sessionId, newMessage: 'Is the pool open?' });
     expect(first.output).toBe('Bonjour! Turn 1: you asked "Is the pool open?".');
-    expect(JSON.stringify(model.requests[0]!.config.systemInstruction)).toContain('A concierge served by Google ADK for JS over A2A.');
+    expect(JSON.stringify(model.requests[0]!.config.systemInstruction)).toContain(
+      'A concierge served by Google ADK for JS over A2A.',
+    );
 
     const second = await runner.run({ userId: 'u', sessionId, newMessage: 'And the spa?' });
     expect(second.output).toBe('Bonjour! Turn 2: you asked "And the spa?".');

@@ -12,11 +12,21 @@ async function remoteState(url: string, taskId: string): Promise<TaskState | und
 }
 
 /** Runs a turn with streaming on and aborts it (with `reason`) at the first streamed text. */
-async function abortAtFirstText(runner: Runner, sessionId: string, reason?: unknown): Promise<{ events: Event[]; invocationId: string }> {
+async function abortAtFirstText(
+  runner: Runner,
+  sessionId: string,
+  reason?: unknown,
+): Promise<{ events: Event[]; invocationId: string }> {
   const controller = new AbortController();
   const events: Event[] = [];
   try {
-    for await (const event of runner.runAsync({ userId: 'u', sessionId, newMessage: 'go', abortSignal: controller.signal, runConfig: { streaming: 'sse' } })) {
+    for await (const event of runner.runAsync({
+      userId: 'u',
+      sessionId,
+      newMessage: 'go',
+      abortSignal: controller.signal,
+      runConfig: { streaming: 'sse' },
+    })) {
       events.push(event);
       if (event.partial && textOf(event)) controller.abort(reason);
     }
@@ -40,7 +50,11 @@ describe('stopping a run that waits for a remote agent', () => {
     expect(seen.at(-1)!.errorCode).toBe('CANCELLED');
     const taskId = server.executor.received[0]!.taskId;
     await eventually(() => server.executor.canceled.includes(taskId), 5_000, 'the remote cancel');
-    await eventually(async () => (await remoteState(server.url, taskId)) === TaskState.TASK_STATE_CANCELED, 5_000, 'the remote task to be canceled');
+    await eventually(
+      async () => (await remoteState(server.url, taskId)) === TaskState.TASK_STATE_CANCELED,
+      5_000,
+      'the remote task to be canceled',
+    );
     const stored = await events();
     expect(stored.filter((e) => e.errorCode === 'CANCELLED')).toHaveLength(1);
     expect(stored.some((e) => e.author === 'Slow' && e.content)).toBe(false);
@@ -81,7 +95,9 @@ describe('stopping a run that waits for a remote agent', () => {
       turn.open();
       await turn.until(new Promise(() => undefined));
     });
-    const { runner, sessionId } = await runnerFor(new RemoteA2aAgent({ name: 'Silent', agentCard: server.url, timeoutMs: 300 }));
+    const { runner, sessionId } = await runnerFor(
+      new RemoteA2aAgent({ name: 'Silent', agentCard: server.url, timeoutMs: 300 }),
+    );
     const result = await runner.run({ userId: 'u', sessionId, newMessage: 'go' });
     expect(result.status).toBe('failed');
     expect(result.error).toMatchObject({ code: 'A2A_TIMEOUT' });

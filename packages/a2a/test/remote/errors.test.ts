@@ -52,10 +52,15 @@ describe('RemoteA2aAgent failures name the agent, the URL and the fix', () => {
 
   it('an HTTP error from the JSON-RPC endpoint', async () => {
     const server = await scriptedServer(endsIn(TaskState.TASK_STATE_COMPLETED, 'never reached'));
-    const overloaded: typeof fetch = async (input, init) => (init?.method === 'POST' ? new Response('busy', { status: 503, statusText: 'Service Unavailable' }) : fetch(input, init));
+    const overloaded: typeof fetch = async (input, init) =>
+      init?.method === 'POST'
+        ? new Response('busy', { status: 503, statusText: 'Service Unavailable' })
+        : fetch(input, init);
     const error = await failure(new RemoteA2aAgent({ name: 'Busy', agentCard: server.url, fetch: overloaded }));
     expect(error.code).toBe('A2A_REQUEST');
-    expect(error.message).toContain(`Remote agent 'Busy' at ${server.url}/.well-known/agent-card.json: message/stream failed:`);
+    expect(error.message).toContain(
+      `Remote agent 'Busy' at ${server.url}/.well-known/agent-card.json: message/stream failed:`,
+    );
     expect(error.message).toContain('503');
     expect(error.message).toContain("Check the remote agent's logs");
   });
@@ -65,7 +70,9 @@ describe('RemoteA2aAgent failures name the agent, the URL and the fix', () => {
     const error = await failure(new RemoteA2aAgent({ name: 'Weather', agentCard: server.url }));
     expect(error.code).toBe('A2A_TASK_FAILED');
     expect(error.taskId).toBe(server.executor.received[0]!.taskId);
-    expect(error.message).toMatch(/^Remote agent 'Weather' at http:\/\/127\.0\.0\.1:\d+\/\.well-known\/agent-card\.json \(task [\w-]+\): its task failed: "The weather service is down\."/);
+    expect(error.message).toMatch(
+      /^Remote agent 'Weather' at http:\/\/127\.0\.0\.1:\d+\/\.well-known\/agent-card\.json \(task [\w-]+\): its task failed: "The weather service is down\."/,
+    );
   });
 
   it('a rejected task', async () => {
@@ -77,7 +84,10 @@ describe('RemoteA2aAgent failures name the agent, the URL and the fix', () => {
 
   it('inside an AgentTool, a remote failure is an error tool response, not a crash', async () => {
     const server = await scriptedServer(endsIn(TaskState.TASK_STATE_FAILED, 'Out of order.'));
-    const model = new ScriptedModel([{ functionCalls: [{ name: 'Weather', args: { request: 'weather?' } }] }, 'Sorry, the weather agent is out of order.']);
+    const model = new ScriptedModel([
+      { functionCalls: [{ name: 'Weather', args: { request: 'weather?' } }] },
+      'Sorry, the weather agent is out of order.',
+    ]);
     const tool = new AgentTool({ agent: new RemoteA2aAgent({ name: 'Weather', agentCard: server.url }) });
     const { runner, sessionId } = await runnerFor(new LlmAgent({ name: 'Assistant', model, tools: [tool] }));
     const result = await runner.run({ userId: 'u', sessionId, newMessage: 'weather?' });
@@ -90,8 +100,12 @@ describe('RemoteA2aAgent failures name the agent, the URL and the fix', () => {
     expect(() => new RemoteA2aAgent({ name: 'X', agentCard: 'not a url' })).toThrow(ConfigurationError);
     expect(() => new RemoteA2aAgent({ name: 'X', agentCard: 'ftp://host/card.json' })).toThrow(/not an http\(s\) URL/);
     expect(() => new RemoteA2aAgent({ name: 'X', agentCard: 'http://h', timeoutMs: 0 })).toThrow(/timeoutMs 0/);
-    expect(() => new RemoteA2aAgent({ name: 'X', agentCard: 'http://h', headers: { a: 1 } as never })).toThrow(/headers/);
+    expect(() => new RemoteA2aAgent({ name: 'X', agentCard: 'http://h', headers: { a: 1 } as never })).toThrow(
+      /headers/,
+    );
     const child = new LlmAgent({ name: 'Child', model: new ScriptedModel([]) });
-    expect(() => new RemoteA2aAgent({ name: 'X', agentCard: 'http://h', subAgents: [child] } as never)).toThrow(/its own tree/);
+    expect(() => new RemoteA2aAgent({ name: 'X', agentCard: 'http://h', subAgents: [child] } as never)).toThrow(
+      /its own tree/,
+    );
   });
 });

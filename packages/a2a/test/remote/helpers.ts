@@ -9,7 +9,10 @@ afterEach(async () => {
 });
 
 /** Starts an SDK server running `script`; it is closed after the test. */
-export async function scriptedServer(script: Script, options: Omit<SdkServerOptions, 'executor'> = {}): Promise<SdkServer & { executor: ScriptedExecutor }> {
+export async function scriptedServer(
+  script: Script,
+  options: Omit<SdkServerOptions, 'executor'> = {},
+): Promise<SdkServer & { executor: ScriptedExecutor }> {
   const executor = new ScriptedExecutor(script);
   const server = await startSdkServer({ ...options, executor });
   servers.push(server);
@@ -21,12 +24,15 @@ export async function runnerFor(agent: BaseAgent) {
   const runner = new InMemoryRunner({ agent, appName: 'app' });
   const session = await runner.sessionService.createSession({ appName: 'app', userId: 'u' });
   const sessionId = session.id;
-  const events = async () => (await runner.sessionService.getSession({ appName: 'app', userId: 'u', sessionId }))!.events;
+  const events = async () =>
+    (await runner.sessionService.getSession({ appName: 'app', userId: 'u', sessionId }))!.events;
   return { runner, sessionId, events };
 }
 
 /** Runs a turn through runAsync, collecting every event (partial ones too) and the result. */
-export async function collect(gen: AsyncGenerator<Event, RunResult, undefined>): Promise<{ events: Event[]; result: RunResult }> {
+export async function collect(
+  gen: AsyncGenerator<Event, RunResult, undefined>,
+): Promise<{ events: Event[]; result: RunResult }> {
   const events: Event[] = [];
   for (;;) {
     const step = await gen.next();
@@ -38,7 +44,11 @@ export async function collect(gen: AsyncGenerator<Event, RunResult, undefined>):
 export const sse: RunConfig = { streaming: 'sse' };
 
 /** Resolves once `check` holds, polling; fails after `ms` (bounded waits only). */
-export async function eventually(check: () => boolean | Promise<boolean>, ms = 5_000, what = 'the condition'): Promise<void> {
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  ms = 5_000,
+  what = 'the condition',
+): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`Timed out after ${ms} ms waiting for ${what}.`);

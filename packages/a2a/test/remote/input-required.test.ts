@@ -29,13 +29,21 @@ afterEach(() => {
 describe('a remote input-required', () => {
   it('pauses the run with an input interrupt; the answer continues the same remote task', async () => {
     const server = await scriptedServer(cityWeather);
-    const { runner, sessionId, events } = await runnerFor(new RemoteA2aAgent({ name: 'Weather', agentCard: server.url }));
+    const { runner, sessionId, events } = await runnerFor(
+      new RemoteA2aAgent({ name: 'Weather', agentCard: server.url }),
+    );
 
     const paused = await runner.run({ userId: 'u', sessionId, newMessage: 'Weather please' });
     expect(paused.status).toBe('interrupted');
     const [interrupt] = paused.interrupts;
     const taskId = server.executor.received[0]!.taskId;
-    expect(interrupt).toMatchObject({ kind: 'input', message: 'Which city?', toolName: 'Weather', toolCallId: taskId, agentPath: 'Weather' });
+    expect(interrupt).toMatchObject({
+      kind: 'input',
+      message: 'Which city?',
+      toolName: 'Weather',
+      toolCallId: taskId,
+      agentPath: 'Weather',
+    });
 
     const done = await runner.resume({ userId: 'u', sessionId, responses: { [interrupt!.id]: 'Lyon' } });
     expect(done.status).toBe('completed');
@@ -71,7 +79,14 @@ describe('a remote input-required', () => {
     const server = await scriptedServer(cityWeather);
     const make = () => {
       const sessionService = new SqliteSessionService({ path: join(dir, 's.db') });
-      return { sessionService, runner: new Runner({ appName: 'app', agent: new RemoteA2aAgent({ name: 'Weather', agentCard: server.url }), sessionService }) };
+      return {
+        sessionService,
+        runner: new Runner({
+          appName: 'app',
+          agent: new RemoteA2aAgent({ name: 'Weather', agentCard: server.url }),
+          sessionService,
+        }),
+      };
     };
     const one = make();
     const session = await one.sessionService.createSession({ appName: 'app', userId: 'u' });
@@ -79,15 +94,25 @@ describe('a remote input-required', () => {
     await one.sessionService.close();
 
     const two = make();
-    const done = await two.runner.resume({ userId: 'u', sessionId: session.id, responses: { [paused.interrupts[0]!.id]: 'Nice' } });
+    const done = await two.runner.resume({
+      userId: 'u',
+      sessionId: session.id,
+      responses: { [paused.interrupts[0]!.id]: 'Nice' },
+    });
     await two.sessionService.close();
     expect(done.output).toBe('Sunny in Nice.');
-    expect(server.executor.received.map((r) => r.taskId)).toEqual([server.executor.received[0]!.taskId, server.executor.received[0]!.taskId]);
+    expect(server.executor.received.map((r) => r.taskId)).toEqual([
+      server.executor.received[0]!.taskId,
+      server.executor.received[0]!.taskId,
+    ]);
   });
 
   it('inside an AgentTool, the tool call pauses and resumes with the remote answer as its result', async () => {
     const server = await scriptedServer(cityWeather);
-    const model = new ScriptedModel([{ functionCalls: [{ name: 'Weather', args: { request: 'weather?' }, id: 'c1' }] }, 'It is sunny in Lyon.']);
+    const model = new ScriptedModel([
+      { functionCalls: [{ name: 'Weather', args: { request: 'weather?' }, id: 'c1' }] },
+      'It is sunny in Lyon.',
+    ]);
     const tool = new AgentTool({ agent: new RemoteA2aAgent({ name: 'Weather', agentCard: server.url }) });
     const { runner, sessionId, events } = await runnerFor(new LlmAgent({ name: 'Assistant', model, tools: [tool] }));
     const paused = await runner.run({ userId: 'u', sessionId, newMessage: 'How is the weather?' });
@@ -104,7 +129,10 @@ describe('a remote input-required', () => {
     const server = await scriptedServer(cityWeather);
     const both = new ParallelAgent({
       name: 'Both',
-      subAgents: [new RemoteA2aAgent({ name: 'A', agentCard: server.url }), new RemoteA2aAgent({ name: 'B', agentCard: server.url })],
+      subAgents: [
+        new RemoteA2aAgent({ name: 'A', agentCard: server.url }),
+        new RemoteA2aAgent({ name: 'B', agentCard: server.url }),
+      ],
     });
     const { runner, sessionId } = await runnerFor(both);
     const paused = await runner.run({ userId: 'u', sessionId, newMessage: 'Weather please' });
@@ -117,7 +145,12 @@ describe('a remote input-required', () => {
     const done = await runner.resume({ userId: 'u', sessionId, responses: { [forB.id]: 'Nice' } });
     expect(done.status).toBe('completed');
     expect(done.output).toEqual({ A: 'Sunny in Lyon.', B: 'Sunny in Nice.' });
-    expect(server.executor.received.filter((r) => r.followUp).map((r) => r.text).sort()).toEqual(['Lyon', 'Nice']);
+    expect(
+      server.executor.received
+        .filter((r) => r.followUp)
+        .map((r) => r.text)
+        .sort(),
+    ).toEqual(['Lyon', 'Nice']);
   });
 
   it('does not send an answer twice: if the remote already moved on (the answer went out before a crash), it follows the task', async () => {
@@ -129,7 +162,18 @@ describe('a remote input-required', () => {
     const client = await new ClientFactory().createFromUrl(server.url);
     await client.sendMessage({
       tenant: '',
-      message: { messageId: 'm-crashed', taskId, contextId: server.executor.received[0]!.contextId, role: 1, parts: [{ content: { $case: 'text', value: 'Brest' }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: undefined, extensions: [], referenceTaskIds: [] },
+      message: {
+        messageId: 'm-crashed',
+        taskId,
+        contextId: server.executor.received[0]!.contextId,
+        role: 1,
+        parts: [
+          { content: { $case: 'text', value: 'Brest' }, metadata: undefined, filename: '', mediaType: 'text/plain' },
+        ],
+        metadata: undefined,
+        extensions: [],
+        referenceTaskIds: [],
+      },
       configuration: undefined,
       metadata: undefined,
     });
@@ -148,7 +192,9 @@ describe('a remote input-required', () => {
       if (body.result?.status?.message) body.result.status.message.messageId = `rebuilt-${Math.random()}`;
       return Response.json(body);
     };
-    const { runner, sessionId } = await runnerFor(new RemoteA2aAgent({ name: 'Weather', agentCard: server.url, fetch: rebuilding }));
+    const { runner, sessionId } = await runnerFor(
+      new RemoteA2aAgent({ name: 'Weather', agentCard: server.url, fetch: rebuilding }),
+    );
     const paused = await runner.run({ userId: 'u', sessionId, newMessage: 'Weather please' });
     const done = await runner.resume({ userId: 'u', sessionId, responses: { [paused.interrupts[0]!.id]: 'Lyon' } });
     expect(done.status).toBe('completed');

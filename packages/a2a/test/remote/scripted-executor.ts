@@ -30,7 +30,13 @@ export class ScriptedExecutor implements AgentExecutor {
     const controller = new AbortController();
     this.cancels.set(request.taskId, controller);
     const turn = new Turn(request, bus, controller.signal);
-    this.received.push({ taskId: request.taskId, contextId: request.contextId, text: turn.text, data: turn.data, followUp: turn.followUp });
+    this.received.push({
+      taskId: request.taskId,
+      contextId: request.contextId,
+      text: turn.text,
+      data: turn.data,
+      followUp: turn.followUp,
+    });
     try {
       await this.script(turn);
     } catch (error) {
@@ -92,7 +98,14 @@ export class Turn {
       AgentEvent.artifactUpdate({
         taskId: this.taskId,
         contextId: this.contextId,
-        artifact: { artifactId, name: 'answer', description: '', parts: [text_(text)], metadata: undefined, extensions: [] },
+        artifact: {
+          artifactId,
+          name: 'answer',
+          description: '',
+          parts: [text_(text)],
+          metadata: undefined,
+          extensions: [],
+        },
         append: true,
         lastChunk: false,
         metadata: undefined,
@@ -146,7 +159,16 @@ export class Turn {
   }
 
   private message(parts: Part[]): Message {
-    return { messageId: randomUUID(), contextId: this.contextId, taskId: this.taskId, role: Role.ROLE_AGENT, parts, metadata: undefined, extensions: [], referenceTaskIds: [] };
+    return {
+      messageId: randomUUID(),
+      contextId: this.contextId,
+      taskId: this.taskId,
+      role: Role.ROLE_AGENT,
+      parts,
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    };
   }
 }
 

@@ -78,7 +78,12 @@ export async function startSdkServer(options: SdkServerOptions): Promise<SdkServ
     supportedInterfaces: [{ url: `${url}/`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
     provider: undefined,
     version: '1.0.0',
-    capabilities: { streaming: options.streaming ?? true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    capabilities: {
+      streaming: options.streaming ?? true,
+      pushNotifications: false,
+      extensions: [],
+      extendedAgentCard: false,
+    },
     securitySchemes: {},
     securityRequirements: [],
     defaultInputModes: ['text'],
@@ -87,7 +92,9 @@ export async function startSdkServer(options: SdkServerOptions): Promise<SdkServ
     signatures: [],
   };
   made.card = card;
-  made.transport = new JsonRpcTransportHandler(new DefaultRequestHandler(card, new InMemoryTaskStore(), options.executor));
+  made.transport = new JsonRpcTransportHandler(
+    new DefaultRequestHandler(card, new InMemoryTaskStore(), options.executor),
+  );
   return {
     url,
     card,

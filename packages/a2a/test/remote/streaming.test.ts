@@ -3,7 +3,12 @@ import { FunctionAgent, SequentialAgent, textOf } from '@troupe/core';
 import { RemoteA2aAgent } from '../../src/remote/index.js';
 import { collect, runnerFor, scriptedServer, sse } from './helpers.js';
 
-const dataPart = (value: unknown) => ({ content: { $case: 'data' as const, value }, metadata: undefined, filename: '', mediaType: 'application/json' });
+const dataPart = (value: unknown) => ({
+  content: { $case: 'data' as const, value },
+  metadata: undefined,
+  filename: '',
+  mediaType: 'application/json',
+});
 
 describe('RemoteA2aAgent against an official-SDK A2A server', () => {
   it('streams the remote output as partial events, then stores one final event with the whole text', async () => {
@@ -16,15 +21,23 @@ describe('RemoteA2aAgent against an official-SDK A2A server', () => {
     const remote = new RemoteA2aAgent({ name: 'Weather', agentCard: server.url });
     const { runner, sessionId, events } = await runnerFor(remote);
 
-    const { events: seen, result } = await collect(runner.runAsync({ userId: 'u', sessionId, newMessage: 'Weather in Paris?', runConfig: sse }));
+    const { events: seen, result } = await collect(
+      runner.runAsync({ userId: 'u', sessionId, newMessage: 'Weather in Paris?', runConfig: sse }),
+    );
 
     expect(result.status).toBe('completed');
     expect(result.output).toBe('Sunny, 21 degrees.');
-    expect(seen.filter((e) => e.partial).map((e) => e.content!.parts[0])).toEqual([{ text: 'Looking it up', thought: true }, { text: 'Sunny, ' }, { text: '21 degrees.' }]);
+    expect(seen.filter((e) => e.partial).map((e) => e.content!.parts[0])).toEqual([
+      { text: 'Looking it up', thought: true },
+      { text: 'Sunny, ' },
+      { text: '21 degrees.' },
+    ]);
     const finals = (await events()).filter((e) => e.author === 'Weather' && e.content);
     expect(finals).toHaveLength(1);
     expect(textOf(finals[0]!)).toBe('Sunny, 21 degrees.');
-    expect(finals[0]!.actions.agentState).toMatchObject({ remoteTask: { state: 'completed', taskId: server.executor.received[0]!.taskId } });
+    expect(finals[0]!.actions.agentState).toMatchObject({
+      remoteTask: { state: 'completed', taskId: server.executor.received[0]!.taskId },
+    });
     expect(server.executor.received.map((r) => r.text)).toEqual(['Weather in Paris?']);
   });
 
@@ -49,7 +62,9 @@ describe('RemoteA2aAgent against an official-SDK A2A server', () => {
       { streaming: false },
     );
     const { runner, sessionId } = await runnerFor(new RemoteA2aAgent({ name: 'Plain', agentCard: server.url }));
-    const { events, result } = await collect(runner.runAsync({ userId: 'u', sessionId, newMessage: 'hi', runConfig: sse }));
+    const { events, result } = await collect(
+      runner.runAsync({ userId: 'u', sessionId, newMessage: 'hi', runConfig: sse }),
+    );
     expect(result.output).toBe('Blocking answer.');
     expect(events.some((e) => e.partial)).toBe(false);
     expect(server.requests.map((r) => r.method)).toEqual(['SendMessage']);
@@ -61,7 +76,9 @@ describe('RemoteA2aAgent against an official-SDK A2A server', () => {
       turn.artifact([dataPart({ city: 'Paris', celsius: 21 })]);
       turn.complete();
     });
-    const { runner, sessionId } = await runnerFor(new RemoteA2aAgent({ name: 'Data', agentCard: server.url, outputKey: 'weather' }));
+    const { runner, sessionId } = await runnerFor(
+      new RemoteA2aAgent({ name: 'Data', agentCard: server.url, outputKey: 'weather' }),
+    );
     const result = await runner.run({ userId: 'u', sessionId, newMessage: 'Paris' });
     expect(result.output).toEqual({ city: 'Paris', celsius: 21 });
     expect(result.state.weather).toEqual({ city: 'Paris', celsius: 21 });
@@ -91,11 +108,21 @@ describe('RemoteA2aAgent against an official-SDK A2A server', () => {
       turn.complete();
     });
     const research = new FunctionAgent({ name: 'Research', run: () => 'Paris has 2.1 million people.' });
-    const pipeline = new SequentialAgent({ name: 'Pipeline', subAgents: [research, new RemoteA2aAgent({ name: 'Summarizer', agentCard: server.url })] });
+    const pipeline = new SequentialAgent({
+      name: 'Pipeline',
+      subAgents: [research, new RemoteA2aAgent({ name: 'Summarizer', agentCard: server.url })],
+    });
     const { runner, sessionId } = await runnerFor(pipeline);
-    const result = await runner.run({ userId: 'u', sessionId, newMessage: 'Tell me about Paris', input: { request: 'Tell me about Paris' } });
+    const result = await runner.run({
+      userId: 'u',
+      sessionId,
+      newMessage: 'Tell me about Paris',
+      input: { request: 'Tell me about Paris' },
+    });
     expect(result.output).toBe('Summary done.');
-    expect(server.executor.received[0]!.text).toBe('For context: [Research] said: Paris has 2.1 million people.\nTell me about Paris');
+    expect(server.executor.received[0]!.text).toBe(
+      'For context: [Research] said: Paris has 2.1 million people.\nTell me about Paris',
+    );
   });
 
   it('takes its description from the card once loaded, and sends the configured headers everywhere', async () => {
@@ -107,7 +134,11 @@ describe('RemoteA2aAgent against an official-SDK A2A server', () => {
       { description: 'Knows the weather.' },
     );
     let calls = 0;
-    const remote = new RemoteA2aAgent({ name: 'Weather', agentCard: `${server.url}/.well-known/agent-card.json`, headers: () => ({ authorization: `Bearer t${++calls}` }) });
+    const remote = new RemoteA2aAgent({
+      name: 'Weather',
+      agentCard: `${server.url}/.well-known/agent-card.json`,
+      headers: () => ({ authorization: `Bearer t${++calls}` }),
+    });
     expect(remote.description).toBe('');
     expect((await remote.loadCard()).name).toBe('Scripted');
     expect(remote.description).toBe('Knows the weather.');

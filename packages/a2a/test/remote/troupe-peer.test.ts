@@ -51,7 +51,12 @@ function bank(sent: number[], replies: ConstructorParameters<typeof ScriptedMode
       return { status: 'sent' };
     },
   });
-  return new LlmAgent({ name: 'Bank', description: 'Moves money.', model: new ScriptedModel(replies), tools: [transferMoney] });
+  return new LlmAgent({
+    name: 'Bank',
+    description: 'Moves money.',
+    model: new ScriptedModel(replies),
+    tools: [transferMoney],
+  });
 }
 
 const transferCall = { functionCalls: [{ name: 'transfer_money', args: { amount: 500 } }] };
@@ -60,23 +65,44 @@ describe('RemoteA2aAgent calling a Troupe a2aApp', () => {
   it('streams the remote answer as partial events and stores it once', async () => {
     const remote = new LlmAgent({ name: 'Poet', model: new ScriptedModel([{ chunks: ['Roses ', 'are ', 'red.'] }]) });
     const { baseUrl } = await serveTroupe(remote);
-    const { runner, sessionId, events } = await runnerFor(new RemoteA2aAgent({ name: 'RemotePoet', agentCard: baseUrl }));
-    const { events: seen, result } = await collect(runner.runAsync({ userId: 'u', sessionId, newMessage: 'A poem', runConfig: sse }));
+    const { runner, sessionId, events } = await runnerFor(
+      new RemoteA2aAgent({ name: 'RemotePoet', agentCard: baseUrl }),
+    );
+    const { events: seen, result } = await collect(
+      runner.runAsync({ userId: 'u', sessionId, newMessage: 'A poem', runConfig: sse }),
+    );
     expect(result.output).toBe('Roses are red.');
-    expect(seen.filter((e) => e.partial && !e.content!.parts.some((p) => 'thought' in p && p.thought)).map(textOf).join('')).toBe('Roses are red.');
-    expect((await events()).filter((e) => e.author === 'RemotePoet' && e.content).map(textOf)).toEqual(['Roses are red.']);
+    expect(
+      seen
+        .filter((e) => e.partial && !e.content!.parts.some((p) => 'thought' in p && p.thought))
+        .map(textOf)
+        .join(''),
+    ).toBe('Roses are red.');
+    expect((await events()).filter((e) => e.author === 'RemotePoet' && e.content).map(textOf)).toEqual([
+      'Roses are red.',
+    ]);
   });
 
   it('an approval asked by the remote tool is answered here: the remote tool runs once, on the same remote task', async () => {
     const sent: number[] = [];
-    const { baseUrl, sessionService } = await serveTroupe(bank(sent, [transferCall, 'Sent 500 to Bob.']), { allowRemoteApprovals: true });
-    const pipeline = new SequentialAgent({ name: 'Desk', subAgents: [new RemoteA2aAgent({ name: 'RemoteBank', agentCard: baseUrl })] });
+    const { baseUrl, sessionService } = await serveTroupe(bank(sent, [transferCall, 'Sent 500 to Bob.']), {
+      allowRemoteApprovals: true,
+    });
+    const pipeline = new SequentialAgent({
+      name: 'Desk',
+      subAgents: [new RemoteA2aAgent({ name: 'RemoteBank', agentCard: baseUrl })],
+    });
     const { runner, sessionId } = await runnerFor(pipeline);
 
     const paused = await runner.run({ userId: 'u', sessionId, newMessage: 'Send 500 to Bob' });
     expect(paused.status).toBe('interrupted');
     const [approval] = paused.interrupts;
-    expect(approval).toMatchObject({ kind: 'confirmation', toolName: 'transfer_money', args: { amount: 500 }, agentPath: 'Desk/RemoteBank' });
+    expect(approval).toMatchObject({
+      kind: 'confirmation',
+      toolName: 'transfer_money',
+      args: { amount: 500 },
+      agentPath: 'Desk/RemoteBank',
+    });
     expect(sent).toEqual([]);
 
     const done = await runner.resume({ userId: 'u', sessionId, responses: { [approval!.id]: true } });
@@ -86,13 +112,19 @@ describe('RemoteA2aAgent calling a Troupe a2aApp', () => {
     // One remote session, one remote invocation (task): the answer continued it.
     const { sessions } = await sessionService.listSessions({ appName: 'Bank', userId: 'a2a' });
     expect(sessions).toHaveLength(1);
-    const remoteEvents = (await sessionService.getSession({ appName: 'Bank', userId: 'a2a', sessionId: sessions[0]!.id }))!.events;
+    const remoteEvents = (await sessionService.getSession({
+      appName: 'Bank',
+      userId: 'a2a',
+      sessionId: sessions[0]!.id,
+    }))!.events;
     expect(new Set(remoteEvents.map((e) => e.invocationId)).size).toBe(1);
   });
 
   it('a rejection here means the remote tool never runs', async () => {
     const sent: number[] = [];
-    const { baseUrl } = await serveTroupe(bank(sent, [transferCall, 'The transfer was not approved.']), { allowRemoteApprovals: true });
+    const { baseUrl } = await serveTroupe(bank(sent, [transferCall, 'The transfer was not approved.']), {
+      allowRemoteApprovals: true,
+    });
     const { runner, sessionId } = await runnerFor(new RemoteA2aAgent({ name: 'RemoteBank', agentCard: baseUrl }));
     const paused = await runner.run({ userId: 'u', sessionId, newMessage: 'Send 500 to Bob' });
     const done = await runner.resume({ userId: 'u', sessionId, responses: { [paused.interrupts[0]!.id]: false } });
@@ -120,16 +152,27 @@ describe('RemoteA2aAgent calling a Troupe a2aApp', () => {
       description: 'Picks an account.',
       parameters: z.object({}),
       execute: async (_args, ctx) => {
-        const account = await ctx.requestInput<string>({ message: 'Which account?', responseSchema: { type: 'string' } });
+        const account = await ctx.requestInput<string>({
+          message: 'Which account?',
+          responseSchema: { type: 'string' },
+        });
         accounts.push(account);
         return { account };
       },
     });
-    const remote = new LlmAgent({ name: 'Accounts', model: new ScriptedModel([{ functionCalls: [{ name: 'pick_account', args: {} }] }, 'Using savings.']), tools: [pick] });
+    const remote = new LlmAgent({
+      name: 'Accounts',
+      model: new ScriptedModel([{ functionCalls: [{ name: 'pick_account', args: {} }] }, 'Using savings.']),
+      tools: [pick],
+    });
     const { baseUrl } = await serveTroupe(remote);
     const { runner, sessionId } = await runnerFor(new RemoteA2aAgent({ name: 'RemoteAccounts', agentCard: baseUrl }));
     const paused = await runner.run({ userId: 'u', sessionId, newMessage: 'Pay the bill' });
-    expect(paused.interrupts[0]).toMatchObject({ kind: 'input', message: 'Which account?', responseSchema: { type: 'string' } });
+    expect(paused.interrupts[0]).toMatchObject({
+      kind: 'input',
+      message: 'Which account?',
+      responseSchema: { type: 'string' },
+    });
     const done = await runner.resume({ userId: 'u', sessionId, responses: { [paused.interrupts[0]!.id]: 'savings' } });
     expect(done.output).toBe('Using savings.');
     expect(accounts).toEqual(['savings']);
@@ -153,20 +196,39 @@ describe('RemoteA2aAgent calling a Troupe a2aApp', () => {
         return { done: true };
       },
     });
-    const remote = new LlmAgent({ name: 'Worker', model: new ScriptedModel([{ functionCalls: [{ name: 'slow_job', args: {} }] }, 'done']), tools: [slow] });
+    const remote = new LlmAgent({
+      name: 'Worker',
+      model: new ScriptedModel([{ functionCalls: [{ name: 'slow_job', args: {} }] }, 'done']),
+      tools: [slow],
+    });
     const { baseUrl, sessionService } = await serveTroupe(remote);
     const { runner, sessionId } = await runnerFor(new RemoteA2aAgent({ name: 'RemoteWorker', agentCard: baseUrl }));
     const controller = new AbortController();
-    const running = runner.run({ userId: 'u', sessionId, newMessage: 'Do the job', abortSignal: controller.signal, runConfig: sse });
+    const running = runner.run({
+      userId: 'u',
+      sessionId,
+      newMessage: 'Do the job',
+      abortSignal: controller.signal,
+      runConfig: sse,
+    });
     await eventually(() => started, 10_000, 'the remote tool to start');
     // The remote task's id is stored once the first update arrived; give the record a moment.
-    await eventually(async () => (await runner.sessionService.getSession({ appName: 'app', userId: 'u', sessionId }))!.events.some((e) => e.actions.agentState), 5_000, 'the progress record');
+    await eventually(
+      async () =>
+        (await runner.sessionService.getSession({ appName: 'app', userId: 'u', sessionId }))!.events.some(
+          (e) => e.actions.agentState,
+        ),
+      5_000,
+      'the progress record',
+    );
     controller.abort();
     expect((await running).status).toBe('cancelled');
     await eventually(
       async () => {
         const { sessions } = await sessionService.listSessions({ appName: 'Worker', userId: 'a2a' });
-        const events = sessions[0] ? (await sessionService.getSession({ appName: 'Worker', userId: 'a2a', sessionId: sessions[0].id }))!.events : [];
+        const events = sessions[0]
+          ? (await sessionService.getSession({ appName: 'Worker', userId: 'a2a', sessionId: sessions[0].id }))!.events
+          : [];
         return events.some((e) => e.errorCode === 'CANCELLED');
       },
       10_000,

@@ -14,7 +14,9 @@ const ADK_DIR = fileURLToPath(new URL('../../../../test/interop/adk-js/', import
 const HAVE_ADK = existsSync(`${ADK_DIR}node_modules/@google/adk/package.json`);
 const IN_CI = /^(1|true|yes)$/i.test(process.env.CI ?? '');
 if (!HAVE_ADK && !IN_CI) {
-  console.warn(`Skipping the ADK JS → a2aApp interoperability test: ${ADK_DIR}node_modules is missing. Install it with: npm ci --prefix test/interop/adk-js`);
+  console.warn(
+    `Skipping the ADK JS → a2aApp interoperability test: ${ADK_DIR}node_modules is missing. Install it with: npm ci --prefix test/interop/adk-js`,
+  );
 }
 
 const run = promisify(execFile);
@@ -35,7 +37,9 @@ describe.skipIf(!HAVE_ADK && !IN_CI)("ADK JS 2.0's RemoteA2AAgent consuming a Tr
 
   beforeAll(async () => {
     if (!HAVE_ADK) {
-      throw new Error(`Google ADK for JS is not installed in ${ADK_DIR}, and CI=true requires the A2A interoperability tests to run. Install it with: npm ci --prefix test/interop/adk-js (.ci/run does this).`);
+      throw new Error(
+        `Google ADK for JS is not installed in ${ADK_DIR}, and CI=true requires the A2A interoperability tests to run. Install it with: npm ci --prefix test/interop/adk-js (.ci/run does this).`,
+      );
     }
     requireBuilt();
     server = await processes.start({ db: files.db, port: await freePort(), toolLog: files.toolLog });
@@ -46,14 +50,23 @@ describe.skipIf(!HAVE_ADK && !IN_CI)("ADK JS 2.0's RemoteA2AAgent consuming a Tr
   });
 
   it('streams the answer into the ADK session, stores it once, and continues the same Troupe session on the next turn', async () => {
-    const { stdout } = await run(process.execPath, ['remote-a2a-client.mjs', server.baseUrl, 'hello from adk', 'second turn'], { cwd: ADK_DIR, timeout: 60_000 });
-    const [first, second, stored] = stdout.trim().split('\n').map((line) => JSON.parse(line) as unknown) as [AdkEvent[], AdkEvent[], { storedTexts: string[] }];
+    const { stdout } = await run(
+      process.execPath,
+      ['remote-a2a-client.mjs', server.baseUrl, 'hello from adk', 'second turn'],
+      { cwd: ADK_DIR, timeout: 60_000 },
+    );
+    const [first, second, stored] = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as unknown) as [AdkEvent[], AdkEvent[], { storedTexts: string[] }];
 
     expect(first.every((e) => e.author === 'bank' && e.errorMessage === undefined)).toBe(true);
     // Streamed chunks first (partial, not stored by ADK), then one final answer: the task's output.
     const partial = first.filter((e) => e.partial).map((e) => e.text);
     expect(partial.join('')).toBe('You said: hello from adk (turn 1)');
-    expect(first.filter((e) => !e.partial && e.text !== '').map((e) => e.text)).toEqual(['You said: hello from adk (turn 1)']);
+    expect(first.filter((e) => !e.partial && e.text !== '').map((e) => e.text)).toEqual([
+      'You said: hello from adk (turn 1)',
+    ]);
 
     // ADK sends the second turn on the context the first one returned: the same Troupe session.
     const final = (events: AdkEvent[]) => events.filter((e) => !e.partial && e.text !== '').at(-1)!;
@@ -61,7 +74,9 @@ describe.skipIf(!HAVE_ADK && !IN_CI)("ADK JS 2.0's RemoteA2AAgent consuming a Tr
     expect(final(second).contextId).toBe(final(first).contextId);
     expect(stored.storedTexts).toEqual(['You said: hello from adk (turn 1)', 'You said: second turn (turn 2)']);
 
-    const session = (await (await fetch(`${server.apiUrl}/apps/bank/users/a2a/sessions/${final(first).contextId}`)).json()) as { events: { invocationId: string }[] };
+    const session = (await (
+      await fetch(`${server.apiUrl}/apps/bank/users/a2a/sessions/${final(first).contextId}`)
+    ).json()) as { events: { invocationId: string }[] };
     expect(new Set(session.events.map((e) => e.invocationId)).size).toBe(2);
   });
 });

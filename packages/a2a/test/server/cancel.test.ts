@@ -29,11 +29,15 @@ interface WireEvent {
 }
 
 async function storedEvents(apiUrl: string, sessionId: string): Promise<WireEvent[]> {
-  return ((await (await fetch(`${apiUrl}/apps/bank/users/a2a/sessions/${sessionId}`)).json()) as { events: WireEvent[] }).events;
+  return (
+    (await (await fetch(`${apiUrl}/apps/bank/users/a2a/sessions/${sessionId}`)).json()) as { events: WireEvent[] }
+  ).events;
 }
 
 /** Resolves with the task of a stream once its run is busy in the slow tool. */
-async function startSlowTask(server: ServerProcess): Promise<{ taskId: string; contextId: string; rest: Promise<StreamResponse[]> }> {
+async function startSlowTask(
+  server: ServerProcess,
+): Promise<{ taskId: string; contextId: string; rest: Promise<StreamResponse[]> }> {
   const client = await sdkClient(server.baseUrl);
   const stream = client.sendMessageStream(message('slow please'));
   const first = await stream.next();
@@ -54,14 +58,22 @@ describe('tasks/cancel', () => {
     const { taskId, contextId, rest } = await startSlowTask(server);
     const cancelled = await client.cancelTask({ tenant: '', id: taskId, metadata: undefined });
     expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
-    expect(textsOf(cancelled.status?.message?.parts)).toEqual(['The task was cancelled by its A2A client (tasks/cancel).']);
+    expect(textsOf(cancelled.status?.message?.parts)).toEqual([
+      'The task was cancelled by its A2A client (tasks/cancel).',
+    ]);
     expect((await rest).map(line).at(-1)).toBe('status:canceled');
     const events = (await storedEvents(server.apiUrl, contextId)).filter((e) => e.invocationId === taskId);
     expect(events.filter((e) => e.errorCode === 'CANCELLED')).toHaveLength(1);
-    expect((await client.getTask({ tenant: '', id: taskId, historyLength: undefined })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect((await client.getTask({ tenant: '', id: taskId, historyLength: undefined })).status?.state).toBe(
+      TaskState.TASK_STATE_CANCELED,
+    );
     // Cancelling again answers the same; the conversation takes the next task at once.
-    expect((await client.cancelTask({ tenant: '', id: taskId, metadata: undefined })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
-    expect(asTask(await client.sendMessage(message('next', { contextId }))).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect((await client.cancelTask({ tenant: '', id: taskId, metadata: undefined })).status?.state).toBe(
+      TaskState.TASK_STATE_CANCELED,
+    );
+    expect(asTask(await client.sendMessage(message('next', { contextId }))).status?.state).toBe(
+      TaskState.TASK_STATE_COMPLETED,
+    );
   });
 
   it('cancels a task waiting for input: stored, it takes no answer, and the conversation goes on', async () => {
@@ -70,8 +82,13 @@ describe('tasks/cancel', () => {
     expect(paused.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     const cancelled = await client.cancelTask({ tenant: '', id: paused.id, metadata: undefined });
     expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
-    expect((await storedEvents(server.apiUrl, paused.contextId)).at(-1)).toMatchObject({ invocationId: paused.id, errorCode: 'CANCELLED' });
-    await expect(client.sendMessage(message('yes', { taskId: paused.id }))).rejects.toThrow(/is canceled and takes no more messages/);
+    expect((await storedEvents(server.apiUrl, paused.contextId)).at(-1)).toMatchObject({
+      invocationId: paused.id,
+      errorCode: 'CANCELLED',
+    });
+    await expect(client.sendMessage(message('yes', { taskId: paused.id }))).rejects.toThrow(
+      /is canceled and takes no more messages/,
+    );
     const next = asTask(await client.sendMessage(message('hello again', { contextId: paused.contextId })));
     expect(next.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
@@ -79,7 +96,9 @@ describe('tasks/cancel', () => {
   it('refuses to cancel a completed task', async () => {
     const client = await sdkClient(server.baseUrl);
     const done = asTask(await client.sendMessage(message('hi')));
-    await expect(client.cancelTask({ tenant: '', id: done.id, metadata: undefined })).rejects.toThrow(/already completed; only a working task or one waiting for input can be cancelled/);
+    await expect(client.cancelTask({ tenant: '', id: done.id, metadata: undefined })).rejects.toThrow(
+      /already completed; only a working task or one waiting for input can be cancelled/,
+    );
   });
 
   it('cancels a task whose server process died mid-run, once its lease has expired', async () => {
@@ -90,7 +109,9 @@ describe('tasks/cancel', () => {
     await cut;
     server = await processes.start({ db: files.db, port, toolLog: files.toolLog, leaseTtlMs: 1_000 });
     const client = await sdkClient(server.baseUrl);
-    expect((await client.getTask({ tenant: '', id: taskId, historyLength: undefined })).status?.state).toBe(TaskState.TASK_STATE_WORKING);
+    expect((await client.getTask({ tenant: '', id: taskId, historyLength: undefined })).status?.state).toBe(
+      TaskState.TASK_STATE_WORKING,
+    );
     // Until the dead process's lease expires, its run may still be alive for all this one knows.
     let cancelled;
     const deadline = Date.now() + 10_000;

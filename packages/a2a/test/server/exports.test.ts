@@ -6,7 +6,11 @@ import type { A2aApp, A2aAppOptions, A2aAuthOptions } from '@troupe/a2a';
 
 describe('@troupe/a2a, server side', () => {
   it('exports a2aApp and the interrupt part type', () => {
-    expect(Object.keys(a2a).filter((name) => !name.startsWith('Remote')).sort()).toEqual(['A2A_INTERRUPT_PART_TYPE', 'a2aApp']);
+    expect(
+      Object.keys(a2a)
+        .filter((name) => !name.startsWith('Remote'))
+        .sort(),
+    ).toEqual(['A2A_INTERRUPT_PART_TYPE', 'a2aApp']);
     expect(a2a.A2A_INTERRUPT_PART_TYPE).toBe('troupe.interrupt');
   });
 

@@ -1,5 +1,11 @@
 import { SendMessageRequest, TaskState } from '@a2a-js/sdk';
-import { type Client, ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import {
+  type Client,
+  ClientFactory,
+  ClientFactoryOptions,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+} from '@a2a-js/sdk/client';
 import { describe, expect, it } from 'vitest';
 import { LlmAgent } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
@@ -11,7 +17,10 @@ import { a2aApp, type A2aApp } from '@troupe/a2a';
 async function clientOf(app: A2aApp): Promise<Client> {
   const inMemory: typeof fetch = async (input, init) => app.fetch(new Request(input, init));
   const factory = new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { cardResolver: new DefaultAgentCardResolver({ fetchImpl: inMemory }), transports: [new JsonRpcTransportFactory({ fetchImpl: inMemory })] }),
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl: inMemory }),
+      transports: [new JsonRpcTransportFactory({ fetchImpl: inMemory })],
+    }),
   );
   return factory.createFromUrl('http://guarded.example');
 }
@@ -19,13 +28,23 @@ async function clientOf(app: A2aApp): Promise<Client> {
 describe('A2A: a tripped guardrail', () => {
   it('ends the task rejected, with the guardrail named in the status message', async () => {
     const model = new ScriptedModel([]);
-    const agent = new LlmAgent({ name: 'Tutor', model, inputGuardrails: [{ name: 'no_homework', blocking: true, check: () => ({ tripwire: true }) }] });
+    const agent = new LlmAgent({
+      name: 'Tutor',
+      model,
+      inputGuardrails: [{ name: 'no_homework', blocking: true, check: () => ({ tripwire: true }) }],
+    });
     const client = await clientOf(a2aApp(agent, { baseUrl: 'http://guarded.example' }));
-    const task = await client.sendMessage(SendMessageRequest.fromJSON({ message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'do my homework' }] } }));
+    const task = await client.sendMessage(
+      SendMessageRequest.fromJSON({
+        message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'do my homework' }] },
+      }),
+    );
     expect('status' in task && task.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
     const message = 'status' in task ? task.status?.message?.parts[0]?.content : undefined;
     expect(message).toMatchObject({ $case: 'text' });
-    expect((message as { value: string }).value).toMatch(/^Guardrail 'no_homework' tripped on the input of agent 'Tutor'/);
+    expect((message as { value: string }).value).toMatch(
+      /^Guardrail 'no_homework' tripped on the input of agent 'Tutor'/,
+    );
     const stored = await client.getTask({ tenant: '', id: 'id' in task ? task.id : '', historyLength: undefined });
     expect(stored.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
     expect(model.callCount).toBe(0);

@@ -33,14 +33,28 @@ async function failure(call: Promise<unknown>, taskId: string): Promise<{ name: 
 describe('per-user isolation', () => {
   it('needs a token for JSON-RPC (not for the card)', async () => {
     expect((await fetch(`${server.baseUrl}/.well-known/agent-card.json`)).status).toBe(200);
-    const response = await fetch(server.baseUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }) });
+    const response = await fetch(server.baseUrl, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }),
+    });
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toBe('Bearer');
-    expect(((await response.json()) as { error: { message: string } }).error.message).toBe("This A2A endpoint requires a token: send the header 'Authorization: Bearer <token>'.");
-    const wrong = await fetch(server.baseUrl, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: 'Bearer nope' }, body: '{}' });
+    expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
+      "This A2A endpoint requires a token: send the header 'Authorization: Bearer <token>'.",
+    );
+    const wrong = await fetch(server.baseUrl, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: 'Bearer nope' },
+      body: '{}',
+    });
     expect(wrong.status).toBe(401);
-    const card = (await (await fetch(`${server.baseUrl}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })).json()) as { securitySchemes: unknown };
-    expect(card.securitySchemes).toEqual({ bearer: { httpAuthSecurityScheme: expect.objectContaining({ scheme: 'Bearer' }) } });
+    const card = (await (
+      await fetch(`${server.baseUrl}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })
+    ).json()) as { securitySchemes: unknown };
+    expect(card.securitySchemes).toEqual({
+      bearer: { httpAuthSecurityScheme: expect.objectContaining({ scheme: 'Bearer' }) },
+    });
   });
 
   it("another user cannot get, cancel or answer a user's task, and is told the same as for an unknown task", async () => {
@@ -52,16 +66,25 @@ describe('per-user isolation', () => {
 
     const notFound = await failure(bob.getTask({ tenant: '', id: unknown, historyLength: undefined }), unknown);
     expect(notFound.message).toMatch(/^There is no task '<id>' for you\./);
-    expect(await failure(bob.getTask({ tenant: '', id: task.id, historyLength: undefined }), task.id)).toEqual(notFound);
-    expect(await failure(bob.cancelTask({ tenant: '', id: task.id, metadata: undefined }), task.id)).toEqual(await failure(bob.cancelTask({ tenant: '', id: unknown, metadata: undefined }), unknown));
-    const answer = (id: string) => bob.sendMessage(message([data({ interruptId: 'x', confirmed: true })], { taskId: id }));
+    expect(await failure(bob.getTask({ tenant: '', id: task.id, historyLength: undefined }), task.id)).toEqual(
+      notFound,
+    );
+    expect(await failure(bob.cancelTask({ tenant: '', id: task.id, metadata: undefined }), task.id)).toEqual(
+      await failure(bob.cancelTask({ tenant: '', id: unknown, metadata: undefined }), unknown),
+    );
+    const answer = (id: string) =>
+      bob.sendMessage(message([data({ interruptId: 'x', confirmed: true })], { taskId: id }));
     expect(await failure(answer(task.id), task.id)).toEqual(await failure(answer(unknown), unknown));
     // The admin token acts as the default user, not as Alice.
     const admin = await sdkClient(server.baseUrl, 'admin-token');
-    expect(await failure(admin.getTask({ tenant: '', id: task.id, historyLength: undefined }), task.id)).toEqual(notFound);
+    expect(await failure(admin.getTask({ tenant: '', id: task.id, historyLength: undefined }), task.id)).toEqual(
+      notFound,
+    );
 
     // Alice's task is untouched.
-    expect((await alice.getTask({ tenant: '', id: task.id, historyLength: undefined })).status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect((await alice.getTask({ tenant: '', id: task.id, historyLength: undefined })).status?.state).toBe(
+      TaskState.TASK_STATE_INPUT_REQUIRED,
+    );
   });
 
   it("a contextId is per user: Bob using Alice's starts his own conversation and sees none of hers", async () => {
@@ -73,7 +96,16 @@ describe('per-user isolation', () => {
     const bobs = asTask(await bob.sendMessage(message('hi', { contextId: first.contextId })));
     expect(bobs.contextId).toBe(first.contextId);
     expect(textsOf(bobs.status?.message?.parts)).toEqual(['You said: hi (turn 1)']);
-    const list = await bob.listTasks({ tenant: '', contextId: first.contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: undefined, pageToken: '', historyLength: undefined, statusTimestampAfter: undefined, includeArtifacts: undefined });
+    const list = await bob.listTasks({
+      tenant: '',
+      contextId: first.contextId,
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageSize: undefined,
+      pageToken: '',
+      historyLength: undefined,
+      statusTimestampAfter: undefined,
+      includeArtifacts: undefined,
+    });
     expect(list.tasks.map((t) => t.id)).toEqual([bobs.id]);
   });
 });

@@ -23,15 +23,25 @@ describe('a2aApp served in a real process', () => {
   it('serves a card that the SDK client reads: the tree as skills, streaming, the JSON-RPC url', async () => {
     const client = await sdkClient(server.baseUrl);
     const card = await client.getAgentCard();
-    expect(card).toMatchObject({ name: 'Banker', description: 'Moves money between accounts.', capabilities: { streaming: true, pushNotifications: false } });
+    expect(card).toMatchObject({
+      name: 'Banker',
+      description: 'Moves money between accounts.',
+      capabilities: { streaming: true, pushNotifications: false },
+    });
     expect(card.supportedInterfaces.map((i) => [i.url, i.protocolBinding, i.protocolVersion])).toEqual([
       [server.baseUrl, 'JSONRPC', '1.0'],
       [server.baseUrl, 'JSONRPC', '0.3'],
     ]);
     expect(card.skills.map((s) => s.id)).toEqual(['Banker', 'Banker.transfer_money', 'Banker.slow_step']);
-    expect(card.skills[1]).toMatchObject({ name: 'transfer_money', description: 'Sends money to Bob.', tags: ['tool', 'Banker'] });
+    expect(card.skills[1]).toMatchObject({
+      name: 'transfer_money',
+      description: 'Sends money to Bob.',
+      tags: ['tool', 'Banker'],
+    });
     // The JSON the server sent is a valid 1.0 card as the SDK's codec reads it.
-    const raw = await (await fetch(`${server.baseUrl}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })).json();
+    const raw = await (
+      await fetch(`${server.baseUrl}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })
+    ).json();
     expect(AgentCard.fromJSON(raw)).toMatchObject({ name: 'Banker', skills: expect.any(Array) });
   });
 
@@ -39,13 +49,23 @@ describe('a2aApp served in a real process', () => {
     const response = await fetch(`${server.baseUrl}/.well-known/agent-card.json`);
     expect(response.headers.get('vary')).toContain('A2A-Version');
     const raw = (await response.json()) as Record<string, unknown>;
-    expect(raw).toMatchObject({ name: 'Banker', url: server.baseUrl, preferredTransport: 'JSONRPC', protocolVersion: '0.3.0', capabilities: { streaming: true } });
+    expect(raw).toMatchObject({
+      name: 'Banker',
+      url: server.baseUrl,
+      preferredTransport: 'JSONRPC',
+      protocolVersion: '0.3.0',
+      capabilities: { streaming: true },
+    });
     // A 0.3 reader finds everything it needs in the 0.3 fields alone...
     const { supportedInterfaces, ...legacyFields } = raw;
     expect(isLegacyAgentCard(legacyFields)).toBe(true);
     const parsed = parseLegacyAgentCard(legacyFields);
     expect(parsed.name).toBe('Banker');
-    expect(parsed.supportedInterfaces[0]).toMatchObject({ url: server.baseUrl, protocolBinding: 'JSONRPC', protocolVersion: '0.3.0' });
+    expect(parsed.supportedInterfaces[0]).toMatchObject({
+      url: server.baseUrl,
+      protocolBinding: 'JSONRPC',
+      protocolVersion: '0.3.0',
+    });
     // ...and a 1.0 reader of the same document takes the 1.0 interfaces (the SDK's rule for such cards).
     expect(isLegacyAgentCard(raw)).toBe(false);
     expect(AgentCard.fromJSON({ ...raw, supportedInterfaces }).supportedInterfaces).toHaveLength(2);
@@ -55,12 +75,18 @@ describe('a2aApp served in a real process', () => {
     const client = await sdkClient(server.baseUrl);
     const events = await collect(client.sendMessageStream(message('hello there')));
     // Chunks a slow reader has not taken yet are merged, so how many arrive varies; their order does not.
-    expect(events.map(line).join(' ')).toMatch(/^task:submitted status:working artifact:response-1( artifact:response-1\+)* artifact:response-1\+! status:completed$/);
+    expect(events.map(line).join(' ')).toMatch(
+      /^task:submitted status:working artifact:response-1( artifact:response-1\+)* artifact:response-1\+! status:completed$/,
+    );
     // The chunks add up to the text, once; the last one closes the artifact.
-    const chunks = events.flatMap((e) => (e.payload?.$case === 'artifactUpdate' ? textsOf(e.payload.value.artifact?.parts) : []));
+    const chunks = events.flatMap((e) =>
+      e.payload?.$case === 'artifactUpdate' ? textsOf(e.payload.value.artifact?.parts) : [],
+    );
     expect(chunks.join('')).toBe('You said: hello there (turn 1)');
     const final = events.at(-1)!.payload;
-    expect(final?.$case === 'statusUpdate' && textsOf(final.value.status?.message?.parts)).toEqual(['You said: hello there (turn 1)']);
+    expect(final?.$case === 'statusUpdate' && textsOf(final.value.status?.message?.parts)).toEqual([
+      'You said: hello there (turn 1)',
+    ]);
 
     // Task id and context id are the run's invocation and session; the store answers tasks/get.
     const first = events[0]!.payload!;
@@ -69,9 +95,13 @@ describe('a2aApp served in a real process', () => {
     const stored = await client.getTask({ tenant: '', id: task!.id, historyLength: undefined });
     expect(stored.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(stored.status).toEqual(final?.$case === 'statusUpdate' ? final.value.status : undefined);
-    expect(stored.artifacts.map((a) => [a.artifactId, textsOf(a.parts).join('')])).toEqual([['response-1', 'You said: hello there (turn 1)']]);
+    expect(stored.artifacts.map((a) => [a.artifactId, textsOf(a.parts).join('')])).toEqual([
+      ['response-1', 'You said: hello there (turn 1)'],
+    ]);
     expect(textsOf(stored.history[0]?.parts)).toEqual(['hello there']);
-    const apiSession = (await (await fetch(`${server.apiUrl}/apps/bank/users/a2a/sessions/${task!.contextId}`)).json()) as { events: { invocationId: string }[] };
+    const apiSession = (await (
+      await fetch(`${server.apiUrl}/apps/bank/users/a2a/sessions/${task!.contextId}`)
+    ).json()) as { events: { invocationId: string }[] };
     expect(new Set(apiSession.events.map((e) => e.invocationId))).toEqual(new Set([task!.id]));
   });
 
@@ -89,19 +119,45 @@ describe('a2aApp served in a real process', () => {
   });
 
   it('speaks A2A 0.3 on the same endpoint: message/stream frames with kind and final, then tasks/get', async () => {
-    const request = { jsonrpc: '2.0', id: 7, method: 'message/stream', params: { message: { kind: 'message', messageId: 'm-03', role: 'user', parts: [{ kind: 'text', text: 'old client' }] } } };
-    const response = await fetch(server.baseUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(request), signal: AbortSignal.timeout(20_000) });
+    const request = {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'message/stream',
+      params: {
+        message: { kind: 'message', messageId: 'm-03', role: 'user', parts: [{ kind: 'text', text: 'old client' }] },
+      },
+    };
+    const response = await fetch(server.baseUrl, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(request),
+      signal: AbortSignal.timeout(20_000),
+    });
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     const frames = (await response.text())
       .split('\n\n')
       .filter((f) => f.startsWith('data: '))
-      .map((f) => (JSON.parse(f.slice(6)) as { id: number; result: { kind: string; final?: boolean; status?: { state: string } } }));
+      .map(
+        (f) =>
+          JSON.parse(f.slice(6)) as {
+            id: number;
+            result: { kind: string; final?: boolean; status?: { state: string } };
+          },
+      );
     expect(frames.every((f) => f.id === 7)).toBe(true);
     expect(frames[0]!.result.kind).toBe('task');
     expect(frames.map((f) => f.result.kind)).toContain('artifact-update');
     expect(frames.at(-1)!.result).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
     const taskId = (frames[0]!.result as unknown as { id: string }).id;
-    const get = await fetch(server.baseUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tasks/get', params: { id: taskId } }) });
-    expect(((await get.json()) as { result: unknown }).result).toMatchObject({ kind: 'task', id: taskId, status: { state: 'completed' } });
+    const get = await fetch(server.baseUrl, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tasks/get', params: { id: taskId } }),
+    });
+    expect(((await get.json()) as { result: unknown }).result).toMatchObject({
+      kind: 'task',
+      id: taskId,
+      status: { state: 'completed' },
+    });
   });
 });

@@ -1,5 +1,11 @@
 import { SendMessageRequest, TaskState, type StreamResponse } from '@a2a-js/sdk';
-import { type Client, ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import {
+  type Client,
+  ClientFactory,
+  ClientFactoryOptions,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+} from '@a2a-js/sdk/client';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { FunctionAgent, InMemorySessionService, LlmAgent } from '@troupe/core';
@@ -12,13 +18,21 @@ import { a2aApp, type A2aApp } from '@troupe/a2a';
 async function clientOf(app: A2aApp): Promise<Client> {
   const inMemory: typeof fetch = async (input, init) => app.fetch(new Request(input, init));
   const factory = new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { cardResolver: new DefaultAgentCardResolver({ fetchImpl: inMemory }), transports: [new JsonRpcTransportFactory({ fetchImpl: inMemory })] }),
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl: inMemory }),
+      transports: [new JsonRpcTransportFactory({ fetchImpl: inMemory })],
+    }),
   );
   return factory.createFromUrl('http://views.example');
 }
 
-const send = (text: string, extra: Record<string, unknown> = {}) => SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] }, ...extra });
-const stateOf = (update: StreamResponse) => (update.payload?.$case === 'statusUpdate' ? TaskState[update.payload.value.status!.state] : update.payload?.$case);
+const send = (text: string, extra: Record<string, unknown> = {}) =>
+  SendMessageRequest.fromJSON({
+    message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] },
+    ...extra,
+  });
+const stateOf = (update: StreamResponse) =>
+  update.payload?.$case === 'statusUpdate' ? TaskState[update.payload.value.status!.state] : update.payload?.$case;
 
 describe('task views', () => {
   it('returnImmediately answers with the working task; tasks/resubscribe follows it to the end; historyLength limits the history', async () => {
@@ -34,7 +48,8 @@ describe('task views', () => {
     let text = '';
     for await (const update of client.resubscribeTask({ tenant: '', id: taskId })) {
       follow.push(String(stateOf(update)));
-      if (update.payload?.$case === 'artifactUpdate') for (const p of update.payload.value.artifact!.parts) if (p.content?.$case === 'text') text += p.content.value;
+      if (update.payload?.$case === 'artifactUpdate')
+        for (const p of update.payload.value.artifact!.parts) if (p.content?.$case === 'text') text += p.content.value;
     }
     expect(follow[0]).toBe('task');
     expect(follow.at(-1)).toBe('TASK_STATE_COMPLETED');
@@ -50,11 +65,23 @@ describe('task views', () => {
   });
 
   it('a message that is one JSON object is the structured input of the agent, checked against its inputSchema', async () => {
-    const adder = new FunctionAgent({ name: 'Adder', inputSchema: z.object({ a: z.number(), b: z.number() }), run: ({ a, b }) => ({ sum: a + b }) });
+    const adder = new FunctionAgent({
+      name: 'Adder',
+      inputSchema: z.object({ a: z.number(), b: z.number() }),
+      run: ({ a, b }) => ({ sum: a + b }),
+    });
     const client = await clientOf(a2aApp(adder, { baseUrl: 'http://views.example' }));
-    const task = await client.sendMessage(SendMessageRequest.fromJSON({ message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ data: { a: 2, b: 3 } }] } }));
-    expect('status' in task && task.status?.message?.parts.map((p) => p.content)).toEqual([{ $case: 'data', value: { sum: 5 } }]);
-    const wrong = client.sendMessage(SendMessageRequest.fromJSON({ message: { messageId: 'm2', role: 'ROLE_USER', parts: [{ data: { a: 'two' } }] } }));
+    const task = await client.sendMessage(
+      SendMessageRequest.fromJSON({
+        message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ data: { a: 2, b: 3 } }] },
+      }),
+    );
+    expect('status' in task && task.status?.message?.parts.map((p) => p.content)).toEqual([
+      { $case: 'data', value: { sum: 5 } },
+    ]);
+    const wrong = client.sendMessage(
+      SendMessageRequest.fromJSON({ message: { messageId: 'm2', role: 'ROLE_USER', parts: [{ data: { a: 'two' } }] } }),
+    );
     await expect(wrong).rejects.toThrow(/The input for agent 'Adder' does not match its inputSchema/);
   });
 
@@ -70,9 +97,16 @@ describe('task views', () => {
     expect(Date.now() - began).toBeLessThan(5_000);
     const task = await client.getTask({ tenant: '', id: taskId, historyLength: undefined });
     expect(task.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
-    expect(task.status?.message?.parts[0]?.content).toEqual({ $case: 'text', value: 'The server shut down; the task was cancelled after a grace period of 100 ms.' });
-    await expect(client.sendMessage(send('again'))).rejects.toThrow('This server is shutting down and starts no new tasks.');
+    expect(task.status?.message?.parts[0]?.content).toEqual({
+      $case: 'text',
+      value: 'The server shut down; the task was cancelled after a grace period of 100 ms.',
+    });
+    await expect(client.sendMessage(send('again'))).rejects.toThrow(
+      'This server is shutting down and starts no new tasks.',
+    );
     // The conversation made for the refused message is gone again.
-    expect((await sessionService.listSessions({ appName: 'Sleepy', userId: 'a2a' })).sessions.map((s) => s.id)).toEqual([task.contextId]);
+    expect((await sessionService.listSessions({ appName: 'Sleepy', userId: 'a2a' })).sessions.map((s) => s.id)).toEqual(
+      [task.contextId],
+    );
   });
 });

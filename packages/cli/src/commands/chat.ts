@@ -38,7 +38,9 @@ export async function chat(options: ChatOptions): Promise<number> {
     if (!conversation.cancel()) reader.close();
   });
   const conversation = new Conversation({ runner, userId, sessionId, sink, io, reader });
-  io.stderr.write(`Chatting with ${runner.agent.name} (app '${runner.appName}', session '${sessionId}', user '${userId}'). Type 'exit' or 'quit' to leave.\n`);
+  io.stderr.write(
+    `Chatting with ${runner.agent.name} (app '${runner.appName}', session '${sessionId}', user '${userId}'). Type 'exit' or 'quit' to leave.\n`,
+  );
   const report = (outcome: TurnOutcome): void => {
     const line = outcomeMessage(outcome, sink, options.resumeHint);
     if (line) io.stderr.write(`${line}\n`);
@@ -46,8 +48,14 @@ export async function chat(options: ChatOptions): Promise<number> {
   try {
     const waiting = options.openInterrupts ?? [];
     if (waiting.length > 0) {
-      io.stderr.write(`Session '${sessionId}' is waiting for ${waiting.length === 1 ? 'an answer' : `${waiting.length} answers`}.\n`);
-      const outcome = await conversation.answer({ status: 'interrupted', interrupts: [...waiting], errorEventShown: false });
+      io.stderr.write(
+        `Session '${sessionId}' is waiting for ${waiting.length === 1 ? 'an answer' : `${waiting.length} answers`}.\n`,
+      );
+      const outcome = await conversation.answer({
+        status: 'interrupted',
+        interrupts: [...waiting],
+        errorEventShown: false,
+      });
       report(outcome);
       if (outcome.status === 'interrupted') return ExitCode.interrupted;
     }

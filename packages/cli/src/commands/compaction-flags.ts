@@ -22,20 +22,30 @@ export function compactionUsage(column: number): string {
  * `Runner({ compaction })` from `--compact-every` / `--compact-overlap`, or undefined without them.
  * Throws {@link CliUsageError} naming the flag, the value and the fix.
  */
-export function parseCompactionFlags(values: { 'compact-every'?: string | undefined; 'compact-overlap'?: string | undefined }): CompactionOptions | undefined {
+export function parseCompactionFlags(values: {
+  'compact-every'?: string | undefined;
+  'compact-overlap'?: string | undefined;
+}): CompactionOptions | undefined {
   const every = values['compact-every'];
   const overlap = values['compact-overlap'];
   if (every === undefined) {
-    if (overlap !== undefined) throw new CliUsageError(`--compact-overlap ${JSON.stringify(overlap)} needs --compact-every <n>, which turns compaction on; add it, e.g. --compact-every 10 --compact-overlap ${overlap}.`);
+    if (overlap !== undefined)
+      throw new CliUsageError(
+        `--compact-overlap ${JSON.stringify(overlap)} needs --compact-every <n>, which turns compaction on; add it, e.g. --compact-every 10 --compact-overlap ${overlap}.`,
+      );
     return undefined;
   }
   const everyInvocations = whole('compact-every', every, 1, 'turns, at least 1, e.g. --compact-every 10');
   if (overlap === undefined) return { everyInvocations };
-  return { everyInvocations, overlapInvocations: whole('compact-overlap', overlap, 0, 'turns, e.g. --compact-overlap 1') };
+  return {
+    everyInvocations,
+    overlapInvocations: whole('compact-overlap', overlap, 0, 'turns, e.g. --compact-overlap 1'),
+  };
 }
 
 function whole(flag: string, value: string, min: number, form: string): number {
   const number = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < min) throw new CliUsageError(`--${flag} ${JSON.stringify(value)} is not valid; give a whole number of ${form}.`);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < min)
+    throw new CliUsageError(`--${flag} ${JSON.stringify(value)} is not valid; give a whole number of ${form}.`);
   return number;
 }

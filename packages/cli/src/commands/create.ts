@@ -53,7 +53,9 @@ export async function createCommand(args: readonly string[], io: CliIo): Promise
   try {
     parsed = parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new CliUsageError(`${parseArgsErrorMessage(error, 'troupe create', OPTIONS)} Run 'troupe create --help' for the options.`);
+    throw new CliUsageError(
+      `${parseArgsErrorMessage(error, 'troupe create', OPTIONS)} Run 'troupe create --help' for the options.`,
+    );
   }
   const { values, positionals } = parsed;
   if (values.help) {
@@ -66,8 +68,14 @@ export async function createCommand(args: readonly string[], io: CliIo): Promise
   }
   const name = positionals[0]!;
   if (!PACKAGE_NAME.test(name) || name.length > 214) {
-    const suggestion = name.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[-._]+|[-._]+$/g, '') || 'my-agents';
-    throw new CliUsageError(`'${name}' cannot be a package name: use lowercase letters, digits, '-', '.' and '_', starting with a letter or digit, e.g. '${suggestion}'.`);
+    const suggestion =
+      name
+        .toLowerCase()
+        .replace(/[^a-z0-9._-]+/g, '-')
+        .replace(/^[-._]+|[-._]+$/g, '') || 'my-agents';
+    throw new CliUsageError(
+      `'${name}' cannot be a package name: use lowercase letters, digits, '-', '.' and '_', starting with a letter or digit, e.g. '${suggestion}'.`,
+    );
   }
   const template = values.template ?? 'single';
   if (!(TEMPLATES as readonly string[]).includes(template)) {
@@ -102,11 +110,14 @@ async function checkTarget(target: string, cwd: string): Promise<void> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw error;
   }
-  if (!stats.isDirectory()) throw new CliUsageError(`'${shown}' exists and is a file. Choose another name, or another folder with --dir.`);
+  if (!stats.isDirectory())
+    throw new CliUsageError(`'${shown}' exists and is a file. Choose another name, or another folder with --dir.`);
   const entries = await readdir(target);
   if (entries.length > 0) {
     const listed = entries.slice(0, 5).join(', ') + (entries.length > 5 ? ', ...' : '');
-    throw new CliUsageError(`Folder '${shown}' is not empty (it has ${listed}); troupe create never overwrites files. Choose another name, another folder with --dir, or empty it first.`);
+    throw new CliUsageError(
+      `Folder '${shown}' is not empty (it has ${listed}); troupe create never overwrites files. Choose another name, another folder with --dir, or empty it first.`,
+    );
   }
 }
 
@@ -123,21 +134,30 @@ async function scaffold(target: string, template: TemplateName, name: string): P
   for (const folder of ['_shared', template]) {
     for (const entry of await readdir(join(root, folder))) {
       if (!entry.endsWith('.tmpl')) continue;
-      const output = entry.slice(0, -'.tmpl'.length).replace(/^gitignore$/, '.gitignore').replace(/_test\./, '.test.');
+      const output = entry
+        .slice(0, -'.tmpl'.length)
+        .replace(/^gitignore$/, '.gitignore')
+        .replace(/_test\./, '.test.');
       files.set(output, join(root, folder, entry));
     }
   }
   await mkdir(target, { recursive: true });
   for (const [output, source] of files) {
     const text = await readFile(source, 'utf8');
-    await writeFile(join(target, output), text.replace(/\{\{(name|coreRange|cliRange)\}\}/g, (_, key: keyof typeof values) => values[key]));
+    await writeFile(
+      join(target, output),
+      text.replace(/\{\{(name|coreRange|cliRange)\}\}/g, (_, key: keyof typeof values) => values[key]),
+    );
   }
   return [...files.keys()].sort();
 }
 
 /** Caret ranges of this CLI's version and of the @troupe/core it depends on, for the new package.json. */
 async function versionRanges(): Promise<{ coreRange: string; cliRange: string }> {
-  const manifest = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string; dependencies?: Record<string, string> };
+  const manifest = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+    dependencies?: Record<string, string>;
+  };
   const core = (manifest.dependencies?.['@troupe/core'] ?? manifest.version).replace(/^[\^~=v]+/, '');
   return { coreRange: `^${core}`, cliRange: `^${manifest.version}` };
 }

@@ -63,33 +63,55 @@ export function parseEvalOptions(args: readonly string[]): EvalOptions {
   try {
     parsed = parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new CliUsageError(`${parseArgsErrorMessage(error, 'troupe eval', OPTIONS)} Run 'troupe eval --help' for the options.`);
+    throw new CliUsageError(
+      `${parseArgsErrorMessage(error, 'troupe eval', OPTIONS)} Run 'troupe eval --help' for the options.`,
+    );
   }
   const { values, positionals } = parsed;
   if (values.help) return { mode: 'help' };
   for (const [name, value] of Object.entries(values)) {
-    if (typeof value === 'string' && value.trim() === '') throw new CliUsageError(`--${name} is empty; give it a value or leave it out.`);
+    if (typeof value === 'string' && value.trim() === '')
+      throw new CliUsageError(`--${name} is empty; give it a value or leave it out.`);
   }
   const sessionId = values['from-session'];
   if (sessionId !== undefined) {
     const stray = EVALUATE_ONLY.filter((name) => values[name] !== undefined);
     if (stray.length > 0 || positionals.length > 0) {
       const extra = [...stray.map((name) => `--${name}`), ...positionals.map((p) => `'${p}'`)].join(', ');
-      throw new CliUsageError(`--from-session saves a session as an eval case and evaluates nothing, so ${extra} cannot go with it. Save the case first, then run 'troupe eval <agent> <evalset.json>'.`);
+      throw new CliUsageError(
+        `--from-session saves a session as an eval case and evaluates nothing, so ${extra} cannot go with it. Save the case first, then run 'troupe eval <agent> <evalset.json>'.`,
+      );
     }
-    if (values.out === undefined) throw new CliUsageError(`--from-session needs --out <file>: the eval set file to add the case to, e.g. --out evals/weather.evalset.json.`);
+    if (values.out === undefined)
+      throw new CliUsageError(
+        `--from-session needs --out <file>: the eval set file to add the case to, e.g. --out evals/weather.evalset.json.`,
+      );
     if (values.app === undefined) {
-      throw new CliUsageError(`--from-session needs --app <name>: the app the session belongs to (for 'troupe run agents/weather' it is 'weather', the folder name; for 'troupe run bot.ts', 'bot').`);
+      throw new CliUsageError(
+        `--from-session needs --app <name>: the app the session belongs to (for 'troupe run agents/weather' it is 'weather', the folder name; for 'troupe run bot.ts', 'bot').`,
+      );
     }
-    return { mode: 'capture', sessionId, appName: values.app, userId: values.user ?? 'user', db: values.db, out: values.out, evalId: values['eval-id'] };
+    return {
+      mode: 'capture',
+      sessionId,
+      appName: values.app,
+      userId: values.user ?? 'user',
+      db: values.db,
+      out: values.out,
+      evalId: values['eval-id'],
+    };
   }
   const strayCapture = CAPTURE_ONLY.filter((name) => values[name] !== undefined);
   if (strayCapture.length > 0) {
-    throw new CliUsageError(`${strayCapture.map((name) => `--${name}`).join(', ')} go with --from-session <id> (saving a session as an eval case).`);
+    throw new CliUsageError(
+      `${strayCapture.map((name) => `--${name}`).join(', ')} go with --from-session <id> (saving a session as an eval case).`,
+    );
   }
   if (positionals.length !== 2) {
     const got = positionals.length === 0 ? 'nothing' : positionals.map((p) => `'${p}'`).join(', ');
-    throw new CliUsageError(`'troupe eval' needs an agent file or directory and an eval set file, e.g. 'troupe eval agents/weather evals/weather.evalset.json'; got ${got}.`);
+    throw new CliUsageError(
+      `'troupe eval' needs an agent file or directory and an eval set file, e.g. 'troupe eval agents/weather evals/weather.evalset.json'; got ${got}.`,
+    );
   }
   return {
     mode: 'evaluate',
@@ -104,7 +126,10 @@ export function parseEvalOptions(args: readonly string[]): EvalOptions {
 }
 
 function parseMetrics(list: string): string[] {
-  const names = list.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const names = list
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   for (const name of names) checkMetric(name, '--metrics');
   return names;
 }
@@ -113,12 +138,17 @@ function parseThresholds(entries: readonly string[]): Record<string, number> {
   const thresholds: Record<string, number> = {};
   for (const entry of entries) {
     const match = /^([^=]+)=(.*)$/.exec(entry);
-    if (!match) throw new CliUsageError(`--threshold ${JSON.stringify(entry)} is not metric=value; write e.g. --threshold response_match=0.6.`);
+    if (!match)
+      throw new CliUsageError(
+        `--threshold ${JSON.stringify(entry)} is not metric=value; write e.g. --threshold response_match=0.6.`,
+      );
     const name = match[1]!.trim();
     checkMetric(name, '--threshold');
     const value = Number(match[2]!.trim());
     if (match[2]!.trim() === '' || !Number.isFinite(value) || value < 0 || value > 1) {
-      throw new CliUsageError(`--threshold ${name}=${match[2]} needs a number from 0 to 1, e.g. --threshold ${name}=0.8.`);
+      throw new CliUsageError(
+        `--threshold ${name}=${match[2]} needs a number from 0 to 1, e.g. --threshold ${name}=0.8.`,
+      );
     }
     thresholds[name] = value;
   }

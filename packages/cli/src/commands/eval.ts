@@ -2,7 +2,15 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { type BaseLlm, resolveModel } from '@troupe/core';
-import { detectEvalSetFormat, EvalConfigError, type EvalSet, EvalSetError, evaluate, loadEvalSet, sessionToEvalCase } from '@troupe/eval';
+import {
+  detectEvalSetFormat,
+  EvalConfigError,
+  type EvalSet,
+  EvalSetError,
+  evaluate,
+  loadEvalSet,
+  sessionToEvalCase,
+} from '@troupe/eval';
 import { loadAgentWithModel } from '../agent-with-model.js';
 import { CliUsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -125,7 +133,10 @@ async function captureSession(options: EvalCaptureOptions, io: CliIo): Promise<n
     await store.close();
   }
   if (!session) {
-    const list = known.length > 0 ? `Its sessions for app '${options.appName}' and user '${options.userId}': ${known.slice(-10).join(', ')}.` : `It has no sessions for app '${options.appName}' and user '${options.userId}'; check --app and --user.`;
+    const list =
+      known.length > 0
+        ? `Its sessions for app '${options.appName}' and user '${options.userId}': ${known.slice(-10).join(', ')}.`
+        : `It has no sessions for app '${options.appName}' and user '${options.userId}'; check --app and --user.`;
     throw new CliUsageError(`Session '${options.sessionId}' is not in ${dbPath}. ${list}`);
   }
   let evalCase;
@@ -138,13 +149,17 @@ async function captureSession(options: EvalCaptureOptions, io: CliIo): Promise<n
   const out = resolve(io.cwd, options.out);
   const set = await readOrStartSet(out, options.out);
   const cases = set.cases;
-  const existing = cases.findIndex((c) => typeof c === 'object' && c !== null && (c as { id?: unknown }).id === evalCase.id);
+  const existing = cases.findIndex(
+    (c) => typeof c === 'object' && c !== null && (c as { id?: unknown }).id === evalCase.id,
+  );
   if (existing >= 0) cases[existing] = evalCase;
   else cases.push(evalCase);
   await mkdir(dirname(out), { recursive: true });
   await writeFile(out, `${JSON.stringify(set, null, 2)}\n`);
   const turns = `${evalCase.turns.length} turn${evalCase.turns.length === 1 ? '' : 's'}`;
-  io.stdout.write(`${existing >= 0 ? 'Replaced' : 'Added'} case '${evalCase.id}' (${turns}) in ${relative(io.cwd, out) || out}.\n`);
+  io.stdout.write(
+    `${existing >= 0 ? 'Replaced' : 'Added'} case '${evalCase.id}' (${turns}) in ${relative(io.cwd, out) || out}.\n`,
+  );
   return ExitCode.ok;
 }
 
@@ -155,12 +170,19 @@ async function readOrStartSet(path: string, shown: string): Promise<Record<strin
   try {
     json = JSON.parse(await readFile(path, 'utf8'));
   } catch (error) {
-    throw new CliUsageError(`--out ${shown} exists but is not valid JSON (${(error as Error).message}); give another file or fix it.`);
+    throw new CliUsageError(
+      `--out ${shown} exists but is not valid JSON (${(error as Error).message}); give another file or fix it.`,
+    );
   }
   const format = detectEvalSetFormat(json);
-  if (format === 'adk') throw new CliUsageError(`--out ${shown} is an ADK eval set; cases are saved in the Troupe format. Give another file (both formats can be evaluated).`);
+  if (format === 'adk')
+    throw new CliUsageError(
+      `--out ${shown} is an ADK eval set; cases are saved in the Troupe format. Give another file (both formats can be evaluated).`,
+    );
   if (format !== 'troupe' || !Array.isArray((json as { cases?: unknown }).cases)) {
-    throw new CliUsageError(`--out ${shown} exists and is not a Troupe eval set (an object with a "cases" array); give another file.`);
+    throw new CliUsageError(
+      `--out ${shown} exists and is not a Troupe eval set (an object with a "cases" array); give another file.`,
+    );
   }
   return json as Record<string, unknown> & { cases: unknown[] };
 }

@@ -14,7 +14,9 @@ export async function importQueue(flag: string): Promise<QueueModule> {
   try {
     return await import('@troupe/queue');
   } catch (error) {
-    throw new CliUsageError(`${flag} needs the package @troupe/queue, which could not be loaded (${(error as Error).message}). Install it next to @troupe/cli: npm install @troupe/queue`);
+    throw new CliUsageError(
+      `${flag} needs the package @troupe/queue, which could not be loaded (${(error as Error).message}). Install it next to @troupe/cli: npm install @troupe/queue`,
+    );
   }
 }
 
@@ -22,7 +24,9 @@ export async function importQueue(flag: string): Promise<QueueModule> {
 export function checkRedisUrl(url: string): void {
   if (!/^rediss?:\/\/\S+$/.test(url)) {
     const shown = url.includes('@') ? 'the given value' : JSON.stringify(url);
-    throw new CliUsageError(`--redis ${shown} is not a Redis URL; give one such as --redis redis://127.0.0.1:6379 (rediss:// for TLS, redis://:password@host:6379 with a password).`);
+    throw new CliUsageError(
+      `--redis ${shown} is not a Redis URL; give one such as --redis redis://127.0.0.1:6379 (rediss:// for TLS, redis://:password@host:6379 with a password).`,
+    );
   }
 }
 

@@ -46,13 +46,29 @@ export function parseRunOptions(args: readonly string[]): RunOptions {
   try {
     parsed = parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new CliUsageError(`${parseArgsErrorMessage(error, 'troupe run', OPTIONS)} Run 'troupe run --help' for the options.`);
+    throw new CliUsageError(
+      `${parseArgsErrorMessage(error, 'troupe run', OPTIONS)} Run 'troupe run --help' for the options.`,
+    );
   }
   const { values, positionals } = parsed;
   const help = values.help ?? false;
-  if (help) return { target: '', model: undefined, input: undefined, json: false, sessionId: undefined, userId: 'user', db: undefined, memory: false, compaction: undefined, help };
+  if (help)
+    return {
+      target: '',
+      model: undefined,
+      input: undefined,
+      json: false,
+      sessionId: undefined,
+      userId: 'user',
+      db: undefined,
+      memory: false,
+      compaction: undefined,
+      help,
+    };
   if (positionals.length === 0) {
-    throw new CliUsageError(`'troupe run' needs an agent file or directory, e.g. 'troupe run agents/weather' or 'troupe run agent.ts'.`);
+    throw new CliUsageError(
+      `'troupe run' needs an agent file or directory, e.g. 'troupe run agents/weather' or 'troupe run agent.ts'.`,
+    );
   }
   if (positionals.length > 1) {
     throw new CliUsageError(
@@ -61,11 +77,14 @@ export function parseRunOptions(args: readonly string[]): RunOptions {
   }
   for (const name of ['model', 'input', 'session', 'user', 'db'] as const) {
     const value = values[name];
-    if (value !== undefined && value.trim() === '') throw new CliUsageError(`--${name} is empty; give it a value or leave it out.`);
+    if (value !== undefined && value.trim() === '')
+      throw new CliUsageError(`--${name} is empty; give it a value or leave it out.`);
   }
   const memory = values.memory ?? false;
   if (memory && values.db !== undefined) {
-    throw new CliUsageError(`--memory and --db ${JSON.stringify(values.db)} contradict each other: --memory keeps sessions in memory, --db names the SQLite file to keep them in. Give one of them.`);
+    throw new CliUsageError(
+      `--memory and --db ${JSON.stringify(values.db)} contradict each other: --memory keeps sessions in memory, --db names the SQLite file to keep them in. Give one of them.`,
+    );
   }
   return {
     target: positionals[0]!,

@@ -26,17 +26,43 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   }
   const { loaded, defaultModel } = await loadAgentWithModel(options.target, options.model, io);
   const store = createSessionStore({ cwd: io.cwd, db: options.db, memory: options.memory });
-  const runner = new Runner({ appName: loaded.appName, agent: loaded.agent, sessionService: store.service, artifactService: store.artifacts, memoryService: store.memories, plugins: [rememberEachTurn(io)], defaultModel: defaultModel.model, ...(options.compaction ? { compaction: options.compaction } : {}) });
+  const runner = new Runner({
+    appName: loaded.appName,
+    agent: loaded.agent,
+    sessionService: store.service,
+    artifactService: store.artifacts,
+    memoryService: store.memories,
+    plugins: [rememberEachTurn(io)],
+    defaultModel: defaultModel.model,
+    ...(options.compaction ? { compaction: options.compaction } : {}),
+  });
   try {
-    const session = await openSession(runner.sessionService, { appName: runner.appName, userId: options.userId, sessionId: options.sessionId });
+    const session = await openSession(runner.sessionService, {
+      appName: runner.appName,
+      userId: options.userId,
+      sessionId: options.sessionId,
+    });
     const sink = options.json ? jsonLinesSink(io) : transcriptSink(io);
     const promptOutput = options.json ? io.stderr : io.stdout;
     const resumeHint = resumeHintFor(options, session.id, store.path !== undefined);
     const waiting = openInterrupts(session.events);
     if (options.input === undefined) {
-      return await chat({ runner, userId: options.userId, sessionId: session.id, sink, io, promptOutput, openInterrupts: waiting, resumeHint });
+      return await chat({
+        runner,
+        userId: options.userId,
+        sessionId: session.id,
+        sink,
+        io,
+        promptOutput,
+        openInterrupts: waiting,
+        resumeHint,
+      });
     }
-    const code = await runOnce({ runner, userId: options.userId, sessionId: session.id, sink, io, promptOutput, resumeHint }, options.input, waiting);
+    const code = await runOnce(
+      { runner, userId: options.userId, sessionId: session.id, sink, io, promptOutput, resumeHint },
+      options.input,
+      waiting,
+    );
     // A new session's id, so the user can continue it with --session.
     if (options.sessionId === undefined && store.path !== undefined) io.stderr.write(`session: ${session.id}\n`);
     return code;
@@ -52,7 +78,10 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
  */
 function rememberEachTurn(io: CliIo): AddSessionToMemoryPlugin {
   return new AddSessionToMemoryPlugin({
-    onError: (error, session) => io.stderr.write(`Warning: session '${session.id}' could not be added to memory: ${error instanceof Error ? error.message : String(error)}\n`),
+    onError: (error, session) =>
+      io.stderr.write(
+        `Warning: session '${session.id}' could not be added to memory: ${error instanceof Error ? error.message : String(error)}\n`,
+      ),
   });
 }
 

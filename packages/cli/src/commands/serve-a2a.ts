@@ -1,10 +1,19 @@
 import type * as A2a from '@troupe/a2a';
-import { type ArtifactService, type BaseAgent, type BaseLlm, type MemoryService, Runner, type SessionService } from '@troupe/core';
+import {
+  type ArtifactService,
+  type BaseAgent,
+  type BaseLlm,
+  type MemoryService,
+  Runner,
+  type SessionService,
+} from '@troupe/core';
 import { type AuthOptions, discoverApps, HttpError, type ImportModule, type TroupeApp } from '@troupe/server';
 import { CliUsageError } from '../errors.js';
 
 /** Where the apps of `troupe api --a2a` come from: the one agent of a file, or the folders of a directory. */
-export type A2aAppSource = { single: { appName: string; agent: BaseAgent } } | { agentsDir: string; importModule: ImportModule; model: BaseLlm | string | undefined };
+export type A2aAppSource =
+  | { single: { appName: string; agent: BaseAgent } }
+  | { agentsDir: string; importModule: ImportModule; model: BaseLlm | string | undefined };
 
 /** What the A2A apps share with the HTTP API they are mounted beside. */
 export interface A2aMountOptions {
@@ -40,19 +49,37 @@ export async function mountA2a(app: TroupeApp, options: A2aMountOptions): Promis
       if (source.single.appName === name) return source.single.agent;
     } else {
       // Found as the API finds its apps (a folder listing, no code run); loaded once, on first use.
-      const apps = await discoverApps(source.agentsDir, { importModule: source.importModule, loadAgentOptions: { ...(source.model ? { model: source.model } : {}) } });
+      const apps = await discoverApps(source.agentsDir, {
+        importModule: source.importModule,
+        loadAgentOptions: { ...(source.model ? { model: source.model } : {}) },
+      });
       const found = apps.find((d) => d.name === name);
       if (found) return found.load();
     }
-    throw new HttpError(404, 'APP_NOT_FOUND', `There is no app '${name}' to serve over A2A. GET /list-apps lists the apps; each is at /a2a/{app}.`);
+    throw new HttpError(
+      404,
+      'APP_NOT_FOUND',
+      `There is no app '${name}' to serve over A2A. GET /list-apps lists the apps; each is at /a2a/{app}.`,
+    );
   };
   const subApp = (name: string): Promise<A2a.A2aApp> => {
     let sub = made.get(name);
     if (!sub) {
       sub = (async () => {
         const agent = await rootAgentOf(name);
-        const runner = new Runner({ appName: name, agent, sessionService: options.sessionService, artifactService: options.artifactService, memoryService: options.memoryService, ...(options.defaultModel === undefined ? {} : { defaultModel: options.defaultModel }) });
-        return a2aApp(agent, { baseUrl: `${options.serverUrl()}/a2a/${encodeURIComponent(name)}`, runner, ...(options.auth ? { auth: options.auth } : {}) });
+        const runner = new Runner({
+          appName: name,
+          agent,
+          sessionService: options.sessionService,
+          artifactService: options.artifactService,
+          memoryService: options.memoryService,
+          ...(options.defaultModel === undefined ? {} : { defaultModel: options.defaultModel }),
+        });
+        return a2aApp(agent, {
+          baseUrl: `${options.serverUrl()}/a2a/${encodeURIComponent(name)}`,
+          runner,
+          ...(options.auth ? { auth: options.auth } : {}),
+        });
       })();
       made.set(name, sub);
       // An app that failed to load is tried again on the next request.
@@ -82,6 +109,8 @@ async function importA2a(): Promise<typeof A2a> {
   try {
     return await import('@troupe/a2a');
   } catch (error) {
-    throw new CliUsageError(`--a2a needs the package @troupe/a2a, which could not be loaded (${(error as Error).message}). Install it next to @troupe/cli: npm install @troupe/a2a`);
+    throw new CliUsageError(
+      `--a2a needs the package @troupe/a2a, which could not be loaded (${(error as Error).message}). Install it next to @troupe/cli: npm install @troupe/a2a`,
+    );
   }
 }

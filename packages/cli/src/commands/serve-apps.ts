@@ -1,7 +1,14 @@
 import { existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
-import { type AuthOptions, createApp, type ErrorReport, serve, type ServerHandle, type TroupeApp } from '@troupe/server';
+import {
+  type AuthOptions,
+  createApp,
+  type ErrorReport,
+  serve,
+  type ServerHandle,
+  type TroupeApp,
+} from '@troupe/server';
 import { chooseDefaultModel } from '../default-model.js';
 import { CliUsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -42,7 +49,8 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
   await enableTypeScript();
   // A file named on the command line is the only app, loaded now; a directory's apps are found
   // without running any code and loaded on first use.
-  const single = kind === 'file' ? await loadAgentModule(agentsDir, { cwd: io.cwd, model: defaultModel.model }) : undefined;
+  const single =
+    kind === 'file' ? await loadAgentModule(agentsDir, { cwd: io.cwd, model: defaultModel.model }) : undefined;
 
   const store = await openServeStore(options, io.cwd);
   let handle: ServerHandle | undefined;
@@ -51,9 +59,12 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
   let names: string[];
   try {
     queue = options.redis === undefined ? undefined : await openBackgroundQueue(options.redis, store);
-    const auth: AuthOptions | undefined = options.token === undefined ? undefined : { tokens: { [options.token]: '*' } };
+    const auth: AuthOptions | undefined =
+      options.token === undefined ? undefined : { tokens: { [options.token]: '*' } };
     const app = createApp({
-      ...(single ? { apps: { [single.appName]: single.agent } } : { agentsDir, importModule, loadAgentOptions: { model: defaultModel.model } }),
+      ...(single
+        ? { apps: { [single.appName]: single.agent } }
+        : { agentsDir, importModule, loadAgentOptions: { model: defaultModel.model } }),
       sessionService: store.service,
       artifactService: store.artifacts,
       memoryService: store.memories,
@@ -68,7 +79,15 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
     });
     if (options.a2a) {
       const source = single ? { single } : { agentsDir, importModule, model: defaultModel.model };
-      a2a = await mountA2a(app, { source, sessionService: store.service, artifactService: store.artifacts, memoryService: store.memories, defaultModel: defaultModel.model, auth, serverUrl: () => handle!.url });
+      a2a = await mountA2a(app, {
+        source,
+        sessionService: store.service,
+        artifactService: store.artifacts,
+        memoryService: store.memories,
+        defaultModel: defaultModel.model,
+        auth,
+        serverUrl: () => handle!.url,
+      });
     }
     handle = await listen(app, options.host, options.port);
     names = await appNames(app, options.token);
@@ -80,7 +99,9 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
   }
 
   const where = relative(io.cwd, agentsDir) || '.';
-  io.stdout.write(`${mode === 'web' ? 'Troupe dev UI' : 'Troupe API'}: ${handle.url}/${mode === 'web' && options.token ? `#token=${options.token}` : ''}\n`);
+  io.stdout.write(
+    `${mode === 'web' ? 'Troupe dev UI' : 'Troupe API'}: ${handle.url}/${mode === 'web' && options.token ? `#token=${options.token}` : ''}\n`,
+  );
   io.stdout.write(
     single
       ? `App ${single.appName} from ${where}\n`
@@ -89,14 +110,23 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
   io.stdout.write(`Sessions: ${store.description}\n`);
   if (a2a) {
     const first = single?.appName ?? names[0] ?? '{app}';
-    io.stdout.write(`A2A: ${handle.url}/a2a/{app} for each app, e.g. agent card ${handle.url}/a2a/${first}/.well-known/agent-card.json${queue ? ' (A2A tasks run in this process, not on workers)' : ''}\n`);
+    io.stdout.write(
+      `A2A: ${handle.url}/a2a/{app} for each app, e.g. agent card ${handle.url}/a2a/${first}/.well-known/agent-card.json${queue ? ' (A2A tasks run in this process, not on workers)' : ''}\n`,
+    );
   }
-  if (queue) io.stdout.write(`Runs: on workers, through Redis at ${queue.description} (start them with 'troupe worker ${where} --redis <url>' and the same session store)\n`);
+  if (queue)
+    io.stdout.write(
+      `Runs: on workers, through Redis at ${queue.description} (start them with 'troupe worker ${where} --redis <url>' and the same session store)\n`,
+    );
   if (queue?.warning) io.stderr.write(`Warning: ${queue.warning}\n`);
-  if (options.allowOrigins.length > 0) io.stdout.write(`Pages allowed to call the API (CORS): ${options.allowOrigins.join(', ')}\n`);
-  if (options.allowedHosts.length > 0) io.stdout.write(`Host names answered besides the loopback ones: ${options.allowedHosts.join(', ')}\n`);
+  if (options.allowOrigins.length > 0)
+    io.stdout.write(`Pages allowed to call the API (CORS): ${options.allowOrigins.join(', ')}\n`);
+  if (options.allowedHosts.length > 0)
+    io.stdout.write(`Host names answered besides the loopback ones: ${options.allowedHosts.join(', ')}\n`);
   if (defaultModel.offline) {
-    io.stderr.write(`Note: agents that name no model answer with the offline demo model, which is not an LLM. Choose a real one with --model, e.g. --model openai/gpt-4o-mini.\n`);
+    io.stderr.write(
+      `Note: agents that name no model answer with the offline demo model, which is not an LLM. Choose a real one with --model, e.g. --model openai/gpt-4o-mini.\n`,
+    );
   }
   io.stdout.write('Press Ctrl-C to stop.\n');
 
@@ -125,7 +155,9 @@ function logLine(error: unknown, request: Request, report: ErrorReport): string 
 export function devUiDir(): string {
   const dir = join(dirname(createRequire(import.meta.url).resolve('@troupe/server')), 'ui');
   if (!existsSync(join(dir, 'index.html'))) {
-    throw new Error(`The dev UI is not built: ${join(dir, 'index.html')} is missing. Run 'npm run build' in the Troupe repository (or reinstall @troupe/server).`);
+    throw new Error(
+      `The dev UI is not built: ${join(dir, 'index.html')} is missing. Run 'npm run build' in the Troupe repository (or reinstall @troupe/server).`,
+    );
   }
   return dir;
 }
@@ -135,15 +167,22 @@ async function listen(app: TroupeApp, host: string, port: number): Promise<Serve
     return await serve(app, { host, port, gracePeriodMs: GRACE_PERIOD_MS });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new CliUsageError(`Port ${port} on ${host} is already in use. Stop what listens there, or pick another port with --port (0 picks a free one).`);
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new CliUsageError(`Cannot bind --host ${host}: it is not an address of this machine.`);
+    if (code === 'EADDRINUSE')
+      throw new CliUsageError(
+        `Port ${port} on ${host} is already in use. Stop what listens there, or pick another port with --port (0 picks a free one).`,
+      );
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+      throw new CliUsageError(`Cannot bind --host ${host}: it is not an address of this machine.`);
     throw error;
   }
 }
 
 /** The app names the server offers, as `GET /list-apps` answers; this also finds agents-dir problems now rather than on the first request. */
 async function appNames(app: TroupeApp, token: string | undefined): Promise<string[]> {
-  const response = await app.request('/list-apps', token === undefined ? {} : { headers: { Authorization: `Bearer ${token}` } });
+  const response = await app.request(
+    '/list-apps',
+    token === undefined ? {} : { headers: { Authorization: `Bearer ${token}` } },
+  );
   const body: unknown = await response.json();
   if (!response.ok) {
     const message = (body as { error?: { message?: string } }).error?.message ?? `status ${response.status}`;

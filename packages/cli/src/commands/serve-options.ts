@@ -67,21 +67,44 @@ export function parseServeOptions(mode: ServeMode, args: readonly string[]): Ser
   try {
     parsed = parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new CliUsageError(`${parseArgsErrorMessage(error, command, OPTIONS)} Run '${command} --help' for the options.`);
+    throw new CliUsageError(
+      `${parseArgsErrorMessage(error, command, OPTIONS)} Run '${command} --help' for the options.`,
+    );
   }
   const { values, positionals } = parsed;
-  const defaults = { host: '127.0.0.1', port: DEFAULT_PORT, token: undefined, model: undefined, db: undefined, pg: undefined, memory: false, redis: undefined, allowOrigins: [], allowedHosts: [], a2a: false, compaction: undefined };
+  const defaults = {
+    host: '127.0.0.1',
+    port: DEFAULT_PORT,
+    token: undefined,
+    model: undefined,
+    db: undefined,
+    pg: undefined,
+    memory: false,
+    redis: undefined,
+    allowOrigins: [],
+    allowedHosts: [],
+    a2a: false,
+    compaction: undefined,
+  };
   if (values.help) return { agentsDir: '', ...defaults, help: true };
   if (positionals.length !== 1) {
     const got = positionals.length === 0 ? 'none' : positionals.map((p) => `'${p}'`).join(', ');
-    throw new CliUsageError(`'${command}' takes one agents directory (each app a folder with agent.ts, agent.js or agent.yaml) or one agent file; got ${got}. Example: '${command} examples'.`);
+    throw new CliUsageError(
+      `'${command}' takes one agents directory (each app a folder with agent.ts, agent.js or agent.yaml) or one agent file; got ${got}. Example: '${command} examples'.`,
+    );
   }
   for (const name of ['host', 'port', 'token', 'model', 'db', 'pg', 'redis'] as const) {
     const value = values[name];
-    if (value !== undefined && value.trim() === '') throw new CliUsageError(`--${name} is empty; give it a value or leave it out.`);
+    if (value !== undefined && value.trim() === '')
+      throw new CliUsageError(`--${name} is empty; give it a value or leave it out.`);
   }
-  const stores = (['db', 'pg', 'memory'] as const).filter((name) => values[name] !== undefined && values[name] !== false);
-  if (stores.length > 1) throw new CliUsageError(`${stores.map((s) => `--${s}`).join(' and ')} both choose where sessions live; give only one.`);
+  const stores = (['db', 'pg', 'memory'] as const).filter(
+    (name) => values[name] !== undefined && values[name] !== false,
+  );
+  if (stores.length > 1)
+    throw new CliUsageError(
+      `${stores.map((s) => `--${s}`).join(' and ')} both choose where sessions live; give only one.`,
+    );
   if (values.redis !== undefined) {
     checkRedisUrl(values.redis);
     if (values.memory) {
@@ -92,26 +115,60 @@ export function parseServeOptions(mode: ServeMode, args: readonly string[]): Ser
   }
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
   if (!/^\d+$/.test(values.port ?? '0') || !Number.isInteger(port) || port > 65535) {
-    throw new CliUsageError(`--port ${JSON.stringify(values.port)} is not a port; use a whole number from 0 to 65535 (0 picks a free port).`);
+    throw new CliUsageError(
+      `--port ${JSON.stringify(values.port)} is not a port; use a whole number from 0 to 65535 (0 picks a free port).`,
+    );
   }
   const token = values.token;
-  if (token !== undefined && /\s/.test(token)) throw new CliUsageError('--token cannot contain whitespace: it is sent as "Authorization: Bearer <token>".');
+  if (token !== undefined && /\s/.test(token))
+    throw new CliUsageError('--token cannot contain whitespace: it is sent as "Authorization: Bearer <token>".');
   const host = values.host ?? defaults.host;
   if (!isLoopback(host) && token === undefined) {
     throw new CliUsageError(
       `--host ${host} is reachable from other machines, and without a token anyone who reaches it could run the agents and read every session. Add --token <secret> (clients send 'Authorization: Bearer <secret>'), or bind 127.0.0.1.`,
     );
   }
-  const allowOrigins = checkedList('allow-origin', values['allow-origin'], allowedOriginProblem, "scheme, host and port, e.g. --allow-origin http://localhost:5173");
-  const allowedHosts = checkedList('allowed-host', values['allowed-host'], allowedHostProblem, 'a host name as browsers send it, e.g. --allowed-host dev.example.com (any port), dev.example.com:8443 or .example.com');
-  return { agentsDir: positionals[0]!, host, port, token, model: values.model, db: values.db, pg: values.pg, memory: values.memory ?? false, redis: values.redis, allowOrigins, allowedHosts, a2a: values.a2a ?? false, compaction: parseCompactionFlags(values), help: false };
+  const allowOrigins = checkedList(
+    'allow-origin',
+    values['allow-origin'],
+    allowedOriginProblem,
+    'scheme, host and port, e.g. --allow-origin http://localhost:5173',
+  );
+  const allowedHosts = checkedList(
+    'allowed-host',
+    values['allowed-host'],
+    allowedHostProblem,
+    'a host name as browsers send it, e.g. --allowed-host dev.example.com (any port), dev.example.com:8443 or .example.com',
+  );
+  return {
+    agentsDir: positionals[0]!,
+    host,
+    port,
+    token,
+    model: values.model,
+    db: values.db,
+    pg: values.pg,
+    memory: values.memory ?? false,
+    redis: values.redis,
+    allowOrigins,
+    allowedHosts,
+    a2a: values.a2a ?? false,
+    compaction: parseCompactionFlags(values),
+    help: false,
+  };
 }
 
 /** The values of a repeatable flag, each checked by the server's own rule. */
-function checkedList(flag: string, values: string[] | undefined, problemOf: (entry: string) => string | undefined, form: string): string[] {
+function checkedList(
+  flag: string,
+  values: string[] | undefined,
+  problemOf: (entry: string) => string | undefined,
+  form: string,
+): string[] {
   for (const value of values ?? []) {
     const problem = problemOf(value);
-    if (problem !== undefined) throw new CliUsageError(`--${flag} ${JSON.stringify(value)} is refused, ${problem}. Give ${form}.`);
+    if (problem !== undefined)
+      throw new CliUsageError(`--${flag} ${JSON.stringify(value)} is refused, ${problem}. Give ${form}.`);
   }
   return [...(values ?? [])];
 }
@@ -120,7 +177,7 @@ function checkedList(flag: string, values: string[] | undefined, problemOf: (ent
 export function serveUsage(mode: ServeMode): string {
   const what =
     mode === 'web'
-      ? 'Serves the browser dev UI at / and the HTTP API (the routes of ADK\'s API server) for the apps in\n<agents dir>: chat, the agent tree, events live, state changes, approvals, and stored sessions.'
+      ? "Serves the browser dev UI at / and the HTTP API (the routes of ADK's API server) for the apps in\n<agents dir>: chat, the agent tree, events live, state changes, approvals, and stored sessions."
       : "Serves the HTTP API (the routes of ADK's API server, with SSE streaming) for the apps in <agents dir>.";
   return `Usage: troupe ${mode} <agents dir | agent file> [options]
 

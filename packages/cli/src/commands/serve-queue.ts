@@ -18,7 +18,10 @@ export interface BackgroundQueue {
  * session store, once Redis answers; a store without run records or a Redis that does not answer
  * is an error naming the flag and the fix.
  */
-export async function openBackgroundQueue(redis: string, store: SessionStore & { description: string }): Promise<BackgroundQueue> {
+export async function openBackgroundQueue(
+  redis: string,
+  store: SessionStore & { description: string },
+): Promise<BackgroundQueue> {
   checkRunRecords(store.service, store.description);
   const { RunQueue } = await importQueue('--redis');
   const warning = await probeRedis(redis);

@@ -9,7 +9,10 @@ import type { ServeCommandOptions } from './serve-options.js';
  * The session store of `troupe api`, `troupe web` and `troupe worker`: PostgreSQL with `--pg`,
  * otherwise the CLI's own choice (SQLite at `.troupe/troupe.db`, `--db`, or `--memory`).
  */
-export async function openServeStore(options: Pick<ServeCommandOptions, 'pg' | 'db' | 'memory'>, cwd: string): Promise<SessionStore & { description: string }> {
+export async function openServeStore(
+  options: Pick<ServeCommandOptions, 'pg' | 'db' | 'memory'>,
+  cwd: string,
+): Promise<SessionStore & { description: string }> {
   if (options.pg !== undefined) {
     const { service, artifacts, memories } = await openPostgres(options.pg);
     const close = async () => {
@@ -17,20 +20,34 @@ export async function openServeStore(options: Pick<ServeCommandOptions, 'pg' | '
       await artifacts.close();
       await service.close();
     };
-    return { service, artifacts, memories, path: undefined, close, description: `PostgreSQL (${redactUrl(options.pg)})` };
+    return {
+      service,
+      artifacts,
+      memories,
+      path: undefined,
+      close,
+      description: `PostgreSQL (${redactUrl(options.pg)})`,
+    };
   }
   const store = createSessionStore({ cwd, db: options.db, memory: options.memory });
-  return { ...store, description: store.path === undefined ? 'memory (gone when the server stops)' : `SQLite ${store.path}` };
+  return {
+    ...store,
+    description: store.path === undefined ? 'memory (gone when the server stops)' : `SQLite ${store.path}`,
+  };
 }
 
-async function openPostgres(
-  connectionString: string,
-): Promise<{ service: SessionService & { close(): Promise<void> }; artifacts: ArtifactService & { close(): Promise<void> }; memories: MemoryService & { close(): Promise<void> } }> {
+async function openPostgres(connectionString: string): Promise<{
+  service: SessionService & { close(): Promise<void> };
+  artifacts: ArtifactService & { close(): Promise<void> };
+  memories: MemoryService & { close(): Promise<void> };
+}> {
   let postgres: typeof Postgres;
   try {
     postgres = await import('@troupe/postgres');
   } catch (error) {
-    throw new CliUsageError(`--pg needs the package @troupe/postgres, which could not be loaded (${(error as Error).message}). Install it next to @troupe/cli: npm install @troupe/postgres`);
+    throw new CliUsageError(
+      `--pg needs the package @troupe/postgres, which could not be loaded (${(error as Error).message}). Install it next to @troupe/cli: npm install @troupe/postgres`,
+    );
   }
   return {
     service: new postgres.PostgresSessionService({ connectionString }),

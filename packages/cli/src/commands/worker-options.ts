@@ -51,18 +51,32 @@ export function parseWorkerOptions(args: readonly string[]): WorkerCommandOption
   try {
     parsed = parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new CliUsageError(`${parseArgsErrorMessage(error, 'troupe worker', OPTIONS)} Run 'troupe worker --help' for the options.`);
+    throw new CliUsageError(
+      `${parseArgsErrorMessage(error, 'troupe worker', OPTIONS)} Run 'troupe worker --help' for the options.`,
+    );
   }
   const { values, positionals } = parsed;
-  const none = { redis: '', pg: undefined, db: undefined, concurrency: undefined, lockDurationMs: undefined, gracePeriodMs: DEFAULT_GRACE_PERIOD_MS, model: undefined, compaction: undefined };
+  const none = {
+    redis: '',
+    pg: undefined,
+    db: undefined,
+    concurrency: undefined,
+    lockDurationMs: undefined,
+    gracePeriodMs: DEFAULT_GRACE_PERIOD_MS,
+    model: undefined,
+    compaction: undefined,
+  };
   if (values.help) return { agentsDir: '', ...none, help: true };
   if (positionals.length !== 1) {
     const got = positionals.length === 0 ? 'none' : positionals.map((p) => `'${p}'`).join(', ');
-    throw new CliUsageError(`'troupe worker' takes one agents directory (the one 'troupe api' serves) or one agent file; got ${got}. Example: 'troupe worker agents --redis redis://127.0.0.1:6379'.`);
+    throw new CliUsageError(
+      `'troupe worker' takes one agents directory (the one 'troupe api' serves) or one agent file; got ${got}. Example: 'troupe worker agents --redis redis://127.0.0.1:6379'.`,
+    );
   }
   for (const name of ['redis', 'pg', 'db', 'model'] as const) {
     const value = values[name];
-    if (value !== undefined && value.trim() === '') throw new CliUsageError(`--${name} is empty; give it a value or leave it out.`);
+    if (value !== undefined && value.trim() === '')
+      throw new CliUsageError(`--${name} is empty; give it a value or leave it out.`);
   }
   if (values.redis === undefined) {
     throw new CliUsageError(
@@ -75,15 +89,23 @@ export function parseWorkerOptions(args: readonly string[]): WorkerCommandOption
       "'troupe worker' cannot keep sessions in memory (--memory): the API and the workers are separate processes and must share one session store. Give the API's store: --db <path> (SQLite, one machine; the default is .troupe/troupe.db) or --pg <url>.",
     );
   }
-  if (values.db !== undefined && values.pg !== undefined) throw new CliUsageError('--db and --pg both choose where sessions live; give only one, the store the API uses.');
+  if (values.db !== undefined && values.pg !== undefined)
+    throw new CliUsageError('--db and --pg both choose where sessions live; give only one, the store the API uses.');
   return {
     agentsDir: positionals[0]!,
     redis: values.redis,
     pg: values.pg,
     db: values.db,
     concurrency: wholeNumber('concurrency', values.concurrency, 1, 'runs at once, e.g. --concurrency 10'),
-    lockDurationMs: wholeNumber('lock-duration', values['lock-duration'], 1_000, 'milliseconds, at least 1000, e.g. --lock-duration 60000'),
-    gracePeriodMs: wholeNumber('grace-period', values['grace-period'], 0, 'milliseconds, e.g. --grace-period 30000') ?? DEFAULT_GRACE_PERIOD_MS,
+    lockDurationMs: wholeNumber(
+      'lock-duration',
+      values['lock-duration'],
+      1_000,
+      'milliseconds, at least 1000, e.g. --lock-duration 60000',
+    ),
+    gracePeriodMs:
+      wholeNumber('grace-period', values['grace-period'], 0, 'milliseconds, e.g. --grace-period 30000') ??
+      DEFAULT_GRACE_PERIOD_MS,
     model: values.model,
     compaction: parseCompactionFlags(values),
     help: false,
@@ -93,7 +115,8 @@ export function parseWorkerOptions(args: readonly string[]): WorkerCommandOption
 function wholeNumber(flag: string, value: string | undefined, min: number, form: string): number | undefined {
   if (value === undefined) return undefined;
   const number = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < min) throw new CliUsageError(`--${flag} ${JSON.stringify(value)} is not valid; give a whole number of ${form}.`);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < min)
+    throw new CliUsageError(`--${flag} ${JSON.stringify(value)} is not valid; give a whole number of ${form}.`);
   return number;
 }
 

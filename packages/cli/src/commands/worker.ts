@@ -32,7 +32,9 @@ export async function workerCommand(args: readonly string[], io: CliIo): Promise
   const apps = await loadApps(agentsDir, options.agentsDir, io.cwd, defaultModel.model);
   const names = Object.keys(apps);
   if (names.length === 0) {
-    throw new CliUsageError(`'${options.agentsDir}' holds no apps (folders with an agent.ts, agent.js or agent.yaml). Give the directory 'troupe api' serves.`);
+    throw new CliUsageError(
+      `'${options.agentsDir}' holds no apps (folders with an agent.ts, agent.js or agent.yaml). Give the directory 'troupe api' serves.`,
+    );
   }
   const queue = await importQueue('troupe worker');
   const redisWarning = await probeRedis(options.redis);
@@ -52,7 +54,9 @@ export async function workerCommand(args: readonly string[], io: CliIo): Promise
       ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
       ...(options.lockDurationMs === undefined ? {} : { lockDurationMs: options.lockDurationMs }),
       onError: (error, context) =>
-        io.stderr.write(`troupe worker: ${context.during}${context.runId ? ` (run ${context.runId})` : ''}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
+        io.stderr.write(
+          `troupe worker: ${context.during}${context.runId ? ` (run ${context.runId})` : ''}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+        ),
     });
     await worker.start();
   } catch (error) {
@@ -67,11 +71,15 @@ export async function workerCommand(args: readonly string[], io: CliIo): Promise
   );
   if (redisWarning) io.stderr.write(`Warning: ${redisWarning}\n`);
   if (defaultModel.offline) {
-    io.stderr.write('Note: agents that name no model answer with the offline demo model, which is not an LLM. Choose a real one with --model, e.g. --model openai/gpt-4o-mini.\n');
+    io.stderr.write(
+      'Note: agents that name no model answer with the offline demo model, which is not an LLM. Choose a real one with --model, e.g. --model openai/gpt-4o-mini.\n',
+    );
   }
 
   await stopRequested(io);
-  io.stderr.write(`Stopping: runs in progress get up to ${options.gracePeriodMs} ms to finish, then go back on the queue for another worker...\n`);
+  io.stderr.write(
+    `Stopping: runs in progress get up to ${options.gracePeriodMs} ms to finish, then go back on the queue for another worker...\n`,
+  );
   try {
     await worker.close({ gracePeriodMs: options.gracePeriodMs });
   } finally {
@@ -86,7 +94,9 @@ async function loadApps(path: string, given: string, cwd: string, model: BaseLlm
   try {
     directory = statSync(path).isDirectory();
   } catch {
-    throw new CliUsageError(`'${given}' is not a directory or an agent file (looked for ${path}). Give the folder 'troupe api' serves, e.g. 'troupe worker examples --redis redis://127.0.0.1:6379'.`);
+    throw new CliUsageError(
+      `'${given}' is not a directory or an agent file (looked for ${path}). Give the folder 'troupe api' serves, e.g. 'troupe worker examples --redis redis://127.0.0.1:6379'.`,
+    );
   }
   if (!directory) {
     const single = await loadAgentModule(path, { cwd, model });

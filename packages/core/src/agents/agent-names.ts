@@ -10,6 +10,8 @@ export function assertValidAgentName(name: unknown): asserts name is string {
     );
   }
   if (name === 'user') {
-    throw new AgentTreeError(`Agent name 'user' is reserved for the end user's messages. Choose another name, such as 'UserProxy'.`);
+    throw new AgentTreeError(
+      `Agent name 'user' is reserved for the end user's messages. Choose another name, such as 'UserProxy'.`,
+    );
   }
 }

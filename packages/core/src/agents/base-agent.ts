@@ -13,7 +13,9 @@ import type { InvocationContext } from './invocation-context.js';
 import { inputToText } from './structured-input.js';
 
 /** An agent callback: returning content short-circuits (before) or appends a final event (after). */
-export type AgentCallback = (context: CallbackContext) => Content | undefined | void | Promise<Content | undefined | void>;
+export type AgentCallback = (
+  context: CallbackContext,
+) => Content | undefined | void | Promise<Content | undefined | void>;
 
 /** Options every agent takes. */
 export interface BaseAgentOptions {
@@ -63,7 +65,9 @@ export abstract class BaseAgent {
 
   constructor(options: BaseAgentOptions) {
     if (typeof options !== 'object' || options === null) {
-      throw new AgentTreeError(`${new.target.name} needs an options object such as { name: 'MyAgent' }; got ${String(options)}.`);
+      throw new AgentTreeError(
+        `${new.target.name} needs an options object such as { name: 'MyAgent' }; got ${String(options)}.`,
+      );
     }
     assertValidAgentName(options.name);
     this.name = options.name;
@@ -73,7 +77,9 @@ export abstract class BaseAgent {
     const subAgents = options.subAgents ?? [];
     for (const child of subAgents) {
       if (!(child instanceof BaseAgent)) {
-        throw new AgentTreeError(`Agent '${this.name}' got a sub-agent that is not an agent: ${describe(child)}. Pass agent instances.`);
+        throw new AgentTreeError(
+          `Agent '${this.name}' got a sub-agent that is not an agent: ${describe(child)}. Pass agent instances.`,
+        );
       }
       if (child.parent) {
         throw new AgentTreeError(
@@ -237,7 +243,9 @@ export abstract class BaseAgent {
     const plugins = ctx.shared.plugins;
     if (!this.beforeAgentCallback && !plugins.has('beforeAgent')) return undefined;
     const cb = new CallbackContext(ctx);
-    const content = (await plugins.run('beforeAgent', { agent: this, context: cb })) ?? (await firstResult(this.beforeAgentCallback, cb));
+    const content =
+      (await plugins.run('beforeAgent', { agent: this, context: cb })) ??
+      (await firstResult(this.beforeAgentCallback, cb));
     if (!content && !cb.hasEffects()) return undefined;
     const event = this.createEvent(ctx, content ? { content: { role: 'model', parts: content.parts } } : {});
     cb.applyTo(event.actions);
@@ -249,7 +257,9 @@ export abstract class BaseAgent {
     const plugins = ctx.shared.plugins;
     if (!this.afterAgentCallback && !plugins.has('afterAgent')) return undefined;
     const cb = new CallbackContext(ctx);
-    const content = (await plugins.run('afterAgent', { agent: this, context: cb, outcome: 'completed' })) ?? (await firstResult(this.afterAgentCallback, cb));
+    const content =
+      (await plugins.run('afterAgent', { agent: this, context: cb, outcome: 'completed' })) ??
+      (await firstResult(this.afterAgentCallback, cb));
     if (!content && !cb.hasEffects()) return undefined;
     const event = this.createEvent(ctx, content ? { content: { role: 'model', parts: content.parts } } : {});
     cb.applyTo(event.actions);
@@ -258,8 +268,17 @@ export abstract class BaseAgent {
   }
 
   /** Tells plugins an agent ended without completing; what they return is ignored (nothing can follow). */
-  private async reportEnd(ctx: InvocationContext, outcome: Exclude<AgentOutcome, 'completed'>, error: unknown): Promise<void> {
-    const params = { agent: this, context: new CallbackContext(ctx), outcome, ...(error === undefined ? {} : { error }) };
+  private async reportEnd(
+    ctx: InvocationContext,
+    outcome: Exclude<AgentOutcome, 'completed'>,
+    error: unknown,
+  ): Promise<void> {
+    const params = {
+      agent: this,
+      context: new CallbackContext(ctx),
+      outcome,
+      ...(error === undefined ? {} : { error }),
+    };
     for (const plugin of ctx.shared.plugins.plugins) {
       try {
         await plugin.afterAgent?.(params);

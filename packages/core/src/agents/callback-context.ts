@@ -61,14 +61,22 @@ export class CallbackContext {
    * const version = await ctx.saveArtifact('chart.png', { inlineData: { mimeType: 'image/png', data: base64 } });
    */
   async saveArtifact(filename: string, artifact: Part): Promise<number> {
-    const version = await this.artifactService('saveArtifact').saveArtifact({ ...this.artifactScope(), filename, artifact });
+    const version = await this.artifactService('saveArtifact').saveArtifact({
+      ...this.artifactScope(),
+      filename,
+      artifact,
+    });
     this.artifactDelta[filename] = version;
     return version;
   }
 
   /** The given (or latest) version of an artifact; `undefined` when it does not exist. */
   loadArtifact(filename: string, version?: number): Promise<Part | undefined> {
-    return this.artifactService('loadArtifact').loadArtifact({ ...this.artifactScope(), filename, ...(version === undefined ? {} : { version }) });
+    return this.artifactService('loadArtifact').loadArtifact({
+      ...this.artifactScope(),
+      filename,
+      ...(version === undefined ? {} : { version }),
+    });
   }
 
   /** The artifact filenames this session sees (its own and the user's `user:` ones), sorted. */

@@ -38,7 +38,9 @@ export class FunctionAgent<I extends Schema | undefined = undefined, O = unknown
   constructor(options: FunctionAgentOptions<I, O>) {
     super(options);
     if (typeof options.run !== 'function') {
-      throw new OutputValidationError(`FunctionAgent '${options.name}' needs a run(input, ctx) function; got ${typeof options.run}.`);
+      throw new OutputValidationError(
+        `FunctionAgent '${options.name}' needs a run(input, ctx) function; got ${typeof options.run}.`,
+      );
     }
     this.outputKey = options.outputKey;
     this.inputSchema = options.inputSchema;
@@ -60,17 +62,26 @@ export class FunctionAgent<I extends Schema | undefined = undefined, O = unknown
     let input: unknown = ctx.input;
     if (this.inputSchema) {
       const checked = await validate(this.inputSchema, input);
-      if (!checked.ok) throw new InputValidationError(`Agent '${this.name}' got an input that does not match its inputSchema: ${checked.message}. Pass an input with these fields.`);
+      if (!checked.ok)
+        throw new InputValidationError(
+          `Agent '${this.name}' got an input that does not match its inputSchema: ${checked.message}. Pass an input with these fields.`,
+        );
       input = checked.value;
     }
     const cb = new CallbackContext(ctx);
     let output: unknown = await this.fn(input as never, cb);
     if (this.outputSchema) {
       const checked = await validate(this.outputSchema, output);
-      if (!checked.ok) throw new OutputValidationError(`Agent '${this.name}' returned an output that does not match its outputSchema: ${checked.message}.`);
+      if (!checked.ok)
+        throw new OutputValidationError(
+          `Agent '${this.name}' returned an output that does not match its outputSchema: ${checked.message}.`,
+        );
       output = checked.value;
     }
-    const event = this.createEvent(ctx, typeof output === 'string' ? { content: { role: 'model', parts: [{ text: output }] } } : {});
+    const event = this.createEvent(
+      ctx,
+      typeof output === 'string' ? { content: { role: 'model', parts: [{ text: output }] } } : {},
+    );
     if (output !== undefined) event.output = output;
     cb.applyTo(event.actions);
     if (this.outputKey !== undefined && output !== undefined) event.actions.stateDelta[this.outputKey] = output;

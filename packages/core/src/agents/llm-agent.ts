@@ -34,7 +34,6 @@ interface TurnState {
   lastText: string | undefined;
 }
 
-
 /** Options of {@link LlmAgent} (ADK names). */
 export interface LlmAgentOptions extends BaseAgentOptions {
   /** A model string (`'gemini-2.5-flash'`, `'openai/gpt-4o-mini'`) or instance. Inherited from the nearest ancestor LlmAgent when unset. */
@@ -118,13 +117,16 @@ export class LlmAgent extends BaseAgent {
   readonly inputGuardrails: readonly InputGuardrail[];
   readonly outputGuardrails: readonly OutputGuardrail[];
   private resolvedModel: BaseLlm | undefined;
-  private cachedToolbox: { parent: BaseAgent | undefined; tools: ReadonlyMap<string, BaseTool>; targets: readonly BaseAgent[] } | undefined;
+  private cachedToolbox:
+    { parent: BaseAgent | undefined; tools: ReadonlyMap<string, BaseTool>; targets: readonly BaseAgent[] } | undefined;
 
   constructor(options: LlmAgentOptions) {
     super(options);
     const name = options.name;
     if (options.model !== undefined && typeof options.model !== 'string' && !isBaseLlm(options.model)) {
-      throw new ConfigurationError(`Agent '${name}' has model ${describe(options.model)}; use a model string such as 'gemini-2.5-flash' or a BaseLlm instance.`);
+      throw new ConfigurationError(
+        `Agent '${name}' has model ${describe(options.model)}; use a model string such as 'gemini-2.5-flash' or a BaseLlm instance.`,
+      );
     }
     const tools: BaseTool[] = [];
     const toolsets: BaseToolset[] = [];
@@ -135,16 +137,22 @@ export class LlmAgent extends BaseAgent {
     const toolNames = new Set<string>();
     for (const tool of tools) {
       if (!(tool instanceof BaseTool)) {
-        throw new ConfigurationError(`Agent '${name}' got a tool that is not a tool: ${describe(tool)}. Wrap functions in FunctionTool and agents in AgentTool.`);
+        throw new ConfigurationError(
+          `Agent '${name}' got a tool that is not a tool: ${describe(tool)}. Wrap functions in FunctionTool and agents in AgentTool.`,
+        );
       }
       if (toolNames.has(tool.name) || tool.name === TRANSFER_TOOL_NAME) {
-        throw new ConfigurationError(`Agent '${name}' has two tools named '${tool.name}'${tool.name === TRANSFER_TOOL_NAME ? ' (the name is reserved for transfers)' : ''}. Give each tool a unique name.`);
+        throw new ConfigurationError(
+          `Agent '${name}' has two tools named '${tool.name}'${tool.name === TRANSFER_TOOL_NAME ? ' (the name is reserved for transfers)' : ''}. Give each tool a unique name.`,
+        );
       }
       toolNames.add(tool.name);
     }
     for (const fallback of options.fallbackModels ?? []) {
       if (typeof fallback !== 'string' && !isBaseLlm(fallback)) {
-        throw new ConfigurationError(`Agent '${name}' has a fallback model ${describe(fallback)}; use model strings or BaseLlm instances.`);
+        throw new ConfigurationError(
+          `Agent '${name}' has a fallback model ${describe(fallback)}; use model strings or BaseLlm instances.`,
+        );
       }
     }
     this.model = options.model;
@@ -176,7 +184,9 @@ export class LlmAgent extends BaseAgent {
     if (this.model !== undefined) {
       const primary = typeof this.model === 'string' ? resolveModel(this.model) : this.model;
       this.resolvedModel =
-        this.fallbackModels.length === 0 ? primary : fallbackChain([primary, ...this.fallbackModels.map((m) => (typeof m === 'string' ? resolveModel(m) : m))]);
+        this.fallbackModels.length === 0
+          ? primary
+          : fallbackChain([primary, ...this.fallbackModels.map((m) => (typeof m === 'string' ? resolveModel(m) : m))]);
       return this.resolvedModel;
     }
     for (let agent = this.parentAgent; agent; agent = agent.parentAgent) {
@@ -243,7 +253,8 @@ export class LlmAgent extends BaseAgent {
     }
     const freshCtx = ctx.fresh();
     // Input guardrails check the input once, when the agent starts (a resumed agent passed them already).
-    let inputCheck = this.inputGuardrails.length > 0 && !resumed ? new InputCheck(freshCtx, this.inputGuardrails) : undefined;
+    let inputCheck =
+      this.inputGuardrails.length > 0 && !resumed ? new InputCheck(freshCtx, this.inputGuardrails) : undefined;
     if (inputCheck) await inputCheck.runBlocking();
     const root = this.rootAgent;
     const source: RequestSource = {
@@ -301,7 +312,11 @@ export class LlmAgent extends BaseAgent {
               correction = [
                 {
                   role: 'user',
-                  parts: [{ text: `Your answer did not match the required JSON schema (${parsed.message}). Reply again with only a JSON value that matches the schema.` }],
+                  parts: [
+                    {
+                      text: `Your answer did not match the required JSON schema (${parsed.message}). Reply again with only a JSON value that matches the schema.`,
+                    },
+                  ],
                 },
               ];
               continue;
@@ -362,7 +377,9 @@ export class LlmAgent extends BaseAgent {
   }
 
   /** The tools of this run: the fixed ones, then each toolset's current tools, then the caller's client tools. */
-  private async toolboxFor(ctx: InvocationContext): Promise<{ tools: ReadonlyMap<string, BaseTool>; targets: readonly BaseAgent[] }> {
+  private async toolboxFor(
+    ctx: InvocationContext,
+  ): Promise<{ tools: ReadonlyMap<string, BaseTool>; targets: readonly BaseAgent[] }> {
     const fixed = this.toolbox();
     const clientTools = ctx.shared.runConfig.clientTools;
     if (this.toolsets.length === 0 && clientTools.length === 0) return fixed;
@@ -370,7 +387,9 @@ export class LlmAgent extends BaseAgent {
     for (const toolset of this.toolsets) {
       for (const tool of await toolset.getTools(ctx)) {
         if (tools.has(tool.name)) {
-          throw new ConfigurationError(`Agent '${this.name}' gets two tools named '${tool.name}' (one from a toolset). Give the toolset a prefix or filter its tools.`);
+          throw new ConfigurationError(
+            `Agent '${this.name}' gets two tools named '${tool.name}' (one from a toolset). Give the toolset a prefix or filter its tools.`,
+          );
         }
         tools.set(tool.name, tool);
       }
@@ -400,7 +419,13 @@ export class LlmAgent extends BaseAgent {
   private async *transfer(ctx: InvocationContext, targetName: string): AsyncGenerator<Event, void, undefined> {
     const target = this.rootAgent.findAgent(targetName);
     if (!target) {
-      throw new TransferTargetError(`Agent '${this.name}' asked to transfer to '${targetName}', which is not in its agent tree. Transfer to one of: ${transferTargets(this, this).map((a) => a.name).join(', ') || '(none)'}.`);
+      throw new TransferTargetError(
+        `Agent '${this.name}' asked to transfer to '${targetName}', which is not in its agent tree. Transfer to one of: ${
+          transferTargets(this, this)
+            .map((a) => a.name)
+            .join(', ') || '(none)'
+        }.`,
+      );
     }
     const shared = ctx.shared;
     const max = shared.runConfig.maxTransfers;
@@ -434,9 +459,6 @@ function functionCallsOf(event: Event): FunctionCall[] {
 function normalizeUsage(usage: Usage | undefined): Usage {
   return usage ?? { inputTokens: 0, outputTokens: 0 };
 }
-
-
-
 
 function describe(value: unknown): string {
   if (typeof value === 'object' && value !== null) return value.constructor?.name ?? 'object';

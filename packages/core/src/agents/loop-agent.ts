@@ -31,7 +31,9 @@ export class LoopAgent extends BaseAgent {
     super(options);
     const max = options.maxIterations;
     if (max !== undefined && (!Number.isInteger(max) || max < 1)) {
-      throw new ConfigurationError(`LoopAgent '${options.name}' has maxIterations ${JSON.stringify(max)}; use a whole number of at least 1, or leave it unset to loop until a child escalates.`);
+      throw new ConfigurationError(
+        `LoopAgent '${options.name}' has maxIterations ${JSON.stringify(max)}; use a whole number of at least 1, or leave it unset to loop until a child escalates.`,
+      );
     }
     this.maxIterations = max;
   }
@@ -95,7 +97,9 @@ export class LoopAgent extends BaseAgent {
       if (children.length === 0) break;
     }
     const stopReason: LoopStopReason = scope.escalated ? 'escalated' : 'maxIterations';
-    const final = this.createEvent(ctx, { actions: { agentState: asAgentState({ stopReason, iterations: iteration }), endOfAgent: true } });
+    const final = this.createEvent(ctx, {
+      actions: { agentState: asAgentState({ stopReason, iterations: iteration }), endOfAgent: true },
+    });
     if (output !== undefined) final.output = output;
     yield final;
   }

@@ -29,7 +29,9 @@ export class ParallelAgent extends BaseAgent {
     super(options);
     const max = options.maxConcurrency;
     if (max !== undefined && (!Number.isInteger(max) || max < 1)) {
-      throw new ConfigurationError(`ParallelAgent '${options.name}' has maxConcurrency ${JSON.stringify(max)}; use a whole number of at least 1, or leave it unset to run all children at once.`);
+      throw new ConfigurationError(
+        `ParallelAgent '${options.name}' has maxConcurrency ${JSON.stringify(max)}; use a whole number of at least 1, or leave it unset to run all children at once.`,
+      );
     }
     this.maxConcurrency = max;
   }
@@ -61,8 +63,12 @@ export class ParallelAgent extends BaseAgent {
       for (const name of done) outputs.set(name, lastOutputOnBranch(ctx, ctx.childBranch(this.name, name)));
     }
     const pending = children.filter((child) => !done.has(child.name));
-    const paused = yield* runConcurrently(pending.length, this.maxConcurrency ?? pending.length, ctx.abortSignal, `ParallelAgent '${this.name}'`, (i, signal) =>
-      this.runBranch(ctx, pending[i]!, signal, outputs),
+    const paused = yield* runConcurrently(
+      pending.length,
+      this.maxConcurrency ?? pending.length,
+      ctx.abortSignal,
+      `ParallelAgent '${this.name}'`,
+      (i, signal) => this.runBranch(ctx, pending[i]!, signal, outputs),
     );
     ctx.throwIfAborted();
     // A paused branch has not finished; it resumes later and the others are not re-run.
@@ -70,14 +76,26 @@ export class ParallelAgent extends BaseAgent {
     const output: Record<string, unknown> = {};
     for (const child of children) {
       // A branch that had finished before a resume re-enters without events; read its output back.
-      const value = outputs.has(child.name) ? outputs.get(child.name) : ctx.resumeFrom !== undefined ? lastOutputOnBranch(ctx, ctx.childBranch(this.name, child.name)) : undefined;
+      const value = outputs.has(child.name)
+        ? outputs.get(child.name)
+        : ctx.resumeFrom !== undefined
+          ? lastOutputOnBranch(ctx, ctx.childBranch(this.name, child.name))
+          : undefined;
       if (value !== undefined) output[child.name] = value;
     }
-    yield this.createEvent(ctx, { output, actions: { agentState: asAgentState({ completed: children.map((c) => c.name) }), endOfAgent: true } });
+    yield this.createEvent(ctx, {
+      output,
+      actions: { agentState: asAgentState({ completed: children.map((c) => c.name) }), endOfAgent: true },
+    });
   }
 
   /** Runs one child on its own branch; returns true when it paused for a human. */
-  private async *runBranch(ctx: InvocationContext, child: BaseAgent, signal: AbortSignal, outputs: Map<string, unknown>): AsyncGenerator<Event, boolean, undefined> {
+  private async *runBranch(
+    ctx: InvocationContext,
+    child: BaseAgent,
+    signal: AbortSignal,
+    outputs: Map<string, unknown>,
+  ): AsyncGenerator<Event, boolean, undefined> {
     // On resume, unfinished branches pick up where they stopped (their events are on their own branch).
     const childCtx = ctx.with({ branch: ctx.childBranch(this.name, child.name), abortSignal: signal });
     let paused = false;
@@ -87,7 +105,8 @@ export class ParallelAgent extends BaseAgent {
       yield event;
     }
     // Built-in agents show in their own events that they finished; after others, record it.
-    if (!paused && !child.resumable) yield this.createEvent(ctx, { actions: { agentState: asAgentState({ completed: child.name }) } });
+    if (!paused && !child.resumable)
+      yield this.createEvent(ctx, { actions: { agentState: asAgentState({ completed: child.name }) } });
     return paused;
   }
 }

@@ -42,7 +42,8 @@ export interface ResumeAnswers {
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isCount = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 0;
 
 export function sequentialProgress(state: Json | undefined): SequentialProgress | undefined {
@@ -51,7 +52,8 @@ export function sequentialProgress(state: Json | undefined): SequentialProgress 
 
 export function loopProgress(state: Json | undefined): LoopProgress | undefined {
   if (!state) return undefined;
-  if ((state.stopReason === 'escalated' || state.stopReason === 'maxIterations') && isCount(state.iterations)) return { stopReason: state.stopReason, iterations: state.iterations };
+  if ((state.stopReason === 'escalated' || state.stopReason === 'maxIterations') && isCount(state.iterations))
+    return { stopReason: state.stopReason, iterations: state.iterations };
   if (isCount(state.iteration) && isCount(state.next)) return { iteration: state.iteration, next: state.next };
   return undefined;
 }
@@ -59,7 +61,8 @@ export function loopProgress(state: Json | undefined): LoopProgress | undefined 
 export function parallelProgress(state: Json | undefined): ParallelProgress | undefined {
   if (!state) return undefined;
   if (typeof state.completed === 'string') return { completed: state.completed };
-  if (Array.isArray(state.completed) && state.completed.every((n) => typeof n === 'string')) return { completed: state.completed };
+  if (Array.isArray(state.completed) && state.completed.every((n) => typeof n === 'string'))
+    return { completed: state.completed };
   return undefined;
 }
 
@@ -88,6 +91,8 @@ export function resumeAnswers(event: Event): ResumeAnswers | undefined {
 }
 
 /** Typed as a progress record for `actions.agentState` (records are plain JSON objects). */
-export function asAgentState(record: SequentialProgress | LoopProgress | ParallelProgress | TeamProgress | InvocationStart | ResumeAnswers): Json {
+export function asAgentState(
+  record: SequentialProgress | LoopProgress | ParallelProgress | TeamProgress | InvocationStart | ResumeAnswers,
+): Json {
   return record as unknown as Json;
 }

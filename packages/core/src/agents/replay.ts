@@ -11,11 +11,19 @@ import { sequentialProgress } from './progress.js';
 
 /** True when `event` is the agent's own (same name, path and branch) in this invocation. */
 export function isOwnEvent(event: Event, ctx: InvocationContext, agentName: string): boolean {
-  return event.author === agentName && event.path === ctx.path && event.branch === ctx.branch && event.invocationId === ctx.invocationId;
+  return (
+    event.author === agentName &&
+    event.path === ctx.path &&
+    event.branch === ctx.branch &&
+    event.invocationId === ctx.invocationId
+  );
 }
 
 /** The last progress record (`actions.agentState`) the agent wrote in this run, and where. */
-export function lastCheckpoint(ctx: InvocationContext, agentName: string): { index: number; state: Record<string, unknown> } | undefined {
+export function lastCheckpoint(
+  ctx: InvocationContext,
+  agentName: string,
+): { index: number; state: Record<string, unknown> } | undefined {
   const events = ctx.session.events;
   for (let i = events.length - 1; i >= (ctx.resumeFrom ?? events.length); i--) {
     const e = events[i]!;
@@ -42,7 +50,12 @@ export function hasOwnEvent(ctx: InvocationContext, agentName: string): boolean 
  * or at the child that produced the latest event below it (that child resumes itself, and does
  * nothing if it had finished). Events before `from` are not considered.
  */
-export function resumePosition(ctx: InvocationContext, agentName: string, children: readonly BaseAgent[], from: number): { child: number; from: number } | undefined {
+export function resumePosition(
+  ctx: InvocationContext,
+  agentName: string,
+  children: readonly BaseAgent[],
+  from: number,
+): { child: number; from: number } | undefined {
   const events = ctx.session.events;
   const prefix = `${ctx.path}/`;
   for (let i = events.length - 1; i >= from; i--) {

@@ -45,7 +45,9 @@ export class RoutedAgent extends BaseAgent {
       throw new ConfigurationError(`RoutedAgent '${options.name}' needs at least one agent in 'agents'.`);
     }
     if (typeof options.router !== 'function') {
-      throw new ConfigurationError(`RoutedAgent '${options.name}' needs a router function (agents, ctx, errorContext?) => key; got ${typeof options.router}.`);
+      throw new ConfigurationError(
+        `RoutedAgent '${options.name}' needs a router function (agents, ctx, errorContext?) => key; got ${typeof options.router}.`,
+      );
     }
     this.agents = Object.freeze(agents);
     this.router = options.router;
@@ -78,7 +80,12 @@ export class RoutedAgent extends BaseAgent {
     });
   }
 
-  private async *runChosen(ctx: InvocationContext, key: string, agent: BaseAgent, failed: ReadonlySet<string>): AsyncGenerator<Event, void, undefined> {
+  private async *runChosen(
+    ctx: InvocationContext,
+    key: string,
+    agent: BaseAgent,
+    failed: ReadonlySet<string>,
+  ): AsyncGenerator<Event, void, undefined> {
     const reason = failed.size > 0 ? `fallback after ${[...failed].join(', ')} failed` : undefined;
     const routeEvent = this.createEvent(ctx, { actions: { route: reason ? { key, reason } : { key } } });
     let started = false;

@@ -34,7 +34,9 @@ export function isUserArtifact(filename: string): boolean {
 export function resolveMaxArtifactBytes(store: string, value: number | undefined): number {
   if (value === undefined) return DEFAULT_MAX_ARTIFACT_BYTES;
   if (!(typeof value === 'number' && Number.isSafeInteger(value) && value > 0)) {
-    throw new ConfigurationError(`${store} option 'maxArtifactBytes' must be a positive whole number of bytes; got ${JSON.stringify(value)}. Omit it for the default of ${DEFAULT_MAX_ARTIFACT_BYTES} (10 MiB).`);
+    throw new ConfigurationError(
+      `${store} option 'maxArtifactBytes' must be a positive whole number of bytes; got ${JSON.stringify(value)}. Omit it for the default of ${DEFAULT_MAX_ARTIFACT_BYTES} (10 MiB).`,
+    );
   }
   return value;
 }
@@ -46,7 +48,9 @@ export function checkArtifactKey(key: ArtifactKey): void {
   checkScope(key);
   const { filename } = key;
   if (typeof filename !== 'string' || filename.length === 0) {
-    throw new InvalidArtifactError(`An artifact filename must be a non-empty string; got ${JSON.stringify(filename)}. Name it, e.g. 'report.pdf' or 'user:avatar.png'.`);
+    throw new InvalidArtifactError(
+      `An artifact filename must be a non-empty string; got ${JSON.stringify(filename)}. Name it, e.g. 'report.pdf' or 'user:avatar.png'.`,
+    );
   }
   if (filename.length > MAX_ARTIFACT_FILENAME_LENGTH) {
     throw new InvalidArtifactError(
@@ -54,17 +58,25 @@ export function checkArtifactKey(key: ArtifactKey): void {
     );
   }
   if (filename.includes('\0')) {
-    throw new InvalidArtifactError(`Artifact filename ${JSON.stringify(filename)} contains a NUL character, which no store can keep. Remove it from the name.`);
+    throw new InvalidArtifactError(
+      `Artifact filename ${JSON.stringify(filename)} contains a NUL character, which no store can keep. Remove it from the name.`,
+    );
   }
   if (LONE_SURROGATE.test(filename)) {
-    throw new InvalidArtifactError(`Artifact filename ${JSON.stringify(filename)} contains a lone UTF-16 surrogate (not valid Unicode). Use a well-formed string.`);
+    throw new InvalidArtifactError(
+      `Artifact filename ${JSON.stringify(filename)} contains a lone UTF-16 surrogate (not valid Unicode). Use a well-formed string.`,
+    );
   }
   if (filename === '__proto__') {
     // An event's artifactDelta is a plain object: this key could not be recorded there.
-    throw new InvalidArtifactError(`Artifact filename '__proto__' cannot be used: it cannot be a key of an event's artifactDelta. Choose another name.`);
+    throw new InvalidArtifactError(
+      `Artifact filename '__proto__' cannot be used: it cannot be a key of an event's artifactDelta. Choose another name.`,
+    );
   }
   if (filename === USER_ARTIFACT_PREFIX) {
-    throw new InvalidArtifactError(`Artifact filename '${USER_ARTIFACT_PREFIX}' names nothing after its prefix. Write e.g. '${USER_ARTIFACT_PREFIX}avatar.png'.`);
+    throw new InvalidArtifactError(
+      `Artifact filename '${USER_ARTIFACT_PREFIX}' names nothing after its prefix. Write e.g. '${USER_ARTIFACT_PREFIX}avatar.png'.`,
+    );
   }
 }
 
@@ -73,7 +85,9 @@ export function checkScope(scope: ListArtifactParams): void {
   for (const field of ['appName', 'userId', 'sessionId'] as const) {
     const value = scope?.[field];
     if (typeof value !== 'string' || value.length === 0 || value.includes('\0')) {
-      throw new InvalidArtifactError(`An artifact call needs '${field}' as a non-empty string without NUL; got ${JSON.stringify(value)}. Pass the session's ${field}.`);
+      throw new InvalidArtifactError(
+        `An artifact call needs '${field}' as a non-empty string without NUL; got ${JSON.stringify(value)}. Pass the session's ${field}.`,
+      );
     }
   }
 }
@@ -82,7 +96,9 @@ export function checkScope(scope: ListArtifactParams): void {
 export function checkVersion(filename: string, version: number | undefined): void {
   if (version === undefined) return;
   if (!(typeof version === 'number' && Number.isSafeInteger(version) && version >= 0)) {
-    throw new InvalidArtifactError(`Artifact '${filename}' was asked for version ${JSON.stringify(version)}; versions are whole numbers from 0. Omit it for the latest.`);
+    throw new InvalidArtifactError(
+      `Artifact '${filename}' was asked for version ${JSON.stringify(version)}; versions are whole numbers from 0. Omit it for the latest.`,
+    );
   }
 }
 
@@ -98,17 +114,24 @@ export function artifactToBytes(filename: string, part: Part, maxBytes: number):
   if (isObject(part) && isObject((part as { inlineData?: unknown }).inlineData)) {
     const { mimeType, data } = (part as { inlineData: { mimeType?: unknown; data?: unknown } }).inlineData;
     if (typeof mimeType !== 'string' || mimeType.trim().length === 0) {
-      throw new InvalidArtifactError(`Artifact '${filename}' has inlineData without a mimeType; got ${JSON.stringify(mimeType)}. Set it, e.g. { inlineData: { mimeType: 'image/png', data } }.`);
+      throw new InvalidArtifactError(
+        `Artifact '${filename}' has inlineData without a mimeType; got ${JSON.stringify(mimeType)}. Set it, e.g. { inlineData: { mimeType: 'image/png', data } }.`,
+      );
     }
     if (typeof data !== 'string' || data.length % 4 === 1 || !BASE64.test(data)) {
-      const shown = typeof data === 'string' ? `'${data.slice(0, 20)}${data.length > 20 ? '…' : ''}'` : JSON.stringify(data);
-      throw new InvalidArtifactError(`Artifact '${filename}' has inlineData.data that is not base64: ${shown}. Encode the bytes, e.g. Buffer.from(bytes).toString('base64').`);
+      const shown =
+        typeof data === 'string' ? `'${data.slice(0, 20)}${data.length > 20 ? '…' : ''}'` : JSON.stringify(data);
+      throw new InvalidArtifactError(
+        `Artifact '${filename}' has inlineData.data that is not base64: ${shown}. Encode the bytes, e.g. Buffer.from(bytes).toString('base64').`,
+      );
     }
     result = { mimeType, bytes: Buffer.from(data, 'base64') };
   } else if (isObject(part) && typeof (part as { text?: unknown }).text === 'string') {
     const text = (part as { text: string }).text;
     if (LONE_SURROGATE.test(text)) {
-      throw new InvalidArtifactError(`Artifact '${filename}' is text with a lone UTF-16 surrogate (not valid Unicode), which cannot be stored as UTF-8. Use a well-formed string, or save the bytes as inlineData.`);
+      throw new InvalidArtifactError(
+        `Artifact '${filename}' is text with a lone UTF-16 surrogate (not valid Unicode), which cannot be stored as UTF-8. Use a well-formed string, or save the bytes as inlineData.`,
+      );
     }
     result = { mimeType: undefined, bytes: Buffer.from(text, 'utf8') };
   } else {

@@ -13,7 +13,13 @@ import {
   resolveMaxArtifactBytes,
   type ArtifactStoreOptions,
 } from './artifact-checks.js';
-import type { ArtifactKey, ArtifactService, ListArtifactParams, LoadArtifactParams, SaveArtifactParams } from './artifact-service.js';
+import type {
+  ArtifactKey,
+  ArtifactService,
+  ListArtifactParams,
+  LoadArtifactParams,
+  SaveArtifactParams,
+} from './artifact-service.js';
 
 /** Options of {@link FileArtifactService}. */
 export interface FileArtifactServiceOptions extends ArtifactStoreOptions {
@@ -46,7 +52,9 @@ export class FileArtifactService implements ArtifactService {
 
   constructor(options: FileArtifactServiceOptions) {
     if (typeof options?.dir !== 'string' || options.dir.length === 0) {
-      throw new ConfigurationError(`FileArtifactService option 'dir' must be a non-empty folder path; got ${JSON.stringify(options?.dir)}. Pass e.g. { dir: '.troupe/artifacts' }.`);
+      throw new ConfigurationError(
+        `FileArtifactService option 'dir' must be a non-empty folder path; got ${JSON.stringify(options?.dir)}. Pass e.g. { dir: '.troupe/artifacts' }.`,
+      );
     }
     this.dir = resolve(options.dir);
     this.maxBytes = resolveMaxArtifactBytes('FileArtifactService', options.maxArtifactBytes);
@@ -58,7 +66,10 @@ export class FileArtifactService implements ArtifactService {
     const folder = this.fileFolder(params);
     await mkdir(folder, { recursive: true });
     await writeAtomically(join(folder, NAME_FILE), params.filename);
-    const header = Buffer.from(`${JSON.stringify(stored.mimeType === undefined ? { kind: 'text' } : { kind: 'inline', mimeType: stored.mimeType })}\n`, 'utf8');
+    const header = Buffer.from(
+      `${JSON.stringify(stored.mimeType === undefined ? { kind: 'text' } : { kind: 'inline', mimeType: stored.mimeType })}\n`,
+      'utf8',
+    );
     const temp = join(folder, `.tmp-${randomUUID()}`);
     await writeFile(temp, Buffer.concat([header, stored.bytes]));
     try {
@@ -92,13 +103,20 @@ export class FileArtifactService implements ArtifactService {
       throw error;
     }
     const newline = content.indexOf(0x0a);
-    const header = JSON.parse(content.subarray(0, newline).toString('utf8')) as { kind: 'text' } | { kind: 'inline'; mimeType: string };
-    return artifactFromBytes({ mimeType: header.kind === 'inline' ? header.mimeType : undefined, bytes: content.subarray(newline + 1) });
+    const header = JSON.parse(content.subarray(0, newline).toString('utf8')) as
+      { kind: 'text' } | { kind: 'inline'; mimeType: string };
+    return artifactFromBytes({
+      mimeType: header.kind === 'inline' ? header.mimeType : undefined,
+      bytes: content.subarray(newline + 1),
+    });
   }
 
   async listArtifactKeys(params: ListArtifactParams): Promise<string[]> {
     checkScope(params);
-    const names = [...(await this.namesIn(this.scopeFolder(params, ''))), ...(await this.namesIn(this.scopeFolder(params, 'user:')))];
+    const names = [
+      ...(await this.namesIn(this.scopeFolder(params, ''))),
+      ...(await this.namesIn(this.scopeFolder(params, 'user:'))),
+    ];
     return names.sort();
   }
 

@@ -10,7 +10,13 @@ import {
   type ArtifactBytes,
   type ArtifactStoreOptions,
 } from './artifact-checks.js';
-import type { ArtifactKey, ArtifactService, ListArtifactParams, LoadArtifactParams, SaveArtifactParams } from './artifact-service.js';
+import type {
+  ArtifactKey,
+  ArtifactService,
+  ListArtifactParams,
+  LoadArtifactParams,
+  SaveArtifactParams,
+} from './artifact-service.js';
 
 /** Options of {@link InMemoryArtifactService}. */
 export type InMemoryArtifactServiceOptions = ArtifactStoreOptions;

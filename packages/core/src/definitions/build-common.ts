@@ -24,7 +24,11 @@ export async function readAgentList(compiler: Compiler, r: MapReader, key: strin
 }
 
 /** A JSON Schema value (`input_schema`, `output_schema`), compiled to check it. */
-export async function readSchema(compiler: Compiler, r: MapReader, key: 'inputSchema' | 'outputSchema'): Promise<Schema | undefined> {
+export async function readSchema(
+  compiler: Compiler,
+  r: MapReader,
+  key: 'inputSchema' | 'outputSchema',
+): Promise<Schema | undefined> {
   const schema = r.plainObject(key, '{ type: object, properties: { topic: { type: string } } }');
   return schema === undefined ? undefined : compiler.ctx.checkSchema(schema, r.at(key), `'${r.shown(key)}'`);
 }

@@ -13,13 +13,26 @@ import type { MapReader } from './read-values.js';
  * Reads a `type: llm` definition (the default type). An LlmAgent that names no model gets the
  * loader's default model unless an ancestor LlmAgent of the same tree has one to inherit.
  */
-export async function compileLlm(compiler: Compiler, r: MapReader, scope: Scope, common: DefinitionCommon): Promise<AgentPlan> {
+export async function compileLlm(
+  compiler: Compiler,
+  r: MapReader,
+  scope: Scope,
+  common: DefinitionCommon,
+): Promise<AgentPlan> {
   const { ctx } = compiler;
   const modelName = r.word('model', 'gemini-2.5-flash');
-  const model = modelName !== undefined ? ctx.model(modelName, r.at('model')) : scope.inheritsModel ? undefined : ctx.defaultModel(common.at);
+  const model =
+    modelName !== undefined
+      ? ctx.model(modelName, r.at('model'))
+      : scope.inheritsModel
+        ? undefined
+        : ctx.defaultModel(common.at);
   const fallbackModels = (r.list('fallbackModels', '[openai/gpt-4o-mini]') ?? []).map((item) => {
     if (item.node.kind !== 'scalar' || typeof item.node.value !== 'string' || item.node.value === '') {
-      throw new AgentDefinitionError(item.at, `a fallback model must be a model name such as 'openai/gpt-4o-mini'; got ${describeNode(item.node)}.`);
+      throw new AgentDefinitionError(
+        item.at,
+        `a fallback model must be a model name such as 'openai/gpt-4o-mini'; got ${describeNode(item.node)}.`,
+      );
     }
     return ctx.model(item.node.value, item.at);
   });
@@ -65,7 +78,11 @@ function readIncludeContents(r: MapReader): IncludeContents | undefined {
   w.checkKeys(['lastTurns', 'maxTokens'], 'includeContents');
   const lastTurns = w.integer('lastTurns', 0, 5);
   const maxTokens = w.integer('maxTokens', 1, 8000);
-  if (lastTurns === undefined && maxTokens === undefined) r.fail('includeContents', `'${r.shown('includeContents')}' as a window needs last_turns, max_tokens or both, e.g. '{ last_turns: 5 }'.`);
+  if (lastTurns === undefined && maxTokens === undefined)
+    r.fail(
+      'includeContents',
+      `'${r.shown('includeContents')}' as a window needs last_turns, max_tokens or both, e.g. '{ last_turns: 5 }'.`,
+    );
   return { ...(lastTurns !== undefined ? { lastTurns } : {}), ...(maxTokens !== undefined ? { maxTokens } : {}) };
 }
 
@@ -78,18 +95,25 @@ function readGenerateContentConfig(r: MapReader): GenerateContentConfig | undefi
   if (!g) return undefined;
   const config: GenerateContentConfig = {};
   for (const key of g.keys()) {
-    if (Object.hasOwn(GENERATION_NUMBERS, key)) config[key] = g.number(key, GENERATION_NUMBERS[key as keyof typeof GENERATION_NUMBERS]);
+    if (Object.hasOwn(GENERATION_NUMBERS, key))
+      config[key] = g.number(key, GENERATION_NUMBERS[key as keyof typeof GENERATION_NUMBERS]);
     else if (Object.hasOwn(GENERATION_INTEGERS, key)) {
       const [min, example] = GENERATION_INTEGERS[key as keyof typeof GENERATION_INTEGERS];
       config[key] = g.integer(key, min, example);
     } else if (key === 'stopSequences') {
       config.stopSequences = (g.list(key, '["END"]') ?? []).map((item) => {
-        if (item.node.kind !== 'scalar' || typeof item.node.value !== 'string') throw new AgentDefinitionError(item.at, `a stop sequence must be a string; got ${describeNode(item.node)}.`);
+        if (item.node.kind !== 'scalar' || typeof item.node.value !== 'string')
+          throw new AgentDefinitionError(item.at, `a stop sequence must be a string; got ${describeNode(item.node)}.`);
         return item.node.value;
       });
     } else {
       // Provider settings pass through as written (defined, so a key like __proto__ stays data).
-      Object.defineProperty(config, g.shown(key), { value: toPlain(g.value(key)!), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(config, g.shown(key), {
+        value: toPlain(g.value(key)!),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
   }
   return config;

@@ -12,21 +12,39 @@ export const SUPERVISOR_KEYS = ['model', 'instruction', 'subAgents', 'tools', 'm
  * `max_delegations` and `output_key`. The pattern's module is imported only here, when a definition
  * uses it, so `@troupe/core` stays light.
  */
-export async function compileSupervisor(compiler: Compiler, r: MapReader, scope: Scope, common: DefinitionCommon): Promise<AgentPlan> {
+export async function compileSupervisor(
+  compiler: Compiler,
+  r: MapReader,
+  scope: Scope,
+  common: DefinitionCommon,
+): Promise<AgentPlan> {
   const { SupervisorAgent } = await import('../patterns/supervisor.js');
   const { ctx } = compiler;
   const modelName = r.word('model', 'gemini-2.5-flash');
-  const model = modelName !== undefined ? ctx.model(modelName, r.at('model')) : scope.inheritsModel ? undefined : ctx.defaultModel(common.at);
+  const model =
+    modelName !== undefined
+      ? ctx.model(modelName, r.at('model'))
+      : scope.inheritsModel
+        ? undefined
+        : ctx.defaultModel(common.at);
   const instruction = r.string('instruction', 'Delegate research to Searcher, then answer.');
   const maxDelegations = r.integer('maxDelegations', 1, 10);
   const outputKey = r.word('outputKey', 'answer');
   r.require('subAgents', 'the worker agents the supervisor delegates to', '[./searcher.yaml, ./writer.yaml]');
   // Workers run as agent tools: each is the root of a tree of its own, inheriting no model.
   const workers = await readAgentList(compiler, r, 'subAgents', { ...scope, inheritsModel: false });
-  if (workers.length === 0) r.fail('subAgents', `'${r.shown('subAgents')}' is empty; a supervisor needs at least one worker agent to delegate to.`);
+  if (workers.length === 0)
+    r.fail(
+      'subAgents',
+      `'${r.shown('subAgents')}' is empty; a supervisor needs at least one worker agent to delegate to.`,
+    );
   const seen = new Set<string>();
   for (const worker of workers) {
-    if (seen.has(worker.name)) r.fail('subAgents', `'${r.shown('subAgents')}' has two agents named '${worker.name}'; the supervisor delegates by name, so give each worker a unique name.`);
+    if (seen.has(worker.name))
+      r.fail(
+        'subAgents',
+        `'${r.shown('subAgents')}' has two agents named '${worker.name}'; the supervisor delegates by name, so give each worker a unique name.`,
+      );
     seen.add(worker.name);
   }
   const tools = await compileTools(compiler, r.list('tools', '[./get-weather.js]') ?? [], scope);

@@ -7,10 +7,18 @@ import type { MapReader } from './read-values.js';
 const REFLECTION_KEYS = ['reviewer', 'isApproved', 'maxIterations', 'returnLastOnMaxIterations', 'customErrorMessage'];
 
 /** Reads a `type: team` definition (seed 002, AIGNE's TeamAgent options). */
-export async function compileTeam(compiler: Compiler, r: MapReader, scope: Scope, common: DefinitionCommon): Promise<AgentPlan> {
+export async function compileTeam(
+  compiler: Compiler,
+  r: MapReader,
+  scope: Scope,
+  common: DefinitionCommon,
+): Promise<AgentPlan> {
   const skillItems = r.list('skills', '[./research.yaml, ./summary.js]');
   if (skillItems === undefined || skillItems.length === 0) {
-    r.fail('skills', `a team needs at least one skill in '${r.shown('skills')}': paths to agent files or inline definitions, e.g. '${r.shown('skills')}: [./research.yaml, ./summary.js]'.`);
+    r.fail(
+      'skills',
+      `a team needs at least one skill in '${r.shown('skills')}': paths to agent files or inline definitions, e.g. '${r.shown('skills')}: [./research.yaml, ./summary.js]'.`,
+    );
   }
   const mode = r.oneOf('mode', ['sequential', 'parallel'] as const);
   const iterateOn = r.word('iterateOn', 'sections');
@@ -23,7 +31,10 @@ export async function compileTeam(compiler: Compiler, r: MapReader, scope: Scope
     );
   }
   if (iterateWithPreviousOutput && iterateOn === undefined) {
-    r.fail('iterateWithPreviousOutput', `'${r.shown('iterateWithPreviousOutput')}' needs '${r.shown('iterateOn')}': name the input field that holds the items, e.g. '${r.shown('iterateOn')}: sections'.`);
+    r.fail(
+      'iterateWithPreviousOutput',
+      `'${r.shown('iterateWithPreviousOutput')}' needs '${r.shown('iterateOn')}': name the input field that holds the items, e.g. '${r.shown('iterateOn')}: sections'.`,
+    );
   }
   const includeAllStepsOutput = r.boolean('includeAllStepsOutput');
   const outputKey = r.word('outputKey', 'team_output');
@@ -34,11 +45,24 @@ export async function compileTeam(compiler: Compiler, r: MapReader, scope: Scope
   for (const item of skillItems) skills.push(await compiler.agentEntry(item, scope));
 
   const reflection = r.map('reflection', '{ reviewer: ./reviewer.yaml, is_approved: approved }');
-  let review: { reviewer: AgentPlan; isApproved: string; maxIterations?: number | undefined; returnLastOnMaxIterations?: boolean | undefined; customErrorMessage?: string | undefined } | undefined;
+  let review:
+    | {
+        reviewer: AgentPlan;
+        isApproved: string;
+        maxIterations?: number | undefined;
+        returnLastOnMaxIterations?: boolean | undefined;
+        customErrorMessage?: string | undefined;
+      }
+    | undefined;
   if (reflection) {
     reflection.checkKeys(REFLECTION_KEYS, 'a team reflection');
     const reviewerNode = reflection.require('reviewer', 'the agent that reviews the team output', './reviewer.yaml');
-    const isApproved = reflection.word('isApproved', 'approved') ?? reflection.fail('isApproved', `'${reflection.shown('isApproved')}' is required: the field of the reviewer's output that is true when it approves, e.g. '${reflection.shown('isApproved')}: approved'.`);
+    const isApproved =
+      reflection.word('isApproved', 'approved') ??
+      reflection.fail(
+        'isApproved',
+        `'${reflection.shown('isApproved')}' is required: the field of the reviewer's output that is true when it approves, e.g. '${reflection.shown('isApproved')}: approved'.`,
+      );
     review = {
       isApproved,
       maxIterations: reflection.integer('maxIterations', 1, 3),

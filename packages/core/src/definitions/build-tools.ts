@@ -16,11 +16,20 @@ import { MapReader, type ListItem } from './read-values.js';
 import { registeredToolEntryKinds, toolEntryFactory, toolEntryHint } from './tool-entries.js';
 
 /** Built-in tools that a definition names by their name instead of a path. */
-const BUILT_IN_TOOLS = { exit_loop: exitLoop, load_artifacts: loadArtifactsTool, load_memory: loadMemoryTool, preload_memory: preloadMemoryTool } as const;
+const BUILT_IN_TOOLS = {
+  exit_loop: exitLoop,
+  load_artifacts: loadArtifactsTool,
+  load_memory: loadMemoryTool,
+  preload_memory: preloadMemoryTool,
+} as const;
 
-const TOOL_FORMS = `a path to a .js/.ts module (its default export is a tool, an agent or a function), a definition file (.yaml/.json, called as an AgentTool), ${Object.keys(BUILT_IN_TOOLS)
+const TOOL_FORMS = `a path to a .js/.ts module (its default export is a tool, an agent or a function), a definition file (.yaml/.json, called as an AgentTool), ${Object.keys(
+  BUILT_IN_TOOLS,
+)
   .map((name) => `'${name}'`)
-  .join(', ')}, { agent: <path or inline definition>, skip_summarization: true|false }, or { <kind>: ... } for a registered entry kind such as { mcp: { command: ..., args: [...] } }`;
+  .join(
+    ', ',
+  )}, { agent: <path or inline definition>, skip_summarization: true|false }, or { <kind>: ... } for a registered entry kind such as { mcp: { command: ..., args: [...] } }`;
 
 /** The keys of an agent tool entry; any other single key names a registered entry kind. */
 const AGENT_ENTRY_KEYS = ['agent', 'skipSummarization'];
@@ -36,9 +45,16 @@ export async function compileTools(compiler: Compiler, items: readonly ListItem[
     const plan = await compileTool(compiler, item, toolScope);
     const twin = plan.name === undefined ? undefined : plans.find((p) => p.name === plan.name);
     if (twin) {
-      throw new AgentDefinitionError(item.at, `this tool is named '${plan.name}', like the tool at ${whereText(twin.at)}. An agent's tools need unique names; rename one (a function tool is named after its file).`);
+      throw new AgentDefinitionError(
+        item.at,
+        `this tool is named '${plan.name}', like the tool at ${whereText(twin.at)}. An agent's tools need unique names; rename one (a function tool is named after its file).`,
+      );
     }
-    if (plan.name === 'transfer_to_agent') throw new AgentDefinitionError(item.at, `the tool name 'transfer_to_agent' is reserved for transfers between agents. Rename the tool.`);
+    if (plan.name === 'transfer_to_agent')
+      throw new AgentDefinitionError(
+        item.at,
+        `the tool name 'transfer_to_agent' is reserved for transfers between agents. Rename the tool.`,
+      );
     plans.push(plan);
   }
   return plans;
@@ -54,17 +70,28 @@ async function compileTool(compiler: Compiler, item: ListItem, scope: Scope): Pr
     }
     if (!looksLikePath(value)) {
       const near = closest(value, Object.keys(BUILT_IN_TOOLS));
-      throw new AgentDefinitionError(at, `'${value}' is not a built-in tool or a file path.${near ? ` Did you mean '${near}'?` : ''} A tool entry is ${TOOL_FORMS}.`);
+      throw new AgentDefinitionError(
+        at,
+        `'${value}' is not a built-in tool or a file path.${near ? ` Did you mean '${near}'?` : ''} A tool entry is ${TOOL_FORMS}.`,
+      );
     }
     const { file, kind } = await resolveEntryFile(value, scope.file, at);
     if (kind === 'definition') return agentToolPlan(await compiler.agentEntry(item, scope), at, undefined);
     const namespace = await importModule(file, at);
-    return toolPlanFromModule(compiler.ctx, moduleValue(namespace, file, at, 'a tool, an agent or a function'), file, at);
+    return toolPlanFromModule(
+      compiler.ctx,
+      moduleValue(namespace, file, at, 'a tool, an agent or a function'),
+      file,
+      at,
+    );
   }
   if (node.kind === 'map') {
     const reader = new MapReader(node, `${at.key}.`);
-    const kind = reader.has('agent') ? undefined : node.entries.map((entry) => toCamelCase(entry.key)).find((key) => !AGENT_ENTRY_KEYS.includes(key));
-    if (kind !== undefined && (toolEntryFactory(kind) || !closest(kind, AGENT_ENTRY_KEYS))) return registeredEntryPlan(reader, kind, scope);
+    const kind = reader.has('agent')
+      ? undefined
+      : node.entries.map((entry) => toCamelCase(entry.key)).find((key) => !AGENT_ENTRY_KEYS.includes(key));
+    if (kind !== undefined && (toolEntryFactory(kind) || !closest(kind, AGENT_ENTRY_KEYS)))
+      return registeredEntryPlan(reader, kind, scope);
     reader.checkKeys(AGENT_ENTRY_KEYS, 'an agent tool entry');
     const agentNode = reader.require('agent', 'the agent to call as a tool', './helper.yaml');
     const skipSummarization = reader.boolean('skipSummarization');
@@ -91,7 +118,10 @@ function registeredEntryPlan(reader: MapReader, kind: string, scope: Scope): Too
     );
   }
   reader.checkKeys([kind], `a '${shown}' tool entry (one key: '${shown}')`);
-  const spec = entrySpec(reader.value(kind) ?? { kind: 'scalar', file: at.file, line: at.line ?? 1, value: null }, at.key ?? shown);
+  const spec = entrySpec(
+    reader.value(kind) ?? { kind: 'scalar', file: at.file, line: at.line ?? 1, value: null },
+    at.key ?? shown,
+  );
   let made: unknown;
   try {
     made = factory(spec, { file: scope.file, dir: dirname(scope.file), at });
@@ -101,7 +131,10 @@ function registeredEntryPlan(reader: MapReader, kind: string, scope: Scope): Too
   }
   if (made instanceof BaseTool) return { at, name: made.name, create: () => made };
   if (made instanceof BaseToolset) return { at, name: undefined, create: () => made };
-  return reader.fail(kind, `the factory registered for '${kind}' entries returned ${made === null ? 'null' : typeof made}, not a tool or a toolset. Fix the package that registers '${kind}'.`);
+  return reader.fail(
+    kind,
+    `the factory registered for '${kind}' entries returned ${made === null ? 'null' : typeof made}, not a tool or a toolset. Fix the package that registers '${kind}'.`,
+  );
 }
 
 /** The entry's value as plain data; a mapping's own keys in camelCase, nested values as written. */
@@ -110,7 +143,12 @@ function entrySpec(node: SourceNode, keyPath: string): unknown {
   const out: Record<string, unknown> = {};
   for (const entry of normalizeEntries(node, `${keyPath}.`).values()) {
     // A key named like a prototype member stays data, never a prototype.
-    Object.defineProperty(out, entry.key, { value: toPlain(entry.value), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, entry.key, {
+      value: toPlain(entry.value),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }

@@ -41,16 +41,18 @@ export const AGENT_DEFINITION_FILE_NAMES: readonly string[] = ['agent.yaml', 'ag
  */
 export async function loadAgent(path: string, options: LoadAgentOptions = {}): Promise<BaseAgent> {
   // The loader's code and the yaml parser load on first use, so importing @troupe/core stays cheap.
-  const [{ LoadContext, checkModelOptions }, { DefinitionCompiler }, { checkPlan, buildPlan }, { resolveRootFile }] = await Promise.all([
-    import('./load-context.js'),
-    import('./build-agent.js'),
-    import('./agent-plan.js'),
-    import('./load-module.js'),
-  ]);
+  const [{ LoadContext, checkModelOptions }, { DefinitionCompiler }, { checkPlan, buildPlan }, { resolveRootFile }] =
+    await Promise.all([
+      import('./load-context.js'),
+      import('./build-agent.js'),
+      import('./agent-plan.js'),
+      import('./load-module.js'),
+    ]);
   const models = checkModelOptions(options.model, options.models);
   const { file, kind } = await resolveRootFile(path, AGENT_DEFINITION_FILE_NAMES);
   const compiler = new DefinitionCompiler(new LoadContext(models, options.model));
-  const plan = kind === 'definition' ? await compiler.file(file, undefined, undefined) : await compiler.module(file, { file });
+  const plan =
+    kind === 'definition' ? await compiler.file(file, undefined, undefined) : await compiler.module(file, { file });
   checkPlan(plan);
   return buildPlan(plan);
 }

@@ -39,7 +39,11 @@ export class LoadContext {
         model = resolveModel(name);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
-        throw new AgentDefinitionError(at, `model '${name}' cannot be used: ${reason} Or give loadAgent an instance for it: { models: { '${name}': model } }.`, { cause: error });
+        throw new AgentDefinitionError(
+          at,
+          `model '${name}' cannot be used: ${reason} Or give loadAgent an instance for it: { models: { '${name}': model } }.`,
+          { cause: error },
+        );
       }
       this.resolvedModels.set(name, model);
     }
@@ -57,12 +61,19 @@ export class LoadContext {
   /** Checks that a schema is a zod schema or a valid JSON Schema (compiling it). */
   async checkSchema(schema: unknown, at: DefinitionLocation, what: string): Promise<Schema> {
     if (isZodSchema(schema)) return schema;
-    if (!isPlainObject(schema)) throw new AgentDefinitionError(at, `${what} must be a JSON Schema object such as { type: object, properties: { ... } }; got ${typeof schema}.`);
+    if (!isPlainObject(schema))
+      throw new AgentDefinitionError(
+        at,
+        `${what} must be a JSON Schema object such as { type: object, properties: { ... } }; got ${typeof schema}.`,
+      );
     try {
       await validate(schema, {});
     } catch (error) {
       // The core message repeats the schema; the location already says which one it is.
-      const reason = (error instanceof Error ? error.message : String(error)).replace(/^Invalid JSON Schema \{.*?\}: /s, '');
+      const reason = (error instanceof Error ? error.message : String(error)).replace(
+        /^Invalid JSON Schema \{.*?\}: /s,
+        '',
+      );
       throw new AgentDefinitionError(at, `${what} is not a valid JSON Schema: ${reason}`, { cause: error });
     }
     return schema;
@@ -73,7 +84,9 @@ export class LoadContext {
     try {
       text = await readFile(file, 'utf8');
     } catch (error) {
-      throw new AgentDefinitionError(at ?? { file }, `cannot read ${file}: ${(error as Error).message}.`, { cause: error });
+      throw new AgentDefinitionError(at ?? { file }, `cannot read ${file}: ${(error as Error).message}.`, {
+        cause: error,
+      });
     }
     this.yaml ??= import('yaml');
     return parseDocument(await this.yaml, text, file, extname(file).toLowerCase() === '.json' ? 'json' : 'yaml');
@@ -83,14 +96,21 @@ export class LoadContext {
 /** Checks loadAgent's `model` and `models` options. */
 export function checkModelOptions(model: unknown, models: unknown): Readonly<Record<string, BaseLlm>> {
   if (model !== undefined && typeof model !== 'string' && !isBaseLlm(model)) {
-    throw new ConfigurationError(`loadAgent's 'model' option must be a model string such as 'gemini-2.5-flash' or a BaseLlm instance; got ${typeof model}.`);
+    throw new ConfigurationError(
+      `loadAgent's 'model' option must be a model string such as 'gemini-2.5-flash' or a BaseLlm instance; got ${typeof model}.`,
+    );
   }
   if (models === undefined) return {};
   if (typeof models !== 'object' || models === null || Array.isArray(models)) {
-    throw new ConfigurationError(`loadAgent's 'models' option must map the names used in 'model:' fields to BaseLlm instances, e.g. { models: { fast: myModel } }; got ${Array.isArray(models) ? 'a list' : typeof models}.`);
+    throw new ConfigurationError(
+      `loadAgent's 'models' option must map the names used in 'model:' fields to BaseLlm instances, e.g. { models: { fast: myModel } }; got ${Array.isArray(models) ? 'a list' : typeof models}.`,
+    );
   }
   for (const [name, value] of Object.entries(models)) {
-    if (!isBaseLlm(value)) throw new ConfigurationError(`loadAgent's 'models' option maps '${name}' to something that is not a model; give it a BaseLlm instance.`);
+    if (!isBaseLlm(value))
+      throw new ConfigurationError(
+        `loadAgent's 'models' option maps '${name}' to something that is not a model; give it a BaseLlm instance.`,
+      );
   }
   return models as Record<string, BaseLlm>;
 }

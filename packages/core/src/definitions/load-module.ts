@@ -30,7 +30,11 @@ export function looksLikePath(value: string): boolean {
  * The absolute path of a file named in a definition, relative to the folder of the file that
  * names it. Throws when the extension is not supported or nothing is there (naming the path tried).
  */
-export async function resolveEntryFile(path: string, fromFile: string, at: DefinitionLocation): Promise<{ file: string; kind: EntryFileKind }> {
+export async function resolveEntryFile(
+  path: string,
+  fromFile: string,
+  at: DefinitionLocation,
+): Promise<{ file: string; kind: EntryFileKind }> {
   const file = resolve(dirname(fromFile), path);
   const kind = entryFileKind(file);
   if (kind === undefined) {
@@ -44,10 +48,17 @@ export async function resolveEntryFile(path: string, fromFile: string, at: Defin
     isFile = (await stat(file)).isFile();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new AgentDefinitionError(at, `'${path}' cannot be read (${file}): ${(error as Error).message}.`, { cause: error });
-    throw new AgentDefinitionError(at, `'${path}' does not exist (looked for ${file}). Check the name; paths are relative to the folder of ${basename(fromFile)}.`);
+    if (code !== 'ENOENT' && code !== 'ENOTDIR')
+      throw new AgentDefinitionError(at, `'${path}' cannot be read (${file}): ${(error as Error).message}.`, {
+        cause: error,
+      });
+    throw new AgentDefinitionError(
+      at,
+      `'${path}' does not exist (looked for ${file}). Check the name; paths are relative to the folder of ${basename(fromFile)}.`,
+    );
   }
-  if (!isFile) throw new AgentDefinitionError(at, `'${path}' is a directory (${file}), not a file. Name the file itself.`);
+  if (!isFile)
+    throw new AgentDefinitionError(at, `'${path}' is a directory (${file}), not a file. Name the file itself.`);
   return { file, kind };
 }
 
@@ -55,23 +66,39 @@ export async function resolveEntryFile(path: string, fromFile: string, at: Defin
  * The file {@link loadAgent} was given: a definition or module file, or a directory holding one of
  * `directoryFiles`. Relative paths resolve against the working directory.
  */
-export async function resolveRootFile(path: string, directoryFiles: readonly string[]): Promise<{ file: string; kind: EntryFileKind }> {
-  if (typeof path !== 'string' || path === '') throw new AgentDefinitionError({ file: String(path) }, `loadAgent needs the path of an agent file or directory; got ${describeValue(path)}.`);
+export async function resolveRootFile(
+  path: string,
+  directoryFiles: readonly string[],
+): Promise<{ file: string; kind: EntryFileKind }> {
+  if (typeof path !== 'string' || path === '')
+    throw new AgentDefinitionError(
+      { file: String(path) },
+      `loadAgent needs the path of an agent file or directory; got ${describeValue(path)}.`,
+    );
   const absolute = resolve(path);
   const found = await statKind(absolute);
   if (found === 'missing') {
-    throw new AgentDefinitionError({ file: absolute }, `no agent file or directory at '${path}' (looked for ${absolute}). Check the path.`);
+    throw new AgentDefinitionError(
+      { file: absolute },
+      `no agent file or directory at '${path}' (looked for ${absolute}). Check the path.`,
+    );
   }
   if (found === 'directory') {
     for (const name of directoryFiles) {
       const candidate = resolve(absolute, name);
       if ((await statKind(candidate)) === 'file') return { file: candidate, kind: 'definition' };
     }
-    throw new AgentDefinitionError({ file: absolute }, `the directory '${path}' has no agent definition: looked for ${directoryFiles.join(', ')}. Create one, or pass the definition file itself.`);
+    throw new AgentDefinitionError(
+      { file: absolute },
+      `the directory '${path}' has no agent definition: looked for ${directoryFiles.join(', ')}. Create one, or pass the definition file itself.`,
+    );
   }
   const kind = entryFileKind(absolute);
   if (kind === undefined) {
-    throw new AgentDefinitionError({ file: absolute }, `'${path}' is not an agent definition. Pass a ${[...DEFINITION_EXTENSIONS, ...MODULE_EXTENSIONS].join(', ')} file, or a directory holding ${directoryFiles.join(', ')}.`);
+    throw new AgentDefinitionError(
+      { file: absolute },
+      `'${path}' is not an agent definition. Pass a ${[...DEFINITION_EXTENSIONS, ...MODULE_EXTENSIONS].join(', ')} file, or a directory holding ${directoryFiles.join(', ')}.`,
+    );
   }
   return { file: absolute, kind };
 }
@@ -96,7 +123,10 @@ export async function importModule(file: string, at: DefinitionLocation): Promis
     return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    if (TYPESCRIPT_EXTENSIONS.has(extname(file)) && (code === 'ERR_UNKNOWN_FILE_EXTENSION' || code === 'ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING')) {
+    if (
+      TYPESCRIPT_EXTENSIONS.has(extname(file)) &&
+      (code === 'ERR_UNKNOWN_FILE_EXTENSION' || code === 'ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING')
+    ) {
       throw new AgentDefinitionError(
         at,
         `Node cannot load the TypeScript module ${displayPath(file)} by itself. Run the agent through the troupe CLI ('troupe run'), which compiles TypeScript, or register tsx first ('node --import tsx ...' or register() from 'tsx/esm/api'), or use a .js file.`,
@@ -109,7 +139,12 @@ export async function importModule(file: string, at: DefinitionLocation): Promis
 }
 
 /** The module's default export, else its `rootAgent` export (ADK's convention). */
-export function moduleValue(namespace: Record<string, unknown>, file: string, at: DefinitionLocation, wanted: string): unknown {
+export function moduleValue(
+  namespace: Record<string, unknown>,
+  file: string,
+  at: DefinitionLocation,
+  wanted: string,
+): unknown {
   if (namespace.default !== undefined) return namespace.default;
   if (namespace.rootAgent !== undefined) return namespace.rootAgent;
   const names = Object.keys(namespace);

@@ -30,21 +30,41 @@ export interface FunctionAgentOverrides {
  * FunctionAgent named after the file (or its `agentName` property) that reads the function's
  * `description`, `input_schema`/`inputSchema`, `output_schema`/`outputSchema` and `output_key`/`outputKey`.
  */
-export async function agentPlanFromModule(ctx: LoadContext, value: unknown, file: string, at: DefinitionLocation): Promise<AgentPlan> {
+export async function agentPlanFromModule(
+  ctx: LoadContext,
+  value: unknown,
+  file: string,
+  at: DefinitionLocation,
+): Promise<AgentPlan> {
   if (value instanceof BaseAgent) return instancePlan(value, at);
   if (isPlainFunction(value)) return functionAgentPlan(ctx, value, file, at, {});
-  const hint = isAgentClass(value) ? ` It is an agent class: name it as the type of a definition ('type: ./${displayPath(file)}') to construct it with options.` : '';
-  throw new AgentDefinitionError(at, `the default export of ${displayPath(file)} is ${describeValue(value)}, not an agent or a function. Export an agent (e.g. new LlmAgent({...})) or a function (it becomes a FunctionAgent).${hint}`);
+  const hint = isAgentClass(value)
+    ? ` It is an agent class: name it as the type of a definition ('type: ./${displayPath(file)}') to construct it with options.`
+    : '';
+  throw new AgentDefinitionError(
+    at,
+    `the default export of ${displayPath(file)} is ${describeValue(value)}, not an agent or a function. Export an agent (e.g. new LlmAgent({...})) or a function (it becomes a FunctionAgent).${hint}`,
+  );
 }
 
 /** A FunctionAgent made from a module's function; `overrides` come from the definition. */
-export async function functionAgentPlan(ctx: LoadContext, fn: ModuleFunction, file: string, at: DefinitionLocation, overrides: FunctionAgentOverrides): Promise<AgentPlan> {
+export async function functionAgentPlan(
+  ctx: LoadContext,
+  fn: ModuleFunction,
+  file: string,
+  at: DefinitionLocation,
+  overrides: FunctionAgentOverrides,
+): Promise<AgentPlan> {
   const read = functionProperties(fn, file, at);
   const name = overrides.name ?? read.string('agentName', 'agent_name') ?? overrides.fallbackName ?? nameFromFile(file);
   try {
     assertValidAgentName(name);
   } catch (error) {
-    throw new AgentDefinitionError(at, `${(error as Error).message} (the agent of ${displayPath(file)}; set its name in the definition or an 'agentName' property on the function)`, { cause: error });
+    throw new AgentDefinitionError(
+      at,
+      `${(error as Error).message} (the agent of ${displayPath(file)}; set its name in the definition or an 'agentName' property on the function)`,
+      { cause: error },
+    );
   }
   const description = overrides.description ?? read.string('description');
   const outputKey = overrides.outputKey ?? read.string('outputKey', 'output_key');
@@ -55,7 +75,8 @@ export async function functionAgentPlan(ctx: LoadContext, fn: ModuleFunction, fi
     name,
     children: [],
     toolAgents: [],
-    create: () => new FunctionAgent<Schema | undefined>({ name, description, outputKey, inputSchema, outputSchema, run: fn }),
+    create: () =>
+      new FunctionAgent<Schema | undefined>({ name, description, outputKey, inputSchema, outputSchema, run: fn }),
   };
 }
 
@@ -63,7 +84,12 @@ export async function functionAgentPlan(ctx: LoadContext, fn: ModuleFunction, fi
  * The tool a module's default export stands for: a tool or a toolset as is, an agent wrapped in an AgentTool,
  * or a function as a FunctionTool named after the file, with its `description` and `parameters`.
  */
-export async function toolPlanFromModule(ctx: LoadContext, value: unknown, file: string, at: DefinitionLocation): Promise<ToolPlan> {
+export async function toolPlanFromModule(
+  ctx: LoadContext,
+  value: unknown,
+  file: string,
+  at: DefinitionLocation,
+): Promise<ToolPlan> {
   if (value instanceof BaseTool) return { at, name: value.name, create: () => value };
   if (value instanceof BaseToolset) return { at, name: undefined, create: () => value };
   if (value instanceof BaseAgent) {
@@ -71,7 +97,10 @@ export async function toolPlanFromModule(ctx: LoadContext, value: unknown, file:
     return { at, name: value.name, agent, create: (build) => new AgentTool({ agent: build(agent) }) };
   }
   if (!isPlainFunction(value)) {
-    throw new AgentDefinitionError(at, `the default export of ${displayPath(file)} is ${describeValue(value)}, not a tool. Export a tool (e.g. new FunctionTool({...})), a toolset, an agent, or a function (it becomes a FunctionTool named after the file).`);
+    throw new AgentDefinitionError(
+      at,
+      `the default export of ${displayPath(file)} is ${describeValue(value)}, not a tool. Export a tool (e.g. new FunctionTool({...})), a toolset, an agent, or a function (it becomes a FunctionTool named after the file).`,
+    );
   }
   const read = functionProperties(value, file, at);
   const name = read.string('toolName', 'tool_name') ?? nameFromFile(file);
@@ -81,20 +110,27 @@ export async function toolPlanFromModule(ctx: LoadContext, value: unknown, file:
   return {
     at,
     name,
-    create: () => new FunctionTool<Schema | undefined>({ name, description, parameters, requireConfirmation, execute: value }),
+    create: () =>
+      new FunctionTool<Schema | undefined>({ name, description, parameters, requireConfirmation, execute: value }),
   };
 }
 
 function isPlainFunction(value: unknown): value is ModuleFunction {
-  return typeof value === 'function' && !isAgentClass(value) && !/^class[\s{]/.test(Function.prototype.toString.call(value));
+  return (
+    typeof value === 'function' && !isAgentClass(value) && !/^class[\s{]/.test(Function.prototype.toString.call(value))
+  );
 }
 
 /** Reads the properties a module sets on its exported function, in camelCase or snake_case. */
 function functionProperties(fn: ModuleFunction, file: string, at: DefinitionLocation) {
   const props = fn as unknown as Record<string, unknown>;
-  const pick = (camel: string, snake: string): [string, unknown] => (props[camel] !== undefined ? [camel, props[camel]] : [snake, props[snake]]);
+  const pick = (camel: string, snake: string): [string, unknown] =>
+    props[camel] !== undefined ? [camel, props[camel]] : [snake, props[snake]];
   const fail = (key: string, expected: string, value: unknown): never => {
-    throw new AgentDefinitionError(at, `the '${key}' property of the function exported by ${displayPath(file)} must be ${expected}; got ${describeValue(value)}.`);
+    throw new AgentDefinitionError(
+      at,
+      `the '${key}' property of the function exported by ${displayPath(file)} must be ${expected}; got ${describeValue(value)}.`,
+    );
   };
   return {
     string(camel: string, snake = camel): string | undefined {

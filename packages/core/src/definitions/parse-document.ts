@@ -56,11 +56,17 @@ export function parseDocument(yaml: YamlModule, text: string, file: string, form
     );
   }
   if (doc.contents === null) {
-    throw new AgentDefinitionError({ file, line: 1 }, `the file is empty. Write an agent definition, e.g. 'name: Assistant' and 'instruction: Answer the user.'`);
+    throw new AgentDefinitionError(
+      { file, line: 1 },
+      `the file is empty. Write an agent definition, e.g. 'name: Assistant' and 'instruction: Answer the user.'`,
+    );
   }
   const root = new Converter(yaml, doc, lineCounter, file).convert(doc.contents);
   if (root.kind !== 'map') {
-    throw new AgentDefinitionError({ file, line: root.line }, `the file holds ${describeNode(root)}, not an agent definition. Write a mapping of keys such as 'name:', 'type:' and 'instruction:'.`);
+    throw new AgentDefinitionError(
+      { file, line: root.line },
+      `the file holds ${describeNode(root)}, not an agent definition. Write a mapping of keys such as 'name:', 'type:' and 'instruction:'.`,
+    );
   }
   return root;
 }
@@ -76,7 +82,12 @@ export function toPlain(node: SourceNode): unknown {
       const out: Record<string, unknown> = {};
       for (const entry of node.entries) {
         // A data key named like a prototype member is kept as data, never as a prototype.
-        Object.defineProperty(out, entry.key, { value: toPlain(entry.value), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(out, entry.key, {
+          value: toPlain(entry.value),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       return out;
     }
@@ -122,8 +133,16 @@ class Converter {
     const line = lineOverride ?? this.lineOf(node);
     if (yaml.isAlias(node)) {
       const target = node.resolve(this.doc);
-      if (target === undefined) throw new AgentDefinitionError({ file, line }, `the alias *${node.source} names no anchor. Define &${node.source} before using it.`);
-      if (this.active.has(target)) throw new AgentDefinitionError({ file, line }, `the alias *${node.source} refers to a value that contains it. Remove the recursive alias.`);
+      if (target === undefined)
+        throw new AgentDefinitionError(
+          { file, line },
+          `the alias *${node.source} names no anchor. Define &${node.source} before using it.`,
+        );
+      if (this.active.has(target))
+        throw new AgentDefinitionError(
+          { file, line },
+          `the alias *${node.source} refers to a value that contains it. Remove the recursive alias.`,
+        );
       const outermost = this.expanding === undefined;
       if (outermost) this.expanding = { source: node.source, line };
       try {
@@ -147,12 +166,22 @@ class Converter {
         entries: node.items.map((pair) => {
           const keyLine = pair.key === null ? line : this.lineOf(pair.key);
           const key = yaml.isScalar(pair.key) ? String(pair.key.value) : pair.key === null ? '' : String(pair.key);
-          return { key, line: keyLine, value: pair.value === null ? { kind: 'scalar', file, line: keyLine, value: null } : this.convert(pair.value) };
+          return {
+            key,
+            line: keyLine,
+            value:
+              pair.value === null ? { kind: 'scalar', file, line: keyLine, value: null } : this.convert(pair.value),
+          };
         }),
       }));
     }
     if (yaml.isSeq(node)) {
-      return this.within(node, () => ({ kind: 'seq', file, line, items: node.items.map((item) => this.convert(item)) }));
+      return this.within(node, () => ({
+        kind: 'seq',
+        file,
+        line,
+        items: node.items.map((item) => this.convert(item)),
+      }));
     }
     if (yaml.isScalar(node)) return { kind: 'scalar', file, line, value: node.value };
     return { kind: 'scalar', file, line, value: null };
@@ -160,7 +189,10 @@ class Converter {
 
   private within<T>(node: unknown, make: () => T): T {
     if (this.active.size >= MAX_NESTING) {
-      throw new AgentDefinitionError({ file: this.file, line: this.lineOf(node) }, `values nest more than ${MAX_NESTING} levels deep here. Flatten this part of the definition.`);
+      throw new AgentDefinitionError(
+        { file: this.file, line: this.lineOf(node) },
+        `values nest more than ${MAX_NESTING} levels deep here. Flatten this part of the definition.`,
+      );
     }
     this.active.add(node);
     try {
@@ -181,7 +213,10 @@ function checkJson(text: string, file: string): void {
     JSON.parse(text);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new AgentDefinitionError({ file, line: jsonErrorLine(text, message) }, `invalid JSON: ${message}. Fix the syntax at this line (a missing comma or quote, a trailing comma).`);
+    throw new AgentDefinitionError(
+      { file, line: jsonErrorLine(text, message) },
+      `invalid JSON: ${message}. Fix the syntax at this line (a missing comma or quote, a trailing comma).`,
+    );
   }
 }
 

@@ -70,7 +70,8 @@ export class MapReader {
   /** Throws unless the key is present. */
   require(key: string, what: string, example: string): SourceNode {
     const node = this.value(key);
-    if (node === undefined) this.fail(key, `'${this.shown(key)}' is required: ${what}. Add e.g. '${this.shown(key)}: ${example}'.`);
+    if (node === undefined)
+      this.fail(key, `'${this.shown(key)}' is required: ${what}. Add e.g. '${this.shown(key)}: ${example}'.`);
     return node;
   }
 
@@ -85,7 +86,10 @@ export class MapReader {
   word(key: string, example: string): string | undefined {
     const value = this.string(key, example);
     if (value !== undefined && (value.trim() === '' || value.trim() !== value)) {
-      this.fail(key, `'${this.shown(key)}' is ${JSON.stringify(value)}; it needs a value without surrounding spaces, e.g. '${this.shown(key)}: ${example}'.`);
+      this.fail(
+        key,
+        `'${this.shown(key)}' is ${JSON.stringify(value)}; it needs a value without surrounding spaces, e.g. '${this.shown(key)}: ${example}'.`,
+      );
     }
     return value;
   }
@@ -111,16 +115,24 @@ export class MapReader {
   number(key: string, example: number): number | undefined {
     const node = this.value(key);
     if (node === undefined) return undefined;
-    if (node.kind !== 'scalar' || typeof node.value !== 'number' || !Number.isFinite(node.value)) this.wrongType(key, node, 'a number', String(example));
+    if (node.kind !== 'scalar' || typeof node.value !== 'number' || !Number.isFinite(node.value))
+      this.wrongType(key, node, 'a number', String(example));
     return node.value;
   }
 
   oneOf<T extends string>(key: string, values: readonly T[]): T | undefined {
     const node = this.value(key);
     if (node === undefined) return undefined;
-    if (node.kind !== 'scalar' || typeof node.value !== 'string' || !(values as readonly string[]).includes(node.value)) {
+    if (
+      node.kind !== 'scalar' ||
+      typeof node.value !== 'string' ||
+      !(values as readonly string[]).includes(node.value)
+    ) {
       const near = node.kind === 'scalar' && typeof node.value === 'string' ? closest(node.value, values) : undefined;
-      this.fail(key, `'${this.shown(key)}' is ${describeNode(node)}; use one of ${values.map((v) => `'${v}'`).join(', ')}.${near ? ` Did you mean '${near}'?` : ''}`);
+      this.fail(
+        key,
+        `'${this.shown(key)}' is ${describeNode(node)}; use one of ${values.map((v) => `'${v}'`).join(', ')}.${near ? ` Did you mean '${near}'?` : ''}`,
+      );
     }
     return node.value as T;
   }
@@ -131,7 +143,10 @@ export class MapReader {
     if (node === undefined) return undefined;
     if (node.kind !== 'seq') this.wrongType(key, node, 'a list', example);
     const shown = this.keyPrefix + this.shown(key);
-    return node.items.map((item, i) => ({ node: item, at: { file: item.file, line: item.line, key: `${shown}[${i}]` } }));
+    return node.items.map((item, i) => ({
+      node: item,
+      at: { file: item.file, line: item.line, key: `${shown}[${i}]` },
+    }));
   }
 
   /** A mapping, read by its own reader (keys under `key.`). */
@@ -156,7 +171,10 @@ export class MapReader {
   }
 
   private wrongType(key: string, node: SourceNode, expected: string, example: string): never {
-    this.fail(key, `'${this.shown(key)}' must be ${expected}; got ${describeNode(node)}. Write e.g. '${this.shown(key)}: ${example}'.`);
+    this.fail(
+      key,
+      `'${this.shown(key)}' must be ${expected}; got ${describeNode(node)}. Write e.g. '${this.shown(key)}: ${example}'.`,
+    );
   }
 
   private entryAt(entry: NormalizedEntry): DefinitionLocation {
@@ -165,7 +183,8 @@ export class MapReader {
 
   /** A key of this mapping with more than one word, showing the file's style; snake_case by default. */
   private style(): string {
-    for (const entry of this.entries.values()) if (entry.rawKey !== entry.key || /[A-Z]/.test(entry.rawKey)) return entry.rawKey;
+    for (const entry of this.entries.values())
+      if (entry.rawKey !== entry.key || /[A-Z]/.test(entry.rawKey)) return entry.rawKey;
     return '_';
   }
 }

@@ -47,13 +47,19 @@ const RESERVED = ['agent', 'skipSummarization'];
  */
 export function registerToolEntry(kind: string, factory: ToolEntryFactory): void {
   if (typeof kind !== 'string' || !KIND.test(kind)) {
-    throw new ConfigurationError(`registerToolEntry: the kind ${JSON.stringify(kind)} is not valid. Use a camelCase word such as 'mcp' or 'openApi'.`);
+    throw new ConfigurationError(
+      `registerToolEntry: the kind ${JSON.stringify(kind)} is not valid. Use a camelCase word such as 'mcp' or 'openApi'.`,
+    );
   }
   if (RESERVED.includes(kind)) {
-    throw new ConfigurationError(`registerToolEntry: the kind '${kind}' is reserved for agent tool entries ({ agent: ..., skip_summarization: ... }). Choose another name.`);
+    throw new ConfigurationError(
+      `registerToolEntry: the kind '${kind}' is reserved for agent tool entries ({ agent: ..., skip_summarization: ... }). Choose another name.`,
+    );
   }
   if (typeof factory !== 'function') {
-    throw new ConfigurationError(`registerToolEntry('${kind}', factory): the factory must be a function (spec, ctx) => tool or toolset; got ${typeof factory}.`);
+    throw new ConfigurationError(
+      `registerToolEntry('${kind}', factory): the factory must be a function (spec, ctx) => tool or toolset; got ${typeof factory}.`,
+    );
   }
   factories.set(kind, factory);
 }
@@ -71,6 +77,7 @@ export function registeredToolEntryKinds(): string[] {
 /** How to get a kind registered: the package to import, when the kind is a well-known one. */
 export function toolEntryHint(kind: string): string {
   const provider = Object.hasOwn(PROVIDERS, kind) ? PROVIDERS[kind] : undefined;
-  if (provider) return `Add \`import '${provider}';\` to your program (it registers '${kind}:' entries; the troupe CLI imports it).`;
+  if (provider)
+    return `Add \`import '${provider}';\` to your program (it registers '${kind}:' entries; the troupe CLI imports it).`;
   return `Import the package that registers it (it calls registerToolEntry('${kind}', ...)) before loading the definition.`;
 }

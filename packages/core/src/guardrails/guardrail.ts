@@ -53,29 +53,45 @@ export type ToolGuardrail<A = Record<string, unknown>> = Guardrail<A, ToolContex
  * Checks a guardrails option and returns it frozen. `owner` names who has it (`Agent 'Support'`),
  * `option` the option (`inputGuardrails`).
  */
-export function checkGuardrails<G extends Guardrail<never, never>>(owner: string, option: string, value: readonly G[] | undefined): readonly G[] {
+export function checkGuardrails<G extends Guardrail<never, never>>(
+  owner: string,
+  option: string,
+  value: readonly G[] | undefined,
+): readonly G[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) {
-    throw new ConfigurationError(`${owner} has ${option} ${describe(value)}; pass an array of guardrails such as [{ name: 'no_pii', check: (ctx, value) => ({ tripwire: false }) }].`);
+    throw new ConfigurationError(
+      `${owner} has ${option} ${describe(value)}; pass an array of guardrails such as [{ name: 'no_pii', check: (ctx, value) => ({ tripwire: false }) }].`,
+    );
   }
   const names = new Set<string>();
   value.forEach((entry: unknown, i) => {
     const at = `${owner} ${option}[${i}]`;
     if (typeof entry !== 'object' || entry === null) {
-      throw new ConfigurationError(`${at} is ${describe(entry)}; a guardrail is an object { name, check(ctx, value) => { tripwire, info? }, blocking? }.`);
+      throw new ConfigurationError(
+        `${at} is ${describe(entry)}; a guardrail is an object { name, check(ctx, value) => { tripwire, info? }, blocking? }.`,
+      );
     }
     const { name, check, blocking } = entry as Record<string, unknown>;
     if (typeof name !== 'string' || name === '') {
-      throw new ConfigurationError(`${at} has name ${describe(name)}; give it a non-empty string name (it is shown when the guardrail trips).`);
+      throw new ConfigurationError(
+        `${at} has name ${describe(name)}; give it a non-empty string name (it is shown when the guardrail trips).`,
+      );
     }
     if (typeof check !== 'function') {
-      throw new ConfigurationError(`${at} ('${name}') has check ${describe(check)}; give it a function check(ctx, value) returning { tripwire: boolean, info? } (or a promise of it).`);
+      throw new ConfigurationError(
+        `${at} ('${name}') has check ${describe(check)}; give it a function check(ctx, value) returning { tripwire: boolean, info? } (or a promise of it).`,
+      );
     }
     if (blocking !== undefined && typeof blocking !== 'boolean') {
-      throw new ConfigurationError(`${at} ('${name}') has blocking ${describe(blocking)}; use true, false, or leave it out.`);
+      throw new ConfigurationError(
+        `${at} ('${name}') has blocking ${describe(blocking)}; use true, false, or leave it out.`,
+      );
     }
     if (names.has(name)) {
-      throw new ConfigurationError(`${owner} has two ${option} named '${name}'. Give each guardrail a unique name so a tripwire says which one fired.`);
+      throw new ConfigurationError(
+        `${owner} has two ${option} named '${name}'. Give each guardrail a unique name so a tripwire says which one fired.`,
+      );
     }
     names.add(name);
   });

@@ -4,7 +4,10 @@
  * at once, even while the source is still busy, and nothing held is ever passed on. If the source
  * fails before the gate settles, the gate is awaited first, so a rejected gate wins.
  */
-export async function* holdUntil<T, R>(source: AsyncGenerator<T, R, undefined>, gate: Promise<void>): AsyncGenerator<T, R, undefined> {
+export async function* holdUntil<T, R>(
+  source: AsyncGenerator<T, R, undefined>,
+  gate: Promise<void>,
+): AsyncGenerator<T, R, undefined> {
   let open = false;
   const opened = gate.then(() => {
     open = true;

@@ -37,7 +37,13 @@ export class InputCheck {
   }
 
   private run(guardrails: readonly InputGuardrail[]): Promise<void> {
-    return runGuardrails(guardrails, this.context, this.value, { kind: 'input', agent: this.ctx.agent.name }, this.ctx.abortSignal);
+    return runGuardrails(
+      guardrails,
+      this.context,
+      this.value,
+      { kind: 'input', agent: this.ctx.agent.name },
+      this.ctx.abortSignal,
+    );
   }
 }
 

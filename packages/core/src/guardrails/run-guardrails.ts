@@ -15,7 +15,13 @@ export interface GuardrailTarget {
  * trips ({@link GuardrailTrippedError}), one fails ({@link GuardrailError}), or the run is aborted
  * (the abort reason), without waiting for the others.
  */
-export function runGuardrails<V, C>(guardrails: readonly Guardrail<V, C>[], ctx: C, value: V, target: GuardrailTarget, signal: AbortSignal): Promise<void> {
+export function runGuardrails<V, C>(
+  guardrails: readonly Guardrail<V, C>[],
+  ctx: C,
+  value: V,
+  target: GuardrailTarget,
+  signal: AbortSignal,
+): Promise<void> {
   if (guardrails.length === 0) return Promise.resolve();
   return new Promise<void>((resolve, reject) => {
     let left = guardrails.length;
@@ -36,7 +42,12 @@ export function runGuardrails<V, C>(guardrails: readonly Guardrail<V, C>[], ctx:
         .then(
           (result: unknown) => {
             if (!isResult(result)) {
-              settle(new GuardrailError(`Guardrail '${guardrail.name}' on ${where(target)} returned ${describe(result)}; its check must return { tripwire: boolean, info? } (or a promise of it).`, guardrail.name));
+              settle(
+                new GuardrailError(
+                  `Guardrail '${guardrail.name}' on ${where(target)} returned ${describe(result)}; its check must return { tripwire: boolean, info? } (or a promise of it).`,
+                  guardrail.name,
+                ),
+              );
             } else if (result.tripwire) {
               settle(tripped(guardrail.name, target, result.info));
             } else if (--left === 0) {
@@ -66,8 +77,14 @@ export function runGuardrails<V, C>(guardrails: readonly Guardrail<V, C>[], ctx:
  * the session and shown to its clients, and a value might hold what was blocked.
  */
 export function tripped(name: string, target: GuardrailTarget, info: unknown): GuardrailTrippedError {
-  const consequence = target.kind === 'input' ? 'the agent did not act on that input' : target.kind === 'output' ? 'the answer was not stored' : 'the tool did not run';
-  const reason = typeof info === 'string' && info !== '' ? ` Reason: ${info.length > 300 ? `${info.slice(0, 300)}…` : info}` : '';
+  const consequence =
+    target.kind === 'input'
+      ? 'the agent did not act on that input'
+      : target.kind === 'output'
+        ? 'the answer was not stored'
+        : 'the tool did not run';
+  const reason =
+    typeof info === 'string' && info !== '' ? ` Reason: ${info.length > 300 ? `${info.slice(0, 300)}…` : info}` : '';
   return new GuardrailTrippedError(
     `Guardrail '${name}' tripped on ${where(target)}. The run was blocked: ${consequence}.${reason}`,
     name,

@@ -55,7 +55,9 @@ export async function checkResponses(
   responses: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
   if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) {
-    throw new ConfigurationError(`resume's responses must be an object mapping interrupt ids to answers; got ${JSON.stringify(responses)}.`);
+    throw new ConfigurationError(
+      `resume's responses must be an object mapping interrupt ids to answers; got ${JSON.stringify(responses)}.`,
+    );
   }
   const byId = new Map(open.map((i) => [i.id, i]));
   const checked: Record<string, unknown> = {};
@@ -74,7 +76,10 @@ export async function checkResponses(
     } else {
       if (interrupt.responseSchema) {
         const result = await validate(interrupt.responseSchema, value);
-        if (!result.ok) throw new InterruptResponseError(`The answer to input request '${id}' does not match its responseSchema: ${result.message}.`);
+        if (!result.ok)
+          throw new InterruptResponseError(
+            `The answer to input request '${id}' does not match its responseSchema: ${result.message}.`,
+          );
       }
       checked[id] = value;
     }
@@ -84,9 +89,15 @@ export async function checkResponses(
 
 function normalizeConfirmation(id: string, value: unknown): { confirmed: boolean; payload?: unknown } {
   if (typeof value === 'boolean') return { confirmed: value };
-  if (typeof value === 'object' && value !== null && typeof (value as { confirmed?: unknown }).confirmed === 'boolean') {
+  if (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { confirmed?: unknown }).confirmed === 'boolean'
+  ) {
     const { confirmed, payload } = value as { confirmed: boolean; payload?: unknown };
     return payload === undefined ? { confirmed } : { confirmed, payload };
   }
-  throw new InterruptResponseError(`The answer to confirmation '${id}' must be true, false or { confirmed: boolean, payload? }; got ${JSON.stringify(value)}.`);
+  throw new InterruptResponseError(
+    `The answer to confirmation '${id}' must be true, false or { confirmed: boolean, payload? }; got ${JSON.stringify(value)}.`,
+  );
 }

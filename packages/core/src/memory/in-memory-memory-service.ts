@@ -42,7 +42,10 @@ export class InMemoryMemoryService implements MemoryService {
     const key = userKey(session.appName, session.userId);
     let sessions = this.users.get(key);
     if (!sessions) this.users.set(key, (sessions = new Map()));
-    const stored = sessionMemories(session).map(({ entry, text }) => ({ entry: structuredClone(entry), words: new Set(memoryWords(text)) }));
+    const stored = sessionMemories(session).map(({ entry, text }) => ({
+      entry: structuredClone(entry),
+      words: new Set(memoryWords(text)),
+    }));
     if (stored.length === 0) sessions.delete(session.id);
     else sessions.set(session.id, stored);
   }

@@ -12,10 +12,22 @@ export function searchWords(params: SearchMemoryParams, service: string): string
   if (typeof params !== 'object' || params === null) {
     throw new ConfigurationError(`${service}.searchMemory needs { appName, userId, query }; got ${String(params)}.`);
   }
-  requireName(params.appName, 'appName', `${service}.searchMemory`, "the app whose memories to search, e.g. { appName: 'travel', userId, query }");
-  requireName(params.userId, 'userId', `${service}.searchMemory`, "the user whose memories to search, e.g. { appName, userId: 'u1', query }");
+  requireName(
+    params.appName,
+    'appName',
+    `${service}.searchMemory`,
+    "the app whose memories to search, e.g. { appName: 'travel', userId, query }",
+  );
+  requireName(
+    params.userId,
+    'userId',
+    `${service}.searchMemory`,
+    "the user whose memories to search, e.g. { appName, userId: 'u1', query }",
+  );
   if (typeof params.query !== 'string') {
-    throw new ConfigurationError(`${service}.searchMemory: 'query' must be a string; got ${describe(params.query)}. Pass the words to look for, e.g. { appName, userId, query: 'favourite city' }.`);
+    throw new ConfigurationError(
+      `${service}.searchMemory: 'query' must be a string; got ${describe(params.query)}. Pass the words to look for, e.g. { appName, userId, query: 'favourite city' }.`,
+    );
   }
   return memoryWords(params.query);
 }
@@ -43,17 +55,25 @@ export function checkMemorySession(session: Session, service: string): void {
 export function resolveMaxResults(value: unknown, service: string): number {
   if (value === undefined) return 10;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new ConfigurationError(`${service} option 'maxResults' must be a whole number ≥ 1; got ${describe(value)}. Omit it for the default of 10.`);
+    throw new ConfigurationError(
+      `${service} option 'maxResults' must be a whole number ≥ 1; got ${describe(value)}. Omit it for the default of 10.`,
+    );
   }
   return value;
 }
 
 function requireName(value: unknown, name: string, where: string, fix: string): void {
   if (typeof value !== 'string' || value.length === 0) {
-    throw new ConfigurationError(`${where}: '${name}' must be a non-empty string; got ${describe(value)}. Pass ${fix}.`);
+    throw new ConfigurationError(
+      `${where}: '${name}' must be a non-empty string; got ${describe(value)}. Pass ${fix}.`,
+    );
   }
 }
 
 function describe(value: unknown): string {
-  return value === undefined ? 'undefined' : typeof value === 'string' ? JSON.stringify(value) : `${typeof value} ${JSON.stringify(value) ?? String(value)}`;
+  return value === undefined
+    ? 'undefined'
+    : typeof value === 'string'
+      ? JSON.stringify(value)
+      : `${typeof value} ${JSON.stringify(value) ?? String(value)}`;
 }

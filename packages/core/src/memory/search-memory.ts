@@ -17,7 +17,11 @@ export function requireMemoryService(ctx: InvocationContext, user: string): Memo
 }
 
 /** Searches the memories of the session's user in the session's app. */
-export function searchSessionMemory(ctx: InvocationContext, query: string, user: string): Promise<SearchMemoryResponse> {
+export function searchSessionMemory(
+  ctx: InvocationContext,
+  query: string,
+  user: string,
+): Promise<SearchMemoryResponse> {
   const { appName, userId } = ctx.session;
   return requireMemoryService(ctx, user).searchMemory({ appName, userId, query });
 }

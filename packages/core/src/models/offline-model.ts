@@ -17,28 +17,58 @@ export class OfflineModel extends BaseLlm {
     const usage = { inputTokens: 0, outputTokens: 0 };
     const text = content.parts.map((p) => ('text' in p ? p.text : '')).join('');
     if (stream && text) {
-      for (const word of text.split(/(?<= )/)) yield { content: { role: 'model', parts: [{ text: word }] }, partial: true };
+      for (const word of text.split(/(?<= )/))
+        yield { content: { role: 'model', parts: [{ text: word }] }, partial: true };
     }
     yield { content, usage, turnComplete: true, finishReason: 'STOP', model: 'offline' };
   }
 }
 
 const FOREIGN = /^\[[^\]]+\] (said:|called tool|tool) /;
-const STOP_WORDS = new Set(['the', 'and', 'for', 'with', 'that', 'this', 'from', 'you', 'your', 'are', 'can', 'please', 'about', 'into', 'what', 'tool', 'agent', 'handles', 'provides']);
+const STOP_WORDS = new Set([
+  'the',
+  'and',
+  'for',
+  'with',
+  'that',
+  'this',
+  'from',
+  'you',
+  'your',
+  'are',
+  'can',
+  'please',
+  'about',
+  'into',
+  'what',
+  'tool',
+  'agent',
+  'handles',
+  'provides',
+]);
 
 function decide(request: LlmRequest): Content {
   const { contents } = request;
   const last = contents[contents.length - 1];
-  const results = last?.parts.filter((p): p is Extract<Part, { functionResponse: unknown }> => 'functionResponse' in p) ?? [];
+  const results =
+    last?.parts.filter((p): p is Extract<Part, { functionResponse: unknown }> => 'functionResponse' in p) ?? [];
   if (results.length > 0) {
-    const summary = results.map((r) => `${r.functionResponse.name} returned ${brief(r.functionResponse.response)}`).join('; ');
+    const summary = results
+      .map((r) => `${r.functionResponse.name} returned ${brief(r.functionResponse.response)}`)
+      .join('; ');
     return answer(request, `Here is what I found: ${summary}.`);
   }
   const userIndex = lastUserIndex(contents);
   const userText = userIndex < 0 ? '' : textOf(contents[userIndex]!);
-  const alreadyTransferred = contents.slice(userIndex + 1).some((c) => c.parts.some((p) => 'text' in p && p.text.includes(`called tool 'transfer_to_agent'`)));
+  const alreadyTransferred = contents
+    .slice(userIndex + 1)
+    .some((c) => c.parts.some((p) => 'text' in p && p.text.includes(`called tool 'transfer_to_agent'`)));
   const choice = chooseTool(request.config.tools ?? [], userText, alreadyTransferred);
-  if (choice) return { role: 'model', parts: [{ functionCall: { id: `offline_${contents.length}`, name: choice.name, args: choice.args } }] };
+  if (choice)
+    return {
+      role: 'model',
+      parts: [{ functionCall: { id: `offline_${contents.length}`, name: choice.name, args: choice.args } }],
+    };
   return answer(request, respondFromInstruction(request.config.systemInstruction ?? '', userText));
 }
 
@@ -56,7 +86,10 @@ function lastUserIndex(contents: Content[]): number {
 }
 
 function textOf(content: Content): string {
-  return content.parts.map((p) => ('text' in p && !FOREIGN.test(p.text) ? p.text : '')).join(' ').trim();
+  return content.parts
+    .map((p) => ('text' in p && !FOREIGN.test(p.text) ? p.text : ''))
+    .join(' ')
+    .trim();
 }
 
 function words(text: string): string[] {
@@ -70,12 +103,22 @@ function words(text: string): string[] {
 function overlap(query: string[], candidate: string[]): number {
   let score = 0;
   for (const q of query) {
-    if (candidate.some((c) => c === q || (q.length >= 4 && c.length >= 4 && (c.startsWith(q.slice(0, 4)) || q.startsWith(c.slice(0, 4)))))) score++;
+    if (
+      candidate.some(
+        (c) =>
+          c === q || (q.length >= 4 && c.length >= 4 && (c.startsWith(q.slice(0, 4)) || q.startsWith(c.slice(0, 4)))),
+      )
+    )
+      score++;
   }
   return score;
 }
 
-function chooseTool(tools: FunctionDeclaration[], userText: string, alreadyTransferred: boolean): { name: string; args: Record<string, unknown> } | undefined {
+function chooseTool(
+  tools: FunctionDeclaration[],
+  userText: string,
+  alreadyTransferred: boolean,
+): { name: string; args: Record<string, unknown> } | undefined {
   const query = words(userText);
   if (query.length === 0) return undefined;
   let best: { name: string; args: Record<string, unknown>; score: number } | undefined;
@@ -130,7 +173,8 @@ function valueFor(prop: Record<string, unknown>, text: string, numbers: number[]
 function fillSchema(schema: Record<string, unknown>, text: string): unknown {
   if (schema.type !== 'object') return valueFor(schema, text, []);
   const out: Record<string, unknown> = {};
-  for (const [key, prop] of Object.entries((schema.properties ?? {}) as Record<string, Record<string, unknown>>)) out[key] = valueFor(prop, text, []);
+  for (const [key, prop] of Object.entries((schema.properties ?? {}) as Record<string, Record<string, unknown>>))
+    out[key] = valueFor(prop, text, []);
   return out;
 }
 

@@ -24,12 +24,15 @@ export function registerModel(match: string | RegExp, factory: ModelFactory): vo
 /** Resolves a model string such as `openai/gpt-4o-mini` or `offline` through the registry. */
 export function resolveModel(name: string): BaseLlm {
   if (typeof name !== 'string' || name.length === 0) {
-    throw new ConfigurationError(`A model string must be a non-empty string such as 'gemini-2.5-flash'; got ${JSON.stringify(name)}.`);
+    throw new ConfigurationError(
+      `A model string must be a non-empty string such as 'gemini-2.5-flash'; got ${JSON.stringify(name)}.`,
+    );
   }
   if (name === 'offline') return new OfflineModel();
   for (const { match, factory } of registrations) {
     if (typeof match === 'string') {
-      if (match.endsWith('/') ? name.startsWith(match) : name === match) return factory(match.endsWith('/') ? name.slice(match.length) : name);
+      if (match.endsWith('/') ? name.startsWith(match) : name === match)
+        return factory(match.endsWith('/') ? name.slice(match.length) : name);
     } else if (match.test(name)) {
       return factory(name);
     }

@@ -53,7 +53,13 @@ const NETWORK_CODES = new Set([
   'UND_ERR_BODY_TIMEOUT',
   'UND_ERR_CLOSED',
 ]);
-const NETWORK_NAMES = new Set(['APIConnectionError', 'APIConnectionTimeoutError', 'FetchError', 'ConnectTimeoutError', 'SocketError']);
+const NETWORK_NAMES = new Set([
+  'APIConnectionError',
+  'APIConnectionTimeoutError',
+  'FetchError',
+  'ConnectTimeoutError',
+  'SocketError',
+]);
 const NETWORK_MESSAGE = /fetch failed|socket hang up|\bterminated\b|network error|connection (?:error|reset|refused)/i;
 
 /**
@@ -86,7 +92,11 @@ class RetryingLlm extends BaseLlm {
     super(inner.model);
   }
 
-  async *generateContentAsync(request: LlmRequest, stream?: boolean, abortSignal?: AbortSignal): AsyncGenerator<LlmResponse> {
+  async *generateContentAsync(
+    request: LlmRequest,
+    stream?: boolean,
+    abortSignal?: AbortSignal,
+  ): AsyncGenerator<LlmResponse> {
     const { maxAttempts } = this.options;
     for (let attempt = 1; ; attempt++) {
       let yielded = false;
@@ -99,7 +109,8 @@ class RetryingLlm extends BaseLlm {
       } catch (error) {
         if (yielded || abortSignal?.aborted || error instanceof ConfigurationError) throw error;
         const status = statusOf(error);
-        const retryable = (status === undefined || !NEVER_RETRIED.has(status)) && this.options.shouldRetry(error, attempt);
+        const retryable =
+          (status === undefined || !NEVER_RETRIED.has(status)) && this.options.shouldRetry(error, attempt);
         if (!retryable) throw error;
         if (attempt >= maxAttempts) throw exhausted(error, this.inner.model, attempt);
         const wait = this.delayFor(error, attempt);
@@ -125,18 +136,24 @@ function resolveOptions(options: RetryOptions): ResolvedRetryOptions {
   const initialDelayMs = options.initialDelayMs ?? 1000;
   const maxDelayMs = options.maxDelayMs ?? 30_000;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
-    throw new ConfigurationError(`withRetry option maxAttempts is ${String(maxAttempts)}; use a whole number of at least 1 (1 turns retries off).`);
+    throw new ConfigurationError(
+      `withRetry option maxAttempts is ${String(maxAttempts)}; use a whole number of at least 1 (1 turns retries off).`,
+    );
   }
   for (const [name, value] of [
     ['initialDelayMs', initialDelayMs],
     ['maxDelayMs', maxDelayMs],
   ] as const) {
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-      throw new ConfigurationError(`withRetry option ${name} is ${String(value)}; use a number of milliseconds, 0 or more.`);
+      throw new ConfigurationError(
+        `withRetry option ${name} is ${String(value)}; use a number of milliseconds, 0 or more.`,
+      );
     }
   }
   if (maxDelayMs < initialDelayMs) {
-    throw new ConfigurationError(`withRetry option maxDelayMs (${maxDelayMs}) is less than initialDelayMs (${initialDelayMs}); raise maxDelayMs or lower initialDelayMs.`);
+    throw new ConfigurationError(
+      `withRetry option maxDelayMs (${maxDelayMs}) is less than initialDelayMs (${initialDelayMs}); raise maxDelayMs or lower initialDelayMs.`,
+    );
   }
   const { retryOn } = options;
   let shouldRetry: (error: unknown, attempt: number) => boolean;
@@ -147,12 +164,16 @@ function resolveOptions(options: RetryOptions): ResolvedRetryOptions {
   } else if (Array.isArray(retryOn) && retryOn.every((s) => Number.isInteger(s))) {
     const refused = retryOn.filter((s) => NEVER_RETRIED.has(s));
     if (refused.length > 0) {
-      throw new ConfigurationError(`withRetry option retryOn lists ${refused.join(', ')}; statuses 400, 401, 403 and 404 are never retried because repeating the request cannot fix them. Remove them.`);
+      throw new ConfigurationError(
+        `withRetry option retryOn lists ${refused.join(', ')}; statuses 400, 401, 403 and 404 are never retried because repeating the request cannot fix them. Remove them.`,
+      );
     }
     const statuses = [...retryOn];
     shouldRetry = (error) => isDefaultRetryable(error, statuses, false);
   } else {
-    throw new ConfigurationError(`withRetry option retryOn is ${JSON.stringify(retryOn)}; use a list of HTTP statuses such as [429, 503] or a function (error, attempt) => boolean.`);
+    throw new ConfigurationError(
+      `withRetry option retryOn is ${JSON.stringify(retryOn)}; use a list of HTTP statuses such as [429, 503] or a function (error, attempt) => boolean.`,
+    );
   }
   return { maxAttempts, initialDelayMs, maxDelayMs, jitter: options.jitter ?? true, shouldRetry };
 }
@@ -215,7 +236,8 @@ function causeChain(error: unknown): ErrorFields[] {
  */
 function retryAfterMs(error: unknown): number | undefined {
   for (const e of causeChain(error)) {
-    if (typeof e.retryAfterMs === 'number' && Number.isFinite(e.retryAfterMs) && e.retryAfterMs >= 0) return e.retryAfterMs;
+    if (typeof e.retryAfterMs === 'number' && Number.isFinite(e.retryAfterMs) && e.retryAfterMs >= 0)
+      return e.retryAfterMs;
     for (const headers of [e.headers, e.responseHeaders]) {
       const ms = header(headers, 'retry-after-ms');
       if (ms !== undefined && Number.isFinite(Number(ms)) && Number(ms) >= 0) return Number(ms);
@@ -233,7 +255,8 @@ function retryAfterMs(error: unknown): number | undefined {
 function header(headers: unknown, name: string): string | undefined {
   if (typeof headers !== 'object' || headers === null) return undefined;
   if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
-  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name && typeof value === 'string') return value;
+  for (const [key, value] of Object.entries(headers))
+    if (key.toLowerCase() === name && typeof value === 'string') return value;
   return undefined;
 }
 
@@ -241,5 +264,8 @@ function exhausted(error: unknown, model: string, attempts: number): unknown {
   if (error instanceof TroupeError) return error;
   const status = statusOf(error);
   const message = error instanceof Error ? error.message : String(error);
-  return new ModelError(`Model '${model}' failed ${attempts} times; the last error: ${message}`, { ...(status === undefined ? {} : { status }), cause: error });
+  return new ModelError(`Model '${model}' failed ${attempts} times; the last error: ${message}`, {
+    ...(status === undefined ? {} : { status }),
+    cause: error,
+  });
 }

@@ -36,7 +36,11 @@ export class RoutedLlm extends BaseLlm {
     this.router = options.router;
   }
 
-  async *generateContentAsync(request: LlmRequest, stream?: boolean, abortSignal?: AbortSignal): AsyncGenerator<LlmResponse> {
+  async *generateContentAsync(
+    request: LlmRequest,
+    stream?: boolean,
+    abortSignal?: AbortSignal,
+  ): AsyncGenerator<LlmResponse> {
     // What failed before the model that answers, so traces can show why a fallback happened.
     const failed: FailedModelAttempt[] = [];
     yield* routeWithFailover<BaseLlm, LlmResponse>({

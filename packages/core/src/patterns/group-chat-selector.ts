@@ -49,13 +49,29 @@ export interface ModelPick {
  * Asks the selector model who speaks next. An answer that names no participant gets one retry with
  * the list repeated; a second one throws {@link GroupChatSelectorError}.
  */
-export async function pickWithModel(ctx: InvocationContext, model: BaseLlm, chatName: string, selection: GroupChatSelectorContext): Promise<ModelPick> {
+export async function pickWithModel(
+  ctx: InvocationContext,
+  model: BaseLlm,
+  chatName: string,
+  selection: GroupChatSelectorContext,
+): Promise<ModelPick> {
   const names = selection.participants.map((p) => p.name);
-  const roster = selection.participants.map((p) => `- ${p.name}${p.description ? `: ${p.description}` : ''}`).join('\n');
+  const roster = selection.participants
+    .map((p) => `- ${p.name}${p.description ? `: ${p.description}` : ''}`)
+    .join('\n');
   const systemInstruction =
     `You choose who speaks next in the group chat '${chatName}'. The participants:\n${roster}\n` +
     `Read the conversation and answer with exactly one participant name and nothing else, or ${SELECTOR_DONE} when the conversation has reached its goal.`;
-  const contents: Content[] = [{ role: 'user', parts: [{ text: `The conversation so far:\n${transcript(selection.events)}\n\nWho speaks next? Answer with one of: ${names.join(', ')}, or ${SELECTOR_DONE}.` }] }];
+  const contents: Content[] = [
+    {
+      role: 'user',
+      parts: [
+        {
+          text: `The conversation so far:\n${transcript(selection.events)}\n\nWho speaks next? Answer with one of: ${names.join(', ')}, or ${SELECTOR_DONE}.`,
+        },
+      ],
+    },
+  ];
   let usage: Usage | undefined;
   for (let attempt = 0; ; attempt++) {
     ctx.throwIfAborted();
@@ -76,7 +92,14 @@ export async function pickWithModel(ctx: InvocationContext, model: BaseLlm, chat
     }
     contents.push(
       { role: 'model', parts: [{ text: answer }] },
-      { role: 'user', parts: [{ text: `${JSON.stringify(answer.slice(0, 100))} is not a participant. Answer with exactly one of: ${names.join(', ')}, or ${SELECTOR_DONE}.` }] },
+      {
+        role: 'user',
+        parts: [
+          {
+            text: `${JSON.stringify(answer.slice(0, 100))} is not a participant. Answer with exactly one of: ${names.join(', ')}, or ${SELECTOR_DONE}.`,
+          },
+        ],
+      },
     );
   }
 }

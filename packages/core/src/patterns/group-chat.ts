@@ -8,7 +8,11 @@ import { pickWithModel, type GroupChatSelector, type GroupChatSelectorContext } 
 import { checkUniqueNames } from './pattern-options.js';
 import type { AgentKind } from '../agents/agent-outline.js';
 
-export { GroupChatSelectorError, type GroupChatSelector, type GroupChatSelectorContext } from './group-chat-selector.js';
+export {
+  GroupChatSelectorError,
+  type GroupChatSelector,
+  type GroupChatSelectorContext,
+} from './group-chat-selector.js';
 
 /** Options of {@link GroupChatAgent}. */
 export interface GroupChatAgentOptions extends Omit<BaseAgentOptions, 'subAgents'> {
@@ -32,7 +36,8 @@ export type GroupChatStopReason = 'terminated' | 'maxTurns' | 'selector';
  * The chat's progress records: the speakers so far (the last one's turn running, or `done`), and on
  * its final event why it stopped.
  */
-export type GroupChatProgress = { speakers: string[]; done: boolean } | { stopReason: GroupChatStopReason; turns: number; speakers: string[] };
+export type GroupChatProgress =
+  { speakers: string[]; done: boolean } | { stopReason: GroupChatStopReason; turns: number; speakers: string[] };
 
 /**
  * Participants that share one conversation, taking turns. Before each turn the selector picks who
@@ -65,7 +70,9 @@ export class GroupChatAgent extends BaseAgent {
     const name = options?.name;
     const participants = options?.participants;
     if (!Array.isArray(participants) || participants.length === 0) {
-      throw new ConfigurationError(`GroupChatAgent '${name}' has no participants; give it at least one agent in 'participants'.`);
+      throw new ConfigurationError(
+        `GroupChatAgent '${name}' has no participants; give it at least one agent in 'participants'.`,
+      );
     }
     checkUniqueNames('GroupChatAgent', name, 'participants', participants);
     const selector = options.selector;
@@ -76,13 +83,27 @@ export class GroupChatAgent extends BaseAgent {
     }
     const maxTurns = options.maxTurns ?? 10;
     if (!Number.isInteger(maxTurns) || maxTurns < 1) {
-      throw new ConfigurationError(`GroupChatAgent '${name}' has maxTurns ${JSON.stringify(maxTurns)}; use a whole number of at least 1 (default 10).`);
+      throw new ConfigurationError(
+        `GroupChatAgent '${name}' has maxTurns ${JSON.stringify(maxTurns)}; use a whole number of at least 1 (default 10).`,
+      );
     }
     const terminate = options.terminate;
-    if (terminate !== undefined && typeof terminate !== 'function' && (typeof terminate !== 'string' || terminate === '')) {
-      throw new ConfigurationError(`GroupChatAgent '${name}' has terminate ${JSON.stringify(terminate)}; use a non-empty text that ends the chat when a participant says it, or a function (event) => boolean.`);
+    if (
+      terminate !== undefined &&
+      typeof terminate !== 'function' &&
+      (typeof terminate !== 'string' || terminate === '')
+    ) {
+      throw new ConfigurationError(
+        `GroupChatAgent '${name}' has terminate ${JSON.stringify(terminate)}; use a non-empty text that ends the chat when a participant says it, or a function (event) => boolean.`,
+      );
     }
-    const { participants: _participants, selector: _selector, maxTurns: _maxTurns, terminate: _terminate, ...base } = options;
+    const {
+      participants: _participants,
+      selector: _selector,
+      maxTurns: _maxTurns,
+      terminate: _terminate,
+      ...base
+    } = options;
     super({ ...base, subAgents: participants });
     this.participants = this.subAgents;
     this.selector = selector;
@@ -155,14 +176,22 @@ export class GroupChatAgent extends BaseAgent {
     yield final;
   }
 
-  private async pick(ctx: InvocationContext, speakers: readonly string[]): Promise<{ name: string | undefined; usage?: Usage | undefined }> {
+  private async pick(
+    ctx: InvocationContext,
+    speakers: readonly string[],
+  ): Promise<{ name: string | undefined; usage?: Usage | undefined }> {
     const turn = speakers.length;
     if (this.selector === 'round_robin') return { name: this.participants[turn % this.participants.length]!.name };
     const selection: GroupChatSelectorContext = {
       turn,
       participants: this.participants,
       speakers,
-      events: ctx.session.events.filter((e) => e.invocationId === ctx.invocationId && !e.partial && (e.author === 'user' || e.path.startsWith(`${ctx.path}/`))),
+      events: ctx.session.events.filter(
+        (e) =>
+          e.invocationId === ctx.invocationId &&
+          !e.partial &&
+          (e.author === 'user' || e.path.startsWith(`${ctx.path}/`)),
+      ),
       state: ctx.session.state,
     };
     if (typeof this.selector === 'function') {
@@ -196,7 +225,8 @@ export class GroupChatAgent extends BaseAgent {
   }
 }
 
-const isNames = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string');
+const isNames = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((v) => typeof v === 'string');
 
 /** Reads a group chat's progress record back; other shapes are not its records. */
 function readProgress(state: Record<string, unknown> | undefined): GroupChatProgress | undefined {

@@ -6,7 +6,9 @@ export function checkUniqueNames(pattern: string, name: string, option: string, 
   const seen = new Set<string>();
   for (const agent of agents) {
     if (seen.has(agent.name)) {
-      throw new ConfigurationError(`${pattern} '${name}' has two ${option} named '${agent.name}'; give each a unique name (they are chosen by name).`);
+      throw new ConfigurationError(
+        `${pattern} '${name}' has two ${option} named '${agent.name}'; give each a unique name (they are chosen by name).`,
+      );
     }
     seen.add(agent.name);
   }

@@ -135,7 +135,11 @@ export class PlanExecuteAgent extends BaseAgent {
   }
 
   /** Runs one child, forwarding its events; its output, and whether it paused for a human. */
-  private async *runChild(child: BaseAgent, runCtx: InvocationContext, role: 'planner' | 'executor' | 'replanner'): AsyncGenerator<Event, { output: unknown; paused: boolean }, undefined> {
+  private async *runChild(
+    child: BaseAgent,
+    runCtx: InvocationContext,
+    role: 'planner' | 'executor' | 'replanner',
+  ): AsyncGenerator<Event, { output: unknown; paused: boolean }, undefined> {
     let output: unknown;
     let paused = false;
     try {
@@ -145,7 +149,8 @@ export class PlanExecuteAgent extends BaseAgent {
         yield event;
       }
     } catch (error) {
-      if (error instanceof OutputValidationError && role !== 'executor') throw this.planError(role, child, error.message, error);
+      if (error instanceof OutputValidationError && role !== 'executor')
+        throw this.planError(role, child, error.message, error);
       throw error;
     }
     // A child that had finished before a crash yields nothing when resumed: take its stored output.
@@ -154,25 +159,53 @@ export class PlanExecuteAgent extends BaseAgent {
   }
 
   /** A progress record; with `step`, also the message that tells the executor what to do next. */
-  private record(ctx: InvocationContext, progress: Extract<PlanExecuteProgress, { next: string }>, step?: string): Event {
+  private record(
+    ctx: InvocationContext,
+    progress: Extract<PlanExecuteProgress, { next: string }>,
+    step?: string,
+  ): Event {
     return this.createEvent(ctx, {
       ...(step === undefined ? {} : { content: { role: 'model' as const, parts: [{ text: step }] } }),
-      actions: { agentState: progress as unknown as Record<string, unknown>, stateDelta: stateOf(progress.plan, progress.pastSteps) },
+      actions: {
+        agentState: progress as unknown as Record<string, unknown>,
+        stateDelta: stateOf(progress.plan, progress.pastSteps),
+      },
     });
   }
 
-  private finish(ctx: InvocationContext, stopReason: PlanExecuteStopReason, iterations: number, plan: string[], pastSteps: PastStep[], output: unknown): Event {
+  private finish(
+    ctx: InvocationContext,
+    stopReason: PlanExecuteStopReason,
+    iterations: number,
+    plan: string[],
+    pastSteps: PastStep[],
+    output: unknown,
+  ): Event {
     const progress: PlanExecuteProgress = { stopReason, iterations };
     const event = this.createEvent(ctx, {
-      ...(stopReason === 'responded' && typeof output === 'string' ? { content: { role: 'model' as const, parts: [{ text: output }] } } : {}),
-      actions: { agentState: progress as unknown as Record<string, unknown>, stateDelta: stateOf(plan, pastSteps), endOfAgent: true },
+      ...(stopReason === 'responded' && typeof output === 'string'
+        ? { content: { role: 'model' as const, parts: [{ text: output }] } }
+        : {}),
+      actions: {
+        agentState: progress as unknown as Record<string, unknown>,
+        stateDelta: stateOf(plan, pastSteps),
+        endOfAgent: true,
+      },
     });
     if (output !== undefined) event.output = output;
     return event;
   }
 
-  private planError(role: 'planner' | 'replanner', child: BaseAgent, problem: string, cause?: unknown): PlanValidationError {
-    const shape = role === 'planner' ? '{"steps": ["first step", "second step"]} with at least one step' : '{"respond": "the final answer"} or {"steps": ["the steps still to do"]}';
+  private planError(
+    role: 'planner' | 'replanner',
+    child: BaseAgent,
+    problem: string,
+    cause?: unknown,
+  ): PlanValidationError {
+    const shape =
+      role === 'planner'
+        ? '{"steps": ["first step", "second step"]} with at least one step'
+        : '{"respond": "the final answer"} or {"steps": ["the steps still to do"]}';
     const schema = role === 'planner' ? 'planSchema' : 'replanSchema';
     return new PlanValidationError(
       `PlanExecuteAgent '${this.name}' got no usable ${role === 'planner' ? 'plan' : 'replan'} from its ${role} '${child.name}' (after one repair attempt): ${problem}. ` +
@@ -198,27 +231,41 @@ function storedOutput(ctx: InvocationContext, path: string): unknown {
 
 function checkedSubAgents(options: PlanExecuteAgentOptions): BaseAgent[] {
   if (typeof options !== 'object' || options === null) {
-    throw new ConfigurationError(`PlanExecuteAgent needs an options object such as { name, planner, executor }; got ${String(options)}.`);
+    throw new ConfigurationError(
+      `PlanExecuteAgent needs an options object such as { name, planner, executor }; got ${String(options)}.`,
+    );
   }
   const name = String(options.name);
   const { planner, executor, replanner, maxIterations } = options;
   if (!(planner instanceof BaseAgent)) {
-    throw new ConfigurationError(`PlanExecuteAgent '${name}' has no planner (got ${describe(planner)}). Pass planner: an agent that answers { steps: string[] }, e.g. new LlmAgent({ name: 'Planner', instruction: '...', outputSchema: planSchema }).`);
+    throw new ConfigurationError(
+      `PlanExecuteAgent '${name}' has no planner (got ${describe(planner)}). Pass planner: an agent that answers { steps: string[] }, e.g. new LlmAgent({ name: 'Planner', instruction: '...', outputSchema: planSchema }).`,
+    );
   }
   if (!(executor instanceof BaseAgent)) {
-    throw new ConfigurationError(`PlanExecuteAgent '${name}' has no executor (got ${describe(executor)}). Pass executor: the agent that performs one step, e.g. an LlmAgent with the tools the steps need.`);
+    throw new ConfigurationError(
+      `PlanExecuteAgent '${name}' has no executor (got ${describe(executor)}). Pass executor: the agent that performs one step, e.g. an LlmAgent with the tools the steps need.`,
+    );
   }
   if (replanner !== undefined && !(replanner instanceof BaseAgent)) {
-    throw new ConfigurationError(`PlanExecuteAgent '${name}' has a replanner that is not an agent (${describe(replanner)}). Pass an agent with outputSchema: replanSchema, or leave replanner out.`);
+    throw new ConfigurationError(
+      `PlanExecuteAgent '${name}' has a replanner that is not an agent (${describe(replanner)}). Pass an agent with outputSchema: replanSchema, or leave replanner out.`,
+    );
   }
   if (planner.outputSchema === undefined) {
-    throw new ConfigurationError(`PlanExecuteAgent '${name}': planner '${planner.name}' has no outputSchema, so its plan cannot be checked. Give it outputSchema: planSchema (from '@troupe/core/patterns').`);
+    throw new ConfigurationError(
+      `PlanExecuteAgent '${name}': planner '${planner.name}' has no outputSchema, so its plan cannot be checked. Give it outputSchema: planSchema (from '@troupe/core/patterns').`,
+    );
   }
   if (replanner && replanner.outputSchema === undefined) {
-    throw new ConfigurationError(`PlanExecuteAgent '${name}': replanner '${replanner.name}' has no outputSchema, so its decision cannot be checked. Give it outputSchema: replanSchema (from '@troupe/core/patterns').`);
+    throw new ConfigurationError(
+      `PlanExecuteAgent '${name}': replanner '${replanner.name}' has no outputSchema, so its decision cannot be checked. Give it outputSchema: replanSchema (from '@troupe/core/patterns').`,
+    );
   }
   if (maxIterations !== undefined && (!Number.isInteger(maxIterations) || maxIterations < 1)) {
-    throw new ConfigurationError(`PlanExecuteAgent '${name}' has maxIterations ${JSON.stringify(maxIterations)}; use a whole number of at least 1 (default 10).`);
+    throw new ConfigurationError(
+      `PlanExecuteAgent '${name}' has maxIterations ${JSON.stringify(maxIterations)}; use a whole number of at least 1 (default 10).`,
+    );
   }
   return replanner ? [planner, executor, replanner] : [planner, executor];
 }

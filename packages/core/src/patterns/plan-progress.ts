@@ -15,7 +15,8 @@ export type PlanExecuteProgress =
 
 const STOP_REASONS: readonly string[] = ['responded', 'planCompleted', 'maxIterations'];
 const isCount = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 0;
-const isPastStep = (value: unknown): value is PastStep => typeof value === 'object' && value !== null && typeof (value as PastStep).step === 'string';
+const isPastStep = (value: unknown): value is PastStep =>
+  typeof value === 'object' && value !== null && typeof (value as PastStep).step === 'string';
 
 /** Reads a record back; undefined for anything of another shape. */
 export function planExecuteProgress(state: Record<string, unknown> | undefined): PlanExecuteProgress | undefined {
@@ -23,7 +24,12 @@ export function planExecuteProgress(state: Record<string, unknown> | undefined):
   if (typeof state.stopReason === 'string' && STOP_REASONS.includes(state.stopReason) && isCount(state.iterations)) {
     return { stopReason: state.stopReason as PlanExecuteStopReason, iterations: state.iterations };
   }
-  if ((state.next === 'execute' || state.next === 'replan') && isCount(state.iteration) && Array.isArray(state.plan) && Array.isArray(state.pastSteps)) {
+  if (
+    (state.next === 'execute' || state.next === 'replan') &&
+    isCount(state.iteration) &&
+    Array.isArray(state.plan) &&
+    Array.isArray(state.pastSteps)
+  ) {
     const plan = state.plan.filter((s): s is string => typeof s === 'string');
     const pastSteps = state.pastSteps.filter(isPastStep);
     return { next: state.next, iteration: state.iteration, plan, pastSteps };

@@ -33,7 +33,8 @@ export interface SupervisorProgress {
   delegations: number;
 }
 
-const LIMIT_NOTE = 'You have used all your delegations for this request. Do not delegate again: answer the user now with what the workers have reported.';
+const LIMIT_NOTE =
+  'You have used all your delegations for this request. Do not delegate again: answer the user now with what the workers have reported.';
 
 /**
  * A coordinator model that delegates to its workers (`subAgents`) one request at a time, as Eino's
@@ -66,12 +67,16 @@ export class SupervisorAgent extends LlmAgent {
     const name = options.name;
     const workers = options.subAgents;
     if (!Array.isArray(workers) || workers.length === 0) {
-      throw new ConfigurationError(`SupervisorAgent '${name}' has no subAgents; give it at least one worker agent to delegate to.`);
+      throw new ConfigurationError(
+        `SupervisorAgent '${name}' has no subAgents; give it at least one worker agent to delegate to.`,
+      );
     }
     checkUniqueNames('SupervisorAgent', name, 'subAgents', workers);
     const max = options.maxDelegations ?? 10;
     if (!Number.isInteger(max) || max < 1) {
-      throw new ConfigurationError(`SupervisorAgent '${name}' has maxDelegations ${JSON.stringify(max)}; use a whole number of at least 1 (default 10).`);
+      throw new ConfigurationError(
+        `SupervisorAgent '${name}' has maxDelegations ${JSON.stringify(max)}; use a whole number of at least 1 (default 10).`,
+      );
     }
     const names = new Set(workers.map((w) => w.name));
     const limits = { agent: undefined as SupervisorAgent | undefined };
@@ -81,7 +86,9 @@ export class SupervisorAgent extends LlmAgent {
       const calls = self.delegationCallIds(context.invocationContext);
       const index = calls.indexOf(context.functionCallId);
       if (index >= self.maxDelegations) {
-        return { error: `Delegation to '${tool.name}' refused: the limit of ${self.maxDelegations} delegations (maxDelegations) is reached. Answer with what you have.` };
+        return {
+          error: `Delegation to '${tool.name}' refused: the limit of ${self.maxDelegations} delegations (maxDelegations) is reached. Answer with what you have.`,
+        };
       }
       return undefined;
     };
@@ -89,7 +96,9 @@ export class SupervisorAgent extends LlmAgent {
       const self = limits.agent;
       if (!self || self.delegationCallIds(context.invocationContext).length < self.maxDelegations) return undefined;
       if (request.config.tools) request.config.tools = request.config.tools.filter((t) => !names.has(t.name));
-      request.config.systemInstruction = request.config.systemInstruction ? `${request.config.systemInstruction}\n\n${LIMIT_NOTE}` : LIMIT_NOTE;
+      request.config.systemInstruction = request.config.systemInstruction
+        ? `${request.config.systemInstruction}\n\n${LIMIT_NOTE}`
+        : LIMIT_NOTE;
       return undefined;
     };
     const { subAgents: _workers, maxDelegations: _max, ...llmOptions } = options;
@@ -111,9 +120,17 @@ export class SupervisorAgent extends LlmAgent {
 
   protected override async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined> {
     for await (const event of super.runAsyncImpl(ctx)) {
-      if (event.output !== undefined && !event.partial && event.author === this.name && (event.branch ?? '') === (ctx.branch ?? '')) {
+      if (
+        event.output !== undefined &&
+        !event.partial &&
+        event.author === this.name &&
+        (event.branch ?? '') === (ctx.branch ?? '')
+      ) {
         const delegations = this.delegationCallIds(ctx).length;
-        const record: SupervisorProgress = { stopReason: delegations >= this.maxDelegations ? 'maxDelegations' : 'answered', delegations };
+        const record: SupervisorProgress = {
+          stopReason: delegations >= this.maxDelegations ? 'maxDelegations' : 'answered',
+          delegations,
+        };
         event.actions.agentState = { ...record };
       }
       yield event;

@@ -41,7 +41,12 @@ export abstract class BasePlugin {
    * one). For a completed agent, returning content appends it as the agent's final event; for the
    * other outcomes the return value is ignored.
    */
-  afterAgent?(params: { agent: BaseAgent; context: CallbackContext; outcome: AgentOutcome; error?: unknown }): Maybe<Content>;
+  afterAgent?(params: {
+    agent: BaseAgent;
+    context: CallbackContext;
+    outcome: AgentOutcome;
+    error?: unknown;
+  }): Maybe<Content>;
   /** Before a model call; returning a response skips the model. */
   beforeModel?(params: { context: CallbackContext; request: LlmRequest }): Maybe<LlmResponse>;
   /** After a model call; returning a response replaces it. */
@@ -49,7 +54,11 @@ export abstract class BasePlugin {
   /** When a model call fails; returning a response recovers with it. */
   onModelError?(params: { context: CallbackContext; request: LlmRequest; error: unknown }): Maybe<LlmResponse>;
   /** Before a tool runs; returning an object skips the tool and is used as its result. */
-  beforeTool?(params: { tool: BaseTool; args: Record<string, unknown>; context: ToolContext }): Maybe<Record<string, unknown>>;
+  beforeTool?(params: {
+    tool: BaseTool;
+    args: Record<string, unknown>;
+    context: ToolContext;
+  }): Maybe<Record<string, unknown>>;
   /** After a tool ran; returning an object replaces its result. */
   afterTool?(params: {
     tool: BaseTool;
@@ -58,7 +67,12 @@ export abstract class BasePlugin {
     response: Record<string, unknown>;
   }): Maybe<Record<string, unknown>>;
   /** When a tool throws; returning an object recovers with it as the result. */
-  onToolError?(params: { tool: BaseTool; args: Record<string, unknown>; context: ToolContext; error: unknown }): Maybe<Record<string, unknown>>;
+  onToolError?(params: {
+    tool: BaseTool;
+    args: Record<string, unknown>;
+    context: ToolContext;
+    error: unknown;
+  }): Maybe<Record<string, unknown>>;
 }
 
 /** The hooks that short-circuit on the first defined result. */

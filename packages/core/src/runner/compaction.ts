@@ -55,26 +55,47 @@ export const COMPACTION_PROMPT =
 const COMPACTION_SETTINGS = ['everyInvocations', 'overlapInvocations', 'summarizer', 'timeoutMs'];
 
 /** Checks `Runner({ compaction })` and answers it frozen with defaults. */
-export function checkCompaction(appName: string, value: unknown, agent: BaseAgent, defaultModel: unknown): Readonly<CompactionOptions> | undefined {
+export function checkCompaction(
+  appName: string,
+  value: unknown,
+  agent: BaseAgent,
+  defaultModel: unknown,
+): Readonly<CompactionOptions> | undefined {
   if (value === undefined) return undefined;
   const fail = (detail: string): ConfigurationError =>
-    new ConfigurationError(`Runner for app '${appName}' has compaction ${jsonText(value)}: ${detail}. Use e.g. { everyInvocations: 5, overlapInvocations: 1 }.`);
+    new ConfigurationError(
+      `Runner for app '${appName}' has compaction ${jsonText(value)}: ${detail}. Use e.g. { everyInvocations: 5, overlapInvocations: 1 }.`,
+    );
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw fail('it must be an object');
   const options = value as Record<string, unknown>;
   for (const key of Object.keys(options)) {
-    if (!COMPACTION_SETTINGS.includes(key)) throw fail(`'${key}' is not a compaction setting (${COMPACTION_SETTINGS.join(', ')})`);
+    if (!COMPACTION_SETTINGS.includes(key))
+      throw fail(`'${key}' is not a compaction setting (${COMPACTION_SETTINGS.join(', ')})`);
   }
   const { everyInvocations, overlapInvocations = 0, summarizer, timeoutMs = DEFAULT_COMPACTION_TIMEOUT_MS } = options;
-  if (!Number.isInteger(timeoutMs) || (timeoutMs as number) < 1) throw fail(`timeoutMs must be a whole number of milliseconds of at least 1; got ${JSON.stringify(timeoutMs)}`);
-  if (!Number.isInteger(everyInvocations) || (everyInvocations as number) < 1) throw fail(`everyInvocations must be a whole number of at least 1; got ${JSON.stringify(everyInvocations)}`);
-  if (!Number.isInteger(overlapInvocations) || (overlapInvocations as number) < 0) throw fail(`overlapInvocations must be a whole number of at least 0; got ${JSON.stringify(overlapInvocations)}`);
-  if (summarizer !== undefined && !(typeof summarizer === 'string' && summarizer.length > 0) && !isBaseLlm(summarizer)) {
+  if (!Number.isInteger(timeoutMs) || (timeoutMs as number) < 1)
+    throw fail(`timeoutMs must be a whole number of milliseconds of at least 1; got ${JSON.stringify(timeoutMs)}`);
+  if (!Number.isInteger(everyInvocations) || (everyInvocations as number) < 1)
+    throw fail(`everyInvocations must be a whole number of at least 1; got ${JSON.stringify(everyInvocations)}`);
+  if (!Number.isInteger(overlapInvocations) || (overlapInvocations as number) < 0)
+    throw fail(`overlapInvocations must be a whole number of at least 0; got ${JSON.stringify(overlapInvocations)}`);
+  if (
+    summarizer !== undefined &&
+    !(typeof summarizer === 'string' && summarizer.length > 0) &&
+    !isBaseLlm(summarizer)
+  ) {
     throw fail('summarizer must be a model string or a BaseLlm instance');
   }
   if (summarizer === undefined && !(agent instanceof LlmAgent) && defaultModel === undefined) {
-    throw fail(`the root agent '${agent.name}' is not an LlmAgent, so it has no model to summarise with; set compaction.summarizer (or the runner's defaultModel)`);
+    throw fail(
+      `the root agent '${agent.name}' is not an LlmAgent, so it has no model to summarise with; set compaction.summarizer (or the runner's defaultModel)`,
+    );
   }
-  const checked: CompactionOptions = { everyInvocations: everyInvocations as number, overlapInvocations: overlapInvocations as number, timeoutMs: timeoutMs as number };
+  const checked: CompactionOptions = {
+    everyInvocations: everyInvocations as number,
+    overlapInvocations: overlapInvocations as number,
+    timeoutMs: timeoutMs as number,
+  };
   if (summarizer !== undefined) checked.summarizer = summarizer;
   return Object.freeze(checked);
 }
@@ -105,11 +126,19 @@ export async function compactAfterRun(run: CompactionRun): Promise<void> {
     window = compactionWindow(session.events, run.options, fanInAgentsOf(run.ctx.shared.rootAgent));
     if (!window) return;
     const model = summarizerOf(run);
-    const response = await summarise(model, window, run.abortSignal, run.options.timeoutMs ?? DEFAULT_COMPACTION_TIMEOUT_MS);
+    const response = await summarise(
+      model,
+      window,
+      run.abortSignal,
+      run.options.timeoutMs ?? DEFAULT_COMPACTION_TIMEOUT_MS,
+    );
     if (run.abortSignal?.aborted) return;
     const summary = response.content;
     if (!summary || !contentText(summary).trim()) {
-      throw new TroupeError(COMPACTION_FAILED, `The summariser '${model.model}' answered without text${response.errorMessage ? ` (${response.errorMessage})` : ''}.`);
+      throw new TroupeError(
+        COMPACTION_FAILED,
+        `The summariser '${model.model}' answered without text${response.errorMessage ? ` (${response.errorMessage})` : ''}.`,
+      );
     }
     const first = window[0]!;
     const last = window[window.length - 1]!;
@@ -136,7 +165,9 @@ export async function compactAfterRun(run: CompactionRun): Promise<void> {
       invocationId: `compaction-${newId()}`,
       author: 'user',
       errorCode: COMPACTION_FAILED,
-      errorMessage: run.redact(`Compacting ${window?.length ?? 0} events failed; the session keeps them uncompacted and compaction is tried again after the next run. ${message}`),
+      errorMessage: run.redact(
+        `Compacting ${window?.length ?? 0} events failed; the session keeps them uncompacted and compaction is tried again after the next run. ${message}`,
+      ),
     });
     // A store that is down or a lost lease cannot take the record either: the run stays completed.
     await sessionService.appendEvent({ session, event: record, lease: claim.lease }).catch(() => undefined);
@@ -154,7 +185,11 @@ export function isCompactionRecord(event: Event): boolean {
  * invocations before the first new one to the end, rewound events and records left out, only what
  * the root agent's history shows.
  */
-export function compactionWindow(events: readonly Event[], options: Readonly<CompactionOptions>, fanIn: ReadonlySet<string>): Event[] | undefined {
+export function compactionWindow(
+  events: readonly Event[],
+  options: Readonly<CompactionOptions>,
+  fanIn: ReadonlySet<string>,
+): Event[] | undefined {
   if (tooFewSinceLastCompaction(events, options.everyInvocations)) return undefined;
   const rewound = rewoundEvents(events);
   let coveredUntil = -1;
@@ -222,14 +257,29 @@ function summarizerOf(run: CompactionRun): BaseLlm {
   const root = run.ctx.shared.rootAgent;
   if (root instanceof LlmAgent) return root.canonicalModel(run.ctx);
   const fallback = run.ctx.shared.defaultModel;
-  if (fallback === undefined) throw new ConfigurationError(`Compaction needs a summarizer: the root agent '${root.name}' is not an LlmAgent. Set compaction.summarizer.`);
+  if (fallback === undefined)
+    throw new ConfigurationError(
+      `Compaction needs a summarizer: the root agent '${root.name}' is not an LlmAgent. Set compaction.summarizer.`,
+    );
   return typeof fallback === 'string' ? resolveModel(fallback) : fallback;
 }
 
-async function summarise(model: BaseLlm, window: readonly Event[], abortSignal: AbortSignal | undefined, timeoutMs: number): Promise<LlmResponse> {
-  const request = { model: model.model, contents: [{ role: 'user', parts: [{ text: `${COMPACTION_PROMPT}\n\n${transcript(window)}` }] } satisfies Content], config: {} };
+async function summarise(
+  model: BaseLlm,
+  window: readonly Event[],
+  abortSignal: AbortSignal | undefined,
+  timeoutMs: number,
+): Promise<LlmResponse> {
+  const request = {
+    model: model.model,
+    contents: [{ role: 'user', parts: [{ text: `${COMPACTION_PROMPT}\n\n${transcript(window)}` }] } satisfies Content],
+    config: {},
+  };
   const controller = linkedAbortController(abortSignal);
-  const timeUp = new TroupeError(COMPACTION_FAILED, `The summariser '${model.model}' did not answer within compaction.timeoutMs (${timeoutMs} ms).`);
+  const timeUp = new TroupeError(
+    COMPACTION_FAILED,
+    `The summariser '${model.model}' did not answer within compaction.timeoutMs (${timeoutMs} ms).`,
+  );
   let timer: ReturnType<typeof setTimeout> | undefined;
   // Given up even when the model ignores the signal: the session is claimed until this returns.
   const deadline = new Promise<never>((_, reject) => {
@@ -254,7 +304,11 @@ async function lastResponse(model: BaseLlm, request: LlmRequest, signal: AbortSi
     if (!response.partial) last = response;
   }
   if (!last) throw new TroupeError(COMPACTION_FAILED, `The summariser '${model.model}' gave no response.`);
-  if (last.errorCode) throw new TroupeError(COMPACTION_FAILED, `The summariser '${model.model}' answered with error ${last.errorCode}: ${last.errorMessage ?? ''}`);
+  if (last.errorCode)
+    throw new TroupeError(
+      COMPACTION_FAILED,
+      `The summariser '${model.model}' answered with error ${last.errorCode}: ${last.errorMessage ?? ''}`,
+    );
   return last;
 }
 
@@ -266,9 +320,13 @@ function transcript(events: readonly Event[]): string {
       if ('text' in part) {
         if (!part.thought && part.text) lines.push(`${event.author}: ${part.text}`);
       } else if ('functionCall' in part) {
-        lines.push(`${event.author} called tool '${part.functionCall.name}' with ${JSON.stringify(part.functionCall.args ?? {})}`);
+        lines.push(
+          `${event.author} called tool '${part.functionCall.name}' with ${JSON.stringify(part.functionCall.args ?? {})}`,
+        );
       } else if ('functionResponse' in part) {
-        lines.push(`tool '${part.functionResponse.name}' returned ${JSON.stringify(part.functionResponse.response ?? {})}`);
+        lines.push(
+          `tool '${part.functionResponse.name}' returned ${JSON.stringify(part.functionResponse.response ?? {})}`,
+        );
       } else {
         lines.push(`${event.author}: [${part.inlineData.mimeType} data]`);
       }

@@ -1,4 +1,10 @@
-import { GuardrailError, GuardrailTrippedError, InvalidStateKeyError, RunCancelledError, RunLimitError } from '../errors.js';
+import {
+  GuardrailError,
+  GuardrailTrippedError,
+  InvalidStateKeyError,
+  RunCancelledError,
+  RunLimitError,
+} from '../errors.js';
 
 /**
  * Errors that end the whole run: cancellation, a run limit, an invalid state key, or anything once

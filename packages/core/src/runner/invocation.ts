@@ -6,7 +6,15 @@ import { InvocationContext, type InvocationShared } from '../agents/invocation-c
 import { fanInAgentsOf } from '../agents/llm/branch-visibility.js';
 import type { Content } from '../events/content.js';
 import { createEvent, type Event, type InterruptInfo } from '../events/event.js';
-import { GuardrailTrippedError, LeaseLostError, RunCancelledError, RunDrainedError, RunLimitError, StorageError, TroupeError } from '../errors.js';
+import {
+  GuardrailTrippedError,
+  LeaseLostError,
+  RunCancelledError,
+  RunDrainedError,
+  RunLimitError,
+  StorageError,
+  TroupeError,
+} from '../errors.js';
 import type { BaseLlm } from '../models/base-llm.js';
 import type { Session, SessionService } from '../sessions/session.js';
 import { TEMP_PREFIX } from '../sessions/state-keys.js';
@@ -53,14 +61,22 @@ export interface InvocationSetup {
  * appended before it is yielded (so the agent only continues once its event is stored), limits
  * and cancellation end the run with a stored error event, and the outcome lands in `sink`.
  */
-export async function* runInvocation(setup: InvocationSetup, sink: { result?: RunResult }): AsyncGenerator<Event, RunResult, undefined> {
+export async function* runInvocation(
+  setup: InvocationSetup,
+  sink: { result?: RunResult },
+): AsyncGenerator<Event, RunResult, undefined> {
   const { session, sessionService, plugins, runConfig } = setup;
   const controller = linkedAbortController(setup.abortSignal);
   const timer =
     runConfig.timeoutMs === undefined
       ? undefined
       : setTimeout(() => {
-          controller.abort(new RunLimitError('timeout', `The run took longer than runConfig.timeoutMs (${runConfig.timeoutMs} ms) and was stopped. Raise the limit or make the agents faster.`));
+          controller.abort(
+            new RunLimitError(
+              'timeout',
+              `The run took longer than runConfig.timeoutMs (${runConfig.timeoutMs} ms) and was stopped. Raise the limit or make the agents faster.`,
+            ),
+          );
         }, runConfig.timeoutMs);
   const shared: InvocationShared = {
     invocationId: setup.invocationId,
@@ -137,10 +153,13 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
   } catch (caught) {
     const error = classify(caught, setup.abortSignal, signal);
     status =
-      error instanceof GuardrailTrippedError ? 'blocked'
-      : error instanceof RunLimitError ? 'limit'
-      : error instanceof RunCancelledError || error instanceof RunDrainedError ? 'cancelled'
-      : 'failed';
+      error instanceof GuardrailTrippedError
+        ? 'blocked'
+        : error instanceof RunLimitError
+          ? 'limit'
+          : error instanceof RunCancelledError || error instanceof RunDrainedError
+            ? 'cancelled'
+            : 'failed';
     failure = error;
     // A drained run (its process shutting down) stores no ending, so another process resumes it.
     if (error instanceof RunDrainedError) throw error;
@@ -153,7 +172,8 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
       errorMessage: setup.redact(error.message),
     });
     try {
-      if (plugins.has('onEvent')) errorEvent = (await plugins.run('onEvent', { context: ctx, event: errorEvent })) ?? errorEvent;
+      if (plugins.has('onEvent'))
+        errorEvent = (await plugins.run('onEvent', { context: ctx, event: errorEvent })) ?? errorEvent;
       events.push(await sessionService.appendEvent({ session, event: errorEvent, lease: claim.lease }));
     } catch (refused) {
       // The store is down: the record is stored once it is back (the session stays claimed until
@@ -174,14 +194,30 @@ export async function* runInvocation(setup: InvocationSetup, sink: { result?: Ru
     for (const key of Object.keys(session.state)) if (key.startsWith(TEMP_PREFIX)) delete session.state[key];
     // Still under the run's claim, so the compaction lands right after this invocation.
     if (finished && !failure && interrupts.size === 0 && setup.compaction) {
-      await compactAfterRun({ options: setup.compaction, session, sessionService, claim, ctx, abortSignal: setup.abortSignal, redact: setup.redact });
+      await compactAfterRun({
+        options: setup.compaction,
+        session,
+        sessionService,
+        claim,
+        ctx,
+        abortSignal: setup.abortSignal,
+        redact: setup.redact,
+      });
     }
     if (lateRecord) void storeWhenBack(sessionService, session, lateRecord, claim);
     else await claim.release();
     // A consumer that stopped iterating early abandoned the run.
     if (!finished && !failure) status = 'cancelled';
     if (status === 'completed' && interrupts.size > 0) status = 'interrupted';
-    const result: RunResult = { status, invocationId: setup.invocationId, events, output, state: { ...session.state }, usage, interrupts: [...interrupts.values()] };
+    const result: RunResult = {
+      status,
+      invocationId: setup.invocationId,
+      events,
+      output,
+      state: { ...session.state },
+      usage,
+      interrupts: [...interrupts.values()],
+    };
     if (failure) result.error = failure;
     if (failure instanceof RunLimitError) result.stopReason = failure.limit;
     sink.result = result;
@@ -217,10 +253,17 @@ class AbortablePull {
 const RUN_ENDED = new RunCancelledError('The run ended.');
 
 function classify(error: unknown, userSignal: AbortSignal | undefined, runSignal: AbortSignal): Error {
-  if (error instanceof RunLimitError || error instanceof RunCancelledError || error instanceof RunDrainedError || error instanceof LeaseLostError) return error;
+  if (
+    error instanceof RunLimitError ||
+    error instanceof RunCancelledError ||
+    error instanceof RunDrainedError ||
+    error instanceof LeaseLostError
+  )
+    return error;
   // Whatever a cancelled step threw (an AbortError, a tool's own error), the run was cancelled.
   const reason: unknown = runSignal.aborted ? runSignal.reason : undefined;
-  if (reason instanceof RunDrainedError || reason instanceof LeaseLostError || reason instanceof RunLimitError) return reason;
+  if (reason instanceof RunDrainedError || reason instanceof LeaseLostError || reason instanceof RunLimitError)
+    return reason;
   if (userSignal?.aborted) return new RunCancelledError(undefined, { cause: error });
   if (error instanceof Error) return error;
   return new TroupeError('ERROR', `The run failed with a non-Error value: ${String(error)}`, { cause: error });

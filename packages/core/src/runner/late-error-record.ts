@@ -13,7 +13,12 @@ const LATE_RECORD_LIMIT_MS = 60_000;
  * store will not get over, or after {@link LATE_RECORD_LIMIT_MS}; the invocation then stays open,
  * resumable with its id.
  */
-export async function storeWhenBack(service: SessionService, session: Session, record: Event, claim: SessionClaim): Promise<void> {
+export async function storeWhenBack(
+  service: SessionService,
+  session: Session,
+  record: Event,
+  claim: SessionClaim,
+): Promise<void> {
   const deadline = Date.now() + LATE_RECORD_LIMIT_MS;
   let current = session;
   let delay = 50;
@@ -27,7 +32,9 @@ export async function storeWhenBack(service: SessionService, session: Session, r
       } catch (error) {
         if (error instanceof StaleSessionError) {
           // The write that failed may have landed after all (a connection lost during COMMIT).
-          const reloaded = await service.getSession({ appName: session.appName, userId: session.userId, sessionId: session.id }).catch(() => undefined);
+          const reloaded = await service
+            .getSession({ appName: session.appName, userId: session.userId, sessionId: session.id })
+            .catch(() => undefined);
           if (reloaded) current = reloaded;
           continue;
         }

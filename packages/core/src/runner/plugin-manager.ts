@@ -59,10 +59,13 @@ const HOOKS: readonly PluginHook[] = [
 export type OneOrMany<F> = F | readonly F[];
 
 /** Runs callbacks in order and returns the first defined result. */
-export async function firstResult<A, R>(callbacks: OneOrMany<(arg: A) => R> | undefined, arg: A): Promise<Exclude<Awaited<R>, void> | undefined> {
+export async function firstResult<A, R>(
+  callbacks: OneOrMany<(arg: A) => R> | undefined,
+  arg: A,
+): Promise<Exclude<Awaited<R>, void> | undefined> {
   if (!callbacks) return undefined;
   if (typeof callbacks === 'function') {
-    const result = await (callbacks)(arg);
+    const result = await callbacks(arg);
     return (result ?? undefined) as Exclude<Awaited<R>, void> | undefined;
   }
   for (const callback of callbacks as readonly ((arg: A) => R)[]) {

@@ -48,14 +48,18 @@ const DELETED = Symbol('deleted');
 export async function rewindSession(params: RewindSessionParams): Promise<Event> {
   const { sessionService, appName, userId, sessionId, beforeInvocationId } = params;
   if (typeof beforeInvocationId !== 'string' || beforeInvocationId.length === 0) {
-    throw new ConfigurationError(`rewind needs beforeInvocationId, the id of an invocation of session '${sessionId}'; got ${JSON.stringify(beforeInvocationId)}.`);
+    throw new ConfigurationError(
+      `rewind needs beforeInvocationId, the id of an invocation of session '${sessionId}'; got ${JSON.stringify(beforeInvocationId)}.`,
+    );
   }
   const key = { appName, userId, sessionId };
   const claim = await claimSession(sessionService, key, params.leaseTtlMs);
   try {
     const session = await sessionService.getSession(key);
     if (!session) {
-      throw new SessionNotFoundError(`Session '${sessionId}' not found for app '${appName}' and user '${userId}', so there is nothing to rewind.`);
+      throw new SessionNotFoundError(
+        `Session '${sessionId}' not found for app '${appName}' and user '${userId}', so there is nothing to rewind.`,
+      );
     }
     const events = session.events;
     const rewound = rewoundEvents(events);
@@ -71,7 +75,9 @@ export async function rewindSession(params: RewindSessionParams): Promise<Event>
       );
     }
     const stateDelta = rewindStateDelta(events, start, rewound, session.state);
-    const artifactDelta = params.artifactService ? await restoreArtifacts(params.artifactService, key, events, start, rewound) : {};
+    const artifactDelta = params.artifactService
+      ? await restoreArtifacts(params.artifactService, key, events, start, rewound)
+      : {};
     const event = createEvent({
       invocationId: `rewind-${newId()}`,
       author: 'user',
@@ -89,7 +95,9 @@ export function refuseRewound(events: readonly Event[], invocationId: string, se
   if (rewound.size === 0) return;
   const first = events.find((e) => e.invocationId === invocationId);
   if (first && rewound.has(first)) {
-    throw new ConfigurationError(`Invocation '${invocationId}' of session '${sessionId}' was rewound, so it can no longer be resumed. Start a new turn with runner.run.`);
+    throw new ConfigurationError(
+      `Invocation '${invocationId}' of session '${sessionId}' was rewound, so it can no longer be resumed. Start a new turn with runner.run.`,
+    );
   }
 }
 
@@ -101,7 +109,12 @@ function isSessionKey(key: string): boolean {
  * The delta that takes this session's keys back to before `start`: their last value in the
  * history before it (rewound events skipped), deleted when none; only keys whose current value differs.
  */
-function rewindStateDelta(events: readonly Event[], start: number, rewound: ReadonlySet<Event>, current: Readonly<Record<string, unknown>>): Record<string, unknown> {
+function rewindStateDelta(
+  events: readonly Event[],
+  start: number,
+  rewound: ReadonlySet<Event>,
+  current: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
   const before = new Map<string, unknown>();
   for (let i = 0; i < start; i++) {
     const event = events[i]!;
@@ -110,7 +123,8 @@ function rewindStateDelta(events: readonly Event[], start: number, rewound: Read
     for (const key in delta) if (isSessionKey(key)) before.set(key, delta[key] === undefined ? DELETED : delta[key]);
   }
   const keys = new Set(before.keys());
-  for (let i = start; i < events.length; i++) for (const key in events[i]!.actions.stateDelta) if (isSessionKey(key)) keys.add(key);
+  for (let i = start; i < events.length; i++)
+    for (const key in events[i]!.actions.stateDelta) if (isSessionKey(key)) keys.add(key);
   const delta: Record<string, unknown> = {};
   for (const key of keys) {
     const target = before.has(key) ? before.get(key) : DELETED;

@@ -28,10 +28,19 @@ export interface RunConfig {
   clientTools?: readonly FunctionDeclaration[];
 }
 
-export type ResolvedRunConfig = Required<Pick<RunConfig, 'streaming' | 'maxLlmCalls' | 'maxTransfers' | 'restartFromRoot' | 'abandonInterrupts'>> &
+export type ResolvedRunConfig = Required<
+  Pick<RunConfig, 'streaming' | 'maxLlmCalls' | 'maxTransfers' | 'restartFromRoot' | 'abandonInterrupts'>
+> &
   Pick<RunConfig, 'maxTokens' | 'timeoutMs'> & { clientTools: readonly ClientTool[] };
 
-const DEFAULTS: ResolvedRunConfig = Object.freeze({ streaming: 'none', maxLlmCalls: 500, maxTransfers: 10, restartFromRoot: false, abandonInterrupts: false, clientTools: [] });
+const DEFAULTS: ResolvedRunConfig = Object.freeze({
+  streaming: 'none',
+  maxLlmCalls: 500,
+  maxTransfers: 10,
+  restartFromRoot: false,
+  abandonInterrupts: false,
+  clientTools: [],
+});
 
 /** Applies defaults once and rejects bad limits with the option, the value and the fix. */
 export function resolveRunConfig(config?: RunConfig): ResolvedRunConfig {
@@ -51,7 +60,9 @@ export function resolveRunConfig(config?: RunConfig): ResolvedRunConfig {
     const value = config[key];
     if (value === undefined) continue;
     if (typeof value !== 'number' || !(value >= 0) || !Number.isFinite(value)) {
-      throw new ConfigurationError(`runConfig.${key} is ${JSON.stringify(value)}; it must be a non-negative finite number.`);
+      throw new ConfigurationError(
+        `runConfig.${key} is ${JSON.stringify(value)}; it must be a non-negative finite number.`,
+      );
     }
     if (key === 'maxTokens' || key === 'timeoutMs') resolved[key] = value;
   }

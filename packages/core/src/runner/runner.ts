@@ -7,7 +7,13 @@ import { inputFromContent } from '../agents/structured-input.js';
 import { asAgentState, invocationStart, type InvocationStart } from '../agents/progress.js';
 import { userContent as toUserContent, type Content } from '../events/content.js';
 import { createEvent, type Event } from '../events/event.js';
-import { ConfigurationError, InputValidationError, InvocationExistsError, PendingInterruptError, SessionNotFoundError } from '../errors.js';
+import {
+  ConfigurationError,
+  InputValidationError,
+  InvocationExistsError,
+  PendingInterruptError,
+  SessionNotFoundError,
+} from '../errors.js';
 import { answersOf, checkResponses, openInterrupts } from '../interrupts/open-interrupts.js';
 import type { BaseLlm } from '../models/base-llm.js';
 import { resolveModel } from '../models/registry.js';
@@ -146,10 +152,14 @@ export class Runner {
       throw new ConfigurationError(`Runner needs a non-empty appName; got ${JSON.stringify(options?.appName)}.`);
     }
     if (!options.agent || typeof options.agent.runAsync !== 'function') {
-      throw new ConfigurationError(`Runner for app '${options.appName}' needs an agent (the root of the tree); got ${String(options.agent)}.`);
+      throw new ConfigurationError(
+        `Runner for app '${options.appName}' needs an agent (the root of the tree); got ${String(options.agent)}.`,
+      );
     }
     if (!options.sessionService) {
-      throw new ConfigurationError(`Runner for app '${options.appName}' needs a sessionService, e.g. new InMemorySessionService().`);
+      throw new ConfigurationError(
+        `Runner for app '${options.appName}' needs a sessionService, e.g. new InMemorySessionService().`,
+      );
     }
     this.appName = options.appName;
     this.agent = options.agent;
@@ -162,7 +172,9 @@ export class Runner {
     this.autoCreateSession = options.autoCreateSession ?? false;
     const ttl = options.leaseTtlMs ?? 30_000;
     if (!Number.isInteger(ttl) || ttl < 10) {
-      throw new ConfigurationError(`Runner for app '${options.appName}' has leaseTtlMs ${JSON.stringify(options.leaseTtlMs)}; use a whole number of milliseconds of at least 10 (default 30000).`);
+      throw new ConfigurationError(
+        `Runner for app '${options.appName}' has leaseTtlMs ${JSON.stringify(options.leaseTtlMs)}; use a whole number of milliseconds of at least 10 (default 30000).`,
+      );
     }
     this.leaseTtlMs = ttl;
     const problem = secretsProblem(options.secrets ?? []);
@@ -170,7 +182,9 @@ export class Runner {
     this.redact = createRedactor({ secrets: options.secrets ?? [] });
     const cacheSize = options.sessionCacheSize ?? 1000;
     if (!Number.isInteger(cacheSize) || cacheSize < 0) {
-      throw new ConfigurationError(`Runner for app '${options.appName}' has sessionCacheSize ${JSON.stringify(options.sessionCacheSize)}; use a whole number of sessions, 0 or more (0 turns the cache off; default 1000).`);
+      throw new ConfigurationError(
+        `Runner for app '${options.appName}' has sessionCacheSize ${JSON.stringify(options.sessionCacheSize)}; use a whole number of sessions, 0 or more (0 turns the cache off; default 1000).`,
+      );
     }
     this.sessions = new SessionCache(cacheSize);
     this.compaction = checkCompaction(options.appName, options.compaction, options.agent, options.defaultModel);
@@ -231,7 +245,15 @@ export class Runner {
    */
   async rewind(params: RewindParams): Promise<void> {
     const { userId, sessionId } = checkIds(params);
-    await rewindSession({ sessionService: this.sessionService, artifactService: this.artifactService, appName: this.appName, userId, sessionId, beforeInvocationId: params.beforeInvocationId, leaseTtlMs: this.leaseTtlMs });
+    await rewindSession({
+      sessionService: this.sessionService,
+      artifactService: this.artifactService,
+      appName: this.appName,
+      userId,
+      sessionId,
+      beforeInvocationId: params.beforeInvocationId,
+      leaseTtlMs: this.leaseTtlMs,
+    });
   }
 
   /** {@link resumeAsync} to the end. */
@@ -246,13 +268,20 @@ export class Runner {
    */
   async updateSessionState(params: UpdateSessionStateParams): Promise<Session> {
     const { userId, sessionId } = checkIds(params);
-    return updateSessionState(this.sessionService, { appName: this.appName, userId, sessionId }, params.stateDelta, this.leaseTtlMs);
+    return updateSessionState(
+      this.sessionService,
+      { appName: this.appName, userId, sessionId },
+      params.stateDelta,
+      this.leaseTtlMs,
+    );
   }
 
   private async prepareRun(params: RunParams): Promise<InvocationSetup> {
     const { userId, sessionId } = checkIds(params);
     if (params.newMessage === undefined && params.input === undefined) {
-      throw new ConfigurationError(`run needs a newMessage (string or Content) or an input object for session '${sessionId}'.`);
+      throw new ConfigurationError(
+        `run needs a newMessage (string or Content) or an input object for session '${sessionId}'.`,
+      );
     }
     if (params.invocationId !== undefined) checkInvocationId(params.invocationId);
     if (params.stateDelta) assertValidDelta(params.stateDelta);
@@ -284,9 +313,21 @@ export class Runner {
         invocationId,
         author: 'user',
         content,
-        actions: { stateDelta: { ...params.stateDelta }, ...(Object.keys(start).length ? { agentState: asAgentState(start) } : {}) },
+        actions: {
+          stateDelta: { ...params.stateDelta },
+          ...(Object.keys(start).length ? { agentState: asAgentState(start) } : {}),
+        },
       });
-      return { ...this.common(session, runConfig, params.abortSignal, claim), invocationId, agent, userContent: content, input, opening, resumeFrom: undefined, answers: new Map() };
+      return {
+        ...this.common(session, runConfig, params.abortSignal, claim),
+        invocationId,
+        agent,
+        userContent: content,
+        input,
+        opening,
+        resumeFrom: undefined,
+        answers: new Map(),
+      };
     } catch (error) {
       await claim.release();
       throw error;
@@ -300,15 +341,26 @@ export class Runner {
     const { session, claim } = await this.claim(userId, sessionId);
     try {
       const events = session.events;
-      const invocationId = params.invocationId ?? (openInterrupts(events).length > 0 ? events[events.length - 1]!.invocationId : undefined);
+      const invocationId =
+        params.invocationId ??
+        (openInterrupts(events).length > 0 ? events[events.length - 1]!.invocationId : undefined);
       if (!invocationId) {
-        throw new ConfigurationError(`Session '${sessionId}' has no open interrupts to answer. To continue a run that stopped (e.g. its process died), pass its invocationId.`);
+        throw new ConfigurationError(
+          `Session '${sessionId}' has no open interrupts to answer. To continue a run that stopped (e.g. its process died), pass its invocationId.`,
+        );
       }
-      const start = events.findIndex((e) => e.invocationId === invocationId && e.author === 'user' && e.content !== undefined);
-      if (start < 0) throw new ConfigurationError(`Invocation '${invocationId}' is not in session '${sessionId}'. Use an invocationId from that session's events.`);
+      const start = events.findIndex(
+        (e) => e.invocationId === invocationId && e.author === 'user' && e.content !== undefined,
+      );
+      if (start < 0)
+        throw new ConfigurationError(
+          `Invocation '${invocationId}' is not in session '${sessionId}'. Use an invocationId from that session's events.`,
+        );
       refuseRewound(events, invocationId, sessionId);
       if (events.slice(start + 1).some((e) => e.invocationId !== invocationId && !isCompactionRecord(e))) {
-        throw new ConfigurationError(`Invocation '${invocationId}' of session '${sessionId}' was followed by newer turns and can no longer be resumed.`);
+        throw new ConfigurationError(
+          `Invocation '${invocationId}' of session '${sessionId}' was followed by newer turns and can no longer be resumed.`,
+        );
       }
       const earlier = answersOf(events, invocationId);
       const open = openInterrupts(events, invocationId);
@@ -324,17 +376,40 @@ export class Runner {
       const userEvent = events[start]!;
       const recorded = invocationStart(userEvent);
       const agent = recorded.startAgent !== undefined ? this.agent.findAgent(recorded.startAgent) : this.agent;
-      if (!agent) throw new ConfigurationError(`Invocation '${invocationId}' started at agent '${String(recorded.startAgent)}', which is no longer in the tree of '${this.agent.name}'.`);
+      if (!agent)
+        throw new ConfigurationError(
+          `Invocation '${invocationId}' started at agent '${String(recorded.startAgent)}', which is no longer in the tree of '${this.agent.name}'.`,
+        );
       const input = recorded.input ?? inputFromContent(userEvent.content);
-      const opening = Object.keys(checked).length ? createEvent({ invocationId, author: 'user', actions: { agentState: asAgentState({ resume: { responses: checked } }) } }) : undefined;
-      return { ...this.common(session, runConfig, params.abortSignal, claim), invocationId, agent, userContent: userEvent.content, input, opening, resumeFrom: start + 1, answers };
+      const opening = Object.keys(checked).length
+        ? createEvent({
+            invocationId,
+            author: 'user',
+            actions: { agentState: asAgentState({ resume: { responses: checked } }) },
+          })
+        : undefined;
+      return {
+        ...this.common(session, runConfig, params.abortSignal, claim),
+        invocationId,
+        agent,
+        userContent: userEvent.content,
+        input,
+        opening,
+        resumeFrom: start + 1,
+        answers,
+      };
     } catch (error) {
       await claim.release();
       throw error;
     }
   }
 
-  private common(session: Session, runConfig: ReturnType<typeof resolveRunConfig>, abortSignal: AbortSignal | undefined, claim: SessionClaim) {
+  private common(
+    session: Session,
+    runConfig: ReturnType<typeof resolveRunConfig>,
+    abortSignal: AbortSignal | undefined,
+    claim: SessionClaim,
+  ) {
     // Resolved on first use (not in the constructor) so providers may register after the runner is made.
     if (typeof this.defaultModel === 'string') this.defaultModel = resolveModel(this.defaultModel);
     return {
@@ -369,7 +444,8 @@ export class Runner {
     }
     try {
       // Incrementally after the copy the previous turn left, when there is one (see SessionCache).
-      const session = (await this.sessions.read(this.sessionService, key)) ?? (await this.createMissing(userId, sessionId));
+      const session =
+        (await this.sessions.read(this.sessionService, key)) ?? (await this.createMissing(userId, sessionId));
       return { session, claim };
     } catch (error) {
       await claim.release();
@@ -391,7 +467,10 @@ export class Runner {
     }
     if (!agent.inputSchema) return params.input;
     const checked = await validate(agent.inputSchema, params.input);
-    if (!checked.ok) throw new InputValidationError(`The input for agent '${agent.name}' does not match its inputSchema: ${checked.message}. Pass an input with these fields.`);
+    if (!checked.ok)
+      throw new InputValidationError(
+        `The input for agent '${agent.name}' does not match its inputSchema: ${checked.message}. Pass an input with these fields.`,
+      );
     return checked.value as Record<string, unknown>;
   }
 }
@@ -399,7 +478,12 @@ export class Runner {
 /** A runner with an in-memory session store (and, unless given, an in-memory artifact store, as ADK's), for tests and quick experiments. */
 export class InMemoryRunner extends Runner {
   constructor(options: Omit<RunnerOptions, 'appName' | 'sessionService'> & { appName?: string }) {
-    super({ ...options, appName: options.appName ?? 'InMemoryRunner', sessionService: new InMemorySessionService(), artifactService: options.artifactService ?? new InMemoryArtifactService() });
+    super({
+      ...options,
+      appName: options.appName ?? 'InMemoryRunner',
+      sessionService: new InMemorySessionService(),
+      artifactService: options.artifactService ?? new InMemoryArtifactService(),
+    });
   }
 }
 
@@ -433,15 +517,20 @@ export const INVOCATION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 function checkInvocationId(id: unknown): void {
   if (typeof id !== 'string' || !INVOCATION_ID_PATTERN.test(id)) {
-    throw new ConfigurationError(`invocationId ${JSON.stringify(id)} is not usable: use 1 to 128 characters of letters, digits, '.', '_', ':' or '-' (e.g. a job id), or leave it out to get a generated one.`);
+    throw new ConfigurationError(
+      `invocationId ${JSON.stringify(id)} is not usable: use 1 to 128 characters of letters, digits, '.', '_', ':' or '-' (e.g. a job id), or leave it out to get a generated one.`,
+    );
   }
 }
 
 function checkIds(params: { userId: string; sessionId: string }): { userId: string; sessionId: string } {
   const { userId, sessionId } = params ?? ({} as { userId: string; sessionId: string });
-  if (typeof userId !== 'string' || !userId) throw new ConfigurationError(`A run needs a userId string; got ${JSON.stringify(userId)}.`);
+  if (typeof userId !== 'string' || !userId)
+    throw new ConfigurationError(`A run needs a userId string; got ${JSON.stringify(userId)}.`);
   if (typeof sessionId !== 'string' || !sessionId) {
-    throw new ConfigurationError(`A run needs a sessionId string; got ${JSON.stringify(sessionId)}. Create one with runner.sessionService.createSession.`);
+    throw new ConfigurationError(
+      `A run needs a sessionId string; got ${JSON.stringify(sessionId)}. Create one with runner.sessionService.createSession.`,
+    );
   }
   return { userId, sessionId };
 }

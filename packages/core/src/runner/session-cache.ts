@@ -54,7 +54,15 @@ export class SessionCache {
       } else if (continues(held, answer)) {
         const events = held.events;
         for (const event of answer.events) events.push(event);
-        return this.keep(id, { id: answer.id, appName: answer.appName, userId: answer.userId, state: answer.state, events, lastUpdateTime: answer.lastUpdateTime, version: answer.version });
+        return this.keep(id, {
+          id: answer.id,
+          appName: answer.appName,
+          userId: answer.userId,
+          state: answer.state,
+          events,
+          lastUpdateTime: answer.lastUpdateTime,
+          version: answer.version,
+        });
       }
     }
     const session = await service.getSession(key);

@@ -35,7 +35,13 @@ export async function claimSession(service: SessionService, key: SessionKey, ttl
   if (!supportsLeases(service)) return new LocalClaim(unlock);
   let lease: SessionLease | undefined;
   try {
-    lease = await service.leaseSession({ appName: key.appName, userId: key.userId, sessionId: key.sessionId, owner: `${PROCESS_OWNER}:${++claims}`, ttlMs });
+    lease = await service.leaseSession({
+      appName: key.appName,
+      userId: key.userId,
+      sessionId: key.sessionId,
+      owner: `${PROCESS_OWNER}:${++claims}`,
+      ttlMs,
+    });
   } catch (error) {
     unlock();
     throw error;

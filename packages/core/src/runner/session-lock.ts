@@ -10,7 +10,12 @@ export function isSessionBusy(service: SessionService, appName: string, userId: 
 }
 
 /** Marks a session as running an invocation; throws {@link SessionBusyError} if it already is. Returns the release function. */
-export function acquireSession(service: SessionService, appName: string, userId: string, sessionId: string): () => void {
+export function acquireSession(
+  service: SessionService,
+  appName: string,
+  userId: string,
+  sessionId: string,
+): () => void {
   let keys = busy.get(service);
   if (!keys) {
     keys = new Set();

@@ -22,9 +22,16 @@ export interface UpdateSessionStateParams {
  * so the interrupts stay open and the invocation can still be resumed. Returns the session as
  * stored afterwards.
  */
-export async function updateSessionState(service: SessionService, key: SessionKey, stateDelta: Record<string, unknown>, leaseTtlMs: number): Promise<Session> {
+export async function updateSessionState(
+  service: SessionService,
+  key: SessionKey,
+  stateDelta: Record<string, unknown>,
+  leaseTtlMs: number,
+): Promise<Session> {
   if (typeof stateDelta !== 'object' || stateDelta === null || Array.isArray(stateDelta)) {
-    throw new ConfigurationError(`updateSessionState's stateDelta must be an object of state keys and values; got ${JSON.stringify(stateDelta)}.`);
+    throw new ConfigurationError(
+      `updateSessionState's stateDelta must be an object of state keys and values; got ${JSON.stringify(stateDelta)}.`,
+    );
   }
   assertValidDelta(stateDelta);
   const temp = Object.keys(stateDelta).find((k) => k.startsWith(TEMP_PREFIX));
@@ -37,10 +44,16 @@ export async function updateSessionState(service: SessionService, key: SessionKe
   try {
     const session = await service.getSession(key);
     if (!session) {
-      throw new SessionNotFoundError(`Session '${key.sessionId}' not found for app '${key.appName}' and user '${key.userId}'. Create it first with sessionService.createSession.`);
+      throw new SessionNotFoundError(
+        `Session '${key.sessionId}' not found for app '${key.appName}' and user '${key.userId}'. Create it first with sessionService.createSession.`,
+      );
     }
     const paused = openInterrupts(session.events).length > 0 ? session.events.at(-1)!.invocationId : undefined;
-    const event = createEvent({ invocationId: paused ?? `p-${newId()}`, author: 'user', actions: { stateDelta: { ...stateDelta } } });
+    const event = createEvent({
+      invocationId: paused ?? `p-${newId()}`,
+      author: 'user',
+      actions: { stateDelta: { ...stateDelta } },
+    });
     await service.appendEvent({ session, event, lease: claim.lease });
     return (await service.getSession(key)) ?? session;
   } finally {

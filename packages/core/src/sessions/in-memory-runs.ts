@@ -1,6 +1,13 @@
 import { encodeRunRequest, encodeRunUpdate, runFromRow, runListLimit, type RunRow } from '../stores/run-codec.js';
 import { missingRunSessionError, runExistsError, sessionBusyError } from '../stores/store-errors.js';
-import { ACTIVE_RUN_STATUSES, type CreateRunParams, type RunCondition, type RunFilter, type RunRecord, type RunUpdate } from './run-records.js';
+import {
+  ACTIVE_RUN_STATUSES,
+  type CreateRunParams,
+  type RunCondition,
+  type RunFilter,
+  type RunRecord,
+  type RunUpdate,
+} from './run-records.js';
 import type { SessionKey } from './session.js';
 
 const ACTIVE = new Set<string>(ACTIVE_RUN_STATUSES);

@@ -80,8 +80,15 @@ export class InMemorySessionService implements LeasingSessionService, RunRecordS
     if (params.numRecentEvents !== undefined) {
       events = params.numRecentEvents <= 0 ? [] : events.slice(-params.numRecentEvents);
     }
-    const session = this.toSession(stored, events.map((e) => copyEvent(e)));
-    if (after !== undefined) session.increment = { afterVersion: after, baseEventId: stored.events[Math.min(after, stored.events.length) - 1]?.id };
+    const session = this.toSession(
+      stored,
+      events.map((e) => copyEvent(e)),
+    );
+    if (after !== undefined)
+      session.increment = {
+        afterVersion: after,
+        baseEventId: stored.events[Math.min(after, stored.events.length) - 1]?.id,
+      };
     return session;
   }
 
@@ -215,7 +222,14 @@ export class InMemorySessionService implements LeasingSessionService, RunRecordS
 }
 
 function leaseOf(stored: StoredSession, held: { owner: string; expiresAt: number }): SessionLease {
-  return { appName: stored.appName, userId: stored.userId, sessionId: stored.id, owner: held.owner, epoch: stored.leaseEpoch, expiresAt: held.expiresAt };
+  return {
+    appName: stored.appName,
+    userId: stored.userId,
+    sessionId: stored.id,
+    owner: held.owner,
+    epoch: stored.leaseEpoch,
+    expiresAt: held.expiresAt,
+  };
 }
 
 // Short sessions check ids by scanning (a handful of events); long ones get an index.

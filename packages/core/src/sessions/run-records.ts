@@ -4,7 +4,8 @@ import type { SessionKey, SessionService } from './session.js';
  * Where a background run is (`@troupe/queue`, SPEC §13). `pending` waits for a worker, `running` is
  * on one; the others are final, except `interrupted`, which a resume turns back into `pending`.
  */
-export type RunRecordStatus = 'pending' | 'running' | 'completed' | 'interrupted' | 'failed' | 'cancelled' | 'abandoned';
+export type RunRecordStatus =
+  'pending' | 'running' | 'completed' | 'interrupted' | 'failed' | 'cancelled' | 'abandoned';
 
 /** Statuses of a run that holds its session's turn: a new run with `multitaskStrategy: 'reject'` is refused. */
 export const ACTIVE_RUN_STATUSES: readonly RunRecordStatus[] = ['pending', 'running'];
@@ -100,5 +101,10 @@ export type RunRecordingSessionService = SessionService & RunRecordStore;
 /** True when `service` keeps run records. */
 export function supportsRunRecords(service: SessionService): service is RunRecordingSessionService {
   const s = service as Partial<RunRecordStore>;
-  return typeof s.createRun === 'function' && typeof s.getRun === 'function' && typeof s.listRuns === 'function' && typeof s.updateRun === 'function';
+  return (
+    typeof s.createRun === 'function' &&
+    typeof s.getRun === 'function' &&
+    typeof s.listRuns === 'function' &&
+    typeof s.updateRun === 'function'
+  );
 }

@@ -46,5 +46,7 @@ export interface LeasingSessionService extends SessionService {
 /** True when `service` implements session leases. */
 export function supportsLeases(service: SessionService): service is LeasingSessionService {
   const s = service as Partial<LeasingSessionService>;
-  return typeof s.leaseSession === 'function' && typeof s.renewLease === 'function' && typeof s.releaseLease === 'function';
+  return (
+    typeof s.leaseSession === 'function' && typeof s.renewLease === 'function' && typeof s.releaseLease === 'function'
+  );
 }

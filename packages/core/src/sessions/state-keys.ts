@@ -11,7 +11,9 @@ export const TEMP_PREFIX = 'temp:';
 /** Throws for keys that could pollute prototypes or are empty. */
 export function assertValidStateKey(key: string): void {
   if (typeof key !== 'string' || key.length === 0) {
-    throw new InvalidStateKeyError(`State key ${JSON.stringify(key)} is not a non-empty string. Use a name such as 'topic' or 'user:name'.`);
+    throw new InvalidStateKeyError(
+      `State key ${JSON.stringify(key)} is not a non-empty string. Use a name such as 'topic' or 'user:name'.`,
+    );
   }
   const bare = key.slice(key.indexOf(':') + 1);
   if (FORBIDDEN_KEYS.has(key) || FORBIDDEN_KEYS.has(bare)) {

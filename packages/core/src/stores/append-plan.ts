@@ -60,8 +60,16 @@ export type AppendPlan = AppendDuplicate | AppendWrite;
  * // after the commit
  * return finishAppend({ session, event }, plan);
  */
-export function planAppend(params: AppendEventParams, head: AppendHead | undefined, findStored: (eventId: string) => Event | undefined): AppendPlan;
-export function planAppend(params: AppendEventParams, head: AppendHead | undefined, findStored: (eventId: string) => Promise<Event | undefined>): Promise<AppendPlan>;
+export function planAppend(
+  params: AppendEventParams,
+  head: AppendHead | undefined,
+  findStored: (eventId: string) => Event | undefined,
+): AppendPlan;
+export function planAppend(
+  params: AppendEventParams,
+  head: AppendHead | undefined,
+  findStored: (eventId: string) => Promise<Event | undefined>,
+): Promise<AppendPlan>;
 export function planAppend(
   { session, event, lease }: AppendEventParams,
   head: AppendHead | undefined,
@@ -74,14 +82,19 @@ export function planAppend(
   return planAfterLookup({ session, event }, head, found);
 }
 
-function planAfterLookup({ session, event }: AppendEventParams, head: AppendHead, stored: Event | undefined): AppendPlan {
+function planAfterLookup(
+  { session, event }: AppendEventParams,
+  head: AppendHead,
+  stored: Event | undefined,
+): AppendPlan {
   if (stored) return { kind: 'duplicate', stored };
   if (session.version !== head.version) throw staleSessionError(session, head.version);
   const delta = event.actions.stateDelta;
   assertValidDelta(delta);
   // temp: keys apply to the live session of this invocation (finishAppend) but are never stored.
   const persistedDelta = withoutTempKeys(delta);
-  const persisted = persistedDelta === delta ? event : { ...event, actions: { ...event.actions, stateDelta: persistedDelta } };
+  const persisted =
+    persistedDelta === delta ? event : { ...event, actions: { ...event.actions, stateDelta: persistedDelta } };
   return {
     kind: 'write',
     persisted,

@@ -11,7 +11,14 @@ export { encodeJson, checkValueFormat } from './value-codec.js';
 export { SchemaVersionError } from '../errors.js';
 export { copyEvent } from '../sessions/event-copy.js';
 export { updateLiveSession } from './live-session.js';
-export { planAppend, finishAppend, type AppendHead, type AppendPlan, type AppendWrite, type AppendDuplicate } from './append-plan.js';
+export {
+  planAppend,
+  finishAppend,
+  type AppendHead,
+  type AppendPlan,
+  type AppendWrite,
+  type AppendDuplicate,
+} from './append-plan.js';
 export { checkAfterVersion } from './after-version.js';
 export { ACTIVE_RUN_STATUSES, FINAL_RUN_STATUSES } from '../sessions/run-records.js';
 export {
@@ -24,7 +31,14 @@ export {
   sessionExistsError,
   staleSessionError,
 } from './store-errors.js';
-export { encodeRunRequest, encodeRunUpdate, runFromRow, runListLimit, type RunChanges, type RunRow } from './run-codec.js';
+export {
+  encodeRunRequest,
+  encodeRunUpdate,
+  runFromRow,
+  runListLimit,
+  type RunChanges,
+  type RunRow,
+} from './run-codec.js';
 export {
   artifactFromBytes,
   artifactToBytes,

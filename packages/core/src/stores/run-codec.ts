@@ -77,5 +77,7 @@ export function encodeRunUpdate(runId: string, update: RunUpdate): RunChanges {
 /** `RunFilter.limit`, checked: a whole number >= 0, or undefined for no limit. */
 export function runListLimit(limit: number | undefined): number | undefined {
   if (limit === undefined || (Number.isInteger(limit) && limit >= 0)) return limit;
-  throw new ConfigurationError(`listRuns needs 'limit' as a whole number >= 0; got ${String(limit)}. Omit it to list every matching run.`);
+  throw new ConfigurationError(
+    `listRuns needs 'limit' as a whole number >= 0; got ${String(limit)}. Omit it to list every matching run.`,
+  );
 }

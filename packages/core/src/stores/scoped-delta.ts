@@ -20,7 +20,11 @@ export function splitDelta(delta: Record<string, unknown>): ScopedDelta {
   const scoped: ScopedDelta = { session: emptyChanges(), app: emptyChanges(), user: emptyChanges() };
   for (const key in delta) {
     if (key.startsWith(TEMP_PREFIX)) continue;
-    const changes = key.startsWith(APP_PREFIX) ? scoped.app : key.startsWith(USER_PREFIX) ? scoped.user : scoped.session;
+    const changes = key.startsWith(APP_PREFIX)
+      ? scoped.app
+      : key.startsWith(USER_PREFIX)
+        ? scoped.user
+        : scoped.session;
     const value = delta[key];
     // JSON has no `undefined`: writing it removes the key (every store does the same).
     if (value === undefined) changes.removed.push(key);

@@ -1,4 +1,11 @@
-import { InvocationExistsError, LeaseLostError, SessionBusyError, SessionExistsError, SessionNotFoundError, StaleSessionError } from '../errors.js';
+import {
+  InvocationExistsError,
+  LeaseLostError,
+  SessionBusyError,
+  SessionExistsError,
+  SessionNotFoundError,
+  StaleSessionError,
+} from '../errors.js';
 import type { SessionLease } from '../sessions/session-lease.js';
 import type { Session, SessionKey } from '../sessions/session.js';
 
@@ -6,7 +13,9 @@ import type { Session, SessionKey } from '../sessions/session.js';
 
 /** createSession with an id that is taken. */
 export function sessionExistsError(appName: string, userId: string, sessionId: string): SessionExistsError {
-  return new SessionExistsError(`Session '${sessionId}' already exists for app '${appName}' and user '${userId}'. Omit sessionId to get a new one, or use getSession.`);
+  return new SessionExistsError(
+    `Session '${sessionId}' already exists for app '${appName}' and user '${userId}'. Omit sessionId to get a new one, or use getSession.`,
+  );
 }
 
 /** appendEvent to a session that is not stored. */
@@ -19,7 +28,9 @@ export function missingSessionError(session: Session): SessionNotFoundError {
 /** appendEvent with an outdated copy; `storedVersion` when the store knows it. */
 export function staleSessionError(session: Session, storedVersion?: number): StaleSessionError {
   const stored = storedVersion === undefined ? 'the store has moved on' : `the store at ${storedVersion}`;
-  return new StaleSessionError(`Session '${session.id}' was changed by someone else: this copy is at version ${session.version}, ${stored}. Reload it with getSession and retry.`);
+  return new StaleSessionError(
+    `Session '${session.id}' was changed by someone else: this copy is at version ${session.version}, ${stored}. Reload it with getSession and retry.`,
+  );
 }
 
 /** A write (append or renewal) by a lease holder whose lease another owner has taken over since. */
@@ -31,13 +42,21 @@ export function leaseLostError(lease: SessionLease, currentEpoch: number | undef
 }
 
 /** leaseSession on a session that is not stored. */
-export function missingLeaseSessionError(key: { appName: string; userId: string; sessionId: string }): SessionNotFoundError {
-  return new SessionNotFoundError(`Cannot lease session '${key.sessionId}' (app '${key.appName}', user '${key.userId}'): it does not exist. Create it with createSession first.`);
+export function missingLeaseSessionError(key: {
+  appName: string;
+  userId: string;
+  sessionId: string;
+}): SessionNotFoundError {
+  return new SessionNotFoundError(
+    `Cannot lease session '${key.sessionId}' (app '${key.appName}', user '${key.userId}'): it does not exist. Create it with createSession first.`,
+  );
 }
 
 /** createRun with a run id that is taken (by any session: run ids are unique across the store). */
 export function runExistsError(runId: string): InvocationExistsError {
-  return new InvocationExistsError(`Run '${runId}' already exists; nothing was stored. Choose another run id, or omit it to get a new one.`);
+  return new InvocationExistsError(
+    `Run '${runId}' already exists; nothing was stored. Choose another run id, or omit it to get a new one.`,
+  );
 }
 
 /** createRun for a session that is not stored. */

@@ -11,7 +11,9 @@ export function encodeJson(value: unknown, what: () => string): string {
     );
   }
   if (text === undefined) {
-    throw new ConfigurationError(`${what()} cannot be stored: ${typeof value} is not JSON data. Store plain JSON data instead.`);
+    throw new ConfigurationError(
+      `${what()} cannot be stored: ${typeof value} is not JSON data. Store plain JSON data instead.`,
+    );
   }
   return text;
 }

@@ -51,7 +51,11 @@ export class ScriptedModel extends BaseLlm {
     }
   }
 
-  async *generateContentAsync(request: LlmRequest, stream = false, abortSignal?: AbortSignal): AsyncGenerator<LlmResponse> {
+  async *generateContentAsync(
+    request: LlmRequest,
+    stream = false,
+    abortSignal?: AbortSignal,
+  ): AsyncGenerator<LlmResponse> {
     const index = this.calls++;
     this.requests.push(request);
     const scripted = this.replies[index];
@@ -71,9 +75,17 @@ export class ScriptedModel extends BaseLlm {
         reply = reply.reply;
       } else break;
     }
-    const usage = (text: string) => ({ inputTokens: estimateTokens(request), outputTokens: Math.ceil(text.length / 4) });
+    const usage = (text: string) => ({
+      inputTokens: estimateTokens(request),
+      outputTokens: Math.ceil(text.length / 4),
+    });
     if (typeof reply === 'string') {
-      yield { content: { role: 'model', parts: [{ text: reply }] }, usage: usage(reply), turnComplete: true, finishReason: 'STOP' };
+      yield {
+        content: { role: 'model', parts: [{ text: reply }] },
+        usage: usage(reply),
+        turnComplete: true,
+        finishReason: 'STOP',
+      };
       return;
     }
     if ('error' in reply) {
@@ -92,16 +104,28 @@ export class ScriptedModel extends BaseLlm {
           yield { content: { role: 'model', parts: [{ text: chunk }] }, partial: true };
         }
       }
-      yield { content: { role: 'model', parts: [{ text }] }, usage: usage(text), turnComplete: true, finishReason: 'STOP' };
+      yield {
+        content: { role: 'model', parts: [{ text }] },
+        usage: usage(text),
+        turnComplete: true,
+        finishReason: 'STOP',
+      };
       return;
     }
     if ('functionCalls' in reply) {
       const parts: Part[] = [];
       if (reply.text) parts.push({ text: reply.text });
       reply.functionCalls.forEach((call, j) => {
-        parts.push({ functionCall: { id: call.id ?? `call_${index + 1}_${j + 1}`, name: call.name, args: call.args ?? {} } });
+        parts.push({
+          functionCall: { id: call.id ?? `call_${index + 1}_${j + 1}`, name: call.name, args: call.args ?? {} },
+        });
       });
-      yield { content: { role: 'model', parts }, usage: usage(JSON.stringify(reply.functionCalls)), turnComplete: true, finishReason: 'STOP' };
+      yield {
+        content: { role: 'model', parts },
+        usage: usage(JSON.stringify(reply.functionCalls)),
+        turnComplete: true,
+        finishReason: 'STOP',
+      };
       return;
     }
     const parts: Part[] = [];
@@ -119,7 +143,8 @@ export class ScriptedModel extends BaseLlm {
 
 function estimateTokens(request: LlmRequest): number {
   let chars = request.config.systemInstruction?.length ?? 0;
-  for (const content of request.contents) for (const part of content.parts) chars += 'text' in part ? part.text.length : JSON.stringify(part).length;
+  for (const content of request.contents)
+    for (const part of content.parts) chars += 'text' in part ? part.text.length : JSON.stringify(part).length;
   return Math.ceil(chars / 4);
 }
 

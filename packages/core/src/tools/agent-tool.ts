@@ -61,7 +61,9 @@ export class AgentTool extends BaseTool {
     if (this.agent.inputSchema) {
       const checked = await validate(this.agent.inputSchema, args);
       if (!checked.ok) {
-        throw new InputValidationError(`Invalid arguments for agent tool '${this.name}': ${checked.message}. Call it again with arguments matching its input schema.`);
+        throw new InputValidationError(
+          `Invalid arguments for agent tool '${this.name}': ${checked.message}. Call it again with arguments matching its input schema.`,
+        );
       }
       input = checked.value as Record<string, unknown>;
     } else if (typeof args.request !== 'string') {
@@ -73,8 +75,12 @@ export class AgentTool extends BaseTool {
     const branch = caller.childBranch(caller.agent.name, this.agent.name);
     const userContent = this.agent.inputMessage(input);
     // The call's own conversation: its input as the user turn, then what the agent says.
-    const scope: HistoryScope = { events: [createEvent({ invocationId: caller.invocationId, author: 'user', branch, content: userContent })], fanIn: fanInAgentsOf(this.agent) };
-    if (toolCtx.resumeFrom !== undefined) scope.events.push(...eventsOfCall(caller.session.events, toolCtx.resumeFrom, caller.invocationId, branch));
+    const scope: HistoryScope = {
+      events: [createEvent({ invocationId: caller.invocationId, author: 'user', branch, content: userContent })],
+      fanIn: fanInAgentsOf(this.agent),
+    };
+    if (toolCtx.resumeFrom !== undefined)
+      scope.events.push(...eventsOfCall(caller.session.events, toolCtx.resumeFrom, caller.invocationId, branch));
     const ctx = caller.with({
       branch,
       input,
@@ -133,4 +139,3 @@ function restoreTemp(state: Record<string, unknown>, before: Map<string, unknown
   }
   for (const [key, value] of before) state[key] = value;
 }
-

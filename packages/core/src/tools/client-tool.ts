@@ -32,7 +32,10 @@ export class ClientTool extends BaseTool {
 
   // The arguments are not validated here: the caller runs the tool and checks them itself.
   async runAsync(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
-    return ctx.requestInput({ message: `Run the client tool '${this.name}' with ${JSON.stringify(args)} and answer with its result.`, payload: CLIENT_TOOL_PAYLOAD });
+    return ctx.requestInput({
+      message: `Run the client tool '${this.name}' with ${JSON.stringify(args)} and answer with its result.`,
+      payload: CLIENT_TOOL_PAYLOAD,
+    });
   }
 }
 
@@ -46,18 +49,26 @@ export function isClientToolInterrupt(interrupt: InterruptInfo): boolean {
 export function clientToolsOf(declarations: unknown): readonly ClientTool[] {
   if (declarations === undefined) return [];
   if (!Array.isArray(declarations)) {
-    throw new ConfigurationError(`runConfig.clientTools must be an array of tool declarations { name, description, parameters? }; got ${JSON.stringify(declarations)}.`);
+    throw new ConfigurationError(
+      `runConfig.clientTools must be an array of tool declarations { name, description, parameters? }; got ${JSON.stringify(declarations)}.`,
+    );
   }
   const tools: ClientTool[] = [];
   const names = new Set<string>();
   for (const declaration of declarations as unknown[]) {
     const { name, description, parameters } = (declaration ?? {}) as Partial<FunctionDeclaration>;
-    if (typeof description !== 'string' || (parameters !== undefined && (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)))) {
+    if (
+      typeof description !== 'string' ||
+      (parameters !== undefined && (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)))
+    ) {
       throw new ConfigurationError(
         `runConfig.clientTools has ${JSON.stringify(declaration)?.slice(0, 200)}; each entry needs a name, a description string and optionally parameters as a JSON Schema object.`,
       );
     }
-    if (names.has(name!)) throw new ConfigurationError(`runConfig.clientTools declares '${name}' twice. Give each client tool a unique name.`);
+    if (names.has(name!))
+      throw new ConfigurationError(
+        `runConfig.clientTools declares '${name}' twice. Give each client tool a unique name.`,
+      );
     names.add(name!);
     tools.push(new ClientTool({ name: name!, description, ...(parameters ? { parameters } : {}) }));
   }

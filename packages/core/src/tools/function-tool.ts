@@ -22,7 +22,9 @@ export interface FunctionToolOptions<P extends Schema | undefined> extends BaseT
    * pauses with a confirmation interrupt; the tool runs only after approval.
    * @default false
    */
-  requireConfirmation?: boolean | ((args: P extends Schema ? Infer<P> : Record<string, unknown>, ctx: ToolContext) => boolean | Promise<boolean>);
+  requireConfirmation?:
+    | boolean
+    | ((args: P extends Schema ? Infer<P> : Record<string, unknown>, ctx: ToolContext) => boolean | Promise<boolean>);
   /**
    * Checks on the validated arguments, run before the tool does (and before a confirmation is asked).
    * A tripwire blocks the whole run: the tool does not run and nothing runs after it.
@@ -57,10 +59,15 @@ export class FunctionTool<P extends Schema | undefined = undefined> extends Base
   constructor(options: FunctionToolOptions<P>) {
     super(options);
     if (typeof options.execute !== 'function') {
-      throw new ConfigurationError(`FunctionTool '${options.name}' needs an execute(args, ctx) function; got ${typeof options.execute}.`);
+      throw new ConfigurationError(
+        `FunctionTool '${options.name}' needs an execute(args, ctx) function; got ${typeof options.execute}.`,
+      );
     }
     this.parameters = options.parameters;
-    this.requireConfirmation = typeof options.requireConfirmation === 'function' ? options.requireConfirmation.bind(options) : options.requireConfirmation;
+    this.requireConfirmation =
+      typeof options.requireConfirmation === 'function'
+        ? options.requireConfirmation.bind(options)
+        : options.requireConfirmation;
     this.execute = options.execute.bind(options);
     this.guardrails = checkGuardrails(`FunctionTool '${options.name}'`, 'guardrails', options.guardrails);
   }
@@ -86,7 +93,9 @@ export class FunctionTool<P extends Schema | undefined = undefined> extends Base
   async runAsync(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
     const valid = await this.validArgs(args);
     if (!valid.ok) {
-      throw new ToolArgumentsError(`Invalid arguments for tool '${this.name}': ${valid.message}. Call it again with arguments that match its parameters.`);
+      throw new ToolArgumentsError(
+        `Invalid arguments for tool '${this.name}': ${valid.message}. Call it again with arguments that match its parameters.`,
+      );
     }
     const checkedArgs = valid.value;
     // Checked already when the turn started (checkCall), unless called directly.
@@ -98,14 +107,22 @@ export class FunctionTool<P extends Schema | undefined = undefined> extends Base
     return this.execute(checkedArgs as never, ctx);
   }
 
-  private async validArgs(args: Record<string, unknown>): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
+  private async validArgs(
+    args: Record<string, unknown>,
+  ): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
     if (!this.parameters) return { ok: true, value: args };
     const checked = await validate(this.parameters, args);
     return checked.ok ? { ok: true, value: checked.value } : { ok: false, message: checked.message };
   }
 
   private guard(args: unknown, ctx: ToolContext): Promise<void> {
-    return runGuardrails(this.guardrails, ctx, args, { kind: 'tool', agent: ctx.agentName, tool: this.name }, ctx.abortSignal);
+    return runGuardrails(
+      this.guardrails,
+      ctx,
+      args,
+      { kind: 'tool', agent: ctx.agentName, tool: this.name },
+      ctx.abortSignal,
+    );
   }
 }
 

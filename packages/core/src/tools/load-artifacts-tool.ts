@@ -11,7 +11,13 @@ const TOOL_NAME = 'load_artifacts';
 /** MIME types models take as inline data; other bytes reach the model as text or a short note. */
 const INLINE_PREFIXES = ['image/', 'audio/', 'video/'];
 const INLINE_TYPES = new Set(['application/pdf']);
-const TEXT_LIKE_TYPES = new Set(['application/json', 'application/xml', 'application/csv', 'application/x-yaml', 'application/yaml']);
+const TEXT_LIKE_TYPES = new Set([
+  'application/json',
+  'application/xml',
+  'application/csv',
+  'application/x-yaml',
+  'application/yaml',
+]);
 
 /**
  * ADK's `load_artifacts`. Before each model request of an agent that offers it, it tells the model
@@ -30,7 +36,8 @@ export class LoadArtifactsTool extends BaseTool {
   constructor() {
     super({
       name: TOOL_NAME,
-      description: 'Loads artifacts (files saved in this session, such as uploads or generated images) so you can see their content in your next step.',
+      description:
+        'Loads artifacts (files saved in this session, such as uploads or generated images) so you can see their content in your next step.',
     });
   }
 
@@ -40,7 +47,13 @@ export class LoadArtifactsTool extends BaseTool {
       description: this.description,
       parameters: {
         type: 'object',
-        properties: { artifact_names: { type: 'array', items: { type: 'string' }, description: 'The names of the artifacts to load.' } },
+        properties: {
+          artifact_names: {
+            type: 'array',
+            items: { type: 'string' },
+            description: 'The names of the artifacts to load.',
+          },
+        },
         required: ['artifact_names'],
       },
     };
@@ -49,7 +62,9 @@ export class LoadArtifactsTool extends BaseTool {
   override async runAsync(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
     const requested = args.artifact_names;
     if (!Array.isArray(requested) || !requested.every((name) => typeof name === 'string')) {
-      return { error: `load_artifacts takes { artifact_names: string[] }; got ${JSON.stringify(requested)}. Call it again with a list of artifact names.` };
+      return {
+        error: `load_artifacts takes { artifact_names: string[] }; got ${JSON.stringify(requested)}. Call it again with a list of artifact names.`,
+      };
     }
     const found: string[] = [];
     const notFound: string[] = [];
@@ -64,7 +79,13 @@ export class LoadArtifactsTool extends BaseTool {
     };
   }
 
-  override async processRequest({ context, request }: { context: CallbackContext; request: LlmRequest }): Promise<void> {
+  override async processRequest({
+    context,
+    request,
+  }: {
+    context: CallbackContext;
+    request: LlmRequest;
+  }): Promise<void> {
     if (!context.invocationContext.shared.artifactService) return;
     const names = await context.listArtifacts();
     if (names.length === 0) return;
@@ -81,7 +102,8 @@ export class LoadArtifactsTool extends BaseTool {
       for (const name of answered) {
         if (typeof name !== 'string') continue;
         const artifact = await resolveName(context, name);
-        if (artifact) loaded.push({ role: 'user', parts: [{ text: `Artifact ${name} is:` }, forModel(artifact, name)] });
+        if (artifact)
+          loaded.push({ role: 'user', parts: [{ text: `Artifact ${name} is:` }, forModel(artifact, name)] });
       }
     }
     request.contents.push(...loaded);
@@ -105,8 +127,15 @@ function forModel(artifact: Part, name: string): Part {
   const mimeType = artifact.inlineData.mimeType.split(';')[0]!.trim().toLowerCase();
   if (INLINE_PREFIXES.some((prefix) => mimeType.startsWith(prefix)) || INLINE_TYPES.has(mimeType)) return artifact;
   const bytes = Buffer.from(artifact.inlineData.data, 'base64');
-  if (mimeType.startsWith('text/') || TEXT_LIKE_TYPES.has(mimeType) || mimeType.endsWith('+json') || mimeType.endsWith('+xml')) {
+  if (
+    mimeType.startsWith('text/') ||
+    TEXT_LIKE_TYPES.has(mimeType) ||
+    mimeType.endsWith('+json') ||
+    mimeType.endsWith('+xml')
+  ) {
     return { text: bytes.toString('utf8') };
   }
-  return { text: `[Binary artifact ${name}, type ${mimeType || 'application/octet-stream'}, ${bytes.byteLength} bytes: it cannot be shown inline.]` };
+  return {
+    text: `[Binary artifact ${name}, type ${mimeType || 'application/octet-stream'}, ${bytes.byteLength} bytes: it cannot be shown inline.]`,
+  };
 }

@@ -18,7 +18,10 @@ const INSTRUCTION =
  */
 class LoadMemoryTool extends BaseTool {
   constructor() {
-    super({ name: 'load_memory', description: 'Loads memories of earlier conversations with the current user that match a query.' });
+    super({
+      name: 'load_memory',
+      description: 'Loads memories of earlier conversations with the current user that match a query.',
+    });
   }
 
   override async getDeclaration(): Promise<FunctionDeclaration> {
@@ -36,18 +39,30 @@ class LoadMemoryTool extends BaseTool {
   override async runAsync(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
     const query = args.query;
     if (typeof query !== 'string') {
-      return { error: `load_memory takes { query: string }; got query ${JSON.stringify(query) ?? 'undefined'}. Call it again with a few key words as the query.` };
+      return {
+        error: `load_memory takes { query: string }; got query ${JSON.stringify(query) ?? 'undefined'}. Call it again with a few key words as the query.`,
+      };
     }
     const { memories } = await ctx.searchMemory(query);
     return {
       memories: memories.map((entry) => {
         const time = memoryTime(entry);
-        return { content: memoryText(entry), ...(entry.author === undefined ? {} : { author: entry.author }), ...(time === undefined ? {} : { timestamp: time }) };
+        return {
+          content: memoryText(entry),
+          ...(entry.author === undefined ? {} : { author: entry.author }),
+          ...(time === undefined ? {} : { timestamp: time }),
+        };
       }),
     };
   }
 
-  override async processRequest({ context, request }: { context: CallbackContext; request: LlmRequest }): Promise<void> {
+  override async processRequest({
+    context,
+    request,
+  }: {
+    context: CallbackContext;
+    request: LlmRequest;
+  }): Promise<void> {
     requireMemoryService(context.invocationContext, `Tool 'load_memory' of agent '${context.agentName}'`);
     appendInstruction(request, INSTRUCTION);
   }

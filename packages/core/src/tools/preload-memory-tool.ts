@@ -16,7 +16,10 @@ import { BaseTool } from './base-tool.js';
  */
 class PreloadMemoryTool extends BaseTool {
   constructor() {
-    super({ name: 'preload_memory', description: 'Adds memories that match the user message to the system instruction; not called by the model.' });
+    super({
+      name: 'preload_memory',
+      description: 'Adds memories that match the user message to the system instruction; not called by the model.',
+    });
   }
 
   override async getDeclaration(): Promise<undefined> {
@@ -24,16 +27,28 @@ class PreloadMemoryTool extends BaseTool {
   }
 
   override async runAsync(): Promise<unknown> {
-    return { error: 'preload_memory is not a function you can call: the memories it finds are already in your instructions.' };
+    return {
+      error: 'preload_memory is not a function you can call: the memories it finds are already in your instructions.',
+    };
   }
 
-  override async processRequest({ context, request }: { context: CallbackContext; request: LlmRequest }): Promise<void> {
+  override async processRequest({
+    context,
+    request,
+  }: {
+    context: CallbackContext;
+    request: LlmRequest;
+  }): Promise<void> {
     const ctx = context.invocationContext;
     // Checked first, so a missing memory service shows on the first run, not the first message with text.
     const service = requireMemoryService(ctx, `Tool 'preload_memory' of agent '${context.agentName}'`);
     const query = contentText(ctx.userContent).trim();
     if (query === '') return;
-    const { memories } = await service.searchMemory({ appName: ctx.session.appName, userId: ctx.session.userId, query });
+    const { memories } = await service.searchMemory({
+      appName: ctx.session.appName,
+      userId: ctx.session.userId,
+      query,
+    });
     const lines: string[] = [];
     for (const entry of memories) {
       const text = memoryText(entry);

@@ -58,7 +58,11 @@ export class ToolContext extends CallbackContext {
    * const { memories } = await ctx.searchMemory('favourite city');
    */
   searchMemory(query: string): Promise<SearchMemoryResponse> {
-    return searchSessionMemory(this.invocationContext, query, `ctx.searchMemory() in a tool of agent '${this.agentName}'`);
+    return searchSessionMemory(
+      this.invocationContext,
+      query,
+      `ctx.searchMemory() in a tool of agent '${this.agentName}'`,
+    );
   }
 
   /**
@@ -82,11 +86,20 @@ export class ToolContext extends CallbackContext {
    * Asks a human for a value. The first time, the run pauses here; after `runner.resume` with the
    * value (validated against `responseSchema`) the tool runs again and this call returns it.
    */
-  async requestInput<T = unknown>(options: { message: string; payload?: unknown; responseSchema?: Record<string, unknown> }): Promise<T> {
+  async requestInput<T = unknown>(options: {
+    message: string;
+    payload?: unknown;
+    responseSchema?: Record<string, unknown>;
+  }): Promise<T> {
     const id = this.nextInterruptId();
     const answers = this.invocationContext.shared.answers;
     if (answers.has(id)) return answers.get(id) as T;
-    throw new ToolInterrupt({ id, kind: 'input', message: options.message, ...defined({ payload: options.payload, responseSchema: options.responseSchema }) });
+    throw new ToolInterrupt({
+      id,
+      kind: 'input',
+      message: options.message,
+      ...defined({ payload: options.payload, responseSchema: options.responseSchema }),
+    });
   }
 
   // Stable: the same request of the same call gets the same id when the call runs again on resume.

@@ -5,7 +5,10 @@ export interface LinkedAbortController extends AbortController {
   dispose(): void;
 }
 
-export function linkedAbortController(parent: AbortSignal | undefined, options?: { manyListeners?: boolean }): LinkedAbortController {
+export function linkedAbortController(
+  parent: AbortSignal | undefined,
+  options?: { manyListeners?: boolean },
+): LinkedAbortController {
   const controller = new AbortController() as LinkedAbortController;
   // Every branch of a fan-out (and every model or tool call in it) listens to one signal; hundreds
   // of listeners are expected there, not a leak.

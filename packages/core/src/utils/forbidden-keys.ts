@@ -59,7 +59,8 @@ interface Step {
 
 function pathOf(step: Step, root: string): string {
   const segments: string[] = [];
-  for (let s: Step | undefined = step; s?.parent !== undefined; s = s.parent) segments.push(typeof s.key === 'number' ? `[${s.key}]` : segment(s.key));
+  for (let s: Step | undefined = step; s?.parent !== undefined; s = s.parent)
+    segments.push(typeof s.key === 'number' ? `[${s.key}]` : segment(s.key));
   return root + segments.reverse().join('');
 }
 

@@ -42,7 +42,10 @@ const TOKEN_VALUE = String.raw`(?=[A-Za-z+/_.=-]{0,200}\d)(?=[\d+/_.=-]{0,200}[A
 /** Rules applied in order; every quantifier is bounded so that no text makes them slow. */
 const RULES: ReadonlyArray<readonly [RegExp, string | ((match: string, ...groups: string[]) => string)]> = [
   // PEM private keys.
-  [/-----BEGIN ([A-Z ]{0,40})PRIVATE KEY-----[\s\S]{0,8000}?-----END [A-Z ]{0,40}PRIVATE KEY-----/g, `-----BEGIN $1PRIVATE KEY-----${REDACTED}-----END $1PRIVATE KEY-----`],
+  [
+    /-----BEGIN ([A-Z ]{0,40})PRIVATE KEY-----[\s\S]{0,8000}?-----END [A-Z ]{0,40}PRIVATE KEY-----/g,
+    `-----BEGIN $1PRIVATE KEY-----${REDACTED}-----END $1PRIVATE KEY-----`,
+  ],
   // scheme://user:password@host; the password runs to the last '@' of the authority.
   [/\b([a-z][a-z0-9+.-]{0,30}:\/\/[^\s:/?#@]{0,256}):[^\s/?#]{1,512}@/gi, `$1:${REDACTED}@`],
   // Authorization: Bearer xyz / Authorization=Basic xyz / "authorization": "token xyz"
@@ -53,15 +56,36 @@ const RULES: ReadonlyArray<readonly [RegExp, string | ((match: string, ...groups
   // Bearer xyz anywhere else.
   [/\b(bearer)\s{1,8}(?=[A-Za-z0-9])[A-Za-z0-9._~+/=-]{8,4096}/gi, `$1 ${REDACTED}`],
   // Well-known key shapes, keeping their kind for diagnosis.
-  [/\b(sk-ant-|sk-proj-|sk-|[sr]k_live_|[sr]k_test_|AIza|gh[pousr]_|github_pat_|xox[abposr]-|hf_|glpat-|AKIA)[A-Za-z0-9_-]{16,4096}/g, `$1${REDACTED}`],
+  [
+    /\b(sk-ant-|sk-proj-|sk-|[sr]k_live_|[sr]k_test_|AIza|gh[pousr]_|github_pat_|xox[abposr]-|hf_|glpat-|AKIA)[A-Za-z0-9_-]{16,4096}/g,
+    `$1${REDACTED}`,
+  ],
   // JSON Web Tokens.
   [/\beyJ[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{0,4096}/g, REDACTED],
   // name=value where the name ends in a secret word: ?token=, &api_key=, --password=, OPENAI_API_KEY=
-  [new RegExp(String.raw`(^|[\s?&;,({\["'])([\w.-]{0,64}?${SECRET_NAME})=[^\s&#"'\x60<>,;)\]}]{0,4095}[^\s&#"'\x60<>,;)\]}.:!?]`, 'gi'), `$1$2=${REDACTED}`],
+  [
+    new RegExp(
+      String.raw`(^|[\s?&;,({\["'])([\w.-]{0,64}?${SECRET_NAME})=[^\s&#"'\x60<>,;)\]}]{0,4095}[^\s&#"'\x60<>,;)\]}.:!?]`,
+      'gi',
+    ),
+    `$1$2=${REDACTED}`,
+  ],
   // "password": "x", secret: x
-  [new RegExp(String.raw`(["']?[\w.-]{0,64}?(?:password|passwd|pwd|secret)["']?\s{0,8}:\s{0,8}["']?)(?=[^\s"'\x60])[^\s"'\x60,;}]{1,4096}`, 'gi'), `$1${REDACTED}`],
+  [
+    new RegExp(
+      String.raw`(["']?[\w.-]{0,64}?(?:password|passwd|pwd|secret)["']?\s{0,8}:\s{0,8}["']?)(?=[^\s"'\x60])[^\s"'\x60,;}]{1,4096}`,
+      'gi',
+    ),
+    `$1${REDACTED}`,
+  ],
   // "api_key": "<token>", token: <token>, "invalid api key <token>"
-  [new RegExp(String.raw`(\b[\w.-]{0,64}?${LOOSE_NAME}["']?(?:\s{0,8}[:=]\s{0,8}|\s{1,8}(?:is\s{1,8}|was\s{1,8}|of\s{1,8})?)["'\x60]?)${TOKEN_VALUE}`, 'gi'), `$1${REDACTED}`],
+  [
+    new RegExp(
+      String.raw`(\b[\w.-]{0,64}?${LOOSE_NAME}["']?(?:\s{0,8}[:=]\s{0,8}|\s{1,8}(?:is\s{1,8}|was\s{1,8}|of\s{1,8})?)["'\x60]?)${TOKEN_VALUE}`,
+      'gi',
+    ),
+    `$1${REDACTED}`,
+  ],
 ];
 
 /**
@@ -86,7 +110,8 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   return (text) => {
     if (typeof text !== 'string' || text === '') return text;
     let out = maskAll(text, env === false ? fixed : [...fixed, ...withEncoded(envSecrets(env))]);
-    for (const [pattern, replacement] of RULES) out = typeof replacement === 'string' ? out.replace(pattern, replacement) : out.replace(pattern, replacement);
+    for (const [pattern, replacement] of RULES)
+      out = typeof replacement === 'string' ? out.replace(pattern, replacement) : out.replace(pattern, replacement);
     return out;
   };
 }
@@ -109,10 +134,13 @@ export function redact(text: string): string {
  * when it is usable. Never shows a value: it is a secret.
  */
 export function secretsProblem(secrets: unknown): string | undefined {
-  if (!Array.isArray(secrets)) return `'secrets' must be a list of strings; got ${secrets === null ? 'null' : typeof secrets}. Pass e.g. [process.env.DB_PASSWORD!].`;
+  if (!Array.isArray(secrets))
+    return `'secrets' must be a list of strings; got ${secrets === null ? 'null' : typeof secrets}. Pass e.g. [process.env.DB_PASSWORD!].`;
   for (const [i, secret] of (secrets as unknown[]).entries()) {
-    if (typeof secret !== 'string') return `'secrets[${i}]' must be a string; got ${secret === null ? 'null' : typeof secret}. Remove it or pass the secret's text.`;
-    if (secret.length < MIN_SECRET) return `'secrets[${i}]' has ${secret.length} characters; a secret needs at least ${MIN_SECRET}, or masking it would garble every message. Remove it.`;
+    if (typeof secret !== 'string')
+      return `'secrets[${i}]' must be a string; got ${secret === null ? 'null' : typeof secret}. Remove it or pass the secret's text.`;
+    if (secret.length < MIN_SECRET)
+      return `'secrets[${i}]' has ${secret.length} characters; a secret needs at least ${MIN_SECRET}, or masking it would garble every message. Remove it.`;
   }
   return undefined;
 }

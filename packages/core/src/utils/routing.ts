@@ -56,12 +56,19 @@ export async function* routeWithFailover<T, E>(options: RouteOptions<T, E>): Asy
 }
 
 /** Keys an array of named things by name (or model id), rejecting duplicates. */
-export function keyed<T>(owner: string, items: Readonly<Record<string, T>> | readonly T[], keyOf: (item: T) => string): Record<string, T> {
+export function keyed<T>(
+  owner: string,
+  items: Readonly<Record<string, T>> | readonly T[],
+  keyOf: (item: T) => string,
+): Record<string, T> {
   if (!Array.isArray(items)) return { ...(items as Record<string, T>) };
   const out: Record<string, T> = {};
   for (const item of items as readonly T[]) {
     const key = keyOf(item);
-    if (Object.hasOwn(out, key)) throw new RoutingError(`${owner} got two options keyed '${key}'. Pass a record with distinct keys instead of an array.`);
+    if (Object.hasOwn(out, key))
+      throw new RoutingError(
+        `${owner} got two options keyed '${key}'. Pass a record with distinct keys instead of an array.`,
+      );
     out[key] = item;
   }
   return out;

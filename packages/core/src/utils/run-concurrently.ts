@@ -34,7 +34,9 @@ export async function* runConcurrently<T>(
     } catch (error) {
       if (!failure) {
         failure = { error };
-        controller.abort(new RunCancelledError(`Cancelled because another branch of ${owner} failed.`, { cause: error }));
+        controller.abort(
+          new RunCancelledError(`Cancelled because another branch of ${owner} failed.`, { cause: error }),
+        );
       }
     }
   };

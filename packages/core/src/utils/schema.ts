@@ -30,7 +30,10 @@ export async function validate(schema: Schema, value: unknown): Promise<Validati
   const check = await compileJsonSchema(schema);
   if (check(value)) return { ok: true, value };
   const message = (check.errors ?? [])
-    .map((error) => `${error.instancePath ? error.instancePath.slice(1).replaceAll('/', '.') : '(root)'}: ${describeAjvError(error)}`)
+    .map(
+      (error) =>
+        `${error.instancePath ? error.instancePath.slice(1).replaceAll('/', '.') : '(root)'}: ${describeAjvError(error)}`,
+    )
     .join('; ');
   return { ok: false, message };
 }
@@ -88,14 +91,19 @@ async function compileJsonSchema(schema: JsonSchema): Promise<CompiledCheck> {
   if (hit) return hit;
   ajvPromise ??= import('ajv').then((mod) => {
     const Ajv = (mod.default as unknown as { default?: unknown }).default ?? mod.default;
-    return new (Ajv as new (options: object) => { compile(schema: object): CompiledCheck })({ allErrors: true, strict: false });
+    return new (Ajv as new (options: object) => { compile(schema: object): CompiledCheck })({
+      allErrors: true,
+      strict: false,
+    });
   });
   const ajv = await ajvPromise;
   let check: CompiledCheck;
   try {
     check = ajv.compile(schema);
   } catch (error) {
-    throw new ConfigurationError(`Invalid JSON Schema ${JSON.stringify(schema).slice(0, 200)}: ${(error as Error).message}. Fix the schema.`);
+    throw new ConfigurationError(
+      `Invalid JSON Schema ${JSON.stringify(schema).slice(0, 200)}: ${(error as Error).message}. Fix the schema.`,
+    );
   }
   compiled.set(schema, check);
   return check;

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { AgentTreeError, BaseAgent, createEvent, FunctionAgent, LlmAgent, SequentialAgent, type InvocationContext } from '@troupe/core';
+import {
+  AgentTreeError,
+  BaseAgent,
+  createEvent,
+  FunctionAgent,
+  LlmAgent,
+  SequentialAgent,
+  type InvocationContext,
+} from '@troupe/core';
 
 const leaf = (name: string) => new FunctionAgent({ name, run: () => name });
 
@@ -50,8 +58,14 @@ describe('agent tree', () => {
       }
     }
     const { InMemoryRunner } = await import('@troupe/core');
-    const runner = new InMemoryRunner({ agent: new SequentialAgent({ name: 'Root', subAgents: [new Checker({ name: 'Checker' })] }) });
-    const s = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u', state: { status: 'ok' } });
+    const runner = new InMemoryRunner({
+      agent: new SequentialAgent({ name: 'Root', subAgents: [new Checker({ name: 'Checker' })] }),
+    });
+    const s = await runner.sessionService.createSession({
+      appName: runner.appName,
+      userId: 'u',
+      state: { status: 'ok' },
+    });
     const result = await runner.run({ userId: 'u', sessionId: s.id, newMessage: 'hi' });
     const event = result.events.find((e) => e.author === 'Checker')!;
     expect(event).toMatchObject({ author: 'Checker', branch: '', path: 'Root/Checker' });

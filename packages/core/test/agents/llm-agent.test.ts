@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { FunctionTool, InMemoryRunner, LlmAgent, OutputValidationError, SequentialAgent, isFinalResponse, textOf } from '@troupe/core';
+import {
+  FunctionTool,
+  InMemoryRunner,
+  LlmAgent,
+  OutputValidationError,
+  SequentialAgent,
+  isFinalResponse,
+  textOf,
+} from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { runOnce, texts } from '../helpers.js';
 
@@ -21,7 +29,10 @@ describe('LlmAgent', () => {
     expect(result.output).toBe('The sum is 3.');
     const second = model.requests[1]!.contents;
     expect(second.at(-2)!.parts[0]).toMatchObject({ functionCall: { name: 'add', args: { a: 1, b: 2 } } });
-    expect(second.at(-1)).toEqual({ role: 'user', parts: [{ functionResponse: { id: 'call_1_1', name: 'add', response: { result: 3 } } }] });
+    expect(second.at(-1)).toEqual({
+      role: 'user',
+      parts: [{ functionResponse: { id: 'call_1_1', name: 'add', response: { result: 3 } } }],
+    });
     expect(result.events.map((e) => isFinalResponse(e))).toEqual([false, false, true]);
     expect(result.events[1]!.author).toBe('Calc');
   });
@@ -32,7 +43,12 @@ describe('LlmAgent', () => {
     const runner = new InMemoryRunner({ agent });
     const s = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
     const seen: { partial: boolean; text: string }[] = [];
-    for await (const e of runner.runAsync({ userId: 'u', sessionId: s.id, newMessage: 'hi', runConfig: { streaming: 'sse' } })) {
+    for await (const e of runner.runAsync({
+      userId: 'u',
+      sessionId: s.id,
+      newMessage: 'hi',
+      runConfig: { streaming: 'sse' },
+    })) {
       seen.push({ partial: e.partial === true, text: textOf(e) });
     }
     expect(seen).toEqual([
@@ -59,7 +75,14 @@ describe('LlmAgent', () => {
   });
 
   it('outputKey with skipSummarization keeps the most recent text of the turn', async () => {
-    const finish = new FunctionTool({ name: 'finish', description: 'Ends.', execute: (_a, ctx) => { ctx.actions.skipSummarization = true; return 'done'; } });
+    const finish = new FunctionTool({
+      name: 'finish',
+      description: 'Ends.',
+      execute: (_a, ctx) => {
+        ctx.actions.skipSummarization = true;
+        return 'done';
+      },
+    });
     const model = new ScriptedModel([{ text: 'Working on it.', functionCalls: [{ name: 'finish' }] }]);
     const result = await runOnce(new LlmAgent({ name: 'A', model, tools: [finish], outputKey: 'out' }), 'go');
     expect(result.status).toBe('completed');
@@ -69,14 +92,20 @@ describe('LlmAgent', () => {
 
   it('outputSchema with tools: tools on intermediate turns, the final answer parsed and validated', async () => {
     const schema = z.object({ total: z.number(), explanation: z.string() });
-    const model = new ScriptedModel([{ functionCalls: [{ name: 'add', args: { a: 2, b: 3 } }] }, '```json\n{"total": 5, "explanation": "2+3"}\n```']);
+    const model = new ScriptedModel([
+      { functionCalls: [{ name: 'add', args: { a: 2, b: 3 } }] },
+      '```json\n{"total": 5, "explanation": "2+3"}\n```',
+    ]);
     const agent = new LlmAgent({ name: 'Calc', model, tools: [add], outputSchema: schema, outputKey: 'calc' });
     const result = await runOnce(agent, 'add');
     expect(result.status).toBe('completed');
     expect(result.state.calc).toEqual({ total: 5, explanation: '2+3' });
     expect(result.output).toEqual({ total: 5, explanation: '2+3' });
     expect(model.requests[0]!.config.tools!.map((t) => t.name)).toEqual(['add']);
-    expect(model.requests[0]!.config.responseSchema).toMatchObject({ type: 'object', properties: { total: { type: 'number' } } });
+    expect(model.requests[0]!.config.responseSchema).toMatchObject({
+      type: 'object',
+      properties: { total: { type: 'number' } },
+    });
   });
 
   it('outputSchema retries once on invalid JSON, then fails with OutputValidationError', async () => {
@@ -124,7 +153,10 @@ describe('LlmAgent', () => {
   });
 
   it('model inherits from the nearest ancestor LlmAgent, then the runner default', async () => {
-    const parentModel = new ScriptedModel([{ functionCalls: [{ name: 'transfer_to_agent', args: { agent_name: 'Child' } }] }, 'from child']);
+    const parentModel = new ScriptedModel([
+      { functionCalls: [{ name: 'transfer_to_agent', args: { agent_name: 'Child' } }] },
+      'from child',
+    ]);
     const child = new LlmAgent({ name: 'Child' });
     const parent = new LlmAgent({ name: 'Parent', model: parentModel, subAgents: [child] });
     const result = await runOnce(parent, 'hi');
@@ -142,9 +174,15 @@ describe('LlmAgent', () => {
 
   it('passes generateContentConfig through and records model and usage on events', async () => {
     const model = new ScriptedModel(['hi'], { model: 'test-model' });
-    const result = await runOnce(new LlmAgent({ name: 'A', model, generateContentConfig: { temperature: 0.2, maxOutputTokens: 50 } }), 'x');
+    const result = await runOnce(
+      new LlmAgent({ name: 'A', model, generateContentConfig: { temperature: 0.2, maxOutputTokens: 50 } }),
+      'x',
+    );
     expect(model.requests[0]!.config).toMatchObject({ temperature: 0.2, maxOutputTokens: 50 });
-    expect(result.events[0]).toMatchObject({ model: 'test-model', usage: { inputTokens: expect.any(Number), outputTokens: 1 } });
+    expect(result.events[0]).toMatchObject({
+      model: 'test-model',
+      usage: { inputTokens: expect.any(Number), outputTokens: 1 },
+    });
   });
 
   it('structured input: inputKey, a lone request, or JSON', async () => {

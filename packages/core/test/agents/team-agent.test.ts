@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigurationError, FunctionAgent, FunctionTool, InMemoryRunner, InputValidationError, LlmAgent, OutputValidationError, ReflectionError, TeamAgent, textOf } from '@troupe/core';
+import {
+  ConfigurationError,
+  FunctionAgent,
+  FunctionTool,
+  InMemoryRunner,
+  InputValidationError,
+  LlmAgent,
+  OutputValidationError,
+  ReflectionError,
+  TeamAgent,
+  textOf,
+} from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 
 async function runTeam(team: TeamAgent, input: Record<string, unknown>, runConfig?: { streaming: 'sse' }) {
@@ -17,8 +28,14 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('TeamAgent', () => {
   it('sequential: each skill gets the input plus earlier outputs; output is the last skill output', async () => {
     const seen: Record<string, unknown>[] = [];
-    const research = fn('Research', (input) => { seen.push(input); return { research: `notes on ${String(input.topic)}` }; });
-    const summary = fn('Summary', (input) => { seen.push(input); return { summary: `summary of ${String(input.research)}` }; });
+    const research = fn('Research', (input) => {
+      seen.push(input);
+      return { research: `notes on ${String(input.topic)}` };
+    });
+    const summary = fn('Summary', (input) => {
+      seen.push(input);
+      return { summary: `summary of ${String(input.research)}` };
+    });
     const result = await runTeam(new TeamAgent({ name: 'Team', skills: [research, summary] }), { topic: 'AI' });
     expect(seen).toEqual([{ topic: 'AI' }, { topic: 'AI', research: 'notes on AI' }]);
     expect(result.output).toEqual({ summary: 'summary of notes on AI' });
@@ -27,16 +44,30 @@ describe('TeamAgent', () => {
   it('includeAllStepsOutput merges every skill output; non-object outputs go under outputKey or the name', async () => {
     const a = fn('A', () => 'text from A');
     const b = fn('B', () => 42, 'answer');
-    const result = await runTeam(new TeamAgent({ name: 'Team', skills: [a, b], includeAllStepsOutput: true, outputKey: 'team_out' }), { q: 1 });
+    const result = await runTeam(
+      new TeamAgent({ name: 'Team', skills: [a, b], includeAllStepsOutput: true, outputKey: 'team_out' }),
+      { q: 1 },
+    );
     expect(result.output).toEqual({ A: 'text from A', answer: 42 });
     expect(result.state.team_out).toEqual({ A: 'text from A', answer: 42 });
   });
 
   it('parallel: skills run at the same time on the same input; outputs merge', async () => {
     const starts: number[] = [];
-    const mk = (name: string, key: string) => new FunctionAgent({ name, run: async (input) => { starts.push(performance.now()); await sleep(200); return { [key]: `${key} for ${String(input.company)}` }; } });
+    const mk = (name: string, key: string) =>
+      new FunctionAgent({
+        name,
+        run: async (input) => {
+          starts.push(performance.now());
+          await sleep(200);
+          return { [key]: `${key} for ${String(input.company)}` };
+        },
+      });
     const t0 = performance.now();
-    const result = await runTeam(new TeamAgent({ name: 'Team', mode: 'parallel', skills: [mk('Fin', 'financials'), mk('News', 'news')] }), { company: 'Initech' });
+    const result = await runTeam(
+      new TeamAgent({ name: 'Team', mode: 'parallel', skills: [mk('Fin', 'financials'), mk('News', 'news')] }),
+      { company: 'Initech' },
+    );
     expect(performance.now() - t0).toBeLessThan(380);
     expect(Math.abs(starts[0]! - starts[1]!)).toBeLessThan(100);
     expect(result.output).toEqual({ financials: 'financials for Initech', news: 'news for Initech' });
@@ -44,15 +75,39 @@ describe('TeamAgent', () => {
   });
 
   it('parallel: the first skill to produce a key owns it (first in time, not array order), for objects and streamed text', async () => {
-    const slow = new FunctionAgent({ name: 'Slow', run: async () => { await sleep(80); return { shared: 'slow value', slowOnly: 1 }; } });
-    const fast = new FunctionAgent({ name: 'Fast', run: async () => { await sleep(10); return { shared: 'fast value' }; } });
+    const slow = new FunctionAgent({
+      name: 'Slow',
+      run: async () => {
+        await sleep(80);
+        return { shared: 'slow value', slowOnly: 1 };
+      },
+    });
+    const fast = new FunctionAgent({
+      name: 'Fast',
+      run: async () => {
+        await sleep(10);
+        return { shared: 'fast value' };
+      },
+    });
     const objects = await runTeam(new TeamAgent({ name: 'Team', mode: 'parallel', skills: [slow, fast] }), {});
     expect(objects.output).toEqual({ shared: 'fast value', slowOnly: 1 });
 
     // Two LLM skills writing the same outputKey: the one that starts streaming first owns it.
-    const late = new LlmAgent({ name: 'Late', outputKey: 'text', model: new ScriptedModel([{ delayMs: 80, reply: { chunks: ['late ', 'words'] } }]) });
-    const early = new LlmAgent({ name: 'Early', outputKey: 'text', model: new ScriptedModel([{ delayMs: 5, reply: { chunks: ['early ', 'words'] } }]) });
-    const streamed = await runTeam(new TeamAgent({ name: 'Writers', mode: 'parallel', skills: [late, early] }), { request: 'write' }, { streaming: 'sse' });
+    const late = new LlmAgent({
+      name: 'Late',
+      outputKey: 'text',
+      model: new ScriptedModel([{ delayMs: 80, reply: { chunks: ['late ', 'words'] } }]),
+    });
+    const early = new LlmAgent({
+      name: 'Early',
+      outputKey: 'text',
+      model: new ScriptedModel([{ delayMs: 5, reply: { chunks: ['early ', 'words'] } }]),
+    });
+    const streamed = await runTeam(
+      new TeamAgent({ name: 'Writers', mode: 'parallel', skills: [late, early] }),
+      { request: 'write' },
+      { streaming: 'sse' },
+    );
     expect(streamed.output).toEqual({ text: 'early words' });
   });
 
@@ -60,7 +115,11 @@ describe('TeamAgent', () => {
     const model = new ScriptedModel(['done']);
     const writer = new LlmAgent({ name: 'Writer', model, instruction: 'Write about {topic} in {style}.' });
     const runner = new InMemoryRunner({ agent: new TeamAgent({ name: 'Team', skills: [writer] }) });
-    const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u', state: { topic: 'state topic', style: 'haiku' } });
+    const session = await runner.sessionService.createSession({
+      appName: runner.appName,
+      userId: 'u',
+      state: { topic: 'state topic', style: 'haiku' },
+    });
     await runner.run({ userId: 'u', sessionId: session.id, input: { topic: 'input topic' } });
     expect(model.requests[0]!.config.systemInstruction).toBe('Write about input topic in haiku.');
   });
@@ -100,8 +159,12 @@ describe('TeamAgent', () => {
 
   it('iterateOn: a non-array value is one item; a missing field is no items', async () => {
     const echo = () => fn('Echo', (input) => ({ got: input.item ?? input.title }));
-    expect((await runTeam(new TeamAgent({ name: 'T', skills: [echo()], iterateOn: 'item' }), { item: 'solo' })).output).toEqual({ item: [{ got: 'solo' }] });
-    expect((await runTeam(new TeamAgent({ name: 'T', skills: [echo()], iterateOn: 'item' }), {})).output).toEqual({ item: [] });
+    expect(
+      (await runTeam(new TeamAgent({ name: 'T', skills: [echo()], iterateOn: 'item' }), { item: 'solo' })).output,
+    ).toEqual({ item: [{ got: 'solo' }] });
+    expect((await runTeam(new TeamAgent({ name: 'T', skills: [echo()], iterateOn: 'item' }), {})).output).toEqual({
+      item: [],
+    });
   });
 
   it('iterateWithPreviousOutput carries each result into the next item and into the array', async () => {
@@ -113,22 +176,40 @@ describe('TeamAgent', () => {
     const team = new TeamAgent({ name: 'Team', skills: [story], iterateOn: 'events', iterateWithPreviousOutput: true });
     const result = await runTeam(team, { events: [{ event: 'a' }, { event: 'b' }, { event: 'c' }] });
     expect(result.output).toEqual({ events: [{ story: 'a.' }, { story: 'a.b.' }, { story: 'a.b.c.' }] });
-    expect(seen[1]).toMatchObject({ story: 'a.', event: 'b', events: [{ event: 'a', story: 'a.' }, { event: 'b' }, { event: 'c' }] });
+    expect(seen[1]).toMatchObject({
+      story: 'a.',
+      event: 'b',
+      events: [{ event: 'a', story: 'a.' }, { event: 'b' }, { event: 'c' }],
+    });
   });
 
   it('iterateWithPreviousOutput with concurrency above 1 is rejected at construction with the values', () => {
-    expect(() => new TeamAgent({ name: 'T', skills: [fn('A', () => 1)], iterateOn: 'x', iterateWithPreviousOutput: true, concurrency: 3 })).toThrow(
-      /iterateWithPreviousOutput: true with concurrency 3/,
-    );
+    expect(
+      () =>
+        new TeamAgent({
+          name: 'T',
+          skills: [fn('A', () => 1)],
+          iterateOn: 'x',
+          iterateWithPreviousOutput: true,
+          concurrency: 3,
+        }),
+    ).toThrow(/iterateWithPreviousOutput: true with concurrency 3/);
     expect(() => new TeamAgent({ name: 'T', skills: [] })).toThrow(ConfigurationError);
-    expect(() => new TeamAgent({ name: 'T', skills: [fn('A', () => 1)], mode: 'random' as never })).toThrow(/mode "random"/);
+    expect(() => new TeamAgent({ name: 'T', skills: [fn('A', () => 1)], mode: 'random' as never })).toThrow(
+      /mode "random"/,
+    );
   });
 
   it('reflection: revises until the reviewer approves, with its feedback in the next input', async () => {
     const inputs: Record<string, unknown>[] = [];
-    const writer = fn('Writer', (input) => { inputs.push(input); return { draft: `draft ${inputs.length}` }; });
+    const writer = fn('Writer', (input) => {
+      inputs.push(input);
+      return { draft: `draft ${inputs.length}` };
+    });
     let reviews = 0;
-    const reviewer = fn('Reviewer', () => (++reviews < 2 ? { approved: false, feedback: 'more detail' } : { approved: true }));
+    const reviewer = fn('Reviewer', () =>
+      ++reviews < 2 ? { approved: false, feedback: 'more detail' } : { approved: true },
+    );
     const team = new TeamAgent({ name: 'Team', skills: [writer], reflection: { reviewer, isApproved: 'approved' } });
     const result = await runTeam(team, { topic: 'x' });
     expect(result.output).toEqual({ draft: 'draft 2' });
@@ -140,25 +221,56 @@ describe('TeamAgent', () => {
     const writer = () => fn('Writer', () => ({ draft: ++drafts }));
     const never = () => fn('Reviewer', () => ({ score: 1 }));
     drafts = 0;
-    const last = await runTeam(new TeamAgent({ name: 'T', skills: [writer()], reflection: { reviewer: never(), isApproved: (o) => Number(o.score) > 5, maxIterations: 2, returnLastOnMaxIterations: true } }), {});
+    const last = await runTeam(
+      new TeamAgent({
+        name: 'T',
+        skills: [writer()],
+        reflection: {
+          reviewer: never(),
+          isApproved: (o) => Number(o.score) > 5,
+          maxIterations: 2,
+          returnLastOnMaxIterations: true,
+        },
+      }),
+      {},
+    );
     expect(last.output).toEqual({ draft: 2 });
     drafts = 0;
-    const failed = await runTeam(new TeamAgent({ name: 'T', skills: [writer()], reflection: { reviewer: never(), isApproved: 'ok' } }), {});
+    const failed = await runTeam(
+      new TeamAgent({ name: 'T', skills: [writer()], reflection: { reviewer: never(), isApproved: 'ok' } }),
+      {},
+    );
     expect(failed.error).toBeInstanceOf(ReflectionError);
     expect(failed.error!.message).toMatch(/within 3 rounds/);
     expect(drafts).toBe(3);
-    const custom = await runTeam(new TeamAgent({ name: 'T', skills: [writer()], reflection: { reviewer: never(), isApproved: 'ok', maxIterations: 1, customErrorMessage: 'Not good enough.' } }), {});
+    const custom = await runTeam(
+      new TeamAgent({
+        name: 'T',
+        skills: [writer()],
+        reflection: { reviewer: never(), isApproved: 'ok', maxIterations: 1, customErrorMessage: 'Not good enough.' },
+      }),
+      {},
+    );
     expect(custom.error!.message).toBe('Not good enough.');
   });
 
   it('validates input and output schemas with messages naming the field', async () => {
     const skill = fn('S', () => ({ result: 5 }));
-    const team = new TeamAgent({ name: 'T', skills: [skill], inputSchema: z.object({ topic: z.string() }), outputSchema: z.object({ result: z.string() }) });
+    const team = new TeamAgent({
+      name: 'T',
+      skills: [skill],
+      inputSchema: z.object({ topic: z.string() }),
+      outputSchema: z.object({ result: z.string() }),
+    });
     // Given directly to the runner, a bad input is refused before anything runs.
     await expect(runTeam(team, { topic: 3 })).rejects.toThrow(InputValidationError);
     await expect(runTeam(team, { topic: 3 })).rejects.toThrow(/topic/);
     // Inside a tree, the team checks its input on entry.
-    const inner = new TeamAgent({ name: 'Inner', skills: [fn('S2', () => ({ result: 'x' }))], inputSchema: z.object({ topic: z.string() }) });
+    const inner = new TeamAgent({
+      name: 'Inner',
+      skills: [fn('S2', () => ({ result: 'x' }))],
+      inputSchema: z.object({ topic: z.string() }),
+    });
     const outer = new TeamAgent({ name: 'Outer', skills: [fn('Bad', () => ({ topic: 7 })), inner] });
     const badIn = await runTeam(outer, {});
     expect(badIn.error).toBeInstanceOf(InputValidationError);
@@ -170,7 +282,11 @@ describe('TeamAgent', () => {
 
   it('streams skill events through with their branches', async () => {
     const model = new ScriptedModel([{ chunks: ['he', 'llo'] }]);
-    const result = await runTeam(new TeamAgent({ name: 'T', skills: [new LlmAgent({ name: 'Talker', model })] }), { request: 'hi' }, { streaming: 'sse' });
+    const result = await runTeam(
+      new TeamAgent({ name: 'T', skills: [new LlmAgent({ name: 'Talker', model })] }),
+      { request: 'hi' },
+      { streaming: 'sse' },
+    );
     const talker = result.events.filter((e) => e.author === 'Talker');
     expect(talker.map(textOf)).toEqual(['hello']);
     expect(talker[0]!.branch).toBe('T.Talker');
@@ -179,11 +295,33 @@ describe('TeamAgent', () => {
 
   it('an interrupt inside a skill resumes that skill; finished skills are not re-run', async () => {
     const ran: string[] = [];
-    const prep = fn('Prep', () => { ran.push('Prep'); return { prepared: true }; });
-    const pay = new FunctionTool({ name: 'pay', description: 'Pays.', requireConfirmation: true, execute: () => { ran.push('paid'); return 'ok'; } });
-    const payer = new LlmAgent({ name: 'Payer', outputKey: 'payment', tools: [pay], model: new ScriptedModel([{ functionCalls: [{ name: 'pay', id: 'k' }] }, 'paid it']) });
-    const report = fn('Report', (input) => { ran.push('Report'); return { report: `payment: ${String(input.payment)}` }; });
-    const { runner, sessionId, status, interrupts } = await runTeam(new TeamAgent({ name: 'T', skills: [prep, payer, report] }), { request: 'go' });
+    const prep = fn('Prep', () => {
+      ran.push('Prep');
+      return { prepared: true };
+    });
+    const pay = new FunctionTool({
+      name: 'pay',
+      description: 'Pays.',
+      requireConfirmation: true,
+      execute: () => {
+        ran.push('paid');
+        return 'ok';
+      },
+    });
+    const payer = new LlmAgent({
+      name: 'Payer',
+      outputKey: 'payment',
+      tools: [pay],
+      model: new ScriptedModel([{ functionCalls: [{ name: 'pay', id: 'k' }] }, 'paid it']),
+    });
+    const report = fn('Report', (input) => {
+      ran.push('Report');
+      return { report: `payment: ${String(input.payment)}` };
+    });
+    const { runner, sessionId, status, interrupts } = await runTeam(
+      new TeamAgent({ name: 'T', skills: [prep, payer, report] }),
+      { request: 'go' },
+    );
     expect(status).toBe('interrupted');
     expect(ran).toEqual(['Prep']);
     const done = await runner.resume({ userId: 'u', sessionId, responses: { [interrupts[0]!.id]: true } });

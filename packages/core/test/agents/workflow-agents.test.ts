@@ -46,7 +46,13 @@ describe('SequentialAgent', () => {
         yield createEvent({ content: { role: 'model', parts: [{ text: 'custom' }] } });
       }
     }
-    const result = await runOnce(new SequentialAgent({ name: 'Seq', subAgents: [new Custom({ name: 'C' }), new FunctionAgent({ name: 'F', run: () => 'f' })] }), 'go');
+    const result = await runOnce(
+      new SequentialAgent({
+        name: 'Seq',
+        subAgents: [new Custom({ name: 'C' }), new FunctionAgent({ name: 'F', run: () => 'f' })],
+      }),
+      'go',
+    );
     expect(result.events.map((e) => [e.author, e.actions.agentState])).toEqual([
       ['C', undefined],
       ['Seq', { next: 1 }],
@@ -66,42 +72,66 @@ describe('ParallelAgent', () => {
         model: new ScriptedModel([
           (request) => {
             starts[name] = performance.now();
-            return { delayMs: 300, reply: () => { ends[name] = performance.now(); return `${name} data (saw ${texts(request.contents).length} turns)`; } };
+            return {
+              delayMs: 300,
+              reply: () => {
+                ends[name] = performance.now();
+                return `${name} data (saw ${texts(request.contents).length} turns)`;
+              },
+            };
           },
         ]),
       });
     const synthModel = new ScriptedModel(['combined']);
-    const synth = new LlmAgent({ name: 'Synthesizer', model: synthModel, instruction: 'Combine {weather} and {news}.' });
-    const gather = new ParallelAgent({ name: 'InfoGatherer', subAgents: [fetcher('WeatherFetcher', 'weather'), fetcher('NewsFetcher', 'news')] });
+    const synth = new LlmAgent({
+      name: 'Synthesizer',
+      model: synthModel,
+      instruction: 'Combine {weather} and {news}.',
+    });
+    const gather = new ParallelAgent({
+      name: 'InfoGatherer',
+      subAgents: [fetcher('WeatherFetcher', 'weather'), fetcher('NewsFetcher', 'news')],
+    });
     const t0 = performance.now();
     const result = await runOnce(new SequentialAgent({ name: 'Flow', subAgents: [gather, synth] }), 'today?');
     const elapsed = performance.now() - t0;
     expect(result.status).toBe('completed');
     expect(elapsed).toBeLessThan(550);
-    expect(Math.max(starts.WeatherFetcher!, starts.NewsFetcher!)).toBeLessThan(Math.min(ends.WeatherFetcher!, ends.NewsFetcher!));
+    expect(Math.max(starts.WeatherFetcher!, starts.NewsFetcher!)).toBeLessThan(
+      Math.min(ends.WeatherFetcher!, ends.NewsFetcher!),
+    );
     expect(result.state.weather).toBe('WeatherFetcher data (saw 1 turns)');
     expect(result.state.news).toBe('NewsFetcher data (saw 1 turns)');
     expect(result.events.find((e) => e.author === 'WeatherFetcher')!.branch).toBe('InfoGatherer.WeatherFetcher');
     expect(result.events.find((e) => e.author === 'WeatherFetcher')!.path).toBe('Flow/InfoGatherer/WeatherFetcher');
     expect(synthModel.requests[0]!.config.systemInstruction).toContain('WeatherFetcher data');
     expect(texts(synthModel.requests[0]!.contents)).toEqual(
-      expect.arrayContaining(['today?', '[WeatherFetcher] said: WeatherFetcher data (saw 1 turns)', '[NewsFetcher] said: NewsFetcher data (saw 1 turns)']),
+      expect.arrayContaining([
+        'today?',
+        '[WeatherFetcher] said: WeatherFetcher data (saw 1 turns)',
+        '[NewsFetcher] said: NewsFetcher data (saw 1 turns)',
+      ]),
     );
     const parallelEnd = result.events.find((e) => e.author === 'InfoGatherer' && e.actions.endOfAgent)!;
-    expect(parallelEnd.output).toEqual({ WeatherFetcher: 'WeatherFetcher data (saw 1 turns)', NewsFetcher: 'NewsFetcher data (saw 1 turns)' });
+    expect(parallelEnd.output).toEqual({
+      WeatherFetcher: 'WeatherFetcher data (saw 1 turns)',
+      NewsFetcher: 'NewsFetcher data (saw 1 turns)',
+    });
   });
 
   it('applies every branch state write; none is lost', async () => {
-    const writers = Array.from({ length: 20 }, (_, i) =>
-      new FunctionAgent({
-        name: `W${i}`,
-        run: async (_input, ctx) => {
-          await new Promise((r) => setTimeout(r, (i * 7) % 13));
-          ctx.state.set(`key${i}`, i);
-          ctx.state.set('last', i);
-          return i;
-        },
-      }),
+    const writers = Array.from(
+      { length: 20 },
+      (_, i) =>
+        new FunctionAgent({
+          name: `W${i}`,
+          run: async (_input, ctx) => {
+            await new Promise((r) => setTimeout(r, (i * 7) % 13));
+            ctx.state.set(`key${i}`, i);
+            ctx.state.set('last', i);
+            return i;
+          },
+        }),
     );
     const result = await runOnce(new ParallelAgent({ name: 'P', subAgents: writers }), 'go');
     for (let i = 0; i < 20; i++) expect(result.state[`key${i}`]).toBe(i);
@@ -122,7 +152,13 @@ describe('ParallelAgent', () => {
           });
         }),
     });
-    const failing = new FunctionAgent({ name: 'Failing', run: async () => { await new Promise((r) => setTimeout(r, 20)); throw new Error('boom'); } });
+    const failing = new FunctionAgent({
+      name: 'Failing',
+      run: async () => {
+        await new Promise((r) => setTimeout(r, 20));
+        throw new Error('boom');
+      },
+    });
     const t0 = performance.now();
     const result = await runOnce(new ParallelAgent({ name: 'P', subAgents: [slow, failing] }), 'go');
     expect(performance.now() - t0).toBeLessThan(1000);
@@ -135,8 +171,19 @@ describe('ParallelAgent', () => {
   it('maxConcurrency bounds how many children run at once', async () => {
     let running = 0;
     let peak = 0;
-    const kids = Array.from({ length: 6 }, (_, i) =>
-      new FunctionAgent({ name: `K${i}`, run: async () => { running++; peak = Math.max(peak, running); await new Promise((r) => setTimeout(r, 10)); running--; return i; } }),
+    const kids = Array.from(
+      { length: 6 },
+      (_, i) =>
+        new FunctionAgent({
+          name: `K${i}`,
+          run: async () => {
+            running++;
+            peak = Math.max(peak, running);
+            await new Promise((r) => setTimeout(r, 10));
+            running--;
+            return i;
+          },
+        }),
     );
     const result = await runOnce(new ParallelAgent({ name: 'P', subAgents: kids, maxConcurrency: 2 }), 'go');
     expect(result.status).toBe('completed');
@@ -147,8 +194,19 @@ describe('ParallelAgent', () => {
 describe('LoopAgent', () => {
   it('StatusPoller: escalation stops the loop right after the escalating event; the enclosing pipeline continues', async () => {
     let polls = 0;
-    const process = new FunctionAgent({ name: 'ProcessingStep', run: (_i, ctx) => { polls++; if (polls === 3) ctx.state.set('status', 'completed'); return `poll ${polls}`; } });
-    const poller = new LoopAgent({ name: 'StatusPoller', maxIterations: 10, subAgents: [process, new StopChecker({ name: 'Checker' })] });
+    const process = new FunctionAgent({
+      name: 'ProcessingStep',
+      run: (_i, ctx) => {
+        polls++;
+        if (polls === 3) ctx.state.set('status', 'completed');
+        return `poll ${polls}`;
+      },
+    });
+    const poller = new LoopAgent({
+      name: 'StatusPoller',
+      maxIterations: 10,
+      subAgents: [process, new StopChecker({ name: 'Checker' })],
+    });
     const after = new FunctionAgent({ name: 'After', run: () => 'after ran' });
     const result = await runOnce(new SequentialAgent({ name: 'Pipeline', subAgents: [poller, after] }), 'go');
     expect(polls).toBe(3);
@@ -179,24 +237,57 @@ describe('LoopAgent', () => {
 
   it('escalation inside a sequential step skips the rest of that iteration', async () => {
     const ran: string[] = [];
-    const escalate = new FunctionAgent({ name: 'Esc', run: (_i, ctx) => { ran.push('Esc'); ctx.actions.escalate = true; return 'x'; } });
-    const never = new FunctionAgent({ name: 'Never', run: () => { ran.push('Never'); return 'y'; } });
-    const loop = new LoopAgent({ name: 'L', maxIterations: 3, subAgents: [new SequentialAgent({ name: 'Body', subAgents: [escalate, never] })] });
+    const escalate = new FunctionAgent({
+      name: 'Esc',
+      run: (_i, ctx) => {
+        ran.push('Esc');
+        ctx.actions.escalate = true;
+        return 'x';
+      },
+    });
+    const never = new FunctionAgent({
+      name: 'Never',
+      run: () => {
+        ran.push('Never');
+        return 'y';
+      },
+    });
+    const loop = new LoopAgent({
+      name: 'L',
+      maxIterations: 3,
+      subAgents: [new SequentialAgent({ name: 'Body', subAgents: [escalate, never] })],
+    });
     await runOnce(loop, 'go');
     expect(ran).toEqual(['Esc']);
   });
 
   it('with no loop, an escalation does not stop a SequentialAgent', async () => {
-    const escalate = new FunctionAgent({ name: 'Esc', run: (_i, ctx) => { ctx.actions.escalate = true; return 'x'; } });
+    const escalate = new FunctionAgent({
+      name: 'Esc',
+      run: (_i, ctx) => {
+        ctx.actions.escalate = true;
+        return 'x';
+      },
+    });
     const next = new FunctionAgent({ name: 'Next', run: () => 'next ran' });
     const result = await runOnce(new SequentialAgent({ name: 'S', subAgents: [escalate, next] }), 'go');
     expect(result.output).toBe('next ran');
   });
 
   it('a tool that escalates ends the LlmAgent turn without another model call', async () => {
-    const stop = new FunctionTool({ name: 'stop', description: 'stops', execute: (_a, ctx) => { ctx.actions.escalate = true; return 'stopped'; } });
+    const stop = new FunctionTool({
+      name: 'stop',
+      description: 'stops',
+      execute: (_a, ctx) => {
+        ctx.actions.escalate = true;
+        return 'stopped';
+      },
+    });
     const model = new ScriptedModel([{ functionCalls: [{ name: 'stop' }] }]);
-    const result = await runOnce(new LoopAgent({ name: 'L', maxIterations: 3, subAgents: [new LlmAgent({ name: 'A', model, tools: [stop] })] }), 'go');
+    const result = await runOnce(
+      new LoopAgent({ name: 'L', maxIterations: 3, subAgents: [new LlmAgent({ name: 'A', model, tools: [stop] })] }),
+      'go',
+    );
     expect(result.status).toBe('completed');
     model.assertDone();
   });

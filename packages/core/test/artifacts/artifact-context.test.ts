@@ -19,7 +19,9 @@ import {
 import { ScriptedModel } from '@troupe/core/testing';
 import { z } from 'zod';
 
-const PNG: Part = { inlineData: { mimeType: 'image/png', data: Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]).toString('base64') } };
+const PNG: Part = {
+  inlineData: { mimeType: 'image/png', data: Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]).toString('base64') },
+};
 
 async function setUp(agent: LlmAgent | FunctionAgent, withArtifacts = true) {
   const sessionService = new InMemorySessionService();
@@ -27,7 +29,8 @@ async function setUp(agent: LlmAgent | FunctionAgent, withArtifacts = true) {
   const runner = new Runner({ appName: 'app', agent, sessionService, ...(withArtifacts ? { artifactService } : {}) });
   const session = await sessionService.createSession({ appName: 'app', userId: 'u' });
   const run = (newMessage: string) => runner.run({ userId: 'u', sessionId: session.id, newMessage });
-  const stored = async () => (await sessionService.getSession({ appName: 'app', userId: 'u', sessionId: session.id }))!.events;
+  const stored = async () =>
+    (await sessionService.getSession({ appName: 'app', userId: 'u', sessionId: session.id }))!.events;
   return { runner, artifactService, session, run, stored };
 }
 
@@ -38,19 +41,35 @@ describe('artifacts through the context', () => {
       name: 'draw',
       description: 'Draws a chart.',
       parameters: z.object({}),
-      execute: async (_args, ctx) => ({ first: await ctx.saveArtifact('chart.png', PNG), second: await ctx.saveArtifact('chart.png', PNG), notes: await ctx.saveArtifact('user:notes.md', { text: 'hi' }) }),
+      execute: async (_args, ctx) => ({
+        first: await ctx.saveArtifact('chart.png', PNG),
+        second: await ctx.saveArtifact('chart.png', PNG),
+        notes: await ctx.saveArtifact('user:notes.md', { text: 'hi' }),
+      }),
     });
     const read = new FunctionTool({
       name: 'look',
       description: 'Looks at the chart.',
       parameters: z.object({}),
       execute: async (_args, ctx) => {
-        seen.push(await ctx.loadArtifact('chart.png'), await ctx.loadArtifact('chart.png', 0), await ctx.loadArtifact('missing.png'), await ctx.listArtifacts());
+        seen.push(
+          await ctx.loadArtifact('chart.png'),
+          await ctx.loadArtifact('chart.png', 0),
+          await ctx.loadArtifact('missing.png'),
+          await ctx.listArtifacts(),
+        );
         return { ok: true };
       },
     });
-    const model = new ScriptedModel([{ functionCalls: [{ name: 'draw' }] }, 'Drawn.', { functionCalls: [{ name: 'look' }] }, 'Seen.']);
-    const { run, stored, artifactService, session } = await setUp(new LlmAgent({ name: 'artist', model, tools: [save, read] }));
+    const model = new ScriptedModel([
+      { functionCalls: [{ name: 'draw' }] },
+      'Drawn.',
+      { functionCalls: [{ name: 'look' }] },
+      'Seen.',
+    ]);
+    const { run, stored, artifactService, session } = await setUp(
+      new LlmAgent({ name: 'artist', model, tools: [save, read] }),
+    );
 
     const first = await run('draw it');
     expect(first.status).toBe('completed');
@@ -62,7 +81,9 @@ describe('artifacts through the context', () => {
 
     await run('look at it');
     expect(seen).toEqual([PNG, PNG, undefined, ['chart.png', 'user:notes.md']]);
-    expect(await artifactService.listVersions({ appName: 'app', userId: 'u', sessionId: session.id, filename: 'chart.png' })).toEqual([0, 1]);
+    expect(
+      await artifactService.listVersions({ appName: 'app', userId: 'u', sessionId: session.id, filename: 'chart.png' }),
+    ).toEqual([0, 1]);
   });
 
   it('before/after agent and before-model callbacks that only save an artifact still produce an event carrying the delta', async () => {
@@ -90,7 +111,10 @@ describe('artifacts through the context', () => {
   });
 
   it('a FunctionAgent saves through its context too', async () => {
-    const agent = new FunctionAgent({ name: 'writer', run: async (_input, ctx) => `saved v${await ctx.saveArtifact('out.txt', { text: 'x' })}` });
+    const agent = new FunctionAgent({
+      name: 'writer',
+      run: async (_input, ctx) => `saved v${await ctx.saveArtifact('out.txt', { text: 'x' })}`,
+    });
     const { run, stored } = await setUp(agent);
     expect((await run('go')).output).toBe('saved v0');
     expect((await stored()).at(-1)!.actions.artifactDelta).toEqual({ 'out.txt': 0 });
@@ -102,37 +126,71 @@ describe('artifacts through the context', () => {
     const result = await run('go');
     expect(result.status).toBe('failed');
     expect(result.error).toBeInstanceOf(ConfigurationError);
-    expect((result.error as Error).message).toMatch(/ctx\.listArtifacts\(\) needs an artifact store.*artifactService: new InMemoryArtifactService\(\)/);
+    expect((result.error as Error).message).toMatch(
+      /ctx\.listArtifacts\(\) needs an artifact store.*artifactService: new InMemoryArtifactService\(\)/,
+    );
   });
 });
 
 describe('loadArtifactsTool', () => {
   it('lists the artifacts in the instruction, answers what it found, and shows them in the next request only', async () => {
     const model = new ScriptedModel([
-      { functionCalls: [{ name: 'load_artifacts', args: { artifact_names: ['chart.png', 'avatar.png', 'data.json', 'blob.bin', 'nope.txt'] } }] },
+      {
+        functionCalls: [
+          {
+            name: 'load_artifacts',
+            args: { artifact_names: ['chart.png', 'avatar.png', 'data.json', 'blob.bin', 'nope.txt'] },
+          },
+        ],
+      },
       'I see a chart.',
       'Still here.',
     ]);
-    const { run, artifactService, session } = await setUp(new LlmAgent({ name: 'viewer', model, tools: [loadArtifactsTool] }));
+    const { run, artifactService, session } = await setUp(
+      new LlmAgent({ name: 'viewer', model, tools: [loadArtifactsTool] }),
+    );
     const scope = { appName: 'app', userId: 'u', sessionId: session.id };
     await artifactService.saveArtifact({ ...scope, filename: 'chart.png', artifact: PNG });
     await artifactService.saveArtifact({ ...scope, filename: 'user:avatar.png', artifact: PNG });
-    await artifactService.saveArtifact({ ...scope, filename: 'data.json', artifact: { inlineData: { mimeType: 'application/json; charset=utf-8', data: Buffer.from('{"a":1}').toString('base64') } } });
-    await artifactService.saveArtifact({ ...scope, filename: 'blob.bin', artifact: { inlineData: { mimeType: 'application/octet-stream', data: Buffer.from([0, 1, 2]).toString('base64') } } });
+    await artifactService.saveArtifact({
+      ...scope,
+      filename: 'data.json',
+      artifact: {
+        inlineData: { mimeType: 'application/json; charset=utf-8', data: Buffer.from('{"a":1}').toString('base64') },
+      },
+    });
+    await artifactService.saveArtifact({
+      ...scope,
+      filename: 'blob.bin',
+      artifact: {
+        inlineData: { mimeType: 'application/octet-stream', data: Buffer.from([0, 1, 2]).toString('base64') },
+      },
+    });
 
     const result = await run('What is in the chart?');
     expect(result.status).toBe('completed');
     const [firstRequest, secondRequest] = model.requests;
-    expect(firstRequest!.config.systemInstruction).toContain('You have these artifacts: ["blob.bin","chart.png","data.json","user:avatar.png"]');
+    expect(firstRequest!.config.systemInstruction).toContain(
+      'You have these artifacts: ["blob.bin","chart.png","data.json","user:avatar.png"]',
+    );
     expect(firstRequest!.config.tools?.map((t) => t.name)).toEqual(['load_artifacts']);
 
     const response = result.events.flatMap(getFunctionResponses)[0]!;
-    expect(response.response).toMatchObject({ artifact_names: ['chart.png', 'avatar.png', 'data.json', 'blob.bin'], not_found: ['nope.txt'] });
+    expect(response.response).toMatchObject({
+      artifact_names: ['chart.png', 'avatar.png', 'data.json', 'blob.bin'],
+      not_found: ['nope.txt'],
+    });
     expect(secondRequest!.contents.slice(-4)).toEqual([
       { role: 'user', parts: [{ text: 'Artifact chart.png is:' }, PNG] },
       { role: 'user', parts: [{ text: 'Artifact avatar.png is:' }, PNG] },
       { role: 'user', parts: [{ text: 'Artifact data.json is:' }, { text: '{"a":1}' }] },
-      { role: 'user', parts: [{ text: 'Artifact blob.bin is:' }, { text: '[Binary artifact blob.bin, type application/octet-stream, 3 bytes: it cannot be shown inline.]' }] },
+      {
+        role: 'user',
+        parts: [
+          { text: 'Artifact blob.bin is:' },
+          { text: '[Binary artifact blob.bin, type application/octet-stream, 3 bytes: it cannot be shown inline.]' },
+        ],
+      },
     ]);
 
     await run('And now?');
@@ -141,11 +199,18 @@ describe('loadArtifactsTool', () => {
   });
 
   it('adds nothing when the session has no artifacts, and answers a bad argument with an error', async () => {
-    const model = new ScriptedModel([{ functionCalls: [{ name: 'load_artifacts', args: { artifact_names: 'chart.png' } }] }, 'ok']);
-    const { run } = await setUp(new LlmAgent({ name: 'viewer', model, instruction: 'Be brief.', tools: [loadArtifactsTool] }));
+    const model = new ScriptedModel([
+      { functionCalls: [{ name: 'load_artifacts', args: { artifact_names: 'chart.png' } }] },
+      'ok',
+    ]);
+    const { run } = await setUp(
+      new LlmAgent({ name: 'viewer', model, instruction: 'Be brief.', tools: [loadArtifactsTool] }),
+    );
     const result = await run('hi');
     expect(model.requests[0]!.config.systemInstruction).toBe('Be brief.');
-    expect(result.events.flatMap(getFunctionResponses)[0]!.response.error).toMatch(/takes \{ artifact_names: string\[\] \}/);
+    expect(result.events.flatMap(getFunctionResponses)[0]!.response.error).toMatch(
+      /takes \{ artifact_names: string\[\] \}/,
+    );
   });
 
   it("is the built-in 'load_artifacts' of agent definitions", async () => {
@@ -157,11 +222,21 @@ describe('loadArtifactsTool', () => {
 });
 
 it('InMemoryRunner has an in-memory artifact store unless given one, as in ADK', async () => {
-  const agent = new FunctionAgent({ name: 'writer', run: async (_input, ctx) => `v${await ctx.saveArtifact('a.txt', { text: 'x' })}` });
+  const agent = new FunctionAgent({
+    name: 'writer',
+    run: async (_input, ctx) => `v${await ctx.saveArtifact('a.txt', { text: 'x' })}`,
+  });
   const runner = new InMemoryRunner({ agent });
   const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
   expect((await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'go' })).output).toBe('v0');
-  expect(await runner.artifactService!.loadArtifact({ appName: runner.appName, userId: 'u', sessionId: session.id, filename: 'a.txt' })).toEqual({ text: 'x' });
+  expect(
+    await runner.artifactService!.loadArtifact({
+      appName: runner.appName,
+      userId: 'u',
+      sessionId: session.id,
+      filename: 'a.txt',
+    }),
+  ).toEqual({ text: 'x' });
   const own = new InMemoryArtifactService();
   expect(new InMemoryRunner({ agent, artifactService: own }).artifactService).toBe(own);
 });

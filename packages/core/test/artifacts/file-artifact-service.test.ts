@@ -13,28 +13,36 @@ async function openFresh(options: { maxArtifactBytes?: number }) {
   return { service, dir, parent, close: () => rm(parent, { recursive: true, force: true }) };
 }
 
-artifactServiceContract(
-  'FileArtifactService',
-  openFresh,
-  {
-    openSecond: async ({ dir }) => ({ service: new FileArtifactService({ dir }) }),
-    extra: (get) => {
-      it('keeps every file inside dir, whatever the names (../, absolute paths, backslashes)', async () => {
-        const { fixture, scope } = get();
-        const { service } = fixture;
-        const hostile = { appName: '../../app', userId: '/etc', sessionId: '..' };
-        for (const filename of ['../../../escaped.txt', '/tmp/absolute.txt', '..\\..\\win.txt', 'user:../../up.txt', '.']) {
-          await service.saveArtifact({ ...scope, filename, artifact: { text: 'x' } });
-          await service.saveArtifact({ ...hostile, filename, artifact: { text: 'y' } });
-        }
-        expect(await readdir(fixture.parent)).toEqual(['store']);
-        for (const path of await walk(fixture.dir)) expect(relative(fixture.dir, path).startsWith('..')).toBe(false);
-        expect(await service.listArtifactKeys(hostile)).toEqual(['.', '../../../escaped.txt', '..\\..\\win.txt', '/tmp/absolute.txt', 'user:../../up.txt']);
-        await expect(stat(join(fixture.parent, 'escaped.txt'))).rejects.toThrow(/ENOENT/);
-      });
-    },
+artifactServiceContract('FileArtifactService', openFresh, {
+  openSecond: async ({ dir }) => ({ service: new FileArtifactService({ dir }) }),
+  extra: (get) => {
+    it('keeps every file inside dir, whatever the names (../, absolute paths, backslashes)', async () => {
+      const { fixture, scope } = get();
+      const { service } = fixture;
+      const hostile = { appName: '../../app', userId: '/etc', sessionId: '..' };
+      for (const filename of [
+        '../../../escaped.txt',
+        '/tmp/absolute.txt',
+        '..\\..\\win.txt',
+        'user:../../up.txt',
+        '.',
+      ]) {
+        await service.saveArtifact({ ...scope, filename, artifact: { text: 'x' } });
+        await service.saveArtifact({ ...hostile, filename, artifact: { text: 'y' } });
+      }
+      expect(await readdir(fixture.parent)).toEqual(['store']);
+      for (const path of await walk(fixture.dir)) expect(relative(fixture.dir, path).startsWith('..')).toBe(false);
+      expect(await service.listArtifactKeys(hostile)).toEqual([
+        '.',
+        '../../../escaped.txt',
+        '..\\..\\win.txt',
+        '/tmp/absolute.txt',
+        'user:../../up.txt',
+      ]);
+      await expect(stat(join(fixture.parent, 'escaped.txt'))).rejects.toThrow(/ENOENT/);
+    });
   },
-);
+});
 
 async function walk(dir: string): Promise<string[]> {
   const out: string[] = [];

@@ -36,7 +36,12 @@ describe('loadAgent: agent types', () => {
       includeContents: 'none',
       disallowTransferToParent: true,
       disallowTransferToPeers: true,
-      generateContentConfig: { temperature: 0.2, maxOutputTokens: 256, stopSequences: ['END'], responseMimeType: 'text/plain' },
+      generateContentConfig: {
+        temperature: 0.2,
+        maxOutputTokens: 256,
+        stopSequences: ['END'],
+        responseMimeType: 'text/plain',
+      },
     });
     expect(llm.tools.map((t) => t.name)).toEqual(['add', 'exit_loop', 'Researcher']);
     expect(llm.tools[0]).toBeInstanceOf(FunctionTool);
@@ -47,7 +52,11 @@ describe('loadAgent: agent types', () => {
     expect(await llm.tools[0]!.getDeclaration()).toEqual({
       name: 'add',
       description: 'Adds two numbers.',
-      parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+      parameters: {
+        type: 'object',
+        properties: { a: { type: 'number' }, b: { type: 'number' } },
+        required: ['a', 'b'],
+      },
     });
     expect(llm.subAgents.map((a) => a.name)).toEqual(['Writer', 'Inline']);
     expect((llm.subAgents[0] as LlmAgent).outputKey).toBe('draft');
@@ -91,7 +100,9 @@ describe('loadAgent: agent types', () => {
     const result = await runAgent(agent, { message: 'help me' });
     expect(result.status).toBe('completed');
     expect(result.output).toBe('backup answered: help me');
-    expect(result.events.map((e) => e.actions.route).filter(Boolean)).toEqual([{ key: 'backup', reason: 'fallback after primary failed' }]);
+    expect(result.events.map((e) => e.actions.route).filter(Boolean)).toEqual([
+      { key: 'backup', reason: 'fallback after primary failed' },
+    ]);
   });
 
   it('routed: agents as a list are keyed by name', async () => {
@@ -106,7 +117,12 @@ describe('loadAgent: agent types', () => {
     const team = agent as TeamAgent;
     expect(team.skills.map((s) => s.name)).toEqual(['draft', 'Critic']);
     expect(team).toMatchObject({ mode: 'sequential', includeAllStepsOutput: true, outputKey: 'edited' });
-    expect(team.reflection).toMatchObject({ isApproved: 'approved', maxIterations: 3, returnLastOnMaxIterations: false, customErrorMessage: 'The editors never agreed.' });
+    expect(team.reflection).toMatchObject({
+      isApproved: 'approved',
+      maxIterations: 3,
+      returnLastOnMaxIterations: false,
+      customErrorMessage: 'The editors never agreed.',
+    });
     expect(team.reflection!.reviewer.name).toBe('Reviewer');
 
     const result = await runAgent(agent, { input: { topic: 'Cats' } });
@@ -114,7 +130,9 @@ describe('loadAgent: agent types', () => {
     expect(result.output).toEqual({ text: 'Cats, revised', critique: 'checked: Cats, revised' });
     expect(result.state.edited).toEqual(result.output);
 
-    await expect(runAgent(agent, { input: { subject: 'Cats' } })).rejects.toThrow(/must have required property 'topic'/);
+    await expect(runAgent(agent, { input: { subject: 'Cats' } })).rejects.toThrow(
+      /must have required property 'topic'/,
+    );
   });
 
   it('function: a module function with the definition’s name, description, output key and output schema', async () => {
@@ -151,7 +169,9 @@ describe('loadAgent: agent types', () => {
 
     const again = await loadAgent(fixture('custom-instance.yaml')).catch((e: unknown) => e as Error);
     expect(again).toBeInstanceOf(Error);
-    expect((again as Error).message).toContain("custom-instance.yaml:4: sub_agents[0]: the module's agent 'Ready' already belongs to agent 'WithReadyMade'");
+    expect((again as Error).message).toContain(
+      "custom-instance.yaml:4: sub_agents[0]: the module's agent 'Ready' already belongs to agent 'WithReadyMade'",
+    );
   });
 
   it('loads a module file or a directory holding agent.yml as the root', async () => {

@@ -10,7 +10,11 @@ export async function runAgent(
   turn: { message?: string; input?: Record<string, unknown>; state?: Record<string, unknown>; defaultModel?: BaseLlm },
 ): Promise<RunResult> {
   const runner = new InMemoryRunner({ agent, ...(turn.defaultModel ? { defaultModel: turn.defaultModel } : {}) });
-  const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u', ...(turn.state ? { state: turn.state } : {}) });
+  const session = await runner.sessionService.createSession({
+    appName: runner.appName,
+    userId: 'u',
+    ...(turn.state ? { state: turn.state } : {}),
+  });
   return runner.run({
     userId: 'u',
     sessionId: session.id,

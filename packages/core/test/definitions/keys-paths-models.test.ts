@@ -24,7 +24,9 @@ describe('loadAgent: keys, paths and entries', () => {
   });
 
   it('reads .yaml, .json, .js and .ts entries and inline definitions', async () => {
-    const assistant = await loadAgent(fixture('assistant.yaml'), { models: { fast: new ScriptedModel([]), backup: new ScriptedModel([]) } });
+    const assistant = await loadAgent(fixture('assistant.yaml'), {
+      models: { fast: new ScriptedModel([]), backup: new ScriptedModel([]) },
+    });
     // helper.json (camelCase JSON keys) and an inline definition as sub-agents, helper.yaml as an AgentTool.
     expect(assistant.subAgents.map((a) => [a.name, (a as LlmAgent).instruction])).toEqual([
       ['Writer', 'Write the answer.'],
@@ -70,14 +72,19 @@ describe('loadAgent: models', () => {
   });
 
   it('resolves a default model given as a string, and leaves agents without one to the runner when there is none', async () => {
-    const withString = await loadAgent(fixture('models.yaml'), { model: 'offline', models: { fast: new ScriptedModel([]) } });
+    const withString = await loadAgent(fixture('models.yaml'), {
+      model: 'offline',
+      models: { fast: new ScriptedModel([]) },
+    });
     expect(find(withString, 'Defaulted').model).toBeInstanceOf(OfflineModel);
 
     const withoutDefault = await loadAgent(fixture('models.yaml'), { models: { fast: new ScriptedModel([]) } });
     expect(find(withoutDefault, 'Defaulted').model).toBeUndefined();
     const leaf = (await loadAgent(fixture('helper.yaml'))) as LlmAgent;
     expect(leaf.model).toBeUndefined();
-    expect((await runAgent(leaf, { message: 'hi', defaultModel: new ScriptedModel(['from the runner default']) })).output).toBe('from the runner default');
+    expect(
+      (await runAgent(leaf, { message: 'hi', defaultModel: new ScriptedModel(['from the runner default']) })).output,
+    ).toBe('from the runner default');
   });
 
   it('calls the named model when the agent runs', async () => {

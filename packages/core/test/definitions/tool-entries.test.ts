@@ -20,7 +20,10 @@ class LettersToolset extends BaseToolset {
     super();
   }
   async getTools(): Promise<BaseTool[]> {
-    return this.letters.map((letter) => new FunctionTool({ name: letter, description: `Letter ${letter}.`, execute: () => letter.toUpperCase() }));
+    return this.letters.map(
+      (letter) =>
+        new FunctionTool({ name: letter, description: `Letter ${letter}.`, execute: () => letter.toUpperCase() }),
+    );
   }
 }
 
@@ -29,7 +32,8 @@ const seen: { spec: unknown; ctx: ToolEntryContext }[] = [];
 registerToolEntry('greeting', (spec, ctx) => {
   seen.push({ spec, ctx });
   const { toolName = 'greeting', greetingWord } = spec as { toolName?: string; greetingWord?: unknown };
-  if (typeof greetingWord !== 'string') throw new Error(`'greeting_word' must be a string such as 'Hello'; got ${JSON.stringify(greetingWord)}.`);
+  if (typeof greetingWord !== 'string')
+    throw new Error(`'greeting_word' must be a string such as 'Hello'; got ${JSON.stringify(greetingWord)}.`);
   return new FunctionTool({ name: toolName, description: 'Greets.', execute: () => `${greetingWord}!` });
 });
 registerToolEntry('letters', (spec) => new LettersToolset((spec as { letters: string[] }).letters));
@@ -53,35 +57,56 @@ describe('registered tool entry kinds (registerToolEntry)', () => {
     expect(agent.toolsets[0]).toBeInstanceOf(LettersToolset);
 
     // The mapping's own keys arrive camelCased; nested values stay as written.
-    expect(seen[0]!.spec).toEqual({ toolName: 'greet', greetingWord: 'Hello', extraHeaders: { Some_Key: 'kept as written' } });
+    expect(seen[0]!.spec).toEqual({
+      toolName: 'greet',
+      greetingWord: 'Hello',
+      extraHeaders: { Some_Key: 'kept as written' },
+    });
     const file = fixture('tool-entries/registered.yaml');
     expect(seen[0]!.ctx).toEqual({ file, dir: dirname(file), at: { file, line: 4, key: 'tools[0].greeting' } });
 
     const result = await runAgent(agent, { message: 'hi' });
     expect(result.status).toBe('completed');
     expect(model.requests[0]!.config.tools!.map((t) => t.name)).toEqual(['greet', 'exit_loop', 'a', 'b']);
-    expect(result.events.flatMap(getFunctionResponses).map((r) => r.response)).toEqual([{ result: 'Hello!' }, { result: 'B' }]);
+    expect(result.events.flatMap(getFunctionResponses).map((r) => r.response)).toEqual([
+      { result: 'Hello!' },
+      { result: 'B' },
+    ]);
   });
 
   it('an entry kind nobody registered says which package to import', async () => {
     const error = await loadError('tool-entries/unregistered.yaml');
     expect(error).toMatchObject({ line: 4, key: 'tools[0].mcp' });
     expect(error.message).toContain(`tools[0].mcp: no tool entry kind 'mcp' is registered`);
-    expect(error.message).toContain(`Add \`import '@troupe/mcp';\` to your program (it registers 'mcp:' entries; the troupe CLI imports it).`);
+    expect(error.message).toContain(
+      `Add \`import '@troupe/mcp';\` to your program (it registers 'mcp:' entries; the troupe CLI imports it).`,
+    );
     const unknown = await loadError('tool-entries/unknown-kind.yaml');
-    expect(unknown.message).toMatch(/no tool entry kind 'openapi' is registered \(registered: .*'greeting', 'letters'.*\)\. Import the package that registers it/);
+    expect(unknown.message).toMatch(
+      /no tool entry kind 'openapi' is registered \(registered: .*'greeting', 'letters'.*\)\. Import the package that registers it/,
+    );
   });
 
   it("a factory's error is reported at the entry's file, line and key", async () => {
     const error = await loadError('tool-entries/factory-error.yaml');
-    expect(error).toMatchObject({ file: fixture('tool-entries/factory-error.yaml'), line: 4, key: 'tools[1].greeting' });
+    expect(error).toMatchObject({
+      file: fixture('tool-entries/factory-error.yaml'),
+      line: 4,
+      key: 'tools[1].greeting',
+    });
     expect(error.message).toContain(`tools[1].greeting: 'greeting_word' must be a string such as 'Hello'; got 42.`);
   });
 
   it('an entry has one key, tool names stay unique, and a typo of agent: still gets a did-you-mean', async () => {
-    expect((await loadError('tool-entries/two-keys.yaml')).message).toContain(`unknown key 'prefix' for a 'greeting' tool entry`);
-    expect((await loadError('tool-entries/duplicate.yaml')).message).toContain(`this tool is named 'same', like the tool at`);
-    expect((await loadError('tool-entries/agent-typo.yaml')).message).toContain(`unknown key 'agnet' for an agent tool entry. Did you mean 'agent'?`);
+    expect((await loadError('tool-entries/two-keys.yaml')).message).toContain(
+      `unknown key 'prefix' for a 'greeting' tool entry`,
+    );
+    expect((await loadError('tool-entries/duplicate.yaml')).message).toContain(
+      `this tool is named 'same', like the tool at`,
+    );
+    expect((await loadError('tool-entries/agent-typo.yaml')).message).toContain(
+      `unknown key 'agnet' for an agent tool entry. Did you mean 'agent'?`,
+    );
   });
 
   it("a module's default-export toolset is a tools entry too", async () => {

@@ -29,7 +29,9 @@ describe('loadAgent and TypeScript modules in plain Node', () => {
     const error = JSON.parse(stdout) as { name: string; message: string; line: number; key: string };
     expect(error.name).toBe('AgentDefinitionError');
     expect(error).toMatchObject({ line: 11, key: 'sub_agents[1].sub_agents[1]' });
-    expect(error.message).toContain('packages/core/test/definitions/fixtures/workflows.yaml:11: sub_agents[1].sub_agents[1]: Node cannot load the TypeScript module');
+    expect(error.message).toContain(
+      'packages/core/test/definitions/fixtures/workflows.yaml:11: sub_agents[1].sub_agents[1]: Node cannot load the TypeScript module',
+    );
     expect(error.message).toContain("Run the agent through the troupe CLI ('troupe run')");
     expect(error.message).toContain('register tsx first');
   });

@@ -34,11 +34,19 @@ function guardedAgent(name: string, counter: { runs: number }): { agent: LlmAgen
 }
 
 async function storedEvents(result: Awaited<ReturnType<typeof runOnce>>): Promise<Event[]> {
-  const session = await result.runner.sessionService.getSession({ appName: result.runner.appName, userId: 'u', sessionId: result.sessionId });
+  const session = await result.runner.sessionService.getSession({
+    appName: result.runner.appName,
+    userId: 'u',
+    sessionId: result.sessionId,
+  });
   return session!.events;
 }
 
-async function expectBlockedBy(result: Awaited<ReturnType<typeof runOnce>>, agentName: string, path: string): Promise<Event> {
+async function expectBlockedBy(
+  result: Awaited<ReturnType<typeof runOnce>>,
+  agentName: string,
+  path: string,
+): Promise<Event> {
   expect(result.status).toBe('blocked');
   expect(result.error).toBeInstanceOf(GuardrailTrippedError);
   expect((result.error as GuardrailTrippedError).agent).toBe(agentName);
@@ -48,7 +56,11 @@ async function expectBlockedBy(result: Awaited<ReturnType<typeof runOnce>>, agen
   expect(tripped[0]!.path).toBe(path);
   expect(tripped[0]!.errorMessage).toContain("Guardrail 'block_all'");
   // Nothing failed as a tool error: no error response reached any caller.
-  expect((await storedEvents(result)).some((e) => e.content?.parts.some((p) => 'functionResponse' in p && 'error' in p.functionResponse.response))).toBe(false);
+  expect(
+    (await storedEvents(result)).some((e) =>
+      e.content?.parts.some((p) => 'functionResponse' in p && 'error' in p.functionResponse.response),
+    ),
+  ).toBe(false);
   return tripped[0]!;
 }
 
@@ -71,7 +83,9 @@ describe('a tripwire at any depth blocks the whole run', () => {
       name: 'Worker',
       model: workerModel,
       outputKey: 'work',
-      outputGuardrails: [{ name: 'block_all', check: (_ctx, output) => ({ tripwire: String(output).includes('password') }) }],
+      outputGuardrails: [
+        { name: 'block_all', check: (_ctx, output) => ({ tripwire: String(output).includes('password') }) },
+      ],
     });
     const supervisorModel = new ScriptedModel([{ functionCalls: [{ name: 'Worker', args: { request: 'do it' } }] }]);
     const supervisor = new SupervisorAgent({ name: 'Boss', model: supervisorModel, subAgents: [worker] });
@@ -96,7 +110,11 @@ describe('a tripwire at any depth blocks the whole run', () => {
   it('inside a SequentialAgent: the next step does not run', async () => {
     const counter = { runs: 0 };
     const first = guardedAgent('Step1', counter);
-    const next = new LlmAgent({ name: 'Step2', model: new ScriptedModel([{ functionCalls: [{ name: 'other', args: {} }] }]), tools: [sideEffectTool(counter, 'other')] });
+    const next = new LlmAgent({
+      name: 'Step2',
+      model: new ScriptedModel([{ functionCalls: [{ name: 'other', args: {} }] }]),
+      tools: [sideEffectTool(counter, 'other')],
+    });
     const result = await runOnce(new SequentialAgent({ name: 'Pipeline', subAgents: [first.agent, next] }), 'start');
     await expectBlockedBy(result, 'Step1', 'Pipeline/Step1');
     expect(counter.runs).toBe(0);
@@ -106,8 +124,15 @@ describe('a tripwire at any depth blocks the whole run', () => {
     const counter = { runs: 0 };
     const blocked = guardedAgent('Checker', counter);
     // The sibling's model answers late (its wait ends when the branch is aborted) with a side-effecting call.
-    const siblingModel = new ScriptedModel([{ delayMs: 10_000, reply: { functionCalls: [{ name: 'charge_card', args: {} }] } }, 'charged']);
-    const sibling = new LlmAgent({ name: 'Charger', model: siblingModel, tools: [sideEffectTool(counter, 'charge_card')] });
+    const siblingModel = new ScriptedModel([
+      { delayMs: 10_000, reply: { functionCalls: [{ name: 'charge_card', args: {} }] } },
+      'charged',
+    ]);
+    const sibling = new LlmAgent({
+      name: 'Charger',
+      model: siblingModel,
+      tools: [sideEffectTool(counter, 'charge_card')],
+    });
     const result = await runOnce(new ParallelAgent({ name: 'Both', subAgents: [blocked.agent, sibling] }), 'go');
     const tripped = await expectBlockedBy(result, 'Checker', 'Both/Checker');
     expect(tripped.errorMessage).toContain("agent 'Checker'");
@@ -119,7 +144,11 @@ describe('a tripwire at any depth blocks the whole run', () => {
 
   it('inside a LoopAgent: no further iteration', async () => {
     const counter = { runs: 0 };
-    const toolModel = new ScriptedModel([{ functionCalls: [{ name: 'transfer_money', args: { amount: 10 } }] }, 'ok', { functionCalls: [{ name: 'transfer_money', args: { amount: 5000 } }] }]);
+    const toolModel = new ScriptedModel([
+      { functionCalls: [{ name: 'transfer_money', args: { amount: 10 } }] },
+      'ok',
+      { functionCalls: [{ name: 'transfer_money', args: { amount: 5000 } }] },
+    ]);
     const tool = new FunctionTool({
       name: 'transfer_money',
       description: 'Moves money.',
@@ -157,7 +186,11 @@ describe('a tripwire at any depth blocks the whole run', () => {
   it('through a transfer: the target agent’s guardrail blocks the run', async () => {
     const counter = { runs: 0 };
     const target = guardedAgent('Billing', counter);
-    const root = new LlmAgent({ name: 'Desk', model: new ScriptedModel([{ functionCalls: [{ name: 'transfer_to_agent', args: { agent_name: 'Billing' } }] }]), subAgents: [target.agent] });
+    const root = new LlmAgent({
+      name: 'Desk',
+      model: new ScriptedModel([{ functionCalls: [{ name: 'transfer_to_agent', args: { agent_name: 'Billing' } }] }]),
+      subAgents: [target.agent],
+    });
     const result = await runOnce(root, 'refund me');
     await expectBlockedBy(result, 'Billing', 'Desk/Billing');
     expect(counter.runs).toBe(0);
@@ -176,8 +209,16 @@ describe('a tripwire inside the prebuilt patterns', () => {
     const replannerModel = new ScriptedModel([]);
     const agent = new PlanExecuteAgent({
       name: 'Trip',
-      planner: new LlmAgent({ name: 'Planner', model: new ScriptedModel([JSON.stringify({ steps: ['Book a casino night', 'Book a hotel'] })]), outputSchema: planSchema }),
-      executor: new LlmAgent({ name: 'Executor', model: new ScriptedModel([{ functionCalls: [{ name: 'book', args: { what: 'casino night' } }] }]), tools: [tool] }),
+      planner: new LlmAgent({
+        name: 'Planner',
+        model: new ScriptedModel([JSON.stringify({ steps: ['Book a casino night', 'Book a hotel'] })]),
+        outputSchema: planSchema,
+      }),
+      executor: new LlmAgent({
+        name: 'Executor',
+        model: new ScriptedModel([{ functionCalls: [{ name: 'book', args: { what: 'casino night' } }] }]),
+        tools: [tool],
+      }),
       replanner: new LlmAgent({ name: 'Replanner', model: replannerModel, outputSchema: replanSchema }),
     });
     const result = await runOnce(agent, 'plan a weekend');
@@ -191,7 +232,13 @@ describe('a tripwire inside the prebuilt patterns', () => {
     const chat = new GroupChatAgent({
       name: 'Chat',
       participants: [
-        new LlmAgent({ name: 'Alice', model: new ScriptedModel(['my password is hunter2']), outputGuardrails: [{ name: 'block_all', check: (_ctx, output) => ({ tripwire: String(output).includes('password') }) }] }),
+        new LlmAgent({
+          name: 'Alice',
+          model: new ScriptedModel(['my password is hunter2']),
+          outputGuardrails: [
+            { name: 'block_all', check: (_ctx, output) => ({ tripwire: String(output).includes('password') }) },
+          ],
+        }),
         new LlmAgent({ name: 'Bob', model: nextModel }),
       ],
       selector: 'round_robin',
@@ -200,7 +247,9 @@ describe('a tripwire inside the prebuilt patterns', () => {
     const result = await runOnce(chat, 'chat');
     await expectBlockedBy(result, 'Alice', 'Chat/Alice');
     expect(nextModel.callCount).toBe(0);
-    expect((await storedEvents(result)).some((e) => e.content && JSON.stringify(e.content).includes('hunter2'))).toBe(false);
+    expect((await storedEvents(result)).some((e) => e.content && JSON.stringify(e.content).includes('hunter2'))).toBe(
+      false,
+    );
   });
 });
 
@@ -214,12 +263,24 @@ describe('streaming with input guardrails that pass', () => {
         return { chunks: ['Hel', 'lo ', 'there'] };
       },
     ]);
-    const agent = new LlmAgent({ name: 'Greeter', model, inputGuardrails: [{ name: 'slow_ok', check: async () => (await modelAnswered, { tripwire: false }) }] });
+    const agent = new LlmAgent({
+      name: 'Greeter',
+      model,
+      inputGuardrails: [{ name: 'slow_ok', check: async () => (await modelAnswered, { tripwire: false }) }],
+    });
     const runner = new InMemoryRunner({ agent });
     const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
     const seen: Event[] = [];
-    for await (const event of runner.runAsync({ userId: 'u', sessionId: session.id, newMessage: 'hi', runConfig: { streaming: 'sse' } })) seen.push(event);
-    expect(seen.filter((e) => e.partial).map((e) => e.content?.parts.map((p) => ('text' in p ? p.text : '')).join(''))).toEqual(['Hel', 'lo ', 'there']);
+    for await (const event of runner.runAsync({
+      userId: 'u',
+      sessionId: session.id,
+      newMessage: 'hi',
+      runConfig: { streaming: 'sse' },
+    }))
+      seen.push(event);
+    expect(
+      seen.filter((e) => e.partial).map((e) => e.content?.parts.map((p) => ('text' in p ? p.text : '')).join('')),
+    ).toEqual(['Hel', 'lo ', 'there']);
     expect(seen.at(-1)!.partial).toBeUndefined();
     expect(seen.at(-1)!.output).toBe('Hello there');
   });
@@ -227,19 +288,26 @@ describe('streaming with input guardrails that pass', () => {
 
 describe('runAsync with a tripwire', () => {
   it('yields the GUARDRAIL_TRIPPED event, then throws the GuardrailTrippedError', async () => {
-    const agent: BaseAgent = new LlmAgent({ name: 'Gate', model: new ScriptedModel([]), inputGuardrails: [{ ...blockAll, blocking: true }] });
+    const agent: BaseAgent = new LlmAgent({
+      name: 'Gate',
+      model: new ScriptedModel([]),
+      inputGuardrails: [{ ...blockAll, blocking: true }],
+    });
     const runner = new InMemoryRunner({ agent });
     const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
     const seen: Event[] = [];
     let thrown: unknown;
     try {
-      for await (const event of runner.runAsync({ userId: 'u', sessionId: session.id, newMessage: 'hi' })) seen.push(event);
+      for await (const event of runner.runAsync({ userId: 'u', sessionId: session.id, newMessage: 'hi' }))
+        seen.push(event);
     } catch (error) {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(GuardrailTrippedError);
     expect(seen.at(-1)!.errorCode).toBe('GUARDRAIL_TRIPPED');
     // The session is free: the next turn runs.
-    await expect(runner.run({ userId: 'u', sessionId: session.id, newMessage: 'again' })).resolves.toMatchObject({ status: 'blocked' });
+    await expect(runner.run({ userId: 'u', sessionId: session.id, newMessage: 'again' })).resolves.toMatchObject({
+      status: 'blocked',
+    });
   });
 });

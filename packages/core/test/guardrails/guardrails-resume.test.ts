@@ -1,11 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { AgentTool, FunctionTool, type GuardrailTrippedError, InMemoryRunner, LlmAgent, type Event, type InputGuardrail, type OutputGuardrail } from '@troupe/core';
+import {
+  AgentTool,
+  FunctionTool,
+  type GuardrailTrippedError,
+  InMemoryRunner,
+  LlmAgent,
+  type Event,
+  type InputGuardrail,
+  type OutputGuardrail,
+} from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 
 // Guardrails around a pause for a human: what already passed is not checked again, what runs after
 // the answer is.
 
-function counted(name: string, tripwire: (value: unknown) => boolean, seen: unknown[]): InputGuardrail & OutputGuardrail {
+function counted(
+  name: string,
+  tripwire: (value: unknown) => boolean,
+  seen: unknown[],
+): InputGuardrail & OutputGuardrail {
   return {
     name,
     check: (_ctx, value) => {
@@ -49,14 +62,19 @@ describe('guardrails and resume', () => {
     const ran: number[] = [];
     const inputSeen: unknown[] = [];
     const outputSeen: unknown[] = [];
-    const model = new ScriptedModel([{ functionCalls: [{ name: 'pay', args: { amount: 50 }, id: 'c1' }] }, 'Paid. Card number 4111 1111 1111 1111.']);
+    const model = new ScriptedModel([
+      { functionCalls: [{ name: 'pay', args: { amount: 50 }, id: 'c1' }] },
+      'Paid. Card number 4111 1111 1111 1111.',
+    ]);
     const agent = new LlmAgent({
       name: 'Banker',
       model,
       outputKey: 'answer',
       tools: [payTool(ran)],
       inputGuardrails: [counted('topic', () => false, inputSeen)],
-      outputGuardrails: [counted('no_card_numbers', (output) => /\d{4} \d{4} \d{4} \d{4}/.test(String(output)), outputSeen)],
+      outputGuardrails: [
+        counted('no_card_numbers', (output) => /\d{4} \d{4} \d{4} \d{4}/.test(String(output)), outputSeen),
+      ],
     });
     const { runner, sessionId } = await start(agent);
     const paused = await runner.run({ userId: 'u', sessionId, newMessage: 'pay 50' });
@@ -98,7 +116,10 @@ describe('guardrails and resume', () => {
   it('inside an AgentTool: the resumed inner agent is not checked again, and a later tripwire still blocks the whole run', async () => {
     const ran: number[] = [];
     const inputSeen: unknown[] = [];
-    const innerModel = new ScriptedModel([{ functionCalls: [{ name: 'pay', args: { amount: 30 }, id: 'p1' }] }, 'Paid 30, and my secret is hunter2.']);
+    const innerModel = new ScriptedModel([
+      { functionCalls: [{ name: 'pay', args: { amount: 30 }, id: 'p1' }] },
+      'Paid 30, and my secret is hunter2.',
+    ]);
     const inner = new LlmAgent({
       name: 'Payer',
       model: innerModel,
@@ -106,8 +127,12 @@ describe('guardrails and resume', () => {
       inputGuardrails: [counted('topic', () => false, inputSeen)],
       outputGuardrails: [counted('no_secrets', (output) => String(output).includes('secret'), [])],
     });
-    const outerModel = new ScriptedModel([{ functionCalls: [{ name: 'Payer', args: { request: 'pay 30' }, id: 't1' }] }]);
-    const { runner, sessionId } = await start(new LlmAgent({ name: 'Lead', model: outerModel, tools: [new AgentTool({ agent: inner })] }));
+    const outerModel = new ScriptedModel([
+      { functionCalls: [{ name: 'Payer', args: { request: 'pay 30' }, id: 't1' }] },
+    ]);
+    const { runner, sessionId } = await start(
+      new LlmAgent({ name: 'Lead', model: outerModel, tools: [new AgentTool({ agent: inner })] }),
+    );
     const paused = await runner.run({ userId: 'u', sessionId, newMessage: 'please pay' });
     expect(paused.status).toBe('interrupted');
     const [interrupt] = paused.interrupts;

@@ -26,9 +26,16 @@ async function runOn(agent: BaseAgent, text: string) {
 describe('guardrails in agent definitions', () => {
   it('input_guardrails and output_guardrails name modules exporting a guardrail or a check function', async () => {
     const dir = write({
-      'agent.yaml': ['name: Tutor', 'instruction: Help.', 'input_guardrails: [./no-homework.js]', 'output_guardrails: [./no-secrets.mjs]'].join('\n'),
-      'no-homework.js': "export default { name: 'no_homework', blocking: true, check: (_ctx, input) => ({ tripwire: JSON.stringify(input).includes('homework') }) };\n",
-      'no-secrets.mjs': "export default (_ctx, output) => ({ tripwire: String(output).includes('secret'), info: 'secret' });\n",
+      'agent.yaml': [
+        'name: Tutor',
+        'instruction: Help.',
+        'input_guardrails: [./no-homework.js]',
+        'output_guardrails: [./no-secrets.mjs]',
+      ].join('\n'),
+      'no-homework.js':
+        "export default { name: 'no_homework', blocking: true, check: (_ctx, input) => ({ tripwire: JSON.stringify(input).includes('homework') }) };\n",
+      'no-secrets.mjs':
+        "export default (_ctx, output) => ({ tripwire: String(output).includes('secret'), info: 'secret' });\n",
     });
     const model = new ScriptedModel(['Primes have two divisors.', 'The secret is 42.']);
     const agent = await loadAgent(dir, { model });
@@ -45,12 +52,25 @@ describe('guardrails in agent definitions', () => {
   });
 
   it('names the file, line and key of a bad guardrail entry', async () => {
-    const notAGuardrail = write({ 'agent.yaml': ['name: A', 'input_guardrails:', '  - ./thing.js'].join('\n'), 'thing.js': 'export default 42;\n' });
+    const notAGuardrail = write({
+      'agent.yaml': ['name: A', 'input_guardrails:', '  - ./thing.js'].join('\n'),
+      'thing.js': 'export default 42;\n',
+    });
     await expect(loadAgent(notAGuardrail, { model: new ScriptedModel([]) })).rejects.toThrow(AgentDefinitionError);
-    await expect(loadAgent(notAGuardrail, { model: new ScriptedModel([]) })).rejects.toThrow(/agent\.yaml:3.*input_guardrails.*default export of .*thing\.js is not a guardrail/);
+    await expect(loadAgent(notAGuardrail, { model: new ScriptedModel([]) })).rejects.toThrow(
+      /agent\.yaml:3.*input_guardrails.*default export of .*thing\.js is not a guardrail/,
+    );
     const inline = write({ 'agent.yaml': ['name: A', 'output_guardrails: [{ name: x }]'].join('\n') });
-    await expect(loadAgent(inline, { model: new ScriptedModel([]) })).rejects.toThrow(/output_guardrails.*a guardrail entry is the path of a \.js\/\.ts module/);
-    const twice = write({ 'agent.yaml': ['name: A', 'input_guardrails: [./a.js, ./b.js]'].join('\n'), 'a.js': "export default { name: 'same', check: () => ({ tripwire: false }) };\n", 'b.js': "export default { name: 'same', check: () => ({ tripwire: false }) };\n" });
-    await expect(loadAgent(twice, { model: new ScriptedModel([]) })).rejects.toThrow(/two input_guardrails are named 'same'/);
+    await expect(loadAgent(inline, { model: new ScriptedModel([]) })).rejects.toThrow(
+      /output_guardrails.*a guardrail entry is the path of a \.js\/\.ts module/,
+    );
+    const twice = write({
+      'agent.yaml': ['name: A', 'input_guardrails: [./a.js, ./b.js]'].join('\n'),
+      'a.js': "export default { name: 'same', check: () => ({ tripwire: false }) };\n",
+      'b.js': "export default { name: 'same', check: () => ({ tripwire: false }) };\n",
+    });
+    await expect(loadAgent(twice, { model: new ScriptedModel([]) })).rejects.toThrow(
+      /two input_guardrails are named 'same'/,
+    );
   });
 });

@@ -33,7 +33,10 @@ function trippedEvents(events: Event[]): Event[] {
   return events.filter((e) => e.errorCode === 'GUARDRAIL_TRIPPED');
 }
 
-const trips = (name: string, info?: unknown): InputGuardrail & OutputGuardrail => ({ name, check: () => ({ tripwire: true, info }) });
+const trips = (name: string, info?: unknown): InputGuardrail & OutputGuardrail => ({
+  name,
+  check: () => ({ tripwire: true, info }),
+});
 const passes = (name: string, seen: unknown[] = []): InputGuardrail & OutputGuardrail => ({
   name,
   check: (_ctx, value) => {
@@ -84,7 +87,11 @@ describe('input guardrails', () => {
     // Only a string info is told in the stored message; an object stays on the error.
     expect(error.message).not.toMatch(/Reason|\{/);
     // The model's response was held: only the user's message and the tripwire are stored.
-    const session = await result.runner.sessionService.getSession({ appName: result.runner.appName, userId: 'u', sessionId: result.sessionId });
+    const session = await result.runner.sessionService.getSession({
+      appName: result.runner.appName,
+      userId: 'u',
+      sessionId: result.sessionId,
+    });
     expect(session!.events.map((e) => e.author)).toEqual(['user', 'Support']);
     const [tripped] = trippedEvents(session!.events);
     expect(tripped!.errorMessage).toContain("Guardrail 'no_homework'");
@@ -95,12 +102,24 @@ describe('input guardrails', () => {
 
   it('held streamed chunks of the first response are never yielded when the guardrail trips', async () => {
     const model = new ScriptedModel([{ chunks: ['Sure, ', 'the answer is 42.'] }]);
-    const agent = new LlmAgent({ name: 'Support', model, inputGuardrails: [{ name: 'slow_block', check: () => new Promise((resolve) => setTimeout(() => resolve({ tripwire: true }), 5)) }] });
+    const agent = new LlmAgent({
+      name: 'Support',
+      model,
+      inputGuardrails: [
+        { name: 'slow_block', check: () => new Promise((resolve) => setTimeout(() => resolve({ tripwire: true }), 5)) },
+      ],
+    });
     const runner = new InMemoryRunner({ agent });
     const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
     const yielded: Event[] = [];
     await expect(async () => {
-      for await (const event of runner.runAsync({ userId: 'u', sessionId: session.id, newMessage: 'hi', runConfig: { streaming: 'sse' } })) yielded.push(event);
+      for await (const event of runner.runAsync({
+        userId: 'u',
+        sessionId: session.id,
+        newMessage: 'hi',
+        runConfig: { streaming: 'sse' },
+      }))
+        yielded.push(event);
     }).rejects.toBeInstanceOf(GuardrailTrippedError);
     expect(yielded.some((e) => e.partial)).toBe(false);
     expect(yielded.map((e) => e.errorCode)).toEqual(['GUARDRAIL_TRIPPED']);
@@ -125,7 +144,12 @@ describe('input guardrails', () => {
         model,
         outputKey: 'answer',
         tools: [sideEffectTool(counter)],
-        ...(guarded ? { inputGuardrails: [passes('a', seen), { ...passes('b', seen), blocking: true }], outputGuardrails: [passes('out', seen)] } : {}),
+        ...(guarded
+          ? {
+              inputGuardrails: [passes('a', seen), { ...passes('b', seen), blocking: true }],
+              outputGuardrails: [passes('out', seen)],
+            }
+          : {}),
       });
       const result = await runOnce(agent, 'send it');
       return { result, counter, seen };
@@ -136,7 +160,8 @@ describe('input guardrails', () => {
     expect(guarded.counter.runs).toBe(1);
     expect(guarded.result.output).toBe('Done.');
     expect(guarded.result.state).toEqual(plain.result.state);
-    const shape = (events: Event[]) => events.map((e) => ({ author: e.author, content: e.content, output: e.output, delta: e.actions.stateDelta }));
+    const shape = (events: Event[]) =>
+      events.map((e) => ({ author: e.author, content: e.content, output: e.output, delta: e.actions.stateDelta }));
     expect(shape(guarded.result.events)).toEqual(shape(plain.result.events));
     const userContent: Content = { role: 'user', parts: [{ text: 'send it' }] };
     expect(guarded.seen).toEqual(expect.arrayContaining([userContent, userContent, 'Done.']));
@@ -176,24 +201,41 @@ describe('output guardrails', () => {
       name: 'Writer',
       model,
       outputKey: 'answer',
-      outputGuardrails: [{ name: 'no_pii', check: (_ctx, output) => ({ tripwire: /\d{3}-\d{2}-\d{4}/.test(String(output)), info: 'SSN' }) }],
+      outputGuardrails: [
+        {
+          name: 'no_pii',
+          check: (_ctx, output) => ({ tripwire: /\d{3}-\d{2}-\d{4}/.test(String(output)), info: 'SSN' }),
+        },
+      ],
     });
     const result = await runOnce(agent, 'tell me a secret');
     expect(result.status).toBe('blocked');
     expect(result.output).toBeUndefined();
     expect(result.state).not.toHaveProperty('answer');
-    const session = await result.runner.sessionService.getSession({ appName: result.runner.appName, userId: 'u', sessionId: result.sessionId });
+    const session = await result.runner.sessionService.getSession({
+      appName: result.runner.appName,
+      userId: 'u',
+      sessionId: result.sessionId,
+    });
     expect(session!.events.some((e) => contentText(e.content).includes('123-45'))).toBe(false);
     const tripped = trippedEvents(session!.events);
     expect(tripped).toHaveLength(1);
-    expect(tripped[0]!.errorMessage).toMatch(/^Guardrail 'no_pii' tripped on the output of agent 'Writer'.*Reason: SSN$/);
+    expect(tripped[0]!.errorMessage).toMatch(
+      /^Guardrail 'no_pii' tripped on the output of agent 'Writer'.*Reason: SSN$/,
+    );
     expect((result.error as GuardrailTrippedError).kind).toBe('output');
   });
 
   it('checks the parsed object of an outputSchema agent', async () => {
     const seen: unknown[] = [];
     const model = new ScriptedModel(['{"city":"Paris"}']);
-    const agent = new LlmAgent({ name: 'Geo', model, outputSchema: z.object({ city: z.string() }), outputKey: 'place', outputGuardrails: [passes('shape', seen)] });
+    const agent = new LlmAgent({
+      name: 'Geo',
+      model,
+      outputSchema: z.object({ city: z.string() }),
+      outputKey: 'place',
+      outputGuardrails: [passes('shape', seen)],
+    });
     const result = await runOnce(agent, 'capital of France?');
     expect(result.status).toBe('completed');
     expect(seen).toEqual([{ city: 'Paris' }]);
@@ -223,7 +265,9 @@ describe('tool guardrails', () => {
         return { ok: true };
       },
     });
-    const model = new ScriptedModel([{ functionCalls: [{ name: 'transfer_money', args: { amount: 5000 }, id: 'call-1' }] }]);
+    const model = new ScriptedModel([
+      { functionCalls: [{ name: 'transfer_money', args: { amount: 5000 }, id: 'call-1' }] },
+    ]);
     const agent = new LlmAgent({ name: 'Banker', model, tools: [transfer] });
     const result = await runOnce(agent, 'send 5000');
     expect(result.status).toBe('blocked');
@@ -231,7 +275,12 @@ describe('tool guardrails', () => {
     expect(model.callCount).toBe(1);
     expect(seen).toEqual([5000, 'call-1']);
     const error = result.error as GuardrailTrippedError;
-    expect([error.kind, error.tool, error.agent, error.guardrail]).toEqual(['tool', 'transfer_money', 'Banker', 'max_amount']);
+    expect([error.kind, error.tool, error.agent, error.guardrail]).toEqual([
+      'tool',
+      'transfer_money',
+      'Banker',
+      'max_amount',
+    ]);
     const tripped = trippedEvents(result.events);
     expect(tripped).toHaveLength(1);
     expect(tripped[0]!.author).toBe('Banker');
@@ -242,7 +291,12 @@ describe('tool guardrails', () => {
 
   it('a passing tool guardrail lets the tool run', async () => {
     const counter = { runs: 0 };
-    const tool = new FunctionTool({ name: 'send_email', description: 'Sends.', guardrails: [{ name: 'ok', check: () => ({ tripwire: false }) }], execute: () => ++counter.runs });
+    const tool = new FunctionTool({
+      name: 'send_email',
+      description: 'Sends.',
+      guardrails: [{ name: 'ok', check: () => ({ tripwire: false }) }],
+      execute: () => ++counter.runs,
+    });
     const model = new ScriptedModel([{ functionCalls: [{ name: 'send_email' }] }, 'Sent.']);
     const result = await runOnce(new LlmAgent({ name: 'Mailer', model, tools: [tool] }), 'send');
     expect(result.status).toBe('completed');
@@ -274,7 +328,11 @@ describe('guardrail failures and configuration', () => {
   });
 
   it('a check that returns something else than { tripwire } fails the run with the value', async () => {
-    const agent = new LlmAgent({ name: 'Support', model: new ScriptedModel([]), inputGuardrails: [{ name: 'sloppy', blocking: true, check: () => true as never }] });
+    const agent = new LlmAgent({
+      name: 'Support',
+      model: new ScriptedModel([]),
+      inputGuardrails: [{ name: 'sloppy', blocking: true, check: () => true as never }],
+    });
     const result = await runOnce(agent, 'hello');
     expect(result.status).toBe('failed');
     expect(result.error!.message).toMatch(/Guardrail 'sloppy'.*returned boolean true.*tripwire: boolean/);
@@ -304,14 +362,30 @@ describe('guardrail failures and configuration', () => {
   it('rejects bad guardrail options with the fix', () => {
     const model = new ScriptedModel([]);
     expect(() => new LlmAgent({ name: 'A', model, inputGuardrails: {} as never })).toThrow(ConfigurationError);
-    expect(() => new LlmAgent({ name: 'A', model, inputGuardrails: {} as never })).toThrow(/inputGuardrails.*pass an array of guardrails/);
-    expect(() => new LlmAgent({ name: 'A', model, inputGuardrails: ['x' as never] })).toThrow(/inputGuardrails\[0\] is string "x"/);
-    expect(() => new LlmAgent({ name: 'A', model, outputGuardrails: [{ check: () => ({ tripwire: false }) } as never] })).toThrow(/outputGuardrails\[0\] has name undefined; give it a non-empty string name/);
-    expect(() => new LlmAgent({ name: 'A', model, outputGuardrails: [{ name: 'x' } as never] })).toThrow(/'x'\) has check undefined; give it a function check/);
-    expect(() => new LlmAgent({ name: 'A', model, inputGuardrails: [passes('dup'), passes('dup')] })).toThrow(/two inputGuardrails named 'dup'. Give each guardrail a unique name/);
-    expect(() => new FunctionTool({ name: 't', description: '', execute: () => 1, guardrails: [{ name: 'b', blocking: 'yes' as never, check: () => ({ tripwire: false }) }] })).toThrow(
-      /FunctionTool 't' guardrails\[0\] \('b'\) has blocking string "yes"/,
+    expect(() => new LlmAgent({ name: 'A', model, inputGuardrails: {} as never })).toThrow(
+      /inputGuardrails.*pass an array of guardrails/,
     );
+    expect(() => new LlmAgent({ name: 'A', model, inputGuardrails: ['x' as never] })).toThrow(
+      /inputGuardrails\[0\] is string "x"/,
+    );
+    expect(
+      () => new LlmAgent({ name: 'A', model, outputGuardrails: [{ check: () => ({ tripwire: false }) } as never] }),
+    ).toThrow(/outputGuardrails\[0\] has name undefined; give it a non-empty string name/);
+    expect(() => new LlmAgent({ name: 'A', model, outputGuardrails: [{ name: 'x' } as never] })).toThrow(
+      /'x'\) has check undefined; give it a function check/,
+    );
+    expect(() => new LlmAgent({ name: 'A', model, inputGuardrails: [passes('dup'), passes('dup')] })).toThrow(
+      /two inputGuardrails named 'dup'. Give each guardrail a unique name/,
+    );
+    expect(
+      () =>
+        new FunctionTool({
+          name: 't',
+          description: '',
+          execute: () => 1,
+          guardrails: [{ name: 'b', blocking: 'yes' as never, check: () => ({ tripwire: false }) }],
+        }),
+    ).toThrow(/FunctionTool 't' guardrails\[0\] \('b'\) has blocking string "yes"/);
   });
 });
 

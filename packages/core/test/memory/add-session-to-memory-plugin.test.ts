@@ -1,12 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { AddSessionToMemoryPlugin, InMemoryMemoryService, InMemorySessionService, LlmAgent, Runner, preloadMemoryTool, type MemoryService } from '@troupe/core';
+import {
+  AddSessionToMemoryPlugin,
+  InMemoryMemoryService,
+  InMemorySessionService,
+  LlmAgent,
+  Runner,
+  preloadMemoryTool,
+  type MemoryService,
+} from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 
 async function twoSessions(memoryService: MemoryService | undefined, plugin: AddSessionToMemoryPlugin) {
   const model = new ScriptedModel(['Noted.', 'Lisbon.']);
   const sessionService = new InMemorySessionService();
   const agent = new LlmAgent({ name: 'helper', model, tools: memoryService ? [preloadMemoryTool] : [] });
-  const runner = new Runner({ appName: 'app', agent, sessionService, plugins: [plugin], ...(memoryService ? { memoryService } : {}) });
+  const runner = new Runner({
+    appName: 'app',
+    agent,
+    sessionService,
+    plugins: [plugin],
+    ...(memoryService ? { memoryService } : {}),
+  });
   const first = await sessionService.createSession({ appName: 'app', userId: 'u' });
   const one = await runner.run({ userId: 'u', sessionId: first.id, newMessage: 'My favourite city is Lisbon.' });
   const second = await sessionService.createSession({ appName: 'app', userId: 'u' });
@@ -22,7 +36,9 @@ describe('AddSessionToMemoryPlugin', () => {
     expect(one.status).toBe('completed');
     expect(model.requests[1]!.config.systemInstruction).toContain('user: My favourite city is Lisbon.');
     const { memories } = await memoryService.searchMemory({ appName: 'app', userId: 'u', query: 'Noted' });
-    expect(memories).toEqual([expect.objectContaining({ author: 'helper', content: { role: 'model', parts: [{ text: 'Noted.' }] } })]);
+    expect(memories).toEqual([
+      expect.objectContaining({ author: 'helper', content: { role: 'model', parts: [{ text: 'Noted.' }] } }),
+    ]);
     expect(first.id).toEqual(expect.any(String));
   });
 
@@ -39,7 +55,12 @@ describe('AddSessionToMemoryPlugin', () => {
       searchMemory: async () => ({ memories: [] }),
     };
     const errors: string[] = [];
-    const { one, first } = await twoSessions(failing, new AddSessionToMemoryPlugin({ onError: (error, session) => errors.push(`${session.id}: ${(error as Error).message}`) }));
+    const { one, first } = await twoSessions(
+      failing,
+      new AddSessionToMemoryPlugin({
+        onError: (error, session) => errors.push(`${session.id}: ${(error as Error).message}`),
+      }),
+    );
 
     expect(one.status).toBe('completed');
     expect(one.output).toBe('Noted.');
@@ -58,15 +79,24 @@ describe('AddSessionToMemoryPlugin', () => {
     expect(one.status).toBe('completed');
 
     const sessionService = new InMemorySessionService();
-    const runner = new Runner({ appName: 'app', agent: new LlmAgent({ name: 'helper', model: new ScriptedModel(['Hi.']) }), sessionService, memoryService: failing, plugins: [new AddSessionToMemoryPlugin()] });
+    const runner = new Runner({
+      appName: 'app',
+      agent: new LlmAgent({ name: 'helper', model: new ScriptedModel(['Hi.']) }),
+      sessionService,
+      memoryService: failing,
+      plugins: [new AddSessionToMemoryPlugin()],
+    });
     const session = await sessionService.createSession({ appName: 'app', userId: 'u' });
     const seen: string[] = [];
     await expect(
       (async () => {
-        for await (const event of runner.runAsync({ userId: 'u', sessionId: session.id, newMessage: 'hello' })) seen.push(event.author);
+        for await (const event of runner.runAsync({ userId: 'u', sessionId: session.id, newMessage: 'hello' }))
+          seen.push(event.author);
       })(),
     ).rejects.toThrow('memory store is down');
     expect(seen).toEqual(['helper']);
-    expect((await sessionService.getSession({ appName: 'app', userId: 'u', sessionId: session.id }))!.events).toHaveLength(2);
+    expect(
+      (await sessionService.getSession({ appName: 'app', userId: 'u', sessionId: session.id }))!.events,
+    ).toHaveLength(2);
   });
 });

@@ -24,7 +24,9 @@ describe('InMemoryMemoryService options', () => {
 
   it('rejects a maxResults that is not a whole number ≥ 1, naming the option and the value', () => {
     expect(() => new InMemoryMemoryService({ maxResults: 0 })).toThrow(ConfigurationError);
-    expect(() => new InMemoryMemoryService({ maxResults: 2.5 })).toThrow(/'maxResults' must be a whole number ≥ 1; got number 2.5/);
+    expect(() => new InMemoryMemoryService({ maxResults: 2.5 })).toThrow(
+      /'maxResults' must be a whole number ≥ 1; got number 2.5/,
+    );
   });
 
   it('returns copies: changing a found memory does not change what is stored', async () => {

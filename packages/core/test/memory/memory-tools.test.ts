@@ -32,17 +32,25 @@ async function setUp(agent: BaseAgent, withMemory = true) {
   const remember = async (userId: string, newMessage: string) => {
     const { result, sessionId } = await run(userId, newMessage);
     expect(result.status).toBe('completed');
-    await memoryService.addSessionToMemory((await sessionService.getSession({ appName: 'assistant', userId, sessionId }))!);
+    await memoryService.addSessionToMemory(
+      (await sessionService.getSession({ appName: 'assistant', userId, sessionId }))!,
+    );
   };
   return { runner, run, remember, memoryService };
 }
 
 const functionResponsesOf = (request: LlmRequest) =>
-  request.contents.flatMap((content) => content.parts.flatMap((part) => ('functionResponse' in part ? [part.functionResponse] : [])));
+  request.contents.flatMap((content) =>
+    content.parts.flatMap((part) => ('functionResponse' in part ? [part.functionResponse] : [])),
+  );
 
 describe('loadMemoryTool', () => {
   it('the model searches with a query and gets the memories of an earlier session of the same user', async () => {
-    const model = new ScriptedModel(['Noted: your favourite city is Lisbon.', { functionCalls: [{ name: 'load_memory', args: { query: 'favourite city' } }] }, 'Your favourite city is Lisbon.']);
+    const model = new ScriptedModel([
+      'Noted: your favourite city is Lisbon.',
+      { functionCalls: [{ name: 'load_memory', args: { query: 'favourite city' } }] },
+      'Your favourite city is Lisbon.',
+    ]);
     const { run, remember } = await setUp(new LlmAgent({ name: 'helper', model, tools: [loadMemoryTool] }));
 
     await remember('alice', 'My favourite city is Lisbon.');
@@ -51,18 +59,31 @@ describe('loadMemoryTool', () => {
     expect(result.output).toBe('Your favourite city is Lisbon.');
     const [first, second, third] = model.requests;
     expect(first!.config.tools?.map((t) => t.name)).toEqual(['load_memory']);
-    expect(first!.config.tools?.[0]?.parameters).toEqual({ type: 'object', properties: { query: { type: 'string', description: expect.any(String) } }, required: ['query'] });
+    expect(first!.config.tools?.[0]?.parameters).toEqual({
+      type: 'object',
+      properties: { query: { type: 'string', description: expect.any(String) } },
+      required: ['query'],
+    });
     expect(second!.config.systemInstruction).toContain('call the load_memory function');
     const [response] = functionResponsesOf(third!);
     expect(response!.name).toBe('load_memory');
-    const memories = (response!.response as { memories: { content: string; author: string; timestamp: string }[] }).memories;
+    const memories = (response!.response as { memories: { content: string; author: string; timestamp: string }[] })
+      .memories;
     expect(memories).toHaveLength(2);
-    expect(memories.find((m) => m.author === 'user')).toEqual({ content: 'My favourite city is Lisbon.', author: 'user', timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(memories.find((m) => m.author === 'user')).toEqual({
+      content: 'My favourite city is Lisbon.',
+      author: 'user',
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
     expect(memories.find((m) => m.author === 'helper')?.content).toBe('Noted: your favourite city is Lisbon.');
   });
 
   it("never returns another user's memories", async () => {
-    const model = new ScriptedModel(['Noted.', { functionCalls: [{ name: 'load_memory', args: { query: 'favourite city' } }] }, 'I do not know.']);
+    const model = new ScriptedModel([
+      'Noted.',
+      { functionCalls: [{ name: 'load_memory', args: { query: 'favourite city' } }] },
+      'I do not know.',
+    ]);
     const { run, remember } = await setUp(new LlmAgent({ name: 'helper', model, tools: [loadMemoryTool] }));
 
     await remember('alice', 'My favourite city is Lisbon.');
@@ -89,15 +110,28 @@ describe('loadMemoryTool', () => {
     const { result } = await run('alice', 'hi');
     expect(result.status).toBe('failed');
     expect(result.error).toBeInstanceOf(ConfigurationError);
-    expect(String(result.error)).toMatch(/Tool 'load_memory' of agent 'helper' needs a memory service.*memoryService: new InMemoryMemoryService\(\)/);
+    expect(String(result.error)).toMatch(
+      /Tool 'load_memory' of agent 'helper' needs a memory service.*memoryService: new InMemoryMemoryService\(\)/,
+    );
   });
 });
 
 describe('preloadMemoryTool', () => {
   it("adds the memories matching the user's message to every model request's system instruction, and is not offered to the model", async () => {
-    const lookup = new FunctionTool({ name: 'lookup', description: 'Looks up.', parameters: z.object({}), execute: () => ({ ok: true }) });
-    const model = new ScriptedModel(['Noted: Lisbon is a lovely city.', { functionCalls: [{ name: 'lookup' }] }, 'Your favourite city is Lisbon.']);
-    const { run, remember } = await setUp(new LlmAgent({ name: 'helper', model, instruction: 'Be brief.', tools: [preloadMemoryTool, lookup] }));
+    const lookup = new FunctionTool({
+      name: 'lookup',
+      description: 'Looks up.',
+      parameters: z.object({}),
+      execute: () => ({ ok: true }),
+    });
+    const model = new ScriptedModel([
+      'Noted: Lisbon is a lovely city.',
+      { functionCalls: [{ name: 'lookup' }] },
+      'Your favourite city is Lisbon.',
+    ]);
+    const { run, remember } = await setUp(
+      new LlmAgent({ name: 'helper', model, instruction: 'Be brief.', tools: [preloadMemoryTool, lookup] }),
+    );
 
     await remember('alice', 'My favourite city is Lisbon.');
     expect(model.requests[0]!.config.systemInstruction).toBe('Be brief.');
@@ -115,7 +149,9 @@ describe('preloadMemoryTool', () => {
 
   it('adds nothing when no memory matches, and nothing of another user', async () => {
     const model = new ScriptedModel(['Noted.', 'Hello.', 'Hi.']);
-    const { run, remember } = await setUp(new LlmAgent({ name: 'helper', model, instruction: 'Be brief.', tools: [preloadMemoryTool] }));
+    const { run, remember } = await setUp(
+      new LlmAgent({ name: 'helper', model, instruction: 'Be brief.', tools: [preloadMemoryTool] }),
+    );
 
     await remember('alice', 'My favourite city is Lisbon.');
     await run('alice', 'Good morning');
@@ -153,11 +189,19 @@ describe('ctx.searchMemory in a tool', () => {
       parameters: z.object({ about: z.string() }),
       execute: async ({ about }, ctx) => {
         const { memories } = await ctx.searchMemory(about);
-        found.push(memories.map((m) => `${m.author}: ${m.content.parts.map((p) => ('text' in p ? p.text : '')).join('')}`));
+        found.push(
+          memories.map((m) => `${m.author}: ${m.content.parts.map((p) => ('text' in p ? p.text : '')).join('')}`),
+        );
         return { count: memories.length };
       },
     });
-    const model = new ScriptedModel(['Noted.', { functionCalls: [{ name: 'recall', args: { about: 'dog' } }] }, 'Rex.', { functionCalls: [{ name: 'recall', args: { about: 'dog' } }] }, 'No idea.']);
+    const model = new ScriptedModel([
+      'Noted.',
+      { functionCalls: [{ name: 'recall', args: { about: 'dog' } }] },
+      'Rex.',
+      { functionCalls: [{ name: 'recall', args: { about: 'dog' } }] },
+      'No idea.',
+    ]);
     const { run, remember } = await setUp(new LlmAgent({ name: 'helper', model, tools: [recall] }));
 
     await remember('alice', 'My dog is called Rex.');
@@ -168,12 +212,19 @@ describe('ctx.searchMemory in a tool', () => {
   });
 
   it('without a memory service the tool gets a ConfigurationError, which goes back to the model', async () => {
-    const recall = new FunctionTool({ name: 'recall', description: 'Recalls.', parameters: z.object({}), execute: async (_args, ctx) => ctx.searchMemory('x') });
+    const recall = new FunctionTool({
+      name: 'recall',
+      description: 'Recalls.',
+      parameters: z.object({}),
+      execute: async (_args, ctx) => ctx.searchMemory('x'),
+    });
     const model = new ScriptedModel([{ functionCalls: [{ name: 'recall' }] }, 'OK.']);
     const { run } = await setUp(new LlmAgent({ name: 'helper', model, tools: [recall] }), false);
 
     const { result } = await run('alice', 'hi');
-    expect(result.events.flatMap(getFunctionResponses)[0]!.response.error).toMatch(/ctx\.searchMemory\(\) in a tool of agent 'helper' needs a memory service/);
+    expect(result.events.flatMap(getFunctionResponses)[0]!.response.error).toMatch(
+      /ctx\.searchMemory\(\) in a tool of agent 'helper' needs a memory service/,
+    );
   });
 });
 
@@ -181,7 +232,10 @@ describe('memory tools in agent definitions', () => {
   it('tools: [load_memory, preload_memory] names the built-in tools', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'troupe-memory-yaml-'));
     try {
-      await writeFile(join(dir, 'agent.yaml'), ['name: helper', 'model: m', 'instruction: Help.', 'tools: [load_memory, preload_memory]'].join('\n'));
+      await writeFile(
+        join(dir, 'agent.yaml'),
+        ['name: helper', 'model: m', 'instruction: Help.', 'tools: [load_memory, preload_memory]'].join('\n'),
+      );
       const agent = (await loadAgent(dir, { models: { m: new ScriptedModel([]) } })) as LlmAgent;
       expect(agent.tools).toEqual([loadMemoryTool, preloadMemoryTool]);
     } finally {

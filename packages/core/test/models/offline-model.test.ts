@@ -4,12 +4,23 @@ import { runOnce } from '../helpers.js';
 
 describe('offline model', () => {
   it('routes a transfer by word overlap with sub-agent descriptions, deterministically', async () => {
-    const booker = new LlmAgent({ name: 'Booker', description: 'Handles flight and hotel bookings.', instruction: 'Book travel.' });
+    const booker = new LlmAgent({
+      name: 'Booker',
+      description: 'Handles flight and hotel bookings.',
+      instruction: 'Book travel.',
+    });
     const info = new LlmAgent({ name: 'Info', description: 'Provides general information and answers questions.' });
-    const root = new LlmAgent({ name: 'Coordinator', model: 'offline', instruction: 'Route requests.', subAgents: [booker, info] });
+    const root = new LlmAgent({
+      name: 'Coordinator',
+      model: 'offline',
+      instruction: 'Route requests.',
+      subAgents: [booker, info],
+    });
     const result = await runOnce(root, 'Please book a flight to Paris');
     expect(result.events.find((e) => e.actions.transferToAgent)?.actions.transferToAgent).toBe('Booker');
-    expect(result.output).toMatch(/^\(offline model, not an LLM\) My task: Book travel\. You said: "Please book a flight to Paris"/);
+    expect(result.output).toMatch(
+      /^\(offline model, not an LLM\) My task: Book travel\. You said: "Please book a flight to Paris"/,
+    );
   });
 
   it('calls a matching tool with arguments from the message and summarises the result', async () => {
@@ -19,7 +30,10 @@ describe('offline model', () => {
       parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } },
       execute: (args) => Number(args.a) + Number(args.b),
     });
-    const result = await runOnce(new LlmAgent({ name: 'Calc', model: 'offline', tools: [add] }), 'add numbers 2 and 40');
+    const result = await runOnce(
+      new LlmAgent({ name: 'Calc', model: 'offline', tools: [add] }),
+      'add numbers 2 and 40',
+    );
     expect(getFunctionCalls(result.events[0]!)[0]).toMatchObject({ name: 'add_numbers', args: { a: 2, b: 40 } });
     expect(result.output).toBe('Here is what I found: add_numbers returned {"result":42}.');
   });

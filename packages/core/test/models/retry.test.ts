@@ -1,4 +1,12 @@
-import { BaseLlm, ConfigurationError, LlmAgent, ModelError, withRetry, type LlmRequest, type LlmResponse } from '@troupe/core';
+import {
+  BaseLlm,
+  ConfigurationError,
+  LlmAgent,
+  ModelError,
+  withRetry,
+  type LlmRequest,
+  type LlmResponse,
+} from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { describe, expect, it } from 'vitest';
 import { runOnce } from '../helpers.js';
@@ -57,7 +65,10 @@ describe('withRetry', () => {
 
   it('retries network errors found in the cause chain, and not other errors', async () => {
     const reset = new TypeError('fetch failed', { cause: Object.assign(new Error('socket'), { code: 'ECONNRESET' }) });
-    const network = new StepModel([new ModelError('OpenAI request failed', { provider: 'openai', cause: reset }), answer('ok')]);
+    const network = new StepModel([
+      new ModelError('OpenAI request failed', { provider: 'openai', cause: reset }),
+      answer('ok'),
+    ]);
     await collect(withRetry(network, FAST));
     expect(network.calls).toBe(2);
 
@@ -67,7 +78,10 @@ describe('withRetry', () => {
   });
 
   it('honours an explicit retryable flag on the error', async () => {
-    const flagged = new StepModel([Object.assign(new ModelError('stream ended early'), { retryable: true }), answer('ok')]);
+    const flagged = new StepModel([
+      Object.assign(new ModelError('stream ended early'), { retryable: true }),
+      answer('ok'),
+    ]);
     await collect(withRetry(flagged, FAST));
     expect(flagged.calls).toBe(2);
   });
@@ -84,7 +98,10 @@ describe('withRetry', () => {
     ['retry-after-ms', () => httpError(429, { 'retry-after-ms': '250' })],
     // An HTTP date has whole seconds: 1.25 s ahead is at least 250 ms ahead.
     ['an HTTP date', () => httpError(429, { 'retry-after': new Date(Date.now() + 1250).toUTCString() })],
-    ['retryAfterMs on the error', () => Object.assign(new ModelError('slow down', { status: 429 }), { retryAfterMs: 250 })],
+    [
+      'retryAfterMs on the error',
+      () => Object.assign(new ModelError('slow down', { status: 429 }), { retryAfterMs: 250 }),
+    ],
   ])('waits as long as %s says', async (_label, makeError) => {
     const inner = new StepModel([makeError(), answer('ok')]);
     const started = performance.now();
@@ -127,7 +144,10 @@ describe('withRetry', () => {
   });
 
   it('wraps a last error that is not a ModelError in one', async () => {
-    const inner = new StepModel([Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }), Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })]);
+    const inner = new StepModel([
+      Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }),
+      Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }),
+    ]);
     const error: unknown = await collect(withRetry(inner, { ...FAST, maxAttempts: 2 })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelError);
     expect((error as Error).message).toBe("Model 'step-model' failed 2 times; the last error: socket hang up");
@@ -139,7 +159,9 @@ describe('withRetry', () => {
     const reason = new Error('cancelled by the user');
     setTimeout(() => controller.abort(reason), 30);
     const started = performance.now();
-    await expect(collect(withRetry(inner, { initialDelayMs: 10_000, maxDelayMs: 10_000 }), false, controller.signal)).rejects.toBe(reason);
+    await expect(
+      collect(withRetry(inner, { initialDelayMs: 10_000, maxDelayMs: 10_000 }), false, controller.signal),
+    ).rejects.toBe(reason);
     expect(performance.now() - started).toBeLessThan(1000);
     expect(inner.callCount).toBe(1);
   });
@@ -166,10 +188,16 @@ describe('withRetry', () => {
   it('rejects bad options naming the option, the value and the fix', () => {
     const inner = new ScriptedModel([]);
     expect(() => withRetry(inner, { maxAttempts: 0 })).toThrow(ConfigurationError);
-    expect(() => withRetry(inner, { maxAttempts: 0 })).toThrow('withRetry option maxAttempts is 0; use a whole number of at least 1 (1 turns retries off).');
+    expect(() => withRetry(inner, { maxAttempts: 0 })).toThrow(
+      'withRetry option maxAttempts is 0; use a whole number of at least 1 (1 turns retries off).',
+    );
     expect(() => withRetry(inner, { initialDelayMs: -1 })).toThrow('withRetry option initialDelayMs is -1');
-    expect(() => withRetry(inner, { initialDelayMs: 5000, maxDelayMs: 100 })).toThrow('maxDelayMs (100) is less than initialDelayMs (5000)');
-    expect(() => withRetry(inner, { retryOn: [429, 401] })).toThrow('retryOn lists 401; statuses 400, 401, 403 and 404 are never retried');
+    expect(() => withRetry(inner, { initialDelayMs: 5000, maxDelayMs: 100 })).toThrow(
+      'maxDelayMs (100) is less than initialDelayMs (5000)',
+    );
+    expect(() => withRetry(inner, { retryOn: [429, 401] })).toThrow(
+      'retryOn lists 401; statuses 400, 401, 403 and 404 are never retried',
+    );
   });
 
   it('keeps the model name, so events say which model answered', () => {
@@ -177,14 +205,24 @@ describe('withRetry', () => {
   });
 
   it('ends a run with a typed error and a session that still works when the retries run out', async () => {
-    const failing = withRetry(new ScriptedModel([{ error: 'overloaded', status: 503 }, { error: 'overloaded', status: 503 }]), { ...FAST, maxAttempts: 2 });
+    const failing = withRetry(
+      new ScriptedModel([
+        { error: 'overloaded', status: 503 },
+        { error: 'overloaded', status: 503 },
+      ]),
+      { ...FAST, maxAttempts: 2 },
+    );
     const agent = new LlmAgent({ name: 'assistant', model: failing });
     const result = await runOnce(agent, 'Hello');
     expect(result.status).toBe('failed');
     expect(result.error).toBeInstanceOf(ModelError);
     expect((result.error as ModelError).status).toBe(503);
     expect(result.events[result.events.length - 1]).toMatchObject({ errorCode: 'MODEL', author: 'assistant' });
-    const session = await result.runner.sessionService.getSession({ appName: result.runner.appName, userId: 'u', sessionId: result.sessionId });
+    const session = await result.runner.sessionService.getSession({
+      appName: result.runner.appName,
+      userId: 'u',
+      sessionId: result.sessionId,
+    });
     expect(session?.events.map((e) => e.errorCode ?? e.content?.parts)).toEqual([[{ text: 'Hello' }], 'MODEL']);
   });
 });

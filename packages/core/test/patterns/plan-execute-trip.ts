@@ -14,7 +14,17 @@ export function bookingTrip(planner: BaseLlm, executor: BaseLlm): PlanExecuteAge
   });
   return new PlanExecuteAgent({
     name: 'Trip',
-    planner: new LlmAgent({ name: 'Planner', model: planner, instruction: 'Break the request into steps.', outputSchema: planSchema }),
-    executor: new LlmAgent({ name: 'Executor', model: executor, instruction: 'Do the latest step.', tools: [bookHotel] }),
+    planner: new LlmAgent({
+      name: 'Planner',
+      model: planner,
+      instruction: 'Break the request into steps.',
+      outputSchema: planSchema,
+    }),
+    executor: new LlmAgent({
+      name: 'Executor',
+      model: executor,
+      instruction: 'Do the latest step.',
+      tools: [bookHotel],
+    }),
   });
 }

@@ -12,4 +12,12 @@ const executor = new ScriptedModel(['Booked Alfama', 'Summary: Alfama, 2 nights'
 const runner = new Runner({ appName: 'trips', agent: bookingTrip(planner, executor), sessionService });
 const result = await runner.resume({ userId: 'u', sessionId, responses: { [interruptId]: true } });
 await sessionService.close();
-console.log(JSON.stringify({ status: result.status, output: result.output, plannerCalls: planner.requests.length, executorCalls: executor.requests.length, pid: process.pid }));
+console.log(
+  JSON.stringify({
+    status: result.status,
+    output: result.output,
+    plannerCalls: planner.requests.length,
+    executorCalls: executor.requests.length,
+    pid: process.pid,
+  }),
+);

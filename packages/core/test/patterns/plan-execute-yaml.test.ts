@@ -44,7 +44,11 @@ replanner:
 describe('type: plan_execute in YAML', () => {
   it('loads planner, executor and replanner (inline or by path) and runs', async () => {
     const dir = files({ 'trip.yaml': TRIP, 'executor.yaml': 'name: Executor\ninstruction: Do the current step.\n' });
-    const model = new ScriptedModel(['{"steps": ["Find a hotel"]}', 'Hotel Alfama', '{"respond": "Stay at Hotel Alfama."}']);
+    const model = new ScriptedModel([
+      '{"steps": ["Find a hotel"]}',
+      'Hotel Alfama',
+      '{"respond": "Stay at Hotel Alfama."}',
+    ]);
     const agent = await loadAgent(join(dir, 'trip.yaml'), { model });
     expect(agent).toBeInstanceOf(PlanExecuteAgent);
     expect((agent as PlanExecuteAgent).maxIterations).toBe(3);
@@ -57,17 +61,24 @@ describe('type: plan_execute in YAML', () => {
   });
 
   it('a planner without output_schema is an error at its key, with the schema to add', async () => {
-    const dir = files({ 'trip.yaml': 'type: plan_execute\nname: Trip\nplanner:\n  name: Planner\n  instruction: Plan.\nexecutor:\n  name: Executor\n' });
+    const dir = files({
+      'trip.yaml':
+        'type: plan_execute\nname: Trip\nplanner:\n  name: Planner\n  instruction: Plan.\nexecutor:\n  name: Executor\n',
+    });
     const error = await loadAgent(join(dir, 'trip.yaml'), { model: new ScriptedModel([]) }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AgentDefinitionError);
     expect((error as AgentDefinitionError).key).toBe('planner');
-    expect((error as Error).message).toMatch(/planner 'Planner' has no output_schema.*output_schema: \{ type: object, properties: \{ steps:/);
+    expect((error as Error).message).toMatch(
+      /planner 'Planner' has no output_schema.*output_schema: \{ type: object, properties: \{ steps:/,
+    );
   });
 
   it('a missing executor and a bad max_iterations name the key', async () => {
     const noExecutor = files({ 'trip.yaml': 'type: plan_execute\nname: Trip\nplanner: ./p.yaml\n' });
     await expect(loadAgent(join(noExecutor, 'trip.yaml'))).rejects.toThrow(/'executor' is required/);
-    const badMax = files({ 'trip.yaml': 'type: plan_execute\nname: Trip\nmax_iterations: 0\nplanner: ./p.yaml\nexecutor: ./p.yaml\n' });
+    const badMax = files({
+      'trip.yaml': 'type: plan_execute\nname: Trip\nmax_iterations: 0\nplanner: ./p.yaml\nexecutor: ./p.yaml\n',
+    });
     await expect(loadAgent(join(badMax, 'trip.yaml'))).rejects.toThrow(/max_iterations/);
   });
 });

@@ -34,7 +34,10 @@ describe('type: supervisor in YAML', () => {
         '    instruction: Search.',
       ].join('\n'),
     });
-    const lead = new ScriptedModel([{ functionCalls: [{ name: 'Searcher', args: { request: 'webb' }, id: 's1' }] }, 'Webb is a telescope.']);
+    const lead = new ScriptedModel([
+      { functionCalls: [{ name: 'Searcher', args: { request: 'webb' }, id: 's1' }] },
+      'Webb is a telescope.',
+    ]);
     const worker = new ScriptedModel(['Webb: infrared telescope.']);
     const agent = await loadAgent(dir, { models: { 'lead-model': lead, 'worker-model': worker } });
     expect(agent).toBeInstanceOf(SupervisorAgent);

@@ -22,11 +22,20 @@ it('an abort between pipeline steps ends the run cancelled; no later step starts
   const controller = new AbortController();
   setTimeout(() => controller.abort(), 150);
 
-  const result = await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'go', abortSignal: controller.signal });
+  const result = await runner.run({
+    userId: 'u',
+    sessionId: session.id,
+    newMessage: 'go',
+    abortSignal: controller.signal,
+  });
   expect(result.status).toBe('cancelled');
   // Let any step that would still start have its chance.
   await new Promise((resolve) => setTimeout(resolve, 300));
   expect(started).toEqual([1, 2]);
-  const stored = (await runner.sessionService.getSession({ appName: runner.appName, userId: 'u', sessionId: session.id }))!.events;
+  const stored = (await runner.sessionService.getSession({
+    appName: runner.appName,
+    userId: 'u',
+    sessionId: session.id,
+  }))!.events;
   expect(stored.map((e) => e.output ?? e.errorCode ?? e.author)).toEqual(['user', 'done 1', 'CANCELLED']);
 });

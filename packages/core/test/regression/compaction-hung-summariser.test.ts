@@ -25,7 +25,11 @@ it('a summariser that never answers is given up after compaction.timeoutMs: the 
   // The session was given back: the next turn runs (it would be SESSION_BUSY while claimed).
   const second = await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'again' });
   expect(second.status).toBe('completed');
-  const stored = (await runner.sessionService.getSession({ appName: runner.appName, userId: 'u', sessionId: session.id }))!;
+  const stored = (await runner.sessionService.getSession({
+    appName: runner.appName,
+    userId: 'u',
+    sessionId: session.id,
+  }))!;
   const failures = stored.events.filter((e) => e.errorCode === COMPACTION_FAILED);
   expect(failures.length).toBeGreaterThanOrEqual(1);
   expect(failures[0]!.errorMessage).toContain('compaction.timeoutMs (50 ms)');
@@ -33,6 +37,10 @@ it('a summariser that never answers is given up after compaction.timeoutMs: the 
 
 it('compaction.timeoutMs must be a whole number of milliseconds of at least 1', () => {
   expect(
-    () => new InMemoryRunner({ agent: new LlmAgent({ name: 'Guide', model: new ScriptedModel([]) }), compaction: { everyInvocations: 1, timeoutMs: 0 } }),
+    () =>
+      new InMemoryRunner({
+        agent: new LlmAgent({ name: 'Guide', model: new ScriptedModel([]) }),
+        compaction: { everyInvocations: 1, timeoutMs: 0 },
+      }),
   ).toThrow(/timeoutMs must be a whole number of milliseconds of at least 1; got 0/);
 });

@@ -10,12 +10,23 @@ it('an AgentTool whose tree has a ParallelAgent named like a main-tree agent lea
   const secret = new FunctionAgent({ name: 'Inner', run: () => 'SECRET inner result' });
   // The tool's result (its last step's output) is all the caller's conversation may see.
   const summary = new FunctionAgent({ name: 'Summary', run: () => 'summary only' });
-  const helper = new SequentialAgent({ name: 'Helper', subAgents: [new ParallelAgent({ name: 'Caller', subAgents: [secret] }), summary] });
-  const callerModel = new ScriptedModel([{ functionCalls: [{ name: 'Helper', args: { request: 'look it up' } }] }, 'I asked the helper.', { functionCalls: [{ name: 'Helper', args: { request: 'again' } }] }, 'Asked again.']);
+  const helper = new SequentialAgent({
+    name: 'Helper',
+    subAgents: [new ParallelAgent({ name: 'Caller', subAgents: [secret] }), summary],
+  });
+  const callerModel = new ScriptedModel([
+    { functionCalls: [{ name: 'Helper', args: { request: 'look it up' } }] },
+    'I asked the helper.',
+    { functionCalls: [{ name: 'Helper', args: { request: 'again' } }] },
+    'Asked again.',
+  ]);
   const afterModel = new ScriptedModel(['after one', 'after two']);
   const root = new SequentialAgent({
     name: 'Root',
-    subAgents: [new LlmAgent({ name: 'Caller', model: callerModel, tools: [new AgentTool({ agent: helper })] }), new LlmAgent({ name: 'After', model: afterModel })],
+    subAgents: [
+      new LlmAgent({ name: 'Caller', model: callerModel, tools: [new AgentTool({ agent: helper })] }),
+      new LlmAgent({ name: 'After', model: afterModel }),
+    ],
   });
   const runner = new InMemoryRunner({ agent: root });
   for (const _ of [1, 2]) {

@@ -8,7 +8,11 @@ class StopsAtMaxTokens extends BaseLlm {
     super('gemini-test');
   }
   async *generateContentAsync(): AsyncGenerator<LlmResponse> {
-    yield { errorCode: 'MAX_TOKENS', errorMessage: 'The model stopped with MAX_TOKENS before answering.', finishReason: 'MAX_TOKENS' };
+    yield {
+      errorCode: 'MAX_TOKENS',
+      errorMessage: 'The model stopped with MAX_TOKENS before answering.',
+      finishReason: 'MAX_TOKENS',
+    };
   }
 }
 
@@ -17,6 +21,8 @@ it('a model error message ends with exactly one period', async () => {
   const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
   const result = await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'write' });
   expect(result.status).toBe('failed');
-  expect(result.error!.message).toBe("Model 'gemini-test' answered agent 'Writer' with error MAX_TOKENS: The model stopped with MAX_TOKENS before answering.");
+  expect(result.error!.message).toBe(
+    "Model 'gemini-test' answered agent 'Writer' with error MAX_TOKENS: The model stopped with MAX_TOKENS before answering.",
+  );
   expect(result.events.at(-1)!.errorMessage).not.toMatch(/\.\.$/);
 });

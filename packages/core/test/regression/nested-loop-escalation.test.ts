@@ -10,7 +10,16 @@ describe('regression: escalation is scoped to the nearest loop', () => {
     const inner = new LoopAgent({
       name: 'Inner',
       maxIterations: 5,
-      subAgents: [new FunctionAgent({ name: 'InnerStep', run: (_i, ctx) => { innerRuns++; if (innerRuns % 5 === 0) ctx.actions.escalate = true; return innerRuns; } })],
+      subAgents: [
+        new FunctionAgent({
+          name: 'InnerStep',
+          run: (_i, ctx) => {
+            innerRuns++;
+            if (innerRuns % 5 === 0) ctx.actions.escalate = true;
+            return innerRuns;
+          },
+        }),
+      ],
     });
     const outerStep = new FunctionAgent({ name: 'OuterStep', run: () => ++outerRuns });
     const outer = new LoopAgent({ name: 'Outer', maxIterations: 5, subAgents: [inner, outerStep] });
@@ -21,6 +30,8 @@ describe('regression: escalation is scoped to the nearest loop', () => {
     expect(result.output).toBe('pipeline continued');
     const outerEnd = result.events.find((e) => e.author === 'Outer' && e.actions.endOfAgent)!;
     expect(outerEnd.actions.agentState).toEqual({ stopReason: 'maxIterations', iterations: 5 });
-    expect(result.events.filter((e) => e.author === 'Inner' && e.actions.agentState?.stopReason === 'escalated')).toHaveLength(5);
+    expect(
+      result.events.filter((e) => e.author === 'Inner' && e.actions.agentState?.stopReason === 'escalated'),
+    ).toHaveLength(5);
   });
 });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError, FunctionAgent, FunctionTool, InMemoryRunner, LlmAgent, type BaseAgent, type RunnerOptions } from '../../src/index.js';
+import {
+  ConfigurationError,
+  FunctionAgent,
+  FunctionTool,
+  InMemoryRunner,
+  LlmAgent,
+  type BaseAgent,
+  type RunnerOptions,
+} from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
 
 // Errors stored in a session are readable by every client of the app: they must not carry secrets.
@@ -8,7 +16,11 @@ async function runAndStore(agent: BaseAgent, options: Partial<RunnerOptions> = {
   const runner = new InMemoryRunner({ agent, ...options });
   const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
   await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'go' });
-  const stored = await runner.sessionService.getSession({ appName: runner.appName, userId: 'u', sessionId: session.id });
+  const stored = await runner.sessionService.getSession({
+    appName: runner.appName,
+    userId: 'u',
+    sessionId: session.id,
+  });
   return JSON.stringify(stored!.events);
 }
 
@@ -33,17 +45,22 @@ describe('secrets in stored errors', () => {
     const agent = new FunctionAgent({
       name: 'loader',
       run: () => {
-        throw new Error('cannot open postgres://app:hunter2hunter2@db:5432/app with key sk-ant-api03-Zy1xWv2uTs3rQp4oNm5l (tenant opaque-tenant-pass)');
+        throw new Error(
+          'cannot open postgres://app:hunter2hunter2@db:5432/app with key sk-ant-api03-Zy1xWv2uTs3rQp4oNm5l (tenant opaque-tenant-pass)',
+        );
       },
     });
     const stored = await runAndStore(agent, { secrets: ['opaque-tenant-pass'] });
-    for (const secret of ['hunter2hunter2', 'Zy1xWv2uTs3rQp4oNm5l', 'opaque-tenant-pass']) expect(stored).not.toContain(secret);
+    for (const secret of ['hunter2hunter2', 'Zy1xWv2uTs3rQp4oNm5l', 'opaque-tenant-pass'])
+      expect(stored).not.toContain(secret);
     expect(stored).toContain('cannot open postgres://app:***@db:5432/app with key sk-ant-*** (tenant ***)');
   });
 
   it('rejects an unusable secret in the Runner options without showing it', () => {
     const agent = new FunctionAgent({ name: 'a', run: () => 'ok' });
     expect(() => new InMemoryRunner({ agent, secrets: ['abc'] })).toThrow(ConfigurationError);
-    expect(() => new InMemoryRunner({ agent, secrets: ['abc'] })).toThrow("Runner for app 'InMemoryRunner': 'secrets[0]' has 3 characters; a secret needs at least 4");
+    expect(() => new InMemoryRunner({ agent, secrets: ['abc'] })).toThrow(
+      "Runner for app 'InMemoryRunner': 'secrets[0]' has 3 characters; a secret needs at least 4",
+    );
   });
 });

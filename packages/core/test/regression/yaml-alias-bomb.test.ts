@@ -34,16 +34,27 @@ describe('YAML limits of loadAgent', () => {
       }`;
     // Expanded, the bomb would take the child's memory and far more than its 15 s: the process
     // timeout is the bound (speed itself is not asserted in unit tests).
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repo, timeout: 15_000 });
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: repo,
+      timeout: 15_000,
+    });
     const outcome = JSON.parse(stdout) as { name: string; message: string; line: number };
     expect(outcome.name).toBe('AgentDefinitionError');
-    expect(outcome.message).toMatch(/billion-laughs\.yaml:\d+: the alias \*\w brings the document over 10000 values copied from anchors: aliases inside aliases multiply \(an alias bomb\)\. Write the repeated values out, or nest fewer aliases\.$/);
+    expect(outcome.message).toMatch(
+      /billion-laughs\.yaml:\d+: the alias \*\w brings the document over 10000 values copied from anchors: aliases inside aliases multiply \(an alias bomb\)\. Write the repeated values out, or nest fewer aliases\.$/,
+    );
     expect(outcome.line).toBeGreaterThanOrEqual(5);
   }, 30_000);
 
   it('still loads definitions that reuse values through aliases', async () => {
     const file = tempYaml(
-      ['name: writer', 'instruction: &text Write one sentence.', 'description: *text', 'output_schema: &schema { type: object, properties: { a: { type: string } } }', 'input_schema: *schema'].join('\n'),
+      [
+        'name: writer',
+        'instruction: &text Write one sentence.',
+        'description: *text',
+        'output_schema: &schema { type: object, properties: { a: { type: string } } }',
+        'input_schema: *schema',
+      ].join('\n'),
     );
     const agent = await loadAgent(file);
     expect(agent).toBeInstanceOf(LlmAgent);
@@ -55,6 +66,8 @@ describe('YAML limits of loadAgent', () => {
     const error: unknown = await loadAgent(file).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AgentDefinitionError);
     expect((error as AgentDefinitionError).line).toBe(4);
-    expect((error as Error).message).toContain(':4: values nest more than 100 levels deep here. Flatten this part of the definition.');
+    expect((error as Error).message).toContain(
+      ':4: values nest more than 100 levels deep here. Flatten this part of the definition.',
+    );
   });
 });

@@ -32,8 +32,17 @@ function step(name: string, started: string[], abort?: () => void): FunctionAgen
 async function runWith(agent: BaseAgent, controller: AbortController, options: { model?: ScriptedModel } = {}) {
   const runner = new InMemoryRunner({ agent, ...(options.model ? { defaultModel: options.model } : {}) });
   const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
-  const result = await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'go', abortSignal: controller.signal });
-  const stored = (await runner.sessionService.getSession({ appName: runner.appName, userId: 'u', sessionId: session.id }))!;
+  const result = await runner.run({
+    userId: 'u',
+    sessionId: session.id,
+    newMessage: 'go',
+    abortSignal: controller.signal,
+  });
+  const stored = (await runner.sessionService.getSession({
+    appName: runner.appName,
+    userId: 'u',
+    sessionId: session.id,
+  }))!;
   return { runner, sessionId: session.id, result, stored: stored.events };
 }
 
@@ -48,7 +57,15 @@ describe('cancellation: nothing starts after an abort', () => {
   it('a pipeline stops at the step where it was cancelled; later steps never start', async () => {
     const started: string[] = [];
     const controller = new AbortController();
-    const pipeline = new SequentialAgent({ name: 'Pipeline', subAgents: [step('a', started), step('b', started, () => controller.abort()), step('c', started), step('d', started)] });
+    const pipeline = new SequentialAgent({
+      name: 'Pipeline',
+      subAgents: [
+        step('a', started),
+        step('b', started, () => controller.abort()),
+        step('c', started),
+        step('d', started),
+      ],
+    });
     const { result, stored } = await runWith(pipeline, controller);
     expectCancelled(result, stored);
     expect(started).toEqual(['a', 'b']);
@@ -61,7 +78,14 @@ describe('cancellation: nothing starts after an abort', () => {
     const loop = new LoopAgent({
       name: 'Forever',
       subAgents: [
-        new FunctionAgent({ name: 'tick', run: () => { started.push(`tick${++n}`); if (n === 3) controller.abort(); return n; } }),
+        new FunctionAgent({
+          name: 'tick',
+          run: () => {
+            started.push(`tick${++n}`);
+            if (n === 3) controller.abort();
+            return n;
+          },
+        }),
         step('tock', started),
       ],
     });
@@ -73,7 +97,11 @@ describe('cancellation: nothing starts after an abort', () => {
   it('parallel branches waiting for a free slot never start', async () => {
     const started: string[] = [];
     const controller = new AbortController();
-    const fan = new ParallelAgent({ name: 'Fan', maxConcurrency: 1, subAgents: [step('p1', started, () => controller.abort()), step('p2', started), step('p3', started)] });
+    const fan = new ParallelAgent({
+      name: 'Fan',
+      maxConcurrency: 1,
+      subAgents: [step('p1', started, () => controller.abort()), step('p2', started), step('p3', started)],
+    });
     const { result, stored } = await runWith(fan, controller);
     expectCancelled(result, stored);
     expect(started).toEqual(['p1']);
@@ -82,7 +110,11 @@ describe('cancellation: nothing starts after an abort', () => {
   it('a team starts no further skill', async () => {
     const started: string[] = [];
     const controller = new AbortController();
-    const team = new TeamAgent({ name: 'Team', mode: 'sequential', skills: [step('first', started, () => controller.abort()), step('second', started)] });
+    const team = new TeamAgent({
+      name: 'Team',
+      mode: 'sequential',
+      skills: [step('first', started, () => controller.abort()), step('second', started)],
+    });
     const { result, stored } = await runWith(team, controller);
     expectCancelled(result, stored);
     expect(started).toEqual(['first']);
@@ -91,7 +123,10 @@ describe('cancellation: nothing starts after an abort', () => {
   it('inside an AgentTool: the called pipeline stops and the caller makes no further model call', async () => {
     const started: string[] = [];
     const controller = new AbortController();
-    const inner = new SequentialAgent({ name: 'Inner', subAgents: [step('i1', started, () => controller.abort()), step('i2', started)] });
+    const inner = new SequentialAgent({
+      name: 'Inner',
+      subAgents: [step('i1', started, () => controller.abort()), step('i2', started)],
+    });
     const model = new ScriptedModel([{ functionCalls: [{ name: 'Inner', args: { request: 'x' } }] }]);
     const caller = new LlmAgent({ name: 'Caller', model, tools: [new AgentTool({ agent: inner })] });
     const { result, stored } = await runWith(caller, controller);
@@ -103,8 +138,14 @@ describe('cancellation: nothing starts after an abort', () => {
   it('after a transfer: the target pipeline stops', async () => {
     const started: string[] = [];
     const controller = new AbortController();
-    const target = new SequentialAgent({ name: 'Target', description: 'does it', subAgents: [step('t1', started, () => controller.abort()), step('t2', started)] });
-    const model = new ScriptedModel([{ functionCalls: [{ name: 'transfer_to_agent', args: { agent_name: 'Target' } }] }]);
+    const target = new SequentialAgent({
+      name: 'Target',
+      description: 'does it',
+      subAgents: [step('t1', started, () => controller.abort()), step('t2', started)],
+    });
+    const model = new ScriptedModel([
+      { functionCalls: [{ name: 'transfer_to_agent', args: { agent_name: 'Target' } }] },
+    ]);
     const root = new LlmAgent({ name: 'Root', model, subAgents: [target] });
     const { result, stored } = await runWith(root, controller);
     expectCancelled(result, stored);
@@ -114,9 +155,29 @@ describe('cancellation: nothing starts after an abort', () => {
   it('no tool starts once the run is cancelled, and the model is not called again', async () => {
     const ran: string[] = [];
     const controller = new AbortController();
-    const model = new ScriptedModel([{ functionCalls: [{ name: 'stop', args: {} }] }, { functionCalls: [{ name: 'work', args: {} }] }]);
-    const stop = new FunctionTool({ name: 'stop', description: 'stops', parameters: z.object({}), execute: () => { ran.push('stop'); controller.abort(); return { ok: true }; } });
-    const work = new FunctionTool({ name: 'work', description: 'works', parameters: z.object({}), execute: () => { ran.push('work'); return { ok: true }; } });
+    const model = new ScriptedModel([
+      { functionCalls: [{ name: 'stop', args: {} }] },
+      { functionCalls: [{ name: 'work', args: {} }] },
+    ]);
+    const stop = new FunctionTool({
+      name: 'stop',
+      description: 'stops',
+      parameters: z.object({}),
+      execute: () => {
+        ran.push('stop');
+        controller.abort();
+        return { ok: true };
+      },
+    });
+    const work = new FunctionTool({
+      name: 'work',
+      description: 'works',
+      parameters: z.object({}),
+      execute: () => {
+        ran.push('work');
+        return { ok: true };
+      },
+    });
     const { result, stored } = await runWith(new LlmAgent({ name: 'Agent', model, tools: [stop, work] }), controller);
     expectCancelled(result, stored);
     expect(ran).toEqual(['stop']);
@@ -148,7 +209,12 @@ describe('cancellation: nothing starts after an abort', () => {
     release();
     await new Promise((r) => setTimeout(r, 20));
     const session = await runner.sessionService.getSession({ appName: runner.appName, userId: 'u', sessionId });
-    expect(session!.events.map((e) => e.output ?? e.errorCode ?? 'user')).toEqual(['user', 'CANCELLED', 'user', 'second turn']);
+    expect(session!.events.map((e) => e.output ?? e.errorCode ?? 'user')).toEqual([
+      'user',
+      'CANCELLED',
+      'user',
+      'second turn',
+    ]);
   });
 });
 
@@ -159,7 +225,13 @@ describe('draining: a run stopped for a shutdown stores no ending and resumes el
     let drain = true;
     const pipeline = new SequentialAgent({
       name: 'Pipeline',
-      subAgents: [step('a', started), step('b', started, () => { if (drain) controller.abort(new RunDrainedError()); }), step('c', started)],
+      subAgents: [
+        step('a', started),
+        step('b', started, () => {
+          if (drain) controller.abort(new RunDrainedError());
+        }),
+        step('c', started),
+      ],
     });
     const { runner, sessionId, result, stored } = await runWith(pipeline, controller);
     expect(result.status).toBe('cancelled');
@@ -179,7 +251,10 @@ describe('draining: a run stopped for a shutdown stores no ending and resumes el
   it('toolContext.idempotencyKey is the same when a crash-resume runs the call again', async () => {
     const keys: string[] = [];
     const controller = new AbortController();
-    const model = new ScriptedModel([{ functionCalls: [{ name: 'charge', args: { cents: 500 }, id: 'call-1' }] }, 'charged']);
+    const model = new ScriptedModel([
+      { functionCalls: [{ name: 'charge', args: { cents: 500 }, id: 'call-1' }] },
+      'charged',
+    ]);
     const charge = new FunctionTool({
       name: 'charge',
       description: 'charges a card',
@@ -193,7 +268,10 @@ describe('draining: a run stopped for a shutdown stores no ending and resumes el
         return { ok: true };
       },
     });
-    const { runner, sessionId, result, stored } = await runWith(new LlmAgent({ name: 'Cashier', model, tools: [charge] }), controller);
+    const { runner, sessionId, result, stored } = await runWith(
+      new LlmAgent({ name: 'Cashier', model, tools: [charge] }),
+      controller,
+    );
     expect(result.status).toBe('cancelled');
     const invocationId = stored[0]!.invocationId;
     const resumed = await runner.resume({ userId: 'u', sessionId, invocationId });

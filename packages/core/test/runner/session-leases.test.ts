@@ -22,14 +22,24 @@ class OtherProcess extends InMemorySessionService {
   constructor(private readonly store: InMemorySessionService) {
     super();
   }
-  override createSession(p: Parameters<InMemorySessionService['createSession']>[0]) { return this.store.createSession(p); }
-  override getSession(p: Parameters<InMemorySessionService['getSession']>[0]) { return this.store.getSession(p); }
-  override appendEvent(p: AppendEventParams) { return this.store.appendEvent(p); }
-  override leaseSession(p: LeaseParams) { return this.store.leaseSession(p); }
+  override createSession(p: Parameters<InMemorySessionService['createSession']>[0]) {
+    return this.store.createSession(p);
+  }
+  override getSession(p: Parameters<InMemorySessionService['getSession']>[0]) {
+    return this.store.getSession(p);
+  }
+  override appendEvent(p: AppendEventParams) {
+    return this.store.appendEvent(p);
+  }
+  override leaseSession(p: LeaseParams) {
+    return this.store.leaseSession(p);
+  }
   override renewLease(lease: SessionLease, ttlMs: number) {
     return this.frozen ? new Promise<SessionLease>(() => undefined) : this.store.renewLease(lease, ttlMs);
   }
-  override releaseLease(lease: SessionLease) { return this.store.releaseLease(lease); }
+  override releaseLease(lease: SessionLease) {
+    return this.store.releaseLease(lease);
+  }
 }
 
 function gate() {
@@ -39,7 +49,15 @@ function gate() {
 }
 
 function slowPipeline(wait: Promise<void>, started: string[]): BaseAgent {
-  const step = (name: string, hold?: Promise<void>) => new FunctionAgent({ name, run: async () => { started.push(name); await hold; return name; } });
+  const step = (name: string, hold?: Promise<void>) =>
+    new FunctionAgent({
+      name,
+      run: async () => {
+        started.push(name);
+        await hold;
+        return name;
+      },
+    });
   return new SequentialAgent({ name: 'Turn', subAgents: [step('first', wait), step('second')] });
 }
 
@@ -49,12 +67,18 @@ describe('session leases through the runner', () => {
     const hold = gate();
     const started: string[] = [];
     const a = new Runner({ appName: 'app', agent: slowPipeline(hold.opened, started), sessionService: store });
-    const b = new Runner({ appName: 'app', agent: slowPipeline(Promise.resolve(), []), sessionService: new OtherProcess(store) });
+    const b = new Runner({
+      appName: 'app',
+      agent: slowPipeline(Promise.resolve(), []),
+      sessionService: new OtherProcess(store),
+    });
     const session = await store.createSession({ appName: 'app', userId: 'u' });
 
     const running = a.run({ userId: 'u', sessionId: session.id, newMessage: 'one' });
     await new Promise((r) => setTimeout(r, 10));
-    await expect(b.run({ userId: 'u', sessionId: session.id, newMessage: 'two' })).rejects.toBeInstanceOf(SessionBusyError);
+    await expect(b.run({ userId: 'u', sessionId: session.id, newMessage: 'two' })).rejects.toBeInstanceOf(
+      SessionBusyError,
+    );
     hold.open();
     const result = await running;
     expect(result.status).toBe('completed');
@@ -71,8 +95,18 @@ describe('session leases through the runner', () => {
     frozenView.frozen = true;
     const hold = gate();
     const started: string[] = [];
-    const a = new Runner({ appName: 'app', agent: slowPipeline(hold.opened, started), sessionService: frozenView, leaseTtlMs: 40 });
-    const b = new Runner({ appName: 'app', agent: slowPipeline(Promise.resolve(), started), sessionService: store, leaseTtlMs: 40 });
+    const a = new Runner({
+      appName: 'app',
+      agent: slowPipeline(hold.opened, started),
+      sessionService: frozenView,
+      leaseTtlMs: 40,
+    });
+    const b = new Runner({
+      appName: 'app',
+      agent: slowPipeline(Promise.resolve(), started),
+      sessionService: store,
+      leaseTtlMs: 40,
+    });
     const session = await store.createSession({ appName: 'app', userId: 'u' });
 
     const frozen = a.run({ userId: 'u', sessionId: session.id, newMessage: 'one', invocationId: 'inv-1' });
@@ -91,7 +125,12 @@ describe('session leases through the runner', () => {
 
   it('the lease is released when a run ends, fails, pauses or is given back before starting', async () => {
     const store = new InMemorySessionService();
-    const failing = new FunctionAgent({ name: 'Boom', run: () => { throw new Error('boom'); } });
+    const failing = new FunctionAgent({
+      name: 'Boom',
+      run: () => {
+        throw new Error('boom');
+      },
+    });
     const runner = new Runner({ appName: 'app', agent: failing, sessionService: store });
     const session = await store.createSession({ appName: 'app', userId: 'u' });
     const key = { appName: 'app', userId: 'u', sessionId: session.id };
@@ -112,13 +151,27 @@ describe('session leases through the runner', () => {
     const session = await store.createSession({ appName: 'app', userId: 'u' });
     // A process that died holding the lease.
     await store.leaseSession({ appName: 'app', userId: 'u', sessionId: session.id, owner: 'dead', ttlMs: 60 });
-    const runner = new Runner({ appName: 'app', agent: new FunctionAgent({ name: 'Echo', run: () => 'hi' }), sessionService: store });
-    await expect(runner.run({ userId: 'u', sessionId: session.id, newMessage: 'x' })).rejects.toBeInstanceOf(SessionBusyError);
+    const runner = new Runner({
+      appName: 'app',
+      agent: new FunctionAgent({ name: 'Echo', run: () => 'hi' }),
+      sessionService: store,
+    });
+    await expect(runner.run({ userId: 'u', sessionId: session.id, newMessage: 'x' })).rejects.toBeInstanceOf(
+      SessionBusyError,
+    );
     await new Promise((r) => setTimeout(r, 100));
     expect((await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'x' })).status).toBe('completed');
   });
 
   it('rejects an unusable leaseTtlMs naming the option', () => {
-    expect(() => new Runner({ appName: 'app', agent: new FunctionAgent({ name: 'E', run: () => 1 }), sessionService: new InMemorySessionService(), leaseTtlMs: 0 })).toThrow(/leaseTtlMs 0/);
+    expect(
+      () =>
+        new Runner({
+          appName: 'app',
+          agent: new FunctionAgent({ name: 'E', run: () => 1 }),
+          sessionService: new InMemorySessionService(),
+          leaseTtlMs: 0,
+        }),
+    ).toThrow(/leaseTtlMs 0/);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidStateKeyError, State, TroupeError } from '@troupe/core';
 
 describe('State', () => {
-  it('get reads this step\'s writes first, then the base state, then the default', () => {
+  it("get reads this step's writes first, then the base state, then the default", () => {
     const state = new State({ topic: 'tides', count: 1, empty: null });
     expect(state.get('topic')).toBe('tides');
     expect(state.get('missing')).toBeUndefined();

@@ -33,7 +33,10 @@ async function setup(agent: BaseAgent) {
 
 describe('client tools (runConfig.clientTools)', () => {
   it('are offered to the model; a call pauses the run, and the result given to resume is the call’s response in the same invocation', async () => {
-    const model = new ScriptedModel([{ functionCalls: [{ name: 'show_note', args: { text: 'hi' }, id: 'c1' }] }, 'The note is up.']);
+    const model = new ScriptedModel([
+      { functionCalls: [{ name: 'show_note', args: { text: 'hi' }, id: 'c1' }] },
+      'The note is up.',
+    ]);
     const agent = new LlmAgent({ name: 'Helper', model });
     const { runner, userId, sessionId } = await setup(agent);
     const runConfig = { clientTools: [showNote] };
@@ -42,16 +45,26 @@ describe('client tools (runConfig.clientTools)', () => {
     expect(model.requests[0]!.config.tools).toEqual([showNote]);
     expect(paused.status).toBe('interrupted');
     const [interrupt] = paused.interrupts;
-    expect(interrupt).toMatchObject({ id: 'Helper:c1', kind: 'input', toolName: 'show_note', toolCallId: 'c1', args: { text: 'hi' } });
+    expect(interrupt).toMatchObject({
+      id: 'Helper:c1',
+      kind: 'input',
+      toolName: 'show_note',
+      toolCallId: 'c1',
+      args: { text: 'hi' },
+    });
     expect(isClientToolInterrupt(interrupt!)).toBe(true);
 
     const done = await runner.resume({ userId, sessionId, responses: { [interrupt!.id]: { shown: true } }, runConfig });
     expect(done.status).toBe('completed');
     expect(done.invocationId).toBe(paused.invocationId);
     expect(done.output).toBe('The note is up.');
-    expect(done.events.flatMap(getFunctionResponses)).toEqual([{ id: 'c1', name: 'show_note', response: { shown: true } }]);
+    expect(done.events.flatMap(getFunctionResponses)).toEqual([
+      { id: 'c1', name: 'show_note', response: { shown: true } },
+    ]);
     // The model saw the result as the call's response.
-    expect(model.requests[1]!.contents.at(-1)!.parts).toEqual([{ functionResponse: { id: 'c1', name: 'show_note', response: { shown: true } } }]);
+    expect(model.requests[1]!.contents.at(-1)!.parts).toEqual([
+      { functionResponse: { id: 'c1', name: 'show_note', response: { shown: true } } },
+    ]);
   });
 
   it('a result that is not an object becomes { result }', async () => {
@@ -59,12 +72,23 @@ describe('client tools (runConfig.clientTools)', () => {
     const { runner, userId, sessionId } = await setup(new LlmAgent({ name: 'Helper', model }));
     const runConfig = { clientTools: [showNote] };
     const paused = await runner.run({ userId, sessionId, newMessage: 'go', runConfig });
-    const done = await runner.resume({ userId, sessionId, responses: { [paused.interrupts[0]!.id]: 'shown' }, runConfig });
+    const done = await runner.resume({
+      userId,
+      sessionId,
+      responses: { [paused.interrupts[0]!.id]: 'shown' },
+      runConfig,
+    });
     expect(done.events.flatMap(getFunctionResponses)[0]!.response).toEqual({ result: 'shown' });
   });
 
   it("an agent's own tool of the same name wins, and a confirmation is not taken for a client tool", async () => {
-    const own = new FunctionTool({ name: 'show_note', description: 'Server-side note.', parameters: z.object({ text: z.string() }), requireConfirmation: true, execute: () => ({ ok: true }) });
+    const own = new FunctionTool({
+      name: 'show_note',
+      description: 'Server-side note.',
+      parameters: z.object({ text: z.string() }),
+      requireConfirmation: true,
+      execute: () => ({ ok: true }),
+    });
     const model = new ScriptedModel([{ functionCalls: [{ name: 'show_note', args: { text: 'x' }, id: 'c1' }] }]);
     const { runner, userId, sessionId } = await setup(new LlmAgent({ name: 'Helper', model, tools: [own] }));
     const paused = await runner.run({ userId, sessionId, newMessage: 'go', runConfig: { clientTools: [showNote] } });
@@ -74,13 +98,28 @@ describe('client tools (runConfig.clientTools)', () => {
   });
 
   it('reach agents behind an AgentTool and parallel branches; each call is answered where it was made', async () => {
-    const inner = new LlmAgent({ name: 'Inner', model: new ScriptedModel([{ functionCalls: [{ name: 'show_note', args: { text: 'inner' }, id: 'i1' }] }, 'inner done']) });
+    const inner = new LlmAgent({
+      name: 'Inner',
+      model: new ScriptedModel([
+        { functionCalls: [{ name: 'show_note', args: { text: 'inner' }, id: 'i1' }] },
+        'inner done',
+      ]),
+    });
     const outer = new LlmAgent({
       name: 'Outer',
-      model: new ScriptedModel([{ functionCalls: [{ name: 'Inner', args: { request: 'note' }, id: 'o1' }] }, 'outer done']),
+      model: new ScriptedModel([
+        { functionCalls: [{ name: 'Inner', args: { request: 'note' }, id: 'o1' }] },
+        'outer done',
+      ]),
       tools: [new AgentTool({ agent: inner })],
     });
-    const side = new LlmAgent({ name: 'Side', model: new ScriptedModel([{ functionCalls: [{ name: 'show_note', args: { text: 'side' }, id: 's1' }] }, 'side done']) });
+    const side = new LlmAgent({
+      name: 'Side',
+      model: new ScriptedModel([
+        { functionCalls: [{ name: 'show_note', args: { text: 'side' }, id: 's1' }] },
+        'side done',
+      ]),
+    });
     const { runner, userId, sessionId } = await setup(new ParallelAgent({ name: 'Both', subAgents: [outer, side] }));
     const runConfig = { clientTools: [showNote] };
 
@@ -91,14 +130,25 @@ describe('client tools (runConfig.clientTools)', () => {
         ['Both/Side:s1', true],
       ]),
     );
-    const done = await runner.resume({ userId, sessionId, responses: Object.fromEntries(paused.interrupts.map((i) => [i.id, { shown: i.args.text }])), runConfig });
+    const done = await runner.resume({
+      userId,
+      sessionId,
+      responses: Object.fromEntries(paused.interrupts.map((i) => [i.id, { shown: i.args.text }])),
+      runConfig,
+    });
     expect(done.status).toBe('completed');
     expect(done.output).toEqual({ Outer: 'outer done', Side: 'side done' });
   });
 
   it('bad declarations are refused with the fix', async () => {
     const { runner, userId, sessionId } = await setup(new LlmAgent({ name: 'Helper', model: new ScriptedModel([]) }));
-    const run = (clientTools: unknown) => runner.run({ userId, sessionId, newMessage: 'go', runConfig: { clientTools: clientTools as FunctionDeclaration[] } });
+    const run = (clientTools: unknown) =>
+      runner.run({
+        userId,
+        sessionId,
+        newMessage: 'go',
+        runConfig: { clientTools: clientTools as FunctionDeclaration[] },
+      });
     await expect(run([{ name: 'bad name', description: 'x' }])).rejects.toThrow(/Tool name "bad name" is not valid/);
     await expect(run([showNote, showNote])).rejects.toThrow(/declares 'show_note' twice/);
     await expect(run([{ name: 'x' }])).rejects.toBeInstanceOf(ConfigurationError);

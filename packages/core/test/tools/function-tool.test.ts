@@ -54,13 +54,21 @@ describe('FunctionTool with zod parameters', () => {
         return { city: args.city, forecast: Array.from({ length: args.days }, () => 'sunny') };
       },
     });
-    const model = new ScriptedModel([{ functionCalls: [{ name: 'get_forecast', args: { city: 'Oslo', days: 2 } }] }, 'Sunny in Oslo.']);
+    const model = new ScriptedModel([
+      { functionCalls: [{ name: 'get_forecast', args: { city: 'Oslo', days: 2 } }] },
+      'Sunny in Oslo.',
+    ]);
     const result = await runOnce(new LlmAgent({ name: 'Weather', model, tools: [forecast] }), 'weather in Oslo?');
 
     expect(result.status).toBe('completed');
     expect(received).toEqual([{ city: 'Oslo', days: 2 }]);
-    expect(lastResponses(model.requests[1]!)).toEqual([{ id: 'call_1_1', name: 'get_forecast', response: { city: 'Oslo', forecast: ['sunny', 'sunny'] } }]);
-    expect(getFunctionResponses(responseEvent(result.events))[0]!.response).toEqual({ city: 'Oslo', forecast: ['sunny', 'sunny'] });
+    expect(lastResponses(model.requests[1]!)).toEqual([
+      { id: 'call_1_1', name: 'get_forecast', response: { city: 'Oslo', forecast: ['sunny', 'sunny'] } },
+    ]);
+    expect(getFunctionResponses(responseEvent(result.events))[0]!.response).toEqual({
+      city: 'Oslo',
+      forecast: ['sunny', 'sunny'],
+    });
     expect(result.output).toBe('Sunny in Oslo.');
     model.assertDone();
   });
@@ -91,7 +99,11 @@ describe('FunctionTool with zod parameters', () => {
         city: { type: 'string', description: 'City name' },
         days: { type: 'integer', minimum: 1, maximum: 7 },
         units: { type: 'string', enum: ['metric', 'imperial'] },
-        place: { type: 'object', properties: { lat: { type: 'number' }, lon: { type: 'number' } }, required: ['lat', 'lon'] },
+        place: {
+          type: 'object',
+          properties: { lat: { type: 'number' }, lon: { type: 'number' } },
+          required: ['lat', 'lon'],
+        },
         tags: { type: 'array', items: { type: 'string' } },
       },
     });
@@ -164,7 +176,9 @@ describe('FunctionTool with JSON Schema parameters', () => {
     ]);
     const result = await runOnce(new LlmAgent({ name: 'Weather', model, tools: [tool] }), 'weather?');
 
-    expect(model.requests[0]!.config.tools).toEqual([{ name: 'get_forecast', description: 'Weather forecast for a city.', parameters }]);
+    expect(model.requests[0]!.config.tools).toEqual([
+      { name: 'get_forecast', description: 'Weather forecast for a city.', parameters },
+    ]);
     expect(received).toEqual([{ city: 'Oslo', days: 2 }]);
     const wrongType = lastResponses(model.requests[1]!)[0]!.response;
     expect(wrongType.error).toMatch(/get_forecast/);
@@ -195,7 +209,9 @@ describe('tool results and errors', () => {
       arr: [1, 'two'],
       point: new Point(1, 2),
     };
-    const tools = Object.entries(values).map(([name, value]) => new FunctionTool({ name, description: `returns ${name}`, execute: () => value }));
+    const tools = Object.entries(values).map(
+      ([name, value]) => new FunctionTool({ name, description: `returns ${name}`, execute: () => value }),
+    );
     const model = new ScriptedModel([{ functionCalls: Object.keys(values).map((name) => ({ name })) }, 'ok']);
     await runOnce(new LlmAgent({ name: 'Returns', model, tools }), 'go');
 
@@ -228,11 +244,33 @@ describe('tool results and errors', () => {
 
   it('a thrown error (sync, async or not an Error) goes back to the model as { error: message } and the run goes on', async () => {
     const tools = [
-      new FunctionTool({ name: 'sync_throw', description: 'fails', execute: () => { throw new Error('disk is full'); } }),
-      new FunctionTool({ name: 'async_reject', description: 'fails', execute: async () => { await sleep(1); throw new TypeError('bad input shape'); } }),
-      new FunctionTool({ name: 'throw_string', description: 'fails', execute: () => { throw 'plain string failure'; } }),
+      new FunctionTool({
+        name: 'sync_throw',
+        description: 'fails',
+        execute: () => {
+          throw new Error('disk is full');
+        },
+      }),
+      new FunctionTool({
+        name: 'async_reject',
+        description: 'fails',
+        execute: async () => {
+          await sleep(1);
+          throw new TypeError('bad input shape');
+        },
+      }),
+      new FunctionTool({
+        name: 'throw_string',
+        description: 'fails',
+        execute: () => {
+          throw 'plain string failure';
+        },
+      }),
     ];
-    const model = new ScriptedModel([{ functionCalls: tools.map((t) => ({ name: t.name })) }, 'All three tools failed.']);
+    const model = new ScriptedModel([
+      { functionCalls: tools.map((t) => ({ name: t.name })) },
+      'All three tools failed.',
+    ]);
     const result = await runOnce(new LlmAgent({ name: 'Fragile', model, tools }), 'go');
 
     expect(result.status).toBe('completed');
@@ -261,7 +299,10 @@ describe('tool results and errors', () => {
           },
         }),
     );
-    const model = new ScriptedModel([{ functionCalls: [{ name: 'slow' }, { name: 'medium' }, { name: 'fast' }] }, 'done']);
+    const model = new ScriptedModel([
+      { functionCalls: [{ name: 'slow' }, { name: 'medium' }, { name: 'fast' }] },
+      'done',
+    ]);
     const result = await runOnce(new LlmAgent({ name: 'Busy', model, tools }), 'go');
 
     // They finished in reverse order, so they overlapped ...
@@ -277,13 +318,18 @@ describe('tool results and errors', () => {
     ]);
     const responses = result.events.filter((e) => getFunctionResponses(e).length > 0);
     expect(responses).toHaveLength(1);
-    expect(getFunctionResponses(responses[0]!).map((r) => r.id)).toEqual(getFunctionCalls(result.events[0]!).map((c) => c.id));
+    expect(getFunctionResponses(responses[0]!).map((r) => r.id)).toEqual(
+      getFunctionCalls(result.events[0]!).map((c) => c.id),
+    );
   });
 
   it('a call to a tool the agent does not offer gets an error naming the offered tools, and the run goes on', async () => {
     const lookup = new FunctionTool({ name: 'lookup', description: 'looks up', execute: () => 'found' });
     const search = new FunctionTool({ name: 'search', description: 'searches', execute: () => 'results' });
-    const model = new ScriptedModel([{ functionCalls: [{ name: 'delete_everything', args: { really: true } }, { name: 'lookup' }] }, 'I used lookup instead.']);
+    const model = new ScriptedModel([
+      { functionCalls: [{ name: 'delete_everything', args: { really: true } }, { name: 'lookup' }] },
+      'I used lookup instead.',
+    ]);
     const result = await runOnce(new LlmAgent({ name: 'Careful', model, tools: [lookup, search] }), 'go');
 
     expect(result.status).toBe('completed');
@@ -317,10 +363,19 @@ describe('tool context', () => {
       },
     });
     const model = new ScriptedModel([{ functionCalls: [{ name: 'inspect', id: 'my-call' }] }, 'done']);
-    const result = await runOnce(new LlmAgent({ name: 'Inspector', model, tools: [inspect] }), 'go', { state: { topic: 'tides', 'user:name': 'Alice' } });
+    const result = await runOnce(new LlmAgent({ name: 'Inspector', model, tools: [inspect] }), 'go', {
+      state: { topic: 'tides', 'user:name': 'Alice' },
+    });
 
     expect(seen).toEqual([
-      { functionCallId: 'my-call', agentName: 'Inspector', invocationId: result.events[0]!.invocationId, aborted: false, topic: 'tides', user: 'Alice' },
+      {
+        functionCallId: 'my-call',
+        agentName: 'Inspector',
+        invocationId: result.events[0]!.invocationId,
+        aborted: false,
+        topic: 'tides',
+        user: 'Alice',
+      },
     ]);
     expect(result.events[0]!.invocationId).not.toBe('');
   });
@@ -352,9 +407,16 @@ describe('tool context', () => {
     expect(getFunctionResponses(event).map((r) => r.response)).toEqual([{ stored: 'blue' }, { stored: 'Oslo' }]);
     expect(result.events[0]!.actions.stateDelta).toEqual({});
     expect(result.state).toMatchObject({ color: 'blue', 'user:city': 'Oslo' });
-    const stored = await result.runner.sessionService.getSession({ appName: result.runner.appName, userId: 'u', sessionId: result.sessionId });
+    const stored = await result.runner.sessionService.getSession({
+      appName: result.runner.appName,
+      userId: 'u',
+      sessionId: result.sessionId,
+    });
     expect(stored!.state).toEqual({ color: 'blue', 'user:city': 'Oslo' });
-    expect(stored!.events.find((e) => e.id === event.id)!.actions.stateDelta).toEqual({ color: 'blue', 'user:city': 'Oslo' });
+    expect(stored!.events.find((e) => e.id === event.id)!.actions.stateDelta).toEqual({
+      color: 'blue',
+      'user:city': 'Oslo',
+    });
   });
 
   it('ctx.actions.skipSummarization ends the turn with the tool result, without another model call', async () => {
@@ -368,7 +430,13 @@ describe('tool context', () => {
     });
     const model = new ScriptedModel([{ functionCalls: [{ name: 'final_report' }] }]);
     const after = new LlmAgent({ name: 'After', model: new ScriptedModel(['after ran']) });
-    const result = await runOnce(new SequentialAgent({ name: 'Flow', subAgents: [new LlmAgent({ name: 'Reporter', model, tools: [report] }), after] }), 'go');
+    const result = await runOnce(
+      new SequentialAgent({
+        name: 'Flow',
+        subAgents: [new LlmAgent({ name: 'Reporter', model, tools: [report] }), after],
+      }),
+      'go',
+    );
 
     expect(result.status).toBe('completed');
     expect(model.requests).toHaveLength(1);
@@ -386,7 +454,13 @@ describe('tool context', () => {
     const model = new ScriptedModel(['draft 1', 'draft 2', { functionCalls: [{ name: 'exit_loop' }] }]);
     const refiner = new LlmAgent({ name: 'Refiner', model, tools: [exitLoop] });
     const publish = new LlmAgent({ name: 'Publisher', model: new ScriptedModel(['published']) });
-    const result = await runOnce(new SequentialAgent({ name: 'Pipeline', subAgents: [new LoopAgent({ name: 'Refine', maxIterations: 10, subAgents: [refiner] }), publish] }), 'go');
+    const result = await runOnce(
+      new SequentialAgent({
+        name: 'Pipeline',
+        subAgents: [new LoopAgent({ name: 'Refine', maxIterations: 10, subAgents: [refiner] }), publish],
+      }),
+      'go',
+    );
 
     expect(model.requests[0]!.config.tools!.map((t) => t.name)).toEqual(['exit_loop']);
     expect(model.requests).toHaveLength(3);
@@ -416,7 +490,11 @@ describe('tool context', () => {
     expect(result.error!.message).toMatch(/__proto__/);
     expect(model.requests).toHaveLength(1);
     expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
-    const stored = await result.runner.sessionService.getSession({ appName: result.runner.appName, userId: 'u', sessionId: result.sessionId });
+    const stored = await result.runner.sessionService.getSession({
+      appName: result.runner.appName,
+      userId: 'u',
+      sessionId: result.sessionId,
+    });
     const last = stored!.events.at(-1)!;
     expect(last.errorCode).toBe('INVALID_STATE_KEY');
     expect(last.errorMessage).toMatch(/__proto__/);
@@ -427,13 +505,22 @@ describe('tool context', () => {
 describe('tools in a live run', () => {
   it('the function call, tool results and final answer are streamed in order', async () => {
     const tool = new FunctionTool({ name: 'ping', description: 'pings', execute: () => 'pong' });
-    const model = new ScriptedModel([{ functionCalls: [{ name: 'ping' }], text: 'Let me check.' }, 'It answered pong.']);
+    const model = new ScriptedModel([
+      { functionCalls: [{ name: 'ping' }], text: 'Let me check.' },
+      'It answered pong.',
+    ]);
     const runner = new InMemoryRunner({ agent: new LlmAgent({ name: 'Pinger', model, tools: [tool] }) });
     const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
     const kinds: string[] = [];
     for await (const event of runner.runAsync({ userId: 'u', sessionId: session.id, newMessage: 'ping it' })) {
       const content: Content | undefined = event.content;
-      kinds.push(getFunctionCalls(event).length ? 'call' : getFunctionResponses(event).length ? 'response' : `text:${content?.parts.map((p) => ('text' in p ? p.text : '')).join('')}`);
+      kinds.push(
+        getFunctionCalls(event).length
+          ? 'call'
+          : getFunctionResponses(event).length
+            ? 'response'
+            : `text:${content?.parts.map((p) => ('text' in p ? p.text : '')).join('')}`,
+      );
     }
     expect(kinds).toEqual(['call', 'response', 'text:It answered pong.']);
   });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { AgentTool, BaseToolset, FunctionTool, InMemoryRunner, LlmAgent, SequentialAgent, type BaseTool } from '@troupe/core';
+import {
+  AgentTool,
+  BaseToolset,
+  FunctionTool,
+  InMemoryRunner,
+  LlmAgent,
+  SequentialAgent,
+  type BaseTool,
+} from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 
 class ListToolset extends BaseToolset {
@@ -33,7 +41,11 @@ describe('toolsets', () => {
   });
 
   it('a toolset tool clashing with a fixed tool fails with a clear error', async () => {
-    const agent = new LlmAgent({ name: 'A', model: new ScriptedModel([]), tools: [tool('same'), new ListToolset([tool('same')])] });
+    const agent = new LlmAgent({
+      name: 'A',
+      model: new ScriptedModel([]),
+      tools: [tool('same'), new ListToolset([tool('same')])],
+    });
     const runner = new InMemoryRunner({ agent });
     const s = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
     const result = await runner.run({ userId: 'u', sessionId: s.id, newMessage: 'go' });

@@ -5,24 +5,34 @@ const plain = createRedactor({ env: false });
 
 describe('redact', () => {
   it('masks passwords in URLs, keeping the user, host and path', () => {
-    expect(plain('connect postgres://app:hunter22@db.internal:5432/app failed')).toBe('connect postgres://app:***@db.internal:5432/app failed');
+    expect(plain('connect postgres://app:hunter22@db.internal:5432/app failed')).toBe(
+      'connect postgres://app:***@db.internal:5432/app failed',
+    );
     expect(plain('redis://:s3cr3t@127.0.0.1:6379/0')).toBe('redis://:***@127.0.0.1:6379/0');
     expect(plain('https://u:p@ss:word@example.com/mcp')).toBe('https://u:***@example.com/mcp');
     // Ports and paths are not passwords.
-    expect(plain('http://127.0.0.1:8080/a@b and mail me@example.com')).toBe('http://127.0.0.1:8080/a@b and mail me@example.com');
+    expect(plain('http://127.0.0.1:8080/a@b and mail me@example.com')).toBe(
+      'http://127.0.0.1:8080/a@b and mail me@example.com',
+    );
   });
 
   it('masks secret query parameters and name=value pairs', () => {
-    expect(plain('GET https://api.example.com/v1?token=abc&x=1&api_key=zzz#top')).toBe('GET https://api.example.com/v1?token=***&x=1&api_key=***#top');
+    expect(plain('GET https://api.example.com/v1?token=abc&x=1&api_key=zzz#top')).toBe(
+      'GET https://api.example.com/v1?token=***&x=1&api_key=***#top',
+    );
     expect(plain('https://h/p?key=AAA&secret=BBB&password=CCC&access_token=DDD&X-Amz-Signature=EEE')).toBe(
       'https://h/p?key=***&secret=***&password=***&access_token=***&X-Amz-Signature=***',
     );
-    expect(plain('node server.js --api-key=abc --password=pw --port=3')).toBe('node server.js --api-key=*** --password=*** --port=3');
+    expect(plain('node server.js --api-key=abc --password=pw --port=3')).toBe(
+      'node server.js --api-key=*** --password=*** --port=3',
+    );
     expect(plain('OPENAI_API_KEY=whatever was set')).toBe('OPENAI_API_KEY=*** was set');
     // Punctuation and quotes after the value are kept, and masking twice changes nothing.
     expect(plain('server `node s.mjs --api-key=abc` exited')).toBe('server `node s.mjs --api-key=***` exited');
     expect(plain(plain('server `node s.mjs --api-key=abc` exited'))).toBe('server `node s.mjs --api-key=***` exited');
-    expect(plain('failed at http://h/mcp?api_key=abc: refused. See ?token=xyz.')).toBe('failed at http://h/mcp?api_key=***: refused. See ?token=***.');
+    expect(plain('failed at http://h/mcp?api_key=abc: refused. See ?token=xyz.')).toBe(
+      'failed at http://h/mcp?api_key=***: refused. See ?token=***.',
+    );
     // Words that only contain a secret word are left alone.
     expect(plain('maxTokens=100 author=bob design=flat')).toBe('maxTokens=100 author=bob design=flat');
   });
@@ -31,9 +41,13 @@ describe('redact', () => {
     expect(plain('request had Authorization: Bearer abc123def456ghi789')).toBe('request had Authorization: Bearer ***');
     expect(plain('{"authorization":"Basic dXNlcjpwYXNz"}')).toBe('{"authorization":"Basic ***"}');
     expect(plain('Authorization=xyz')).toBe('Authorization=***');
-    expect(plain('the server said: Bearer abc123def456ghi789 is expired')).toBe('the server said: Bearer *** is expired');
+    expect(plain('the server said: Bearer abc123def456ghi789 is expired')).toBe(
+      'the server said: Bearer *** is expired',
+    );
     // Placeholders in hints stay readable.
-    expect(plain("Give { Authorization: 'Bearer <token>' } or 'Bearer ${API_TOKEN}'")).toBe("Give { Authorization: 'Bearer <token>' } or 'Bearer ${API_TOKEN}'");
+    expect(plain("Give { Authorization: 'Bearer <token>' } or 'Bearer ${API_TOKEN}'")).toBe(
+      "Give { Authorization: 'Bearer <token>' } or 'Bearer ${API_TOKEN}'",
+    );
   });
 
   it('masks API-key-shaped values, keeping their kind', () => {
@@ -49,8 +63,12 @@ describe('redact', () => {
     expect(plain('header x-api-key: 0123456789abcdef0123456789abcdef')).toBe('header x-api-key: ***');
     expect(plain('invalid api key 9f86d081884c7d659a2feaa0c55ad015 given')).toBe('invalid api key *** given');
     expect(plain('"secret": "plainword"')).toBe('"secret": "***"');
-    expect(plain('key file:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----\nend')).toBe('key file:\n-----BEGIN RSA PRIVATE KEY-----***-----END RSA PRIVATE KEY-----\nend');
-    expect(plain('jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U')).toBe('jwt ***');
+    expect(plain('key file:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----\nend')).toBe(
+      'key file:\n-----BEGIN RSA PRIVATE KEY-----***-----END RSA PRIVATE KEY-----\nend',
+    );
+    expect(
+      plain('jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U'),
+    ).toBe('jwt ***');
   });
 
   it('leaves ordinary error messages alone', () => {
@@ -86,12 +104,24 @@ describe('redact', () => {
 
   it('rejects unusable secrets without showing them', () => {
     expect(() => createRedactor({ secrets: ['ab'] })).toThrow(ConfigurationError);
-    expect(() => createRedactor({ secrets: ['ab'] })).toThrow("createRedactor: 'secrets[0]' has 2 characters; a secret needs at least 4");
-    expect(() => createRedactor({ secrets: [42 as unknown as string] })).toThrow("'secrets[0]' must be a string; got number");
+    expect(() => createRedactor({ secrets: ['ab'] })).toThrow(
+      "createRedactor: 'secrets[0]' has 2 characters; a secret needs at least 4",
+    );
+    expect(() => createRedactor({ secrets: [42 as unknown as string] })).toThrow(
+      "'secrets[0]' must be a string; got number",
+    );
   });
 
   it('stays fast on long hostile input', () => {
-    const inputs = ['a'.repeat(200_000), 'a.'.repeat(100_000), 'key '.repeat(50_000), 'http://x:'.repeat(20_000), '?token='.repeat(30_000), 'Bearer '.repeat(30_000), '-----BEGIN PRIVATE KEY-----'.repeat(10_000)];
+    const inputs = [
+      'a'.repeat(200_000),
+      'a.'.repeat(100_000),
+      'key '.repeat(50_000),
+      'http://x:'.repeat(20_000),
+      '?token='.repeat(30_000),
+      'Bearer '.repeat(30_000),
+      '-----BEGIN PRIVATE KEY-----'.repeat(10_000),
+    ];
     const started = performance.now();
     for (const input of inputs) plain(input);
     expect(performance.now() - started).toBeLessThan(2_000);

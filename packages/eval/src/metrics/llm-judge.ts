@@ -51,11 +51,26 @@ export class LlmJudge {
     const first = await this.ask([prompt], input.abortSignal);
     const verdict = parseJudgeReply(first);
     if (verdict) return verdict;
-    const second = await this.ask([prompt, { role: 'model', text: first }, { role: 'user', text: 'Reply with only the JSON object {"score": <0..1>, "reason": "..."}.' }], input.abortSignal);
-    return parseJudgeReply(second) ?? { score: 0, reason: `The judge's reply had no score: ${JSON.stringify(second.slice(0, 300))}` };
+    const second = await this.ask(
+      [
+        prompt,
+        { role: 'model', text: first },
+        { role: 'user', text: 'Reply with only the JSON object {"score": <0..1>, "reason": "..."}.' },
+      ],
+      input.abortSignal,
+    );
+    return (
+      parseJudgeReply(second) ?? {
+        score: 0,
+        reason: `The judge's reply had no score: ${JSON.stringify(second.slice(0, 300))}`,
+      }
+    );
   }
 
-  private async ask(turns: { role: 'user' | 'model'; text: string }[], abortSignal: AbortSignal | undefined): Promise<string> {
+  private async ask(
+    turns: { role: 'user' | 'model'; text: string }[],
+    abortSignal: AbortSignal | undefined,
+  ): Promise<string> {
     const request: LlmRequest = {
       model: this.model.model,
       contents: turns.map((turn) => ({ role: turn.role, parts: [{ text: turn.text }] })),
@@ -64,12 +79,16 @@ export class LlmJudge {
     let text = '';
     try {
       for await (const response of this.model.generateContentAsync(request, false, abortSignal)) {
-        if (response.errorCode !== undefined || response.errorMessage !== undefined) throw new Error(response.errorMessage ?? response.errorCode);
+        if (response.errorCode !== undefined || response.errorMessage !== undefined)
+          throw new Error(response.errorMessage ?? response.errorCode);
         if (!response.partial && response.content) text = contentText(response.content);
       }
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw new JudgeError(`The judge model '${this.model.model}' failed: ${reason}. Check the judge model's configuration (key, name), or leave out the judge.`, { cause: error });
+      throw new JudgeError(
+        `The judge model '${this.model.model}' failed: ${reason}. Check the judge model's configuration (key, name), or leave out the judge.`,
+        { cause: error },
+      );
     }
     return text;
   }
@@ -78,13 +97,28 @@ export class LlmJudge {
 function judgePrompt(input: JudgeInput): { role: 'user'; text: string } {
   return {
     role: 'user',
-    text: [`User request:\n${input.user}`, `Reference answer:\n${input.expected}`, `Agent's answer:\n${input.actual || '(no answer)'}`].join('\n\n'),
+    text: [
+      `User request:\n${input.user}`,
+      `Reference answer:\n${input.expected}`,
+      `Agent's answer:\n${input.actual || '(no answer)'}`,
+    ].join('\n\n'),
   };
 }
 
 const SCORE_KEYS = ['score', 'rating', 'grade', 'verdict'];
 const REASON_KEYS = ['reason', 'reasoning', 'rationale', 'explanation', 'justification'];
-const VERDICT_WORDS: Readonly<Record<string, number>> = { valid: 1, pass: 1, passed: 1, yes: 1, correct: 1, invalid: 0, fail: 0, failed: 0, no: 0, incorrect: 0 };
+const VERDICT_WORDS: Readonly<Record<string, number>> = {
+  valid: 1,
+  pass: 1,
+  passed: 1,
+  yes: 1,
+  correct: 1,
+  invalid: 0,
+  fail: 0,
+  failed: 0,
+  no: 0,
+  incorrect: 0,
+};
 
 /** Reads a score (0..1) and reason from a judge's reply; undefined when it holds no score. */
 export function parseJudgeReply(reply: string): JudgeVerdict | undefined {
@@ -92,10 +126,15 @@ export function parseJudgeReply(reply: string): JudgeVerdict | undefined {
     const verdict = fromObject(candidate);
     if (verdict) return verdict;
   }
-  const keyed = /\b(?:score|rating|grade)\b["'*\s]*[:=]\s*["']?(-?\d+(?:\.\d+)?)\s*(%|\/\s*(\d+(?:\.\d+)?))?/i.exec(reply);
+  const keyed = /\b(?:score|rating|grade)\b["'*\s]*[:=]\s*["']?(-?\d+(?:\.\d+)?)\s*(%|\/\s*(\d+(?:\.\d+)?))?/i.exec(
+    reply,
+  );
   const fraction = keyed ?? /(-?\d+(?:\.\d+)?)\s*(%|\/\s*(\d+(?:\.\d+)?))/.exec(reply);
   if (fraction) {
-    const score = normalise(Number(fraction[1]), fraction[2] === '%' ? 100 : fraction[3] !== undefined ? Number(fraction[3]) : undefined);
+    const score = normalise(
+      Number(fraction[1]),
+      fraction[2] === '%' ? 100 : fraction[3] !== undefined ? Number(fraction[3]) : undefined,
+    );
     if (score !== undefined) return { score, reason: reasonFromText(reply) };
   }
   return undefined;
@@ -152,7 +191,8 @@ function jsonObjects(text: string): Record<string, unknown>[] {
       else if (char === '}' && --depth === 0) {
         try {
           const parsed: unknown = JSON.parse(text.slice(start, i + 1));
-          if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) found.push(parsed as Record<string, unknown>);
+          if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+            found.push(parsed as Record<string, unknown>);
         } catch {
           // Not JSON (prose with braces): try the next opening brace.
         }

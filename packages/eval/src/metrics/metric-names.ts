@@ -12,10 +12,23 @@ export type TrajectoryMatch = 'exact' | 'in_order' | 'any_order' | 'f1';
  * - `response_match`: ROUGE-1 F-measure of the final response against the expected one;
  * - `llm_judge`: a judge model's 0..1 score of the final response against the expected one.
  */
-export type MetricName = 'trajectory_exact' | 'trajectory_in_order' | 'trajectory_any_order' | 'trajectory_f1' | 'response_match' | 'llm_judge';
+export type MetricName =
+  | 'trajectory_exact'
+  | 'trajectory_in_order'
+  | 'trajectory_any_order'
+  | 'trajectory_f1'
+  | 'response_match'
+  | 'llm_judge';
 
 /** Every metric name, in the order reports list them. */
-export const METRIC_NAMES: readonly MetricName[] = ['trajectory_exact', 'trajectory_in_order', 'trajectory_any_order', 'trajectory_f1', 'response_match', 'llm_judge'];
+export const METRIC_NAMES: readonly MetricName[] = [
+  'trajectory_exact',
+  'trajectory_in_order',
+  'trajectory_any_order',
+  'trajectory_f1',
+  'response_match',
+  'llm_judge',
+];
 
 /** The metrics scored when none are named (ADK's defaults), plus `llm_judge` when a judge model is given. */
 export const DEFAULT_METRICS: readonly MetricName[] = ['trajectory_exact', 'response_match'];
@@ -59,5 +72,7 @@ export function toMetricName(name: string): MetricName {
   if ((METRIC_NAMES as readonly string[]).includes(name)) return name as MetricName;
   const alias = ADK_METRIC_ALIASES[name];
   if (alias) return alias;
-  throw new EvalConfigError(`Unknown metric '${name}'. The metrics are ${METRIC_NAMES.join(', ')} (ADK names ${Object.keys(ADK_METRIC_ALIASES).join(', ')} work too).`);
+  throw new EvalConfigError(
+    `Unknown metric '${name}'. The metrics are ${METRIC_NAMES.join(', ')} (ADK names ${Object.keys(ADK_METRIC_ALIASES).join(', ')} work too).`,
+  );
 }

@@ -1,5 +1,10 @@
 import { ConfigurationError, type LlmRequest, type LlmResponse } from '@troupe/core';
-import type { LanguageModelV2, LanguageModelV2CallOptions, LanguageModelV3, SharedV3ProviderOptions } from '@ai-sdk/provider';
+import type {
+  LanguageModelV2,
+  LanguageModelV2CallOptions,
+  LanguageModelV3,
+  SharedV3ProviderOptions,
+} from '@ai-sdk/provider';
 import { messageOf, type FailureDetails, type ProviderIdentity } from '../shared/errors.js';
 import { ProviderLlm, type ProviderLlmOptions } from '../shared/provider-llm.js';
 import { isRecord } from '../shared/tool-arguments.js';
@@ -33,7 +38,9 @@ export class AiSdkLlm extends ProviderLlm {
 
   constructor(languageModel: AiSdkLanguageModel, options: AiSdkOptions = {}) {
     if (!isRecord(languageModel) || typeof (languageModel as { doGenerate?: unknown }).doGenerate !== 'function') {
-      throw new ConfigurationError(`aiSdk() needs an AI SDK language model such as openai('gpt-4o-mini') from '@ai-sdk/openai'; got ${describe(languageModel)}.`);
+      throw new ConfigurationError(
+        `aiSdk() needs an AI SDK language model such as openai('gpt-4o-mini') from '@ai-sdk/openai'; got ${describe(languageModel)}.`,
+      );
     }
     const version = (languageModel as { specificationVersion?: unknown }).specificationVersion;
     if (version !== 'v2' && version !== 'v3') {
@@ -44,22 +51,37 @@ export class AiSdkLlm extends ProviderLlm {
     super(options.name ?? languageModel.modelId, options.retry);
     this.languageModel = languageModel;
     this.options = options;
-    this.identity = { provider: languageModel.provider, label: `AI SDK provider '${languageModel.provider}'`, keyHint: "the provider's API key" };
+    this.identity = {
+      provider: languageModel.provider,
+      label: `AI SDK provider '${languageModel.provider}'`,
+      keyHint: "the provider's API key",
+    };
   }
 
-  protected async *generateOnce(request: LlmRequest, stream: boolean, abortSignal: AbortSignal | undefined): AsyncGenerator<LlmResponse> {
-    const options = { ...toCallOptions(request, this.options.providerOptions), ...(abortSignal ? { abortSignal } : {}) };
+  protected async *generateOnce(
+    request: LlmRequest,
+    stream: boolean,
+    abortSignal: AbortSignal | undefined,
+  ): AsyncGenerator<LlmResponse> {
+    const options = {
+      ...toCallOptions(request, this.options.providerOptions),
+      ...(abortSignal ? { abortSignal } : {}),
+    };
     const model = this.languageModel;
     if (!stream) {
       // The v2 call options read the same fields this adapter fills.
       const result = await this.send<AnyGenerateResult>(abortSignal, async () =>
-        model.specificationVersion === 'v3' ? await model.doGenerate(options) : await model.doGenerate(options as LanguageModelV2CallOptions),
+        model.specificationVersion === 'v3'
+          ? await model.doGenerate(options)
+          : await model.doGenerate(options as LanguageModelV2CallOptions),
       );
       yield fromGenerateResult(result);
       return;
     }
     const parts = await this.send<ReadableStream<AnyStreamPart>>(abortSignal, async () =>
-      model.specificationVersion === 'v3' ? (await model.doStream(options)).stream : (await model.doStream(options as LanguageModelV2CallOptions)).stream,
+      model.specificationVersion === 'v3'
+        ? (await model.doStream(options)).stream
+        : (await model.doStream(options as LanguageModelV2CallOptions)).stream,
     );
     const accumulator = new AiSdkStreamAccumulator();
     const reader = parts.getReader();
@@ -89,13 +111,18 @@ export class AiSdkLlm extends ProviderLlm {
       // cancel a stream nobody reads any more has nobody to be reported to.
       if (!done) reader.cancel().catch(() => undefined);
     }
-    if (!accumulator.finished) throw this.fail({ message: "the stream ended without a 'finish' part", retryable: true }, 'stream');
+    if (!accumulator.finished)
+      throw this.fail({ message: "the stream ended without a 'finish' part", retryable: true }, 'stream');
     yield accumulator.final();
   }
 
   protected override failureDetails(error: unknown): FailureDetails {
     // APICallError from @ai-sdk/provider: statusCode, responseBody, isRetryable, responseHeaders.
-    const { statusCode, responseBody, isRetryable } = (isRecord(error) ? error : {}) as { statusCode?: unknown; responseBody?: unknown; isRetryable?: unknown };
+    const { statusCode, responseBody, isRetryable } = (isRecord(error) ? error : {}) as {
+      statusCode?: unknown;
+      responseBody?: unknown;
+      isRetryable?: unknown;
+    };
     return {
       status: typeof statusCode === 'number' ? statusCode : undefined,
       message: bodyMessage(responseBody) ?? messageOf(error),
@@ -109,7 +136,8 @@ function bodyMessage(body: unknown): string | undefined {
   if (typeof body !== 'string') return undefined;
   try {
     const parsed: unknown = JSON.parse(body);
-    if (isRecord(parsed) && isRecord(parsed.error) && typeof parsed.error.message === 'string') return parsed.error.message;
+    if (isRecord(parsed) && isRecord(parsed.error) && typeof parsed.error.message === 'string')
+      return parsed.error.message;
     if (isRecord(parsed) && typeof parsed.message === 'string') return parsed.message;
   } catch {
     return body.trim() || undefined;

@@ -1,5 +1,10 @@
 import type { Content, LlmRequest, Part } from '@troupe/core';
-import type { JSONValue, LanguageModelV3CallOptions, LanguageModelV3Message, SharedV3ProviderOptions } from '@ai-sdk/provider';
+import type {
+  JSONValue,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Message,
+  SharedV3ProviderOptions,
+} from '@ai-sdk/provider';
 import { extraField, normalizeContents } from '../shared/contents.js';
 import { isRecord } from '../shared/tool-arguments.js';
 
@@ -7,7 +12,10 @@ import { isRecord } from '../shared/tool-arguments.js';
 export const PROVIDER_METADATA_FIELD = 'providerMetadata';
 
 /** The AI SDK call options (LanguageModelV3 shape; V2 reads the same fields) for a Troupe request. */
-export function toCallOptions(request: LlmRequest, defaults: SharedV3ProviderOptions | undefined): LanguageModelV3CallOptions {
+export function toCallOptions(
+  request: LlmRequest,
+  defaults: SharedV3ProviderOptions | undefined,
+): LanguageModelV3CallOptions {
   const { config } = request;
   const prompt: LanguageModelV3Message[] = [];
   if (config.systemInstruction) prompt.push({ role: 'system', content: config.systemInstruction });
@@ -35,7 +43,10 @@ export function toCallOptions(request: LlmRequest, defaults: SharedV3ProviderOpt
   return options;
 }
 
-function mergeProviderOptions(a: SharedV3ProviderOptions | undefined, b: SharedV3ProviderOptions | undefined): SharedV3ProviderOptions {
+function mergeProviderOptions(
+  a: SharedV3ProviderOptions | undefined,
+  b: SharedV3ProviderOptions | undefined,
+): SharedV3ProviderOptions {
   const out: SharedV3ProviderOptions = { ...a };
   for (const [provider, fields] of Object.entries(b ?? {})) out[provider] = { ...out[provider], ...fields };
   return out;

@@ -1,11 +1,17 @@
 import type { LlmResponse, Usage } from '@troupe/core';
-import type { LanguageModelV2, LanguageModelV3Content, LanguageModelV3GenerateResult, LanguageModelV3StreamPart } from '@ai-sdk/provider';
+import type {
+  LanguageModelV2,
+  LanguageModelV3Content,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3StreamPart,
+} from '@ai-sdk/provider';
 import { ResponseBuilder, ToolCallAssembler } from '../shared/response-builder.js';
 import { isRecord } from '../shared/tool-arguments.js';
 import { PROVIDER_METADATA_FIELD } from './prompt.js';
 
 type V2GenerateResult = Awaited<ReturnType<LanguageModelV2['doGenerate']>>;
-type V2StreamPart = Awaited<ReturnType<LanguageModelV2['doStream']>>['stream'] extends ReadableStream<infer P> ? P : never;
+type V2StreamPart =
+  Awaited<ReturnType<LanguageModelV2['doStream']>>['stream'] extends ReadableStream<infer P> ? P : never;
 /** A doGenerate result of either interface version. */
 export type AnyGenerateResult = LanguageModelV3GenerateResult | V2GenerateResult;
 /** A doStream part of either interface version. */
@@ -51,12 +57,25 @@ function metadataExtras(metadata: unknown): Record<string, unknown> | undefined 
 }
 
 /** Adds one content part; sources and provider-executed tool results are not part of a Troupe turn. */
-function addContent(builder: ResponseBuilder, part: LanguageModelV3Content | AnyGenerateResult['content'][number]): void {
+function addContent(
+  builder: ResponseBuilder,
+  part: LanguageModelV3Content | AnyGenerateResult['content'][number],
+): void {
   if (part.type === 'text') builder.addText(part.text);
   else if (part.type === 'reasoning') builder.addThought(part.text);
   // Calls the provider ran itself (web search, code execution) are not Troupe's to run.
-  else if (part.type === 'tool-call' && !part.providerExecuted) builder.addCall({ id: part.toolCallId, name: part.toolName, args: part.input }, metadataExtras(part.providerMetadata));
-  else if (part.type === 'file') builder.addPart({ inlineData: { mimeType: part.mediaType, data: typeof part.data === 'string' ? part.data : Buffer.from(part.data).toString('base64') } });
+  else if (part.type === 'tool-call' && !part.providerExecuted)
+    builder.addCall(
+      { id: part.toolCallId, name: part.toolName, args: part.input },
+      metadataExtras(part.providerMetadata),
+    );
+  else if (part.type === 'file')
+    builder.addPart({
+      inlineData: {
+        mimeType: part.mediaType,
+        data: typeof part.data === 'string' ? part.data : Buffer.from(part.data).toString('base64'),
+      },
+    });
 }
 
 /** The Troupe response for a doGenerate result. */
@@ -78,7 +97,9 @@ export class AiSdkStreamAccumulator {
   /** The partial responses this part adds; an `error` part is returned for the caller to throw. */
   add(part: AnyStreamPart): { responses: LlmResponse[]; error?: unknown } {
     const builder = this.builder;
-    const one = (response: LlmResponse | undefined): { responses: LlmResponse[] } => ({ responses: response ? [response] : [] });
+    const one = (response: LlmResponse | undefined): { responses: LlmResponse[] } => ({
+      responses: response ? [response] : [],
+    });
     // Block boundaries (text-start/-end, ...), response metadata, sources and raw chunks add nothing to the turn.
     if (part.type === 'text-delta') return one(builder.addText(part.delta));
     if (part.type === 'reasoning-delta') return one(builder.addThought(part.delta));

@@ -2,7 +2,14 @@ import { ConfigurationError, type LlmRequest, type LlmResponse } from '@troupe/c
 import type Anthropic from '@anthropic-ai/sdk';
 import { requireApiKey } from '../shared/env.js';
 import { messageOf, type FailureDetails, type ProviderIdentity } from '../shared/errors.js';
-import { checkFields, checkModelName, checkOneOf, lazily, ProviderLlm, type ProviderLlmOptions } from '../shared/provider-llm.js';
+import {
+  checkFields,
+  checkModelName,
+  checkOneOf,
+  lazily,
+  ProviderLlm,
+  type ProviderLlmOptions,
+} from '../shared/provider-llm.js';
 import { loadSdk } from '../shared/sdk.js';
 import { isRecord } from '../shared/tool-arguments.js';
 import { toMessagesRequest } from './request.js';
@@ -33,7 +40,11 @@ export interface AnthropicOptions extends ProviderLlmOptions {
   body?: Record<string, unknown>;
 }
 
-const IDENTITY: ProviderIdentity = { provider: 'anthropic', label: 'Anthropic', keyHint: 'ANTHROPIC_API_KEY or the apiKey option' };
+const IDENTITY: ProviderIdentity = {
+  provider: 'anthropic',
+  label: 'Anthropic',
+  keyHint: 'ANTHROPIC_API_KEY or the apiKey option',
+};
 
 /**
  * A Claude model through the Anthropic Messages API. Needs the `@anthropic-ai/sdk` package (an
@@ -53,7 +64,9 @@ export class AnthropicLlm extends ProviderLlm {
   constructor(model: string, options: AnthropicOptions = {}) {
     super(checkModelName(model, 'anthropic', 'claude-sonnet-4-5'), options.retry);
     if (options.maxTokens !== undefined && (!Number.isInteger(options.maxTokens) || options.maxTokens < 1)) {
-      throw new ConfigurationError(`anthropic() option maxTokens is ${String(options.maxTokens)}; use a whole number of tokens, at least 1.`);
+      throw new ConfigurationError(
+        `anthropic() option maxTokens is ${String(options.maxTokens)}; use a whole number of tokens, at least 1.`,
+      );
     }
     checkOneOf('anthropic', 'structuredOutput', options.structuredOutput, ['native', 'instruction']);
     checkFields('anthropic', 'body', options.body, 'request fields');
@@ -63,7 +76,11 @@ export class AnthropicLlm extends ProviderLlm {
   private async createClient(): Promise<Anthropic> {
     const { options } = this;
     const apiKey = requireApiKey(options.apiKey, ['ANTHROPIC_API_KEY'], 'Anthropic', 'anthropic');
-    const { default: AnthropicClient } = await loadSdk('@anthropic-ai/sdk', 'Anthropic', () => import('@anthropic-ai/sdk'));
+    const { default: AnthropicClient } = await loadSdk(
+      '@anthropic-ai/sdk',
+      'Anthropic',
+      () => import('@anthropic-ai/sdk'),
+    );
     return new AnthropicClient({
       apiKey,
       maxRetries: 0,
@@ -73,7 +90,11 @@ export class AnthropicLlm extends ProviderLlm {
     });
   }
 
-  protected async *generateOnce(request: LlmRequest, stream: boolean, abortSignal: AbortSignal | undefined): AsyncGenerator<LlmResponse> {
+  protected async *generateOnce(
+    request: LlmRequest,
+    stream: boolean,
+    abortSignal: AbortSignal | undefined,
+  ): AsyncGenerator<LlmResponse> {
     const client = await this.client();
     const body = toMessagesRequest(request, this.model, {
       maxTokens: this.options.maxTokens ?? 4096,
@@ -81,10 +102,14 @@ export class AnthropicLlm extends ProviderLlm {
       body: this.options.body,
     });
     if (!stream) {
-      yield fromMessage(await this.send(abortSignal, () => client.messages.create({ ...body, stream: false }, { signal: abortSignal })));
+      yield fromMessage(
+        await this.send(abortSignal, () => client.messages.create({ ...body, stream: false }, { signal: abortSignal })),
+      );
       return;
     }
-    const events = await this.send(abortSignal, () => client.messages.create({ ...body, stream: true }, { signal: abortSignal }));
+    const events = await this.send(abortSignal, () =>
+      client.messages.create({ ...body, stream: true }, { signal: abortSignal }),
+    );
     const accumulator = new MessageStreamAccumulator();
     yield* this.streamTurn(events, accumulator, abortSignal, { unfinished: 'the stream ended before message_stop' });
     yield accumulator.final();

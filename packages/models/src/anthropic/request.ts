@@ -1,5 +1,10 @@
 import type { Content, LlmRequest, Part } from '@troupe/core';
-import type { ContentBlockParam, MessageCreateParamsBase, MessageParam, Tool } from '@anthropic-ai/sdk/resources/messages';
+import type {
+  ContentBlockParam,
+  MessageCreateParamsBase,
+  MessageParam,
+  Tool,
+} from '@anthropic-ai/sdk/resources/messages';
 import { extraField, normalizeContents } from '../shared/contents.js';
 import { providerOptionsOf } from '../shared/request-config.js';
 import { closeObjects, joinInstructions, schemaInstruction } from '../shared/schema.js';
@@ -18,21 +23,28 @@ export interface AnthropicRequestSettings {
 export type MessagesBody = MessageCreateParamsBase & { temperature?: number; top_p?: number; top_k?: number };
 
 /** The Messages API request body for a Troupe request. */
-export function toMessagesRequest(request: LlmRequest, model: string, settings: AnthropicRequestSettings): MessagesBody {
+export function toMessagesRequest(
+  request: LlmRequest,
+  model: string,
+  settings: AnthropicRequestSettings,
+): MessagesBody {
   const { config } = request;
   const schema = config.responseSchema;
   const native = schema !== undefined && settings.structuredOutput === 'native';
   const system = joinInstructions(config.systemInstruction, schema && !native ? schemaInstruction(schema) : undefined);
   const messages = normalizeContents(request.contents).flatMap(toMessage);
   // The Messages API wants the conversation to open with the user.
-  if (messages[0]?.role === 'assistant') messages.unshift({ role: 'user', content: '(The conversation so far follows.)' });
+  if (messages[0]?.role === 'assistant')
+    messages.unshift({ role: 'user', content: '(The conversation so far follows.)' });
 
   const body: MessagesBody = { model, max_tokens: config.maxOutputTokens ?? settings.maxTokens, messages };
   if (system) body.system = system;
   if (config.tools && config.tools.length > 0) {
-    body.tools = config.tools.map(
-      (tool): Tool => ({ name: tool.name, description: tool.description, input_schema: { type: 'object', ...(tool.parameters ?? { properties: {} }) } }),
-    );
+    body.tools = config.tools.map((tool): Tool => ({
+      name: tool.name,
+      description: tool.description,
+      input_schema: { type: 'object', ...(tool.parameters ?? { properties: {} }) },
+    }));
   }
   if (native && schema) body.output_config = { format: { type: 'json_schema', schema: closeObjects(schema) } };
   if (config.temperature !== undefined) body.temperature = config.temperature;
@@ -60,15 +72,29 @@ function toBlocks(part: Part, role: Content['role']): ContentBlockParam[] {
   if ('functionResponse' in part) {
     const { id, response } = part.functionResponse;
     const failed = isRecord(response) && Object.keys(response).length === 1 && 'error' in response;
-    return [{ type: 'tool_result', tool_use_id: safeId(id), content: JSON.stringify(response ?? {}), ...(failed ? { is_error: true } : {}) }];
+    return [
+      {
+        type: 'tool_result',
+        tool_use_id: safeId(id),
+        content: JSON.stringify(response ?? {}),
+        ...(failed ? { is_error: true } : {}),
+      },
+    ];
   }
   if (role !== 'user') return [];
   const { mimeType, data } = part.inlineData;
   if (mimeType === 'image/jpeg' || mimeType === 'image/png' || mimeType === 'image/gif' || mimeType === 'image/webp') {
     return [{ type: 'image', source: { type: 'base64', media_type: mimeType, data } }];
   }
-  if (mimeType === 'application/pdf') return [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data } }];
-  if (mimeType.startsWith('text/')) return [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: Buffer.from(data, 'base64').toString('utf8') } }];
+  if (mimeType === 'application/pdf')
+    return [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data } }];
+  if (mimeType.startsWith('text/'))
+    return [
+      {
+        type: 'document',
+        source: { type: 'text', media_type: 'text/plain', data: Buffer.from(data, 'base64').toString('utf8') },
+      },
+    ];
   return [];
 }
 

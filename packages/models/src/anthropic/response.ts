@@ -1,9 +1,16 @@
 import type { LlmResponse, Usage } from '@troupe/core';
-import type { Message, MessageDeltaUsage, RawContentBlockDeltaEvent, RawMessageStreamEvent, Usage as AnthropicUsage } from '@anthropic-ai/sdk/resources/messages';
+import type {
+  Message,
+  MessageDeltaUsage,
+  RawContentBlockDeltaEvent,
+  RawMessageStreamEvent,
+  Usage as AnthropicUsage,
+} from '@anthropic-ai/sdk/resources/messages';
 import { ResponseBuilder, ToolCallAssembler } from '../shared/response-builder.js';
 import { THINKING_FIELD } from './request.js';
 
-type ThinkingBlock = { type: 'thinking'; thinking: string; signature: string } | { type: 'redacted_thinking'; data: string };
+type ThinkingBlock =
+  { type: 'thinking'; thinking: string; signature: string } | { type: 'redacted_thinking'; data: string };
 
 export function finishReasonOf(reason: string | null | undefined): string | undefined {
   switch (reason) {
@@ -28,8 +35,12 @@ export function finishReasonOf(reason: string | null | undefined): string | unde
 export function usageOf(usage: Partial<AnthropicUsage> | MessageDeltaUsage): Usage {
   const cacheRead = usage.cache_read_input_tokens ?? 0;
   const cacheWrite = usage.cache_creation_input_tokens ?? 0;
-  const result: Usage = { inputTokens: (usage.input_tokens ?? 0) + cacheRead + cacheWrite, outputTokens: usage.output_tokens ?? 0 };
-  if (usage.cache_read_input_tokens !== undefined && usage.cache_read_input_tokens !== null) result.cachedTokens = cacheRead;
+  const result: Usage = {
+    inputTokens: (usage.input_tokens ?? 0) + cacheRead + cacheWrite,
+    outputTokens: usage.output_tokens ?? 0,
+  };
+  if (usage.cache_read_input_tokens !== undefined && usage.cache_read_input_tokens !== null)
+    result.cachedTokens = cacheRead;
   const thinking = usage.output_tokens_details?.thinking_tokens;
   if (typeof thinking === 'number') result.thoughtTokens = thinking;
   return result;
@@ -77,8 +88,10 @@ export class MessageStreamAccumulator {
       case 'content_block_start': {
         const block = event.content_block;
         if (block.type === 'tool_use') this.calls.add(event.index, { id: block.id, name: block.name });
-        else if (block.type === 'thinking') this.thinking.set(event.index, { type: 'thinking', thinking: block.thinking, signature: block.signature });
-        else if (block.type === 'redacted_thinking') this.thinking.set(event.index, { type: 'redacted_thinking', data: block.data });
+        else if (block.type === 'thinking')
+          this.thinking.set(event.index, { type: 'thinking', thinking: block.thinking, signature: block.signature });
+        else if (block.type === 'redacted_thinking')
+          this.thinking.set(event.index, { type: 'redacted_thinking', data: block.data });
         else if (block.type === 'text' && block.text) return compact([builder.addText(block.text)]);
         return [];
       }
@@ -91,8 +104,13 @@ export class MessageStreamAccumulator {
         const start = this.startUsage;
         builder.usage = {
           ...delta,
-          inputTokens: event.usage.input_tokens === null || event.usage.input_tokens === undefined ? (start?.inputTokens ?? 0) : delta.inputTokens,
-          ...(delta.cachedTokens === undefined && start?.cachedTokens !== undefined ? { cachedTokens: start.cachedTokens } : {}),
+          inputTokens:
+            event.usage.input_tokens === null || event.usage.input_tokens === undefined
+              ? (start?.inputTokens ?? 0)
+              : delta.inputTokens,
+          ...(delta.cachedTokens === undefined && start?.cachedTokens !== undefined
+            ? { cachedTokens: start.cachedTokens }
+            : {}),
         };
         return [];
       }

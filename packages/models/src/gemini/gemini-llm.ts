@@ -2,7 +2,14 @@ import { ConfigurationError, type LlmRequest, type LlmResponse } from '@troupe/c
 import type { GoogleGenAI } from '@google/genai';
 import { fromEnv, requireApiKey } from '../shared/env.js';
 import { messageOf, type FailureDetails, type ProviderIdentity } from '../shared/errors.js';
-import { checkFields, checkModelName, checkOneOf, lazily, ProviderLlm, type ProviderLlmOptions } from '../shared/provider-llm.js';
+import {
+  checkFields,
+  checkModelName,
+  checkOneOf,
+  lazily,
+  ProviderLlm,
+  type ProviderLlmOptions,
+} from '../shared/provider-llm.js';
 import { loadSdk } from '../shared/sdk.js';
 import { isRecord } from '../shared/tool-arguments.js';
 import { toGeminiRequest, type GeminiStructuredOutput } from './request.js';
@@ -63,7 +70,9 @@ export class GeminiLlm extends ProviderLlm {
     return {
       provider: 'gemini',
       label: this.vertexai ? 'Gemini (Vertex AI)' : 'Gemini',
-      keyHint: this.vertexai ? 'your Google Cloud credentials and project' : 'GEMINI_API_KEY or GOOGLE_API_KEY, or the apiKey option',
+      keyHint: this.vertexai
+        ? 'your Google Cloud credentials and project'
+        : 'GEMINI_API_KEY or GOOGLE_API_KEY, or the apiKey option',
       secrets: [this.options.apiKey],
     };
   }
@@ -76,7 +85,8 @@ export class GeminiLlm extends ProviderLlm {
       ...(options.headers === undefined ? {} : { headers: options.headers }),
       ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
     };
-    let auth: { apiKey: string } | { vertexai: true; apiKey: string } | { vertexai: true; project: string; location: string };
+    let auth:
+      { apiKey: string } | { vertexai: true; apiKey: string } | { vertexai: true; project: string; location: string };
     if (this.vertexai) {
       const project = options.project ?? fromEnv('GOOGLE_CLOUD_PROJECT');
       const location = options.location ?? fromEnv('GOOGLE_CLOUD_LOCATION') ?? 'global';
@@ -86,7 +96,9 @@ export class GeminiLlm extends ProviderLlm {
         // Vertex AI express mode: an API key instead of a project and credentials.
         auth = { vertexai: true, apiKey: options.apiKey };
       } else {
-        throw new ConfigurationError(`Gemini on Vertex AI needs a Google Cloud project: set GOOGLE_CLOUD_PROJECT or pass { project } to gemini('${this.model}').`);
+        throw new ConfigurationError(
+          `Gemini on Vertex AI needs a Google Cloud project: set GOOGLE_CLOUD_PROJECT or pass { project } to gemini('${this.model}').`,
+        );
       }
     } else {
       auth = { apiKey: requireApiKey(options.apiKey, KEY_VARIABLES, 'Gemini', 'gemini') };
@@ -95,9 +107,16 @@ export class GeminiLlm extends ProviderLlm {
     return new Client({ ...auth, httpOptions });
   }
 
-  protected async *generateOnce(request: LlmRequest, stream: boolean, abortSignal: AbortSignal | undefined): AsyncGenerator<LlmResponse> {
+  protected async *generateOnce(
+    request: LlmRequest,
+    stream: boolean,
+    abortSignal: AbortSignal | undefined,
+  ): AsyncGenerator<LlmResponse> {
     const client = await this.client();
-    const { contents, config } = toGeminiRequest(request, this.model, { structuredOutput: this.options.structuredOutput ?? 'auto', config: this.options.config });
+    const { contents, config } = toGeminiRequest(request, this.model, {
+      structuredOutput: this.options.structuredOutput ?? 'auto',
+      config: this.options.config,
+    });
     // The SDK's errors carry no headers; this keeps the failed response's, for Retry-After.
     const failed: { headers?: Headers } = {};
     const fetchKeepingHeaders: typeof fetch = async (input, init) => {
@@ -106,7 +125,16 @@ export class GeminiLlm extends ProviderLlm {
       return response;
     };
     const details = (error: unknown): FailureDetails => this.failureDetails(error, failed.headers);
-    const params = { model: this.model, contents, config: { ...config, automaticContinuation: false, httpOptions: { fetch: fetchKeepingHeaders }, ...(abortSignal ? { abortSignal } : {}) } };
+    const params = {
+      model: this.model,
+      contents,
+      config: {
+        ...config,
+        automaticContinuation: false,
+        httpOptions: { fetch: fetchKeepingHeaders },
+        ...(abortSignal ? { abortSignal } : {}),
+      },
+    };
     const accumulator = new GeminiAccumulator();
     if (!stream) {
       accumulator.add(await this.send(abortSignal, () => client.models.generateContent(params), details));
@@ -120,7 +148,13 @@ export class GeminiLlm extends ProviderLlm {
     }
     // A turn that ended in MALFORMED_FUNCTION_CALL is a failed attempt: a new sample usually forms the call.
     if (accumulator.malformedCall) {
-      throw this.fail({ message: 'the model could not form a valid function call (finishReason MALFORMED_FUNCTION_CALL)', retryable: true }, 'response');
+      throw this.fail(
+        {
+          message: 'the model could not form a valid function call (finishReason MALFORMED_FUNCTION_CALL)',
+          retryable: true,
+        },
+        'response',
+      );
     }
     yield accumulator.final();
   }
@@ -129,7 +163,11 @@ export class GeminiLlm extends ProviderLlm {
     const status = (error as { status?: unknown }).status;
     const body = parseErrorBody(error);
     const retryAfterMs = retryAfterHeader(headers) ?? body.retryDelayMs;
-    return { status: typeof status === 'number' ? status : undefined, message: body.message ?? messageOf(error), retryAfterMs };
+    return {
+      status: typeof status === 'number' ? status : undefined,
+      message: body.message ?? messageOf(error),
+      retryAfterMs,
+    };
   }
 }
 

@@ -22,12 +22,19 @@ export interface GeminiRequestSettings {
 }
 
 /** The `generateContent` parameters for a Troupe request (the abort signal and fetch are added by the caller). */
-export function toGeminiRequest(request: LlmRequest, model: string, settings: GeminiRequestSettings): { contents: GeminiContent[]; config: GenerateContentConfig } {
+export function toGeminiRequest(
+  request: LlmRequest,
+  model: string,
+  settings: GeminiRequestSettings,
+): { contents: GeminiContent[]; config: GenerateContentConfig } {
   const source = request.config;
   const schema = source.responseSchema;
   const hasTools = (source.tools?.length ?? 0) > 0;
   const native = schema !== undefined && useNativeSchema(settings.structuredOutput, model, hasTools);
-  const config: GenerateContentConfig = { ...unmappedConfig(source), ...providerOptionsOf(source, 'gemini', settings.config) };
+  const config: GenerateContentConfig = {
+    ...unmappedConfig(source),
+    ...providerOptionsOf(source, 'gemini', settings.config),
+  };
   const system = joinInstructions(source.systemInstruction, schema && !native ? schemaInstruction(schema) : undefined);
   if (system) config.systemInstruction = system;
   if (hasTools) {

@@ -36,14 +36,19 @@ export class GeminiAccumulator {
     if (response.usageMetadata) builder.usage = usageOf(response.usageMetadata);
     if (response.promptFeedback?.blockReason) {
       builder.blockReason = response.promptFeedback.blockReason;
-      builder.finishMessage = response.promptFeedback.blockReasonMessage ?? `Gemini blocked the prompt (${response.promptFeedback.blockReason}).`;
+      builder.finishMessage =
+        response.promptFeedback.blockReasonMessage ??
+        `Gemini blocked the prompt (${response.promptFeedback.blockReason}).`;
       this.finished = true;
     }
     const candidate = response.candidates?.[0];
     for (const part of candidate?.content?.parts ?? []) {
       const signature = part.thoughtSignature ? { thoughtSignature: part.thoughtSignature } : undefined;
       if (part.functionCall?.name) {
-        builder.addCall({ id: part.functionCall.id, name: part.functionCall.name, args: part.functionCall.args }, signature);
+        builder.addCall(
+          { id: part.functionCall.id, name: part.functionCall.name, args: part.functionCall.args },
+          signature,
+        );
       } else if (part.inlineData?.data && part.inlineData.mimeType) {
         builder.addPart({ inlineData: { mimeType: part.inlineData.mimeType, data: part.inlineData.data } });
       } else if (part.thought) {
@@ -58,7 +63,8 @@ export class GeminiAccumulator {
       this.finished = true;
       builder.finishReason = candidate.finishReason;
       if (candidate.finishMessage) builder.finishMessage = candidate.finishMessage;
-      if ((candidate.finishReason as string) === 'MALFORMED_FUNCTION_CALL' && !builder.hasCalls) this.malformedCall = true;
+      if ((candidate.finishReason as string) === 'MALFORMED_FUNCTION_CALL' && !builder.hasCalls)
+        this.malformedCall = true;
     }
     return out;
   }

@@ -2,7 +2,14 @@ import { ConfigurationError, type LlmRequest, type LlmResponse } from '@troupe/c
 import type OpenAI from 'openai';
 import { fromEnv, requireApiKey } from '../shared/env.js';
 import { messageOf, type FailureDetails, type ProviderIdentity } from '../shared/errors.js';
-import { checkFields, checkModelName, checkOneOf, lazily, ProviderLlm, type ProviderLlmOptions } from '../shared/provider-llm.js';
+import {
+  checkFields,
+  checkModelName,
+  checkOneOf,
+  lazily,
+  ProviderLlm,
+  type ProviderLlmOptions,
+} from '../shared/provider-llm.js';
 import { loadSdk } from '../shared/sdk.js';
 import { isRecord } from '../shared/tool-arguments.js';
 import { toChatRequest, type ChatRequestSettings } from './request.js';
@@ -50,7 +57,13 @@ export interface OpenAiFlavor {
   factory: string;
 }
 
-const OPENAI: OpenAiFlavor = { provider: 'openai', label: 'OpenAI', keyVariables: ['OPENAI_API_KEY'], keyRequired: true, factory: 'openai' };
+const OPENAI: OpenAiFlavor = {
+  provider: 'openai',
+  label: 'OpenAI',
+  keyVariables: ['OPENAI_API_KEY'],
+  keyRequired: true,
+  factory: 'openai',
+};
 
 /**
  * A model served through the OpenAI Chat Completions API: OpenAI itself or any compatible server.
@@ -80,7 +93,9 @@ export class OpenAiLlm extends ProviderLlm {
   }
 
   protected get identity(): ProviderIdentity {
-    const keyHint = this.flavor.keyRequired ? `${this.flavor.keyVariables.join(' or ')} or the apiKey option` : undefined;
+    const keyHint = this.flavor.keyRequired
+      ? `${this.flavor.keyVariables.join(' or ')} or the apiKey option`
+      : undefined;
     return { provider: this.flavor.provider, label: this.flavor.label, keyHint, secrets: [this.options.apiKey] };
   }
 
@@ -101,18 +116,31 @@ export class OpenAiLlm extends ProviderLlm {
     });
   }
 
-  protected async *generateOnce(request: LlmRequest, stream: boolean, abortSignal: AbortSignal | undefined): AsyncGenerator<LlmResponse> {
+  protected async *generateOnce(
+    request: LlmRequest,
+    stream: boolean,
+    abortSignal: AbortSignal | undefined,
+  ): AsyncGenerator<LlmResponse> {
     const client = await this.client();
     const body = toChatRequest(request, this.model, this.settings);
     if (!stream) {
-      yield fromChatCompletion(await this.send(abortSignal, () => client.chat.completions.create({ ...body, stream: false }, { signal: abortSignal })));
+      yield fromChatCompletion(
+        await this.send(abortSignal, () =>
+          client.chat.completions.create({ ...body, stream: false }, { signal: abortSignal }),
+        ),
+      );
       return;
     }
     const chunks = await this.send(abortSignal, () =>
-      client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal: abortSignal }),
+      client.chat.completions.create(
+        { ...body, stream: true, stream_options: { include_usage: true } },
+        { signal: abortSignal },
+      ),
     );
     const accumulator = new ChatStreamAccumulator();
-    yield* this.streamTurn(chunks, accumulator, abortSignal, { unfinished: 'the stream ended before the model finished its turn (no finish_reason)' });
+    yield* this.streamTurn(chunks, accumulator, abortSignal, {
+      unfinished: 'the stream ended before the model finished its turn (no finish_reason)',
+    });
     yield accumulator.final();
   }
 
@@ -143,7 +171,13 @@ export interface OllamaOptions extends Omit<OpenAiOptions, 'baseURL'> {
  */
 export function ollama(model: string, options: OllamaOptions = {}): OpenAiLlm {
   const { host, ...rest } = options;
-  const flavor: OpenAiFlavor = { provider: 'ollama', label: 'Ollama', keyVariables: ['OLLAMA_API_KEY'], keyRequired: false, factory: 'ollama' };
+  const flavor: OpenAiFlavor = {
+    provider: 'ollama',
+    label: 'Ollama',
+    keyVariables: ['OLLAMA_API_KEY'],
+    keyRequired: false,
+    factory: 'ollama',
+  };
   return new OpenAiLlm(model, { ...rest, baseURL: ollamaBaseUrl(host ?? fromEnv('OLLAMA_HOST')) }, flavor);
 }
 
@@ -177,6 +211,12 @@ export function openaiCompatible(model: string, options: OpenAiCompatibleOptions
     );
   }
   const label = name ?? 'openai-compatible';
-  const flavor: OpenAiFlavor = { provider: label, label: `OpenAI-compatible server '${label}'`, keyVariables: ['OPENAI_COMPATIBLE_API_KEY'], keyRequired: false, factory: 'openaiCompatible' };
+  const flavor: OpenAiFlavor = {
+    provider: label,
+    label: `OpenAI-compatible server '${label}'`,
+    keyVariables: ['OPENAI_COMPATIBLE_API_KEY'],
+    keyRequired: false,
+    factory: 'openaiCompatible',
+  };
   return new OpenAiLlm(model, { ...rest, baseURL }, flavor);
 }

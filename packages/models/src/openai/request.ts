@@ -22,7 +22,11 @@ export interface ChatRequestSettings {
 }
 
 /** The Chat Completions request body for a Troupe request. */
-export function toChatRequest(request: LlmRequest, model: string, settings: ChatRequestSettings): ChatCompletionCreateParamsBase {
+export function toChatRequest(
+  request: LlmRequest,
+  model: string,
+  settings: ChatRequestSettings,
+): ChatCompletionCreateParamsBase {
   const { config } = request;
   const schema = config.responseSchema;
   const native = schema !== undefined && settings.structuredOutput === 'native';
@@ -33,15 +37,20 @@ export function toChatRequest(request: LlmRequest, model: string, settings: Chat
 
   const body: ChatCompletionCreateParamsBase = { model, messages };
   if (config.tools && config.tools.length > 0) {
-    body.tools = config.tools.map(
-      (tool): ChatCompletionTool => ({
-        type: 'function',
-        function: { name: tool.name, description: tool.description, parameters: tool.parameters ?? { type: 'object', properties: {} } },
-      }),
-    );
+    body.tools = config.tools.map((tool): ChatCompletionTool => ({
+      type: 'function',
+      function: {
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.parameters ?? { type: 'object', properties: {} },
+      },
+    }));
   }
   if (native && schema) {
-    body.response_format = { type: 'json_schema', json_schema: { name: schemaName(schema), schema, strict: isStrictCompatible(schema) } };
+    body.response_format = {
+      type: 'json_schema',
+      json_schema: { name: schemaName(schema), schema, strict: isStrictCompatible(schema) },
+    };
   }
   if (config.temperature !== undefined) body.temperature = config.temperature;
   if (config.topP !== undefined) body.top_p = config.topP;
@@ -58,7 +67,11 @@ function toMessages(content: Content): ChatCompletionMessageParam[] {
     const message: ChatCompletionAssistantMessageParam = { role: 'assistant', content: text || null };
     const calls = content.parts.flatMap((p) => ('functionCall' in p ? [p.functionCall] : []));
     if (calls.length > 0) {
-      message.tool_calls = calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args ?? {}) } }));
+      message.tool_calls = calls.map((call) => ({
+        id: call.id,
+        type: 'function',
+        function: { name: call.name, arguments: JSON.stringify(call.args ?? {}) },
+      }));
     }
     return text || calls.length > 0 ? [message] : [];
   }
@@ -66,7 +79,11 @@ function toMessages(content: Content): ChatCompletionMessageParam[] {
   const userParts: ChatCompletionContentPart[] = [];
   for (const part of content.parts) {
     if ('functionResponse' in part) {
-      messages.push({ role: 'tool', tool_call_id: part.functionResponse.id, content: JSON.stringify(part.functionResponse.response ?? {}) });
+      messages.push({
+        role: 'tool',
+        tool_call_id: part.functionResponse.id,
+        content: JSON.stringify(part.functionResponse.response ?? {}),
+      });
     } else {
       const converted = toContentPart(part);
       if (converted) userParts.push(converted);
@@ -74,7 +91,10 @@ function toMessages(content: Content): ChatCompletionMessageParam[] {
   }
   if (userParts.length > 0) {
     const textOnly = userParts.every((p) => p.type === 'text');
-    messages.push({ role: 'user', content: textOnly ? userParts.map((p) => (p.type === 'text' ? p.text : '')).join('\n') : userParts });
+    messages.push({
+      role: 'user',
+      content: textOnly ? userParts.map((p) => (p.type === 'text' ? p.text : '')).join('\n') : userParts,
+    });
   }
   return messages;
 }
@@ -83,9 +103,13 @@ function toContentPart(part: Part): ChatCompletionContentPart | undefined {
   if ('text' in part) return part.text ? { type: 'text', text: part.text } : undefined;
   if (!('inlineData' in part)) return undefined;
   const { mimeType, data } = part.inlineData;
-  if (mimeType.startsWith('image/')) return { type: 'image_url', image_url: { url: `data:${mimeType};base64,${data}` } };
+  if (mimeType.startsWith('image/'))
+    return { type: 'image_url', image_url: { url: `data:${mimeType};base64,${data}` } };
   if (mimeType === 'audio/wav' || mimeType === 'audio/mp3' || mimeType === 'audio/mpeg') {
     return { type: 'input_audio', input_audio: { data, format: mimeType === 'audio/wav' ? 'wav' : 'mp3' } };
   }
-  return { type: 'file', file: { file_data: `data:${mimeType};base64,${data}`, filename: `attachment.${mimeType.split('/')[1] ?? 'bin'}` } };
+  return {
+    type: 'file',
+    file: { file_data: `data:${mimeType};base64,${data}`, filename: `attachment.${mimeType.split('/')[1] ?? 'bin'}` },
+  };
 }

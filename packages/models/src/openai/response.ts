@@ -51,7 +51,8 @@ export function fromChatCompletion(completion: ChatCompletion): LlmResponse {
       builder.finishMessage = message.refusal;
     }
     for (const call of message.tool_calls ?? []) {
-      if (call.type === 'function') builder.addCall({ id: call.id, name: call.function.name, args: call.function.arguments });
+      if (call.type === 'function')
+        builder.addCall({ id: call.id, name: call.function.name, args: call.function.arguments });
     }
     builder.finishReason = message.refusal ? 'SAFETY' : finishReasonOf(choice.finish_reason);
   }
@@ -83,7 +84,11 @@ export class ChatStreamAccumulator {
       this.builder.finishMessage = (this.builder.finishMessage ?? '') + delta.refusal;
     }
     (delta.tool_calls ?? []).forEach((call, position) => {
-      this.calls.add(call.index ?? position, { id: call.id, name: call.function?.name, args: call.function?.arguments });
+      this.calls.add(call.index ?? position, {
+        id: call.id,
+        name: call.function?.name,
+        args: call.function?.arguments,
+      });
     });
     if (choice.finish_reason) {
       this.finished = true;

@@ -18,7 +18,8 @@ export function normalizeContents(contents: readonly Content[]): Content[] {
   for (const content of out) {
     if (content.role !== 'user') continue;
     const responses = content.parts.filter(isFunctionResponse);
-    if (responses.length > 0 && responses.length < content.parts.length) content.parts = [...responses, ...content.parts.filter((p) => !isFunctionResponse(p))];
+    if (responses.length > 0 && responses.length < content.parts.length)
+      content.parts = [...responses, ...content.parts.filter((p) => !isFunctionResponse(p))];
   }
   return out;
 }

@@ -10,7 +10,12 @@ export function fromEnv(...variables: readonly string[]): string | undefined {
 }
 
 /** The API key given as an option, else from the environment; a clear error when there is none. */
-export function requireApiKey(explicit: string | undefined, variables: readonly string[], provider: string, factory: string): string {
+export function requireApiKey(
+  explicit: string | undefined,
+  variables: readonly string[],
+  provider: string,
+  factory: string,
+): string {
   const key = explicit ?? fromEnv(...variables);
   if (key === undefined || key === '') {
     throw new ConfigurationError(

@@ -49,11 +49,27 @@ export interface ProviderIdentity {
  * Builds the ModelError for a failure: it names the provider, the model, the HTTP status and the
  * provider's message, with secrets masked (the message ends up in the session's error event).
  */
-export function providerError(who: ProviderIdentity, model: string, details: FailureDetails, cause: unknown, phase: 'request' | 'stream' | 'response' = 'request'): ProviderError {
+export function providerError(
+  who: ProviderIdentity,
+  model: string,
+  details: FailureDetails,
+  cause: unknown,
+  phase: 'request' | 'stream' | 'response' = 'request',
+): ProviderError {
   const { status } = details;
   const what = `${who.label} ${phase} for model '${model}'`;
-  const how = status !== undefined ? `failed with HTTP ${status}` : phase === 'stream' ? 'broke off' : phase === 'response' ? 'was unusable' : 'failed without an HTTP response';
-  const message = maskSecrets(`${what} ${how}: ${details.message.trim() || 'no message'}${hintFor(who, status)}`, who.secrets);
+  const how =
+    status !== undefined
+      ? `failed with HTTP ${status}`
+      : phase === 'stream'
+        ? 'broke off'
+        : phase === 'response'
+          ? 'was unusable'
+          : 'failed without an HTTP response';
+  const message = maskSecrets(
+    `${what} ${how}: ${details.message.trim() || 'no message'}${hintFor(who, status)}`,
+    who.secrets,
+  );
   return new ProviderError(message, {
     provider: who.provider,
     cause,
@@ -84,7 +100,10 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
 /** The error's message, for errors that are not Errors too. */
 export function messageOf(error: unknown): string {
   if (error instanceof Error) {
-    const cause = error.cause instanceof Error && error.cause.message && !error.message.includes(error.cause.message) ? ` (${error.cause.message})` : '';
+    const cause =
+      error.cause instanceof Error && error.cause.message && !error.message.includes(error.cause.message)
+        ? ` (${error.cause.message})`
+        : '';
     return error.message + cause;
   }
   return typeof error === 'string' ? error : JSON.stringify(error);

@@ -1,5 +1,19 @@
-import { BaseLlm, ConfigurationError, withRetry, type LlmRequest, type LlmResponse, type RetryOptions } from '@troupe/core';
-import { messageOf, providerError, throwIfAborted, type FailureDetails, type ProviderError, type ProviderIdentity } from './errors.js';
+import {
+  BaseLlm,
+  ConfigurationError,
+  withRetry,
+  type LlmRequest,
+  type LlmResponse,
+  type RetryOptions,
+} from '@troupe/core';
+import {
+  messageOf,
+  providerError,
+  throwIfAborted,
+  type FailureDetails,
+  type ProviderError,
+  type ProviderIdentity,
+} from './errors.js';
 import { isRecord } from './tool-arguments.js';
 
 /**
@@ -7,7 +21,12 @@ import { isRecord } from './tool-arguments.js';
  * 1 s then 2 s (with jitter), or as long as the provider's `Retry-After` says up to 30 s; 408, 409,
  * 429, 5xx and network errors are retried, other statuses never.
  */
-export const DEFAULT_RETRY: Readonly<RetryOptions> = Object.freeze({ maxAttempts: 3, initialDelayMs: 1000, maxDelayMs: 30_000, jitter: true });
+export const DEFAULT_RETRY: Readonly<RetryOptions> = Object.freeze({
+  maxAttempts: 3,
+  initialDelayMs: 1000,
+  maxDelayMs: 30_000,
+  jitter: true,
+});
 
 /** Options every adapter takes. */
 export interface ProviderLlmOptions {
@@ -61,14 +80,17 @@ export function checkModelName(model: unknown, factory: string, example: string)
 export function checkOneOf(factory: string, option: string, value: unknown, allowed: readonly string[]): void {
   if (value === undefined || allowed.includes(value as string)) return;
   const quoted = allowed.map((choice) => `'${choice}'`);
-  const choices = quoted.length > 1 ? `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1] ?? ''}` : (quoted[0] ?? '');
+  const choices =
+    quoted.length > 1 ? `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1] ?? ''}` : (quoted[0] ?? '');
   throw new ConfigurationError(`${factory}() option ${option} is ${JSON.stringify(value)}; use ${choices}.`);
 }
 
 /** Throws when an option that must be a plain object of fields (e.g. extra request-body fields) is something else. */
 export function checkFields(factory: string, option: string, value: unknown, what: string): void {
   if (value !== undefined && !isRecord(value)) {
-    throw new ConfigurationError(`${factory}() option ${option} must be an object of ${what}; got ${JSON.stringify(value)}.`);
+    throw new ConfigurationError(
+      `${factory}() option ${option} must be an object of ${what}; got ${JSON.stringify(value)}.`,
+    );
   }
 }
 
@@ -107,7 +129,10 @@ export abstract class ProviderLlm extends BaseLlm {
 
   constructor(model: string, retry: RetryOptions | false | undefined) {
     super(model);
-    const once: BaseLlm = { model, generateContentAsync: (request, stream, abortSignal) => this.generateOnce(request, stream ?? false, abortSignal) };
+    const once: BaseLlm = {
+      model,
+      generateContentAsync: (request, stream, abortSignal) => this.generateOnce(request, stream ?? false, abortSignal),
+    };
     this.attempts = retry === false ? once : withRetry(once, { ...DEFAULT_RETRY, ...retry });
   }
 
@@ -119,7 +144,11 @@ export abstract class ProviderLlm extends BaseLlm {
   }
 
   /** One call to the provider: partial chunks when streaming, then the complete response. */
-  protected abstract generateOnce(request: LlmRequest, stream: boolean, abortSignal: AbortSignal | undefined): AsyncGenerator<LlmResponse>;
+  protected abstract generateOnce(
+    request: LlmRequest,
+    stream: boolean,
+    abortSignal: AbortSignal | undefined,
+  ): AsyncGenerator<LlmResponse>;
 
   /**
    * What a failed call says in provider-neutral terms. The default reads a numeric `status` and
@@ -136,10 +165,21 @@ export abstract class ProviderLlm extends BaseLlm {
    * a `ConfigurationError` as it is, else a {@link ProviderError} naming the provider, the model,
    * the status and the provider's message.
    */
-  protected failure(error: unknown, abortSignal: AbortSignal | undefined, phase: FailurePhase, details?: (error: unknown) => FailureDetails): unknown {
+  protected failure(
+    error: unknown,
+    abortSignal: AbortSignal | undefined,
+    phase: FailurePhase,
+    details?: (error: unknown) => FailureDetails,
+  ): unknown {
     throwIfAborted(abortSignal);
     if (error instanceof ConfigurationError) return error;
-    return providerError(this.identity, this.model, (details ?? ((e: unknown) => this.failureDetails(e)))(error), error, phase);
+    return providerError(
+      this.identity,
+      this.model,
+      (details ?? ((e: unknown) => this.failureDetails(e)))(error),
+      error,
+      phase,
+    );
   }
 
   /** A failure the adapter found itself (a cut-off stream, an unusable response), not one it caught. */
@@ -148,7 +188,11 @@ export abstract class ProviderLlm extends BaseLlm {
   }
 
   /** Sends a request (or anything else that can fail as one), throwing {@link failure}'s error if it fails. */
-  protected async send<T>(abortSignal: AbortSignal | undefined, call: () => PromiseLike<T>, details?: (error: unknown) => FailureDetails): Promise<T> {
+  protected async send<T>(
+    abortSignal: AbortSignal | undefined,
+    call: () => PromiseLike<T>,
+    details?: (error: unknown) => FailureDetails,
+  ): Promise<T> {
     try {
       return await call();
     } catch (error) {
@@ -174,7 +218,12 @@ export abstract class ProviderLlm extends BaseLlm {
       try {
         next = await iterator.next();
       } catch (error) {
-        throw this.failure(error, abortSignal, received || !options.requestUntilFirstChunk ? 'stream' : 'request', options.details);
+        throw this.failure(
+          error,
+          abortSignal,
+          received || !options.requestUntilFirstChunk ? 'stream' : 'request',
+          options.details,
+        );
       }
       if (next.done) break;
       received = true;

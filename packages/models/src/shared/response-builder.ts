@@ -39,9 +39,15 @@ export class ResponseBuilder {
   }
 
   /** Adds a complete function call. `args` may be the provider's JSON text. */
-  addCall(call: { id?: string | null | undefined; name: string; args: Record<string, unknown> | string | null | undefined }, extras?: PartExtras): void {
+  addCall(
+    call: { id?: string | null | undefined; name: string; args: Record<string, unknown> | string | null | undefined },
+    extras?: PartExtras,
+  ): void {
     const args = typeof call.args === 'string' ? parseArguments(call.args) : (call.args ?? {});
-    const part: FunctionCallPart & PartExtras = { functionCall: { id: call.id || newCallId(), name: call.name, args }, ...extras };
+    const part: FunctionCallPart & PartExtras = {
+      functionCall: { id: call.id || newCallId(), name: call.name, args },
+      ...extras,
+    };
     this.calls.push(part);
   }
 
@@ -95,14 +101,20 @@ function partial(part: Part): LlmResponse {
 export class ToolCallAssembler<K> {
   private readonly entries = new Map<K, { id: string; name: string; args: string; extras: PartExtras | undefined }>();
 
-  add(key: K, fragment: { id?: string | null | undefined; name?: string | null | undefined; args?: string | null | undefined }, extras?: PartExtras): void {
+  add(
+    key: K,
+    fragment: { id?: string | null | undefined; name?: string | null | undefined; args?: string | null | undefined },
+    extras?: PartExtras,
+  ): void {
     let entry = this.entries.get(key);
     if (!entry) {
       entry = { id: '', name: '', args: '', extras };
       this.entries.set(key, entry);
     }
     if (fragment.id) entry.id = fragment.id;
-    if (fragment.name) entry.name += entry.name && fragment.name.startsWith(entry.name) ? fragment.name.slice(entry.name.length) : fragment.name;
+    if (fragment.name)
+      entry.name +=
+        entry.name && fragment.name.startsWith(entry.name) ? fragment.name.slice(entry.name.length) : fragment.name;
     if (fragment.args) entry.args += fragment.args;
   }
 
@@ -117,7 +129,8 @@ export class ToolCallAssembler<K> {
 
   /** Moves the assembled calls, in the order they started, into the builder. */
   flushInto(builder: ResponseBuilder): void {
-    for (const entry of this.entries.values()) builder.addCall({ id: entry.id, name: entry.name, args: entry.args }, entry.extras);
+    for (const entry of this.entries.values())
+      builder.addCall({ id: entry.id, name: entry.name, args: entry.args }, entry.extras);
     this.entries.clear();
   }
 }

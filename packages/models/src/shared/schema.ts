@@ -4,7 +4,18 @@ type JsonSchema = Record<string, unknown>;
 
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 const SCHEMA_LISTS = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems']);
-const SCHEMA_VALUES = new Set(['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems']);
+const SCHEMA_VALUES = new Set([
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+]);
 
 /** A copy of a JSON Schema with `fn` applied to every subschema, innermost first, then to the schema itself. */
 function mapSchema(schema: unknown, fn: (schema: JsonSchema) => JsonSchema): unknown {
@@ -25,7 +36,11 @@ function mapSchema(schema: unknown, fn: (schema: JsonSchema) => JsonSchema): unk
 }
 
 function isObjectSchema(schema: JsonSchema): boolean {
-  return schema.type === 'object' || (Array.isArray(schema.type) && schema.type.includes('object')) || isRecord(schema.properties);
+  return (
+    schema.type === 'object' ||
+    (Array.isArray(schema.type) && schema.type.includes('object')) ||
+    isRecord(schema.properties)
+  );
 }
 
 /** The system-instruction text that asks for JSON when a provider's native JSON mode cannot be used. */
@@ -58,7 +73,9 @@ export function isStrictCompatible(schema: JsonSchema): boolean {
 
 /** A copy of the schema where every object that does not say otherwise is closed (`additionalProperties: false`). */
 export function closeObjects(schema: JsonSchema): JsonSchema {
-  return mapSchema(schema, (sub) => (isObjectSchema(sub) && sub.additionalProperties === undefined ? { ...sub, additionalProperties: false } : sub)) as JsonSchema;
+  return mapSchema(schema, (sub) =>
+    isObjectSchema(sub) && sub.additionalProperties === undefined ? { ...sub, additionalProperties: false } : sub,
+  ) as JsonSchema;
 }
 
 /** A name for the response format (OpenAI wants `^[a-zA-Z0-9_-]{1,64}$`), from the schema's title. */

@@ -20,6 +20,9 @@ export async function loadSdk<T>(packageName: string, provider: string, load: ()
 function isMissingModule(error: unknown, packageName: string): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   const text = typeof message === 'string' ? message : '';
-  const missing = code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND' || /Cannot find (?:package|module)|Failed to (?:load|resolve)/i.test(text);
+  const missing =
+    code === 'ERR_MODULE_NOT_FOUND' ||
+    code === 'MODULE_NOT_FOUND' ||
+    /Cannot find (?:package|module)|Failed to (?:load|resolve)/i.test(text);
   return missing && text.includes(packageName);
 }

@@ -20,10 +20,20 @@ function usageBody(usage: Usage | undefined): Record<string, unknown> {
 }
 
 function message(content: unknown[], stopReason: string, usage?: Usage): Record<string, unknown> {
-  return { id: 'msg_1', type: 'message', role: 'assistant', model: MODEL, content, stop_reason: stopReason, stop_sequence: null, usage: usageBody(usage) };
+  return {
+    id: 'msg_1',
+    type: 'message',
+    role: 'assistant',
+    model: MODEL,
+    content,
+    stop_reason: stopReason,
+    stop_sequence: null,
+    usage: usageBody(usage),
+  };
 }
 
-const event = (type: string, data: Record<string, unknown>): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}`;
+const event = (type: string, data: Record<string, unknown>): string =>
+  `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}`;
 
 /** A whole stream: message_start, the given block events, message_delta with the stop reason and usage, message_stop. */
 function stream(blocks: string[], stopReason: string, usage?: Usage): string[] {
@@ -33,7 +43,18 @@ function stream(blocks: string[], stopReason: string, usage?: Usage): string[] {
   const deltaUsage: Record<string, unknown> = { output_tokens: full.output_tokens };
   if (full.output_tokens_details) deltaUsage.output_tokens_details = full.output_tokens_details;
   return [
-    event('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: MODEL, content: [], stop_reason: null, stop_sequence: null, usage: start } }),
+    event('message_start', {
+      message: {
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        model: MODEL,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: start,
+      },
+    }),
     event('ping', {}),
     ...blocks,
     event('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: deltaUsage }),
@@ -44,7 +65,9 @@ function stream(blocks: string[], stopReason: string, usage?: Usage): string[] {
 function textBlock(index: number, text: string): string[] {
   return [
     event('content_block_start', { index, content_block: { type: 'text', text: '' } }),
-    ...pieces(text, 3).map((piece) => event('content_block_delta', { index, delta: { type: 'text_delta', text: piece } })),
+    ...pieces(text, 3).map((piece) =>
+      event('content_block_delta', { index, delta: { type: 'text_delta', text: piece } }),
+    ),
     event('content_block_stop', { index }),
   ];
 }
@@ -52,7 +75,9 @@ function textBlock(index: number, text: string): string[] {
 function thinkingBlock(index: number, thinking: string, signature: string): string[] {
   return [
     event('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } }),
-    ...pieces(thinking, 2).map((piece) => event('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: piece } })),
+    ...pieces(thinking, 2).map((piece) =>
+      event('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: piece } }),
+    ),
     event('content_block_delta', { index, delta: { type: 'signature_delta', signature } }),
     event('content_block_stop', { index }),
   ];
@@ -60,8 +85,13 @@ function thinkingBlock(index: number, thinking: string, signature: string): stri
 
 function toolBlock(index: number, call: ScriptedCall): string[] {
   return [
-    event('content_block_start', { index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } }),
-    ...pieces(call.json, 3).map((piece) => event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } })),
+    event('content_block_start', {
+      index,
+      content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} },
+    }),
+    ...pieces(call.json, 3).map((piece) =>
+      event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }),
+    ),
     event('content_block_stop', { index }),
   ];
 }
@@ -74,25 +104,38 @@ export function text(answer: string, options: { usage?: Usage; thought?: string;
   const signature = options.signature ?? 'sig-abc';
   return (res, req) => {
     if (!isStreaming(req)) {
-      const content = [...(options.thought ? [{ type: 'thinking', thinking: options.thought, signature }] : []), { type: 'text', text: answer, citations: null }];
+      const content = [
+        ...(options.thought ? [{ type: 'thinking', thinking: options.thought, signature }] : []),
+        { type: 'text', text: answer, citations: null },
+      ];
       return json(200, message(content, 'end_turn', options.usage))(res, req);
     }
-    const blocks = options.thought ? [...thinkingBlock(0, options.thought, signature), ...textBlock(1, answer)] : textBlock(0, answer);
+    const blocks = options.thought
+      ? [...thinkingBlock(0, options.thought, signature), ...textBlock(1, answer)]
+      : textBlock(0, answer);
     return sse(stream(blocks, 'end_turn', options.usage))(res, req);
   };
 }
 
-export function toolCalls(calls: readonly ScriptedCall[], options: { usage?: Usage; thought?: string; signature?: string } = {}): Reply {
+export function toolCalls(
+  calls: readonly ScriptedCall[],
+  options: { usage?: Usage; thought?: string; signature?: string } = {},
+): Reply {
   return (res, req) => {
     const thinking = options.thought ? 1 : 0;
     if (!isStreaming(req)) {
       const content = [
-        ...(options.thought ? [{ type: 'thinking', thinking: options.thought, signature: options.signature ?? 'sig-abc' }] : []),
+        ...(options.thought
+          ? [{ type: 'thinking', thinking: options.thought, signature: options.signature ?? 'sig-abc' }]
+          : []),
         ...calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: JSON.parse(c.json) as unknown })),
       ];
       return json(200, message(content, 'tool_use', options.usage))(res, req);
     }
-    const blocks = [...(options.thought ? thinkingBlock(0, options.thought, options.signature ?? 'sig-abc') : []), ...calls.flatMap((c, i) => toolBlock(i + thinking, c))];
+    const blocks = [
+      ...(options.thought ? thinkingBlock(0, options.thought, options.signature ?? 'sig-abc') : []),
+      ...calls.flatMap((c, i) => toolBlock(i + thinking, c)),
+    ];
     return sse(stream(blocks, 'tool_use', options.usage))(res, req);
   };
 }
@@ -102,14 +145,33 @@ export function malformedCall(name: string, raw: string): Reply {
   return sse(stream(toolBlock(0, { id: 'toolu_broken', name, json: raw }), 'tool_use'));
 }
 
-const ERROR_TYPES: Record<number, string> = { 400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error', 429: 'rate_limit_error', 500: 'api_error', 503: 'api_error', 529: 'overloaded_error' };
+const ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  503: 'api_error',
+  529: 'overloaded_error',
+};
 
 export function error(status: number, messageText: string, headers: Record<string, string> = {}): Reply {
-  return json(status, { type: 'error', error: { type: ERROR_TYPES[status] ?? 'api_error', message: messageText }, request_id: 'req_1' }, headers);
+  return json(
+    status,
+    { type: 'error', error: { type: ERROR_TYPES[status] ?? 'api_error', message: messageText }, request_id: 'req_1' },
+    headers,
+  );
 }
 
 export function cut(chunks: readonly string[]): Reply {
-  const full = stream([event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }), ...chunks.map((c) => event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: c } }))], 'end_turn');
+  const full = stream(
+    [
+      event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+      ...chunks.map((c) => event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: c } })),
+    ],
+    'end_turn',
+  );
   // message_start, ping and the text; the stop events never come.
   return sse(full.slice(0, -2), { cut: true });
 }
@@ -156,7 +218,11 @@ export function results(req: RecordedRequest): SentResult[] {
   const all = blocks(req);
   return all
     .filter((b) => b.type === 'tool_result')
-    .map((b) => ({ id: b.tool_use_id, name: all.find((u) => u.type === 'tool_use' && u.id === b.tool_use_id)?.name, response: JSON.parse(b.content ?? '{}') as unknown }));
+    .map((b) => ({
+      id: b.tool_use_id,
+      name: all.find((u) => u.type === 'tool_use' && u.id === b.tool_use_id)?.name,
+      response: JSON.parse(b.content ?? '{}') as unknown,
+    }));
 }
 
 export function calls(req: RecordedRequest): { id: string | undefined; name: string; args: unknown }[] {

@@ -1,15 +1,38 @@
-import { contentText, FunctionTool, InMemoryRunner, LlmAgent, ModelError, type BaseLlm, type Content, type LlmRequest, type LlmRequestConfig, type LlmResponse, type Part } from '@troupe/core';
+import {
+  contentText,
+  FunctionTool,
+  InMemoryRunner,
+  LlmAgent,
+  ModelError,
+  type BaseLlm,
+  type Content,
+  type LlmRequest,
+  type LlmRequestConfig,
+  type LlmResponse,
+  type Part,
+} from '@troupe/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { FakeServer, hang } from './fake-server.js';
 import type { WireKit } from './kit.js';
 
 const USAGE = { inputTokens: 12, outputTokens: 7, cachedTokens: 4, thoughtTokens: 2 };
-const WEATHER = { name: 'get_weather', description: 'The weather in a city.', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
-const TIME = { name: 'get_time', description: 'The time in a zone.', parameters: { type: 'object', properties: { zone: { type: 'string' } }, required: ['zone'] } };
+const WEATHER = {
+  name: 'get_weather',
+  description: 'The weather in a city.',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
+const TIME = {
+  name: 'get_time',
+  description: 'The time in a zone.',
+  parameters: { type: 'object', properties: { zone: { type: 'string' } }, required: ['zone'] },
+};
 const FAST_RETRY = { retry: { initialDelayMs: 1, maxDelayMs: 5000, jitter: false } };
 
-function request(config: Partial<LlmRequestConfig> = {}, contents: Content[] = [{ role: 'user', parts: [{ text: 'Hello?' }] }]): LlmRequest {
+function request(
+  config: Partial<LlmRequestConfig> = {},
+  contents: Content[] = [{ role: 'user', parts: [{ text: 'Hello?' }] }],
+): LlmRequest {
   return { model: 'test', contents, config: { systemInstruction: 'Be brief.', ...config } };
 }
 
@@ -87,7 +110,10 @@ export function describeAdapterContract(
       const final = finalOf(responses);
       expect(responses).toHaveLength(1);
       expect(final.turnComplete).toBe(true);
-      expect(final.content?.parts).toEqual([{ text: 'The user asks about France.', thought: true }, { text: 'Paris is the capital.' }]);
+      expect(final.content?.parts).toEqual([
+        { text: 'The user asks about France.', thought: true },
+        { text: 'Paris is the capital.' },
+      ]);
       expect(contentText(final.content)).toBe('Paris is the capital.');
       expect(final.usage).toEqual(USAGE);
       expect(final.finishReason).toBe('STOP');
@@ -104,9 +130,14 @@ export function describeAdapterContract(
       expect(partials.length).toBeGreaterThanOrEqual(3);
       const streamed = parts(partials);
       expect(streamed.every((p) => 'text' in p)).toBe(true);
-      expect(streamed.map((p) => ('text' in p && !p.thought ? p.text : '')).join('')).toBe('Streaming works fine today.');
+      expect(streamed.map((p) => ('text' in p && !p.thought ? p.text : '')).join('')).toBe(
+        'Streaming works fine today.',
+      );
       expect(streamed.map((p) => ('text' in p && p.thought ? p.text : '')).join('')).toBe('Think first.');
-      expect(final.content?.parts).toEqual([{ text: 'Think first.', thought: true }, { text: 'Streaming works fine today.' }]);
+      expect(final.content?.parts).toEqual([
+        { text: 'Think first.', thought: true },
+        { text: 'Streaming works fine today.' },
+      ]);
       expect(final.usage).toEqual(USAGE);
       expect(final.finishReason).toBe('STOP');
       expect(kit.isStreaming(server.requests[0]!)).toBe(true);
@@ -138,10 +169,19 @@ export function describeAdapterContract(
         { role: 'user', parts: [{ text: 'Weather and time in Paris?' }] },
         {
           role: 'model',
-          parts: [{ functionCall: { id: 'call_1', name: 'get_weather', args: { city: 'Paris' } } }, { functionCall: { id: 'call_2', name: 'get_time', args: { zone: 'CET' } } }],
+          parts: [
+            { functionCall: { id: 'call_1', name: 'get_weather', args: { city: 'Paris' } } },
+            { functionCall: { id: 'call_2', name: 'get_time', args: { zone: 'CET' } } },
+          ],
         },
-        { role: 'user', parts: [{ functionResponse: { id: 'call_1', name: 'get_weather', response: { forecast: 'sunny' } } }] },
-        { role: 'user', parts: [{ functionResponse: { id: 'call_2', name: 'get_time', response: { time: '12:00' } } }] },
+        {
+          role: 'user',
+          parts: [{ functionResponse: { id: 'call_1', name: 'get_weather', response: { forecast: 'sunny' } } }],
+        },
+        {
+          role: 'user',
+          parts: [{ functionResponse: { id: 'call_2', name: 'get_time', response: { time: '12:00' } } }],
+        },
       ];
       server.reply(kit.text('Sunny, and it is noon.'));
       const final = finalOf(await collect(kit.model(server), request({ tools: [WEATHER, TIME] }, history), false));
@@ -158,7 +198,12 @@ export function describeAdapterContract(
     });
 
     it('asks for structured output with the JSON schema', async () => {
-      const schema = { type: 'object', properties: { city: { type: 'string' }, population: { type: 'number' } }, required: ['city', 'population'], additionalProperties: false };
+      const schema = {
+        type: 'object',
+        properties: { city: { type: 'string' }, population: { type: 'number' } },
+        required: ['city', 'population'],
+        additionalProperties: false,
+      };
       server.reply(kit.text('{"city":"Paris","population":2100000}'));
       const final = finalOf(await collect(kit.model(server), request({ responseSchema: schema }), false));
       expect(JSON.parse(contentText(final.content))).toEqual({ city: 'Paris', population: 2_100_000 });
@@ -166,7 +211,10 @@ export function describeAdapterContract(
     });
 
     it('retries a 429 after the Retry-After the provider asked for', async () => {
-      server.reply(kit.error(429, 'Rate limit reached for requests', { 'retry-after': '0.3' }), kit.text('After the wait.'));
+      server.reply(
+        kit.error(429, 'Rate limit reached for requests', { 'retry-after': '0.3' }),
+        kit.text('After the wait.'),
+      );
       const started = performance.now();
       const final = finalOf(await collect(kit.model(server, FAST_RETRY), request(), false));
       expect(performance.now() - started).toBeGreaterThanOrEqual(280);
@@ -174,22 +222,29 @@ export function describeAdapterContract(
       expect(server.requests).toHaveLength(2);
     });
 
-    it.each([false, true])('does not retry a 401 and names the provider, the status and its message (stream: %s)', async (stream) => {
-      server.reply(kit.error(401, 'Incorrect API key provided: sk-bad.'));
-      const error: unknown = await collect(kit.model(server, FAST_RETRY), request(), stream).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(ModelError);
-      const modelError = error as ModelError;
-      expect(modelError.status).toBe(401);
-      expect(modelError.provider).toBe(kit.provider);
-      expect(modelError.message).toContain(kit.label);
-      expect(modelError.message).toContain('401');
-      expect(modelError.message).toContain('Incorrect API key provided: sk-bad.');
-      expect(server.requests).toHaveLength(1);
-    });
+    it.each([false, true])(
+      'does not retry a 401 and names the provider, the status and its message (stream: %s)',
+      async (stream) => {
+        server.reply(kit.error(401, 'Incorrect API key provided: sk-bad.'));
+        const error: unknown = await collect(kit.model(server, FAST_RETRY), request(), stream).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ModelError);
+        const modelError = error as ModelError;
+        expect(modelError.status).toBe(401);
+        expect(modelError.provider).toBe(kit.provider);
+        expect(modelError.message).toContain(kit.label);
+        expect(modelError.message).toContain('401');
+        expect(modelError.message).toContain('Incorrect API key provided: sk-bad.');
+        expect(server.requests).toHaveLength(1);
+      },
+    );
 
     it('gives up on repeated 503s after maxAttempts with the last error', async () => {
       server.reply(kit.error(503, 'Overloaded 1'), kit.error(503, 'Overloaded 2'), kit.error(503, 'Overloaded 3'));
-      const error: unknown = await collect(kit.model(server, { retry: { maxAttempts: 3, initialDelayMs: 1, jitter: false } }), request(), false).catch((e: unknown) => e);
+      const error: unknown = await collect(
+        kit.model(server, { retry: { maxAttempts: 3, initialDelayMs: 1, jitter: false } }),
+        request(),
+        false,
+      ).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ModelError);
       expect((error as ModelError).status).toBe(503);
       expect((error as ModelError).message).toContain('Overloaded 3');
@@ -200,12 +255,17 @@ export function describeAdapterContract(
       server.reply(kit.cut(['Hello', ', wor']));
       const seen: LlmResponse[] = [];
       const error: unknown = await (async () => {
-        for await (const response of kit.model(server, FAST_RETRY).generateContentAsync(request(), true)) seen.push(response);
+        for await (const response of kit.model(server, FAST_RETRY).generateContentAsync(request(), true))
+          seen.push(response);
       })().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ModelError);
       expect((error as ModelError).message).toContain(kit.label);
       expect(seen.every((r) => r.partial)).toBe(true);
-      expect(parts(seen).map((p) => ('text' in p ? p.text : '')).join('')).toBe('Hello, wor');
+      expect(
+        parts(seen)
+          .map((p) => ('text' in p ? p.text : ''))
+          .join(''),
+      ).toBe('Hello, wor');
       expect(server.requests).toHaveLength(1);
     });
 
@@ -225,7 +285,10 @@ export function describeAdapterContract(
 
     it('runs an LlmAgent with a tool and an output schema through InMemoryRunner', async () => {
       const { runner } = calculator(kit.model(server));
-      server.reply(kit.toolCalls([{ id: 'call_add', name: 'add', json: '{"a": 2, "b": 3}' }], { usage: USAGE }), kit.text('{"sum": 5, "explanation": "2 plus 3 is 5."}', { usage: USAGE }));
+      server.reply(
+        kit.toolCalls([{ id: 'call_add', name: 'add', json: '{"a": 2, "b": 3}' }], { usage: USAGE }),
+        kit.text('{"sum": 5, "explanation": "2 plus 3 is 5."}', { usage: USAGE }),
+      );
       const result = await ask(runner, 'What is 2 + 3?');
       expect(result.error).toBeUndefined();
       expect(result.status).toBe('completed');

@@ -57,7 +57,9 @@ export class FakeServer {
         const reply = fake.replies.shift();
         if (!reply) {
           fake.unexpected.push(recorded);
-          res.writeHead(599, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'no scripted reply' } }));
+          res
+            .writeHead(599, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ error: { message: 'no scripted reply' } }));
           return;
         }
         fake.requests.push(recorded);
@@ -79,7 +81,10 @@ export class FakeServer {
   async waitForRequests(count: number, timeoutMs = 10_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (this.requests.length < count) {
-      if (Date.now() > deadline) throw new Error(`The fake server got ${this.requests.length} of ${count} expected requests within ${timeoutMs} ms.`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `The fake server got ${this.requests.length} of ${count} expected requests within ${timeoutMs} ms.`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   }

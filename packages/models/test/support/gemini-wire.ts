@@ -19,11 +19,19 @@ function usageBody(usage: Usage | undefined): Record<string, unknown> {
   };
 }
 
-function response(parts: unknown[], extra: { finishReason?: string; finishMessage?: string; usage?: Usage | null } = {}): Record<string, unknown> {
+function response(
+  parts: unknown[],
+  extra: { finishReason?: string; finishMessage?: string; usage?: Usage | null } = {},
+): Record<string, unknown> {
   const candidate: Record<string, unknown> = { content: { role: 'model', parts }, index: 0 };
   if (extra.finishReason) candidate.finishReason = extra.finishReason;
   if (extra.finishMessage) candidate.finishMessage = extra.finishMessage;
-  return { candidates: [candidate], ...(extra.usage === null ? {} : { usageMetadata: usageBody(extra.usage) }), modelVersion: MODEL_VERSION, responseId: 'resp-1' };
+  return {
+    candidates: [candidate],
+    ...(extra.usage === null ? {} : { usageMetadata: usageBody(extra.usage) }),
+    modelVersion: MODEL_VERSION,
+    responseId: 'resp-1',
+  };
 }
 
 const frame = (body: unknown): string => `data: ${JSON.stringify(body)}`;
@@ -36,14 +44,26 @@ export function text(answer: string, options: { usage?: Usage; thought?: string 
   return (res, req) => {
     if (!isStreaming(req)) {
       const parts = [...(options.thought ? [{ text: options.thought, thought: true }] : []), { text: answer }];
-      return json(200, response(parts, { finishReason: 'STOP', ...(options.usage ? { usage: options.usage } : {}) }))(res, req);
+      return json(200, response(parts, { finishReason: 'STOP', ...(options.usage ? { usage: options.usage } : {}) }))(
+        res,
+        req,
+      );
     }
     const frames: string[] = [];
-    if (options.thought) for (const piece of pieces(options.thought, 2)) frames.push(frame(response([{ text: piece, thought: true }], { usage: null })));
+    if (options.thought)
+      for (const piece of pieces(options.thought, 2))
+        frames.push(frame(response([{ text: piece, thought: true }], { usage: null })));
     const answerPieces = pieces(answer, 3);
     answerPieces.forEach((piece, i) => {
       const last = i === answerPieces.length - 1;
-      frames.push(frame(response([{ text: piece }], last ? { finishReason: 'STOP', ...(options.usage ? { usage: options.usage } : {}) } : { usage: null })));
+      frames.push(
+        frame(
+          response(
+            [{ text: piece }],
+            last ? { finishReason: 'STOP', ...(options.usage ? { usage: options.usage } : {}) } : { usage: null },
+          ),
+        ),
+      );
     });
     return sse(frames)(res, req);
   };
@@ -53,22 +73,62 @@ export function toolCalls(calls: readonly ScriptedCall[], options: { usage?: Usa
   // Gemini sends each call whole (arguments as an object) and, before Gemini 3, without an id.
   const parts = calls.map((c) => ({ functionCall: { name: c.name, args: JSON.parse(c.json) as unknown } }));
   return (res, req) => {
-    if (!isStreaming(req)) return json(200, response(parts, { finishReason: 'STOP', ...(options.usage ? { usage: options.usage } : {}) }))(res, req);
-    const frames = parts.map((part, i) => frame(response([part], i === parts.length - 1 ? { finishReason: 'STOP', ...(options.usage ? { usage: options.usage } : {}) } : { usage: null })));
+    if (!isStreaming(req))
+      return json(200, response(parts, { finishReason: 'STOP', ...(options.usage ? { usage: options.usage } : {}) }))(
+        res,
+        req,
+      );
+    const frames = parts.map((part, i) =>
+      frame(
+        response(
+          [part],
+          i === parts.length - 1
+            ? { finishReason: 'STOP', ...(options.usage ? { usage: options.usage } : {}) }
+            : { usage: null },
+        ),
+      ),
+    );
     return sse(frames)(res, req);
   };
 }
 
 /** Gemini's own signal for a call it could not form: no parts, finishReason MALFORMED_FUNCTION_CALL. */
 export function malformedCall(name: string, raw: string): Reply {
-  const body = response([], { finishReason: 'MALFORMED_FUNCTION_CALL', finishMessage: `Malformed function call: print(default_api.${name}(${raw}))` });
+  const body = response([], {
+    finishReason: 'MALFORMED_FUNCTION_CALL',
+    finishMessage: `Malformed function call: print(default_api.${name}(${raw}))`,
+  });
   return (res, req) => (isStreaming(req) ? sse([frame(body)])(res, req) : json(200, body)(res, req));
 }
 
-const STATUS_NAMES: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE' };
+const STATUS_NAMES: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+};
 
-export function error(status: number, message: string, headers: Record<string, string> = {}, details: unknown[] = []): Reply {
-  return json(status, { error: { code: status, message, status: STATUS_NAMES[status] ?? 'UNKNOWN', ...(details.length ? { details } : {}) } }, headers);
+export function error(
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+  details: unknown[] = [],
+): Reply {
+  return json(
+    status,
+    {
+      error: {
+        code: status,
+        message,
+        status: STATUS_NAMES[status] ?? 'UNKNOWN',
+        ...(details.length ? { details } : {}),
+      },
+    },
+    headers,
+  );
 }
 
 export function cut(chunks: readonly string[]): Reply {
@@ -80,7 +140,12 @@ export function cut(chunks: readonly string[]): Reply {
 
 interface GeminiContent {
   role: string;
-  parts: { text?: string; functionCall?: { id?: string; name: string; args: unknown }; functionResponse?: { id?: string; name: string; response: unknown }; thoughtSignature?: string }[];
+  parts: {
+    text?: string;
+    functionCall?: { id?: string; name: string; args: unknown };
+    functionResponse?: { id?: string; name: string; response: unknown };
+    thoughtSignature?: string;
+  }[];
 }
 
 export function contents(req: RecordedRequest): GeminiContent[] {
@@ -106,9 +171,19 @@ export function responseSchema(req: RecordedRequest): unknown {
 }
 
 export function results(req: RecordedRequest): SentResult[] {
-  return contents(req).flatMap((c) => c.parts.flatMap((p) => (p.functionResponse ? [{ id: p.functionResponse.id, name: p.functionResponse.name, response: p.functionResponse.response }] : [])));
+  return contents(req).flatMap((c) =>
+    c.parts.flatMap((p) =>
+      p.functionResponse
+        ? [{ id: p.functionResponse.id, name: p.functionResponse.name, response: p.functionResponse.response }]
+        : [],
+    ),
+  );
 }
 
 export function calls(req: RecordedRequest): { id: string | undefined; name: string; args: unknown }[] {
-  return contents(req).flatMap((c) => c.parts.flatMap((p) => (p.functionCall ? [{ id: p.functionCall.id, name: p.functionCall.name, args: p.functionCall.args }] : [])));
+  return contents(req).flatMap((c) =>
+    c.parts.flatMap((p) =>
+      p.functionCall ? [{ id: p.functionCall.id, name: p.functionCall.name, args: p.functionCall.args }] : [],
+    ),
+  );
 }

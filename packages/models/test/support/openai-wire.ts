@@ -23,7 +23,9 @@ function completion(message: Record<string, unknown>, finish: string, usage?: Us
     object: 'chat.completion',
     created: 1_700_000_000,
     model: MODEL,
-    choices: [{ index: 0, message: { role: 'assistant', refusal: null, ...message }, finish_reason: finish, logprobs: null }],
+    choices: [
+      { index: 0, message: { role: 'assistant', refusal: null, ...message }, finish_reason: finish, logprobs: null },
+    ],
     usage: usageBody(usage) ?? { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
   };
 }
@@ -43,10 +45,18 @@ export function isStreaming(req: RecordedRequest): boolean {
 export function text(answer: string, options: { usage?: Usage; thought?: string } = {}): Reply {
   return (res, req) => {
     if (!isStreaming(req)) {
-      return json(200, completion({ content: answer, ...(options.thought ? { reasoning_content: options.thought } : {}) }, 'stop', options.usage))(res, req);
+      return json(
+        200,
+        completion(
+          { content: answer, ...(options.thought ? { reasoning_content: options.thought } : {}) },
+          'stop',
+          options.usage,
+        ),
+      )(res, req);
     }
     const frames = [chunk({ role: 'assistant', content: '' })];
-    if (options.thought) for (const piece of pieces(options.thought, 2)) frames.push(chunk({ reasoning_content: piece }));
+    if (options.thought)
+      for (const piece of pieces(options.thought, 2)) frames.push(chunk({ reasoning_content: piece }));
     for (const piece of pieces(answer, 3)) frames.push(chunk({ content: piece }));
     frames.push(chunk({}, 'stop'), usageChunk(options.usage), 'data: [DONE]');
     return sse(frames)(res, req);
@@ -56,13 +66,20 @@ export function text(answer: string, options: { usage?: Usage; thought?: string 
 export function toolCalls(calls: readonly ScriptedCall[], options: { usage?: Usage } = {}): Reply {
   return (res, req) => {
     if (!isStreaming(req)) {
-      const toolCallsBody = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.json } }));
+      const toolCallsBody = calls.map((c) => ({
+        id: c.id,
+        type: 'function',
+        function: { name: c.name, arguments: c.json },
+      }));
       return json(200, completion({ content: null, tool_calls: toolCallsBody }, 'tool_calls', options.usage))(res, req);
     }
     const frames = [chunk({ role: 'assistant', content: null })];
     calls.forEach((c, index) => {
-      frames.push(chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }));
-      for (const piece of pieces(c.json, 3)) frames.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+      frames.push(
+        chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }),
+      );
+      for (const piece of pieces(c.json, 3))
+        frames.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
     });
     frames.push(chunk({}, 'tool_calls'), usageChunk(options.usage), 'data: [DONE]');
     return sse(frames)(res, req);
@@ -74,7 +91,18 @@ export function malformedCall(name: string, raw: string): Reply {
 }
 
 export function error(status: number, message: string, headers: Record<string, string> = {}): Reply {
-  return json(status, { error: { message, type: status === 429 ? 'rate_limit_exceeded' : 'invalid_request_error', param: null, code: null } }, headers);
+  return json(
+    status,
+    {
+      error: {
+        message,
+        type: status === 429 ? 'rate_limit_exceeded' : 'invalid_request_error',
+        param: null,
+        code: null,
+      },
+    },
+    headers,
+  );
 }
 
 export function cut(chunks: readonly string[]): Reply {

@@ -18,7 +18,11 @@ export function publishedAdapterContract(name: string, kit: WireKit, userText: (
     return {
       model: kit.model(server, { retry: false }),
       reply: (turn) => server.reply(toReply(kit, turn)),
-      received: () => ({ systemInstruction: kit.system(lastRequest()), toolNames: kit.toolNames(lastRequest()), userText: userText(lastRequest()) }),
+      received: () => ({
+        systemInstruction: kit.system(lastRequest()),
+        toolNames: kit.toolNames(lastRequest()),
+        userText: userText(lastRequest()),
+      }),
       close: () => server.close(),
     };
   });
@@ -28,6 +32,10 @@ function toReply(kit: WireKit, turn: ScriptedProviderTurn): Reply {
   if ('hang' in turn) return hang();
   if ('error' in turn) return kit.error(turn.error.status, turn.error.message);
   const usage = turn.usage ? { usage: turn.usage } : {};
-  if (turn.calls && turn.calls.length > 0) return kit.toolCalls(turn.calls.map((call) => ({ id: call.id, name: call.name, json: JSON.stringify(call.args ?? {}) })), usage);
+  if (turn.calls && turn.calls.length > 0)
+    return kit.toolCalls(
+      turn.calls.map((call) => ({ id: call.id, name: call.name, json: JSON.stringify(call.args ?? {}) })),
+      usage,
+    );
   return kit.text(turn.text ?? '', usage);
 }

@@ -29,7 +29,11 @@ export async function capabilitiesOf(appName: string, root: BaseAgent): Promise<
 }
 
 function declared(declaration: { name: string; description: string; parameters?: Record<string, unknown> }): Tool {
-  return { name: declaration.name, description: declaration.description, ...(declaration.parameters ? { parameters: declaration.parameters } : {}) };
+  return {
+    name: declaration.name,
+    description: declaration.description,
+    ...(declaration.parameters ? { parameters: declaration.parameters } : {}),
+  };
 }
 
 function subagentInfo(agent: BaseAgent): SubagentInfo {

@@ -8,7 +8,11 @@ import type { TrackedRun } from '../run-tracker.js';
 import type { EventTranslator } from './event-translator.js';
 
 /** The AG-UI events of a started run, from RUN_STARTED to RUN_FINISHED or RUN_ERROR. */
-export async function* agUiEvents(run: RunEvents, translator: EventTranslator, onFailure: (error: unknown) => void): AsyncGenerator<AgUiEvent, void, undefined> {
+export async function* agUiEvents(
+  run: RunEvents,
+  translator: EventTranslator,
+  onFailure: (error: unknown) => void,
+): AsyncGenerator<AgUiEvent, void, undefined> {
   let result: RunResult;
   try {
     yield* translator.start();
@@ -36,14 +40,23 @@ export async function* agUiEvents(run: RunEvents, translator: EventTranslator, o
  * frame (AG-UI's encoder: a `data:` line of JSON), paced by the client as `/run_sse` is (see
  * {@link pacedSse}): the cancellation of a run nobody reads any more is still stored.
  */
-export function agUiResponse(tracked: TrackedRun, events: AsyncGenerator<AgUiEvent, void, undefined>, translator: EventTranslator, onFailure: (error: unknown) => void): Response {
+export function agUiResponse(
+  tracked: TrackedRun,
+  events: AsyncGenerator<AgUiEvent, void, undefined>,
+  translator: EventTranslator,
+  onFailure: (error: unknown) => void,
+): Response {
   const encoder = new EventEncoder();
   const body = pacedSse(tracked, events, {
     frame: (event) => encoder.encodeSSE(event),
     onError(error): AgUiEvent[] {
       // Only a bug gets here (the run's own failures are events): the client still gets an end.
       onFailure(error);
-      const runError: RunErrorEvent = { type: EventType.RUN_ERROR, message: toHttpError(error).clientMessage, code: 'INTERNAL' };
+      const runError: RunErrorEvent = {
+        type: EventType.RUN_ERROR,
+        message: toHttpError(error).clientMessage,
+        code: 'INTERNAL',
+      };
       return [runError];
     },
     onEnd: () => tracked.end(translator.lastEvent),

@@ -48,7 +48,13 @@ export class EventTranslator {
   start(): AgUiEvent[] {
     const { threadId, runId, invocationId, userId, state } = this.run;
     return [
-      { type: EventType.RUN_STARTED, threadId, runId, protocolVersion: PROTOCOL_VERSION, metadata: { troupe: { invocationId, userId } } },
+      {
+        type: EventType.RUN_STARTED,
+        threadId,
+        runId,
+        protocolVersion: PROTOCOL_VERSION,
+        metadata: { troupe: { invocationId, userId } },
+      },
       { type: EventType.STATE_SNAPSHOT, snapshot: state },
     ];
   }
@@ -72,10 +78,15 @@ export class EventTranslator {
   /** The end of a run that returned: RUN_FINISHED with its outcome. */
   finish(result: RunResult): AgUiEvent[] {
     const { threadId, runId } = this.run;
-    const outcome: RunFinishedOutcome = result.status === 'interrupted' ? pausedOutcome(result.interrupts) : { type: 'success' };
+    const outcome: RunFinishedOutcome =
+      result.status === 'interrupted' ? pausedOutcome(result.interrupts) : { type: 'success' };
     // A run paused on frontend tools is a success on the wire, but has no return value yet.
-    const output = result.status === 'completed' && result.output !== undefined ? { result: jsonValue(result.output) } : {};
-    return [...this.lanes.closeAll(), { type: EventType.RUN_FINISHED, threadId, runId, outcome, ...output, ...this.usageField() }];
+    const output =
+      result.status === 'completed' && result.output !== undefined ? { result: jsonValue(result.output) } : {};
+    return [
+      ...this.lanes.closeAll(),
+      { type: EventType.RUN_FINISHED, threadId, runId, outcome, ...output, ...this.usageField() },
+    ];
   }
 
   /**
@@ -87,7 +98,10 @@ export class EventTranslator {
     const closing = this.lanes.closeAll();
     const { threadId, runId } = this.run;
     if (error instanceof TroupeError && error.code === 'CANCELLED') {
-      return [...closing, { type: EventType.RUN_FINISHED, threadId, runId, outcome: { type: 'cancelled' }, ...this.usageField() }];
+      return [
+        ...closing,
+        { type: EventType.RUN_FINISHED, threadId, runId, outcome: { type: 'cancelled' }, ...this.usageField() },
+      ];
     }
     const reported = this.lastEvent?.errorCode !== undefined ? this.lastEvent : undefined;
     if (!reported) onFailure(error);
@@ -120,7 +134,13 @@ export class EventTranslator {
     getFunctionResponses(event).forEach((response, i) => {
       const toolCallId = toolCallIdOf(event.path, response.id);
       if (this.run.clientCalls.has(toolCallId)) return;
-      out.push({ type: EventType.TOOL_CALL_RESULT, messageId: `${event.id}.${i}`, toolCallId, content: JSON.stringify(response.response), role: 'tool' });
+      out.push({
+        type: EventType.TOOL_CALL_RESULT,
+        messageId: `${event.id}.${i}`,
+        toolCallId,
+        content: JSON.stringify(response.response),
+        role: 'tool',
+      });
     });
     return out;
   }

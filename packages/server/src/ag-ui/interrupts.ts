@@ -28,7 +28,10 @@ const CONFIRMATION_SCHEMA = Object.freeze({
 /** A Troupe interrupt (a confirmation or an input request of a tool) as an AG-UI interrupt. */
 export function agUiInterrupt(interrupt: InterruptInfo): Interrupt {
   const { id, kind, toolName, args, agentPath, hint, message, payload, responseSchema } = interrupt;
-  const prompt = kind === 'confirmation' ? (hint ?? `Allow tool '${toolName}' to run with ${JSON.stringify(args)}?`) : (message ?? `Tool '${toolName}' needs an answer.`);
+  const prompt =
+    kind === 'confirmation'
+      ? (hint ?? `Allow tool '${toolName}' to run with ${JSON.stringify(args)}?`)
+      : (message ?? `Tool '${toolName}' needs an answer.`);
   const schema = kind === 'confirmation' ? CONFIRMATION_SCHEMA : responseSchema;
   return {
     id,

@@ -118,7 +118,12 @@ function reasoningEnd(messageId: string): AgUiEvent[] {
  * Sends what the final text adds to what was streamed. When the final text is not a continuation
  * of the chunks (a callback replaced the answer), what was streamed stands: a delta cannot retract.
  */
-function pushRest(events: AgUiEvent[], type: EventType.TEXT_MESSAGE_CONTENT | EventType.REASONING_MESSAGE_CONTENT, open: OpenMessage, full: string): void {
+function pushRest(
+  events: AgUiEvent[],
+  type: EventType.TEXT_MESSAGE_CONTENT | EventType.REASONING_MESSAGE_CONTENT,
+  open: OpenMessage,
+  full: string,
+): void {
   if (!full.startsWith(open.sent) || full.length === open.sent.length) return;
   events.push({ type, messageId: open.id, delta: full.slice(open.sent.length) });
   open.sent = full;

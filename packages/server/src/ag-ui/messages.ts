@@ -1,4 +1,11 @@
-import { type Context as AgUiContext, type ContentPart, contentToText, type Message, type ToolMessage, type UserMessage } from '@ag-ui/core';
+import {
+  type Context as AgUiContext,
+  type ContentPart,
+  contentToText,
+  type Message,
+  type ToolMessage,
+  type UserMessage,
+} from '@ag-ui/core';
 import type { Content, Part } from '@troupe/core';
 
 // AG-UI clients send the whole conversation with every run; the Troupe session already holds it,
@@ -24,15 +31,21 @@ export function toolMessagesById(messages: readonly Message[]): Map<string, Tool
  * fail). The run's `context` entries follow as one more text part, so the model sees them.
  */
 export function userContentOf(message: UserMessage, context: readonly AgUiContext[]): Content {
-  const parts: Part[] = typeof message.content === 'string' ? [{ text: message.content }] : message.content.flatMap(partOf);
-  if (context.length > 0) parts.push({ text: `Context from the application:\n${context.map((entry) => `- ${entry.description}: ${entry.value}`).join('\n')}` });
+  const parts: Part[] =
+    typeof message.content === 'string' ? [{ text: message.content }] : message.content.flatMap(partOf);
+  if (context.length > 0)
+    parts.push({
+      text: `Context from the application:\n${context.map((entry) => `- ${entry.description}: ${entry.value}`).join('\n')}`,
+    });
   if (parts.length === 0) parts.push({ text: '' });
   return { role: 'user', parts };
 }
 
 function partOf(part: ContentPart): Part[] {
   if (part.type === 'text') return [{ text: part.text }];
-  return part.source.type === 'data' ? [{ inlineData: { mimeType: part.source.mimeType, data: part.source.value } }] : [];
+  return part.source.type === 'data'
+    ? [{ inlineData: { mimeType: part.source.mimeType, data: part.source.value } }]
+    : [];
 }
 
 /**

@@ -15,14 +15,23 @@ import type { ServerEnv } from '../server-context.js';
 export async function readRunInput(c: Context<ServerEnv>): Promise<RunAgentInput> {
   const input = (await readBody(c, RunAgentInputSchema)) as RunAgentInput;
   if (input.threadId.length === 0 || input.threadId.length > 256) {
-    throw invalid('threadId', `expected 1 to 256 characters (the thread is a Troupe session); got ${input.threadId.length}`);
+    throw invalid(
+      'threadId',
+      `expected 1 to 256 characters (the thread is a Troupe session); got ${input.threadId.length}`,
+    );
   }
   if (!INVOCATION_ID_PATTERN.test(input.runId)) {
-    throw invalid('runId', 'expected 1 to 128 characters of letters, digits, ".", "_", ":" or "-" (the run id becomes the invocation id), such as a UUID');
+    throw invalid(
+      'runId',
+      'expected 1 to 128 characters of letters, digits, ".", "_", ":" or "-" (the run id becomes the invocation id), such as a UUID',
+    );
   }
   const state: unknown = input.state;
   if (state !== undefined && state !== null && (typeof state !== 'object' || Array.isArray(state))) {
-    throw invalid('state', `expected an object (Troupe state maps keys to values); got ${Array.isArray(state) ? 'an array' : typeof state}`);
+    throw invalid(
+      'state',
+      `expected an object (Troupe state maps keys to values); got ${Array.isArray(state) ? 'an array' : typeof state}`,
+    );
   }
   return input;
 }

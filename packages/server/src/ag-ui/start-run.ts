@@ -24,7 +24,14 @@ export interface StartedRun {
  * refused is refused here, before a byte is sent: the plan, the state policy, and the runner's
  * own checks (a busy session, a run id the thread holds, answers that do not fit).
  */
-export async function startRun(ctx: ServerContext, runner: Runner, session: Session, input: RunAgentInput, principal: string, requestSignal: AbortSignal): Promise<StartedRun> {
+export async function startRun(
+  ctx: ServerContext,
+  runner: Runner,
+  session: Session,
+  input: RunAgentInput,
+  principal: string,
+  requestSignal: AbortSignal,
+): Promise<StartedRun> {
   const { appName, userId, id: sessionId } = session;
   const plan = planTurn(input, session);
   const stateDelta = plan.kind === 'run' ? stateDeltaOf(input.state, session.state) : undefined;
@@ -39,8 +46,23 @@ export async function startRun(ctx: ServerContext, runner: Runner, session: Sess
   try {
     events =
       plan.kind === 'run'
-        ? await runner.start({ userId, sessionId, newMessage: plan.newMessage, invocationId: input.runId, runConfig, abortSignal: tracked.signal, ...(stateDelta ? { stateDelta } : {}) })
-        : await runner.startResume({ userId, sessionId, invocationId: plan.invocationId, responses: plan.responses, runConfig, abortSignal: tracked.signal });
+        ? await runner.start({
+            userId,
+            sessionId,
+            newMessage: plan.newMessage,
+            invocationId: input.runId,
+            runConfig,
+            abortSignal: tracked.signal,
+            ...(stateDelta ? { stateDelta } : {}),
+          })
+        : await runner.startResume({
+            userId,
+            sessionId,
+            invocationId: plan.invocationId,
+            responses: plan.responses,
+            runConfig,
+            abortSignal: tracked.signal,
+          });
     // Read once the run holds the session: the state it starts from, which nothing else changes now.
     const claimed = await ctx.sessionService.getSession({ appName, userId, sessionId, numRecentEvents: 0 });
     const translator = new EventTranslator({

@@ -7,11 +7,15 @@ import { TEMP_PREFIX } from '@troupe/core';
  * `app:` key is not a write the state policy has to judge. A key missing from the input is left
  * as it is (a client that starts with `{}` must not wipe the thread's state).
  */
-export function stateDeltaOf(inputState: unknown, sessionState: Readonly<Record<string, unknown>>): Record<string, unknown> | undefined {
+export function stateDeltaOf(
+  inputState: unknown,
+  sessionState: Readonly<Record<string, unknown>>,
+): Record<string, unknown> | undefined {
   if (inputState === undefined || inputState === null) return undefined;
   const delta: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(inputState as Record<string, unknown>)) {
-    if (!Object.hasOwn(sessionState, key) || JSON.stringify(sessionState[key]) !== JSON.stringify(value)) delta[key] = value;
+    if (!Object.hasOwn(sessionState, key) || JSON.stringify(sessionState[key]) !== JSON.stringify(value))
+      delta[key] = value;
   }
   return Object.keys(delta).length > 0 ? delta : undefined;
 }
@@ -19,7 +23,8 @@ export function stateDeltaOf(inputState: unknown, sessionState: Readonly<Record<
 /** The state the client is shown: the session's, without `temp:` keys, as JSON would carry it. */
 export function visibleState(state: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const visible: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(state)) if (!key.startsWith(TEMP_PREFIX) && value !== undefined) visible[key] = jsonValue(value);
+  for (const [key, value] of Object.entries(state))
+    if (!key.startsWith(TEMP_PREFIX) && value !== undefined) visible[key] = jsonValue(value);
   return visible;
 }
 

@@ -21,7 +21,10 @@ export function threadUser(principal: string, forwardedProps: unknown): string {
  * The thread's session, created empty on first use (`created`). Threads are per user, as sessions
  * are: the same thread id of another user is another session, which this user never sees.
  */
-export async function threadSession(service: SessionService, key: { appName: string; userId: string; sessionId: string }): Promise<{ session: Session; created: boolean }> {
+export async function threadSession(
+  service: SessionService,
+  key: { appName: string; userId: string; sessionId: string },
+): Promise<{ session: Session; created: boolean }> {
   const existing = await service.getSession(key);
   if (existing) return { session: existing, created: false };
   try {

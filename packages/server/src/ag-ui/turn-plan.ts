@@ -1,5 +1,12 @@
 import type { Message, RunAgentInput } from '@ag-ui/core';
-import { type Content, type InterruptInfo, isClientToolInterrupt, openInterrupts, PendingInterruptError, type Session } from '@troupe/core';
+import {
+  type Content,
+  type InterruptInfo,
+  isClientToolInterrupt,
+  openInterrupts,
+  PendingInterruptError,
+  type Session,
+} from '@troupe/core';
 import { HttpError } from '../http-error.js';
 import { newUserMessage, userContentOf } from './messages.js';
 import { resumeAnswersOf } from './resume-answers.js';
@@ -46,7 +53,9 @@ export function planTurn(input: RunAgentInput, session: Session): TurnPlan {
         'messages',
       );
     }
-    const unanswered = open.filter((interrupt) => !isClientToolInterrupt(interrupt) && !answers.cancelled.has(interrupt.id));
+    const unanswered = open.filter(
+      (interrupt) => !isClientToolInterrupt(interrupt) && !answers.cancelled.has(interrupt.id),
+    );
     if (unanswered.length > 0) throw pending(session.id, unanswered);
     return { kind: 'run', newMessage: userContentOf(message, input.context), abandonInterrupts: true };
   }
@@ -59,7 +68,12 @@ export function planTurn(input: RunAgentInput, session: Session): TurnPlan {
     );
   }
   if (Object.keys(answers.responses).length === 0) throw pending(session.id, open);
-  return { kind: 'resume', invocationId: session.events.at(-1)!.invocationId, responses: answers.responses, clientCalls: answers.clientCalls };
+  return {
+    kind: 'resume',
+    invocationId: session.events.at(-1)!.invocationId,
+    responses: answers.responses,
+    clientCalls: answers.clientCalls,
+  };
 }
 
 function pending(threadId: string, open: readonly InterruptInfo[]): PendingInterruptError {

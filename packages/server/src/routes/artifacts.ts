@@ -15,7 +15,10 @@ const BASE = '/apps/:app/users/:user/sessions/:session/artifacts';
 export function artifactRoutes(ctx: ServerContext, service: ArtifactService): Hono<ServerEnv> {
   const routes = new Hono<ServerEnv>();
 
-  const keyOf = async (c: Context<ServerEnv>): Promise<SessionPath & { filename: string }> => ({ ...(await sessionOfPath(ctx, c)), filename: c.req.param('name') ?? '' });
+  const keyOf = async (c: Context<ServerEnv>): Promise<SessionPath & { filename: string }> => ({
+    ...(await sessionOfPath(ctx, c)),
+    filename: c.req.param('name') ?? '',
+  });
 
   routes.get(BASE, async (c) => c.json(await service.listArtifactKeys(await sessionOfPath(ctx, c))));
 
@@ -48,13 +51,18 @@ async function load(service: ArtifactService, key: SessionPath & { filename: str
   throw new HttpError(
     404,
     'ARTIFACT_NOT_FOUND',
-    `Artifact '${key.filename}'${which} not found in session '${key.sessionId}' (app '${key.appName}', user '${key.userId}'). GET /apps/${key.appName}/users/${key.userId}/sessions/${key.sessionId}/artifacts lists its artifacts${version === undefined ? '' : ', and .../versions a file\'s versions'}.`,
+    `Artifact '${key.filename}'${which} not found in session '${key.sessionId}' (app '${key.appName}', user '${key.userId}'). GET /apps/${key.appName}/users/${key.userId}/sessions/${key.sessionId}/artifacts lists its artifacts${version === undefined ? '' : ", and .../versions a file's versions"}.`,
   );
 }
 
 function parseVersion(raw: string, where: string): number {
   if (!/^(0|[1-9][0-9]{0,14})$/.test(raw)) {
-    throw new HttpError(400, 'INVALID_REQUEST', `The artifact version ${JSON.stringify(raw)} is not a whole number ≥ 0. Send e.g. ?version=0, or omit it for the latest.`, where === 'version' ? 'version' : undefined);
+    throw new HttpError(
+      400,
+      'INVALID_REQUEST',
+      `The artifact version ${JSON.stringify(raw)} is not a whole number ≥ 0. Send e.g. ?version=0, or omit it for the latest.`,
+      where === 'version' ? 'version' : undefined,
+    );
   }
   return Number(raw);
 }

@@ -75,7 +75,12 @@ function lastEventIdOf(c: Context<ServerEnv>): string | undefined {
   const value = c.req.header('Last-Event-ID') ?? c.req.query('lastEventId');
   if (value === undefined || value === '') return undefined;
   if (value.length > MAX_LAST_EVENT_ID || /[\r\n\0]/.test(value)) {
-    throw new HttpError(400, 'INVALID_REQUEST', `The Last-Event-ID '${value.slice(0, 64)}' is not an id this server sent. Send the id: of the last frame received, or none to start over.`, 'Last-Event-ID');
+    throw new HttpError(
+      400,
+      'INVALID_REQUEST',
+      `The Last-Event-ID '${value.slice(0, 64)}' is not an id this server sent. Send the id: of the last frame received, or none to start over.`,
+      'Last-Event-ID',
+    );
   }
   return value;
 }

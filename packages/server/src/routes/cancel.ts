@@ -29,10 +29,18 @@ export function cancelRoutes(ctx: ServerContext): Hono<ServerEnv> {
     const { app: appName, user: userId, session: sessionId } = c.req.param();
     assertMayAccess(c.get('principal'), userId);
     await ctx.registry.runner(appName);
-    if (ctx.queue) return c.json(encodeEvent(await cancelQueuedRuns(ctx.queue, ctx.sessionService, { appName, userId, sessionId }, CANCEL_WAIT_MS)));
+    if (ctx.queue)
+      return c.json(
+        encodeEvent(
+          await cancelQueuedRuns(ctx.queue, ctx.sessionService, { appName, userId, sessionId }, CANCEL_WAIT_MS),
+        ),
+      );
     const runs = ctx.runs.runsOn(sessionKey(appName, userId, sessionId));
     if (runs.length === 0) throw nothingRuns(appName, userId, sessionId);
-    for (const run of runs) run.cancel(`The run was cancelled on request (POST /apps/${appName}/users/${userId}/sessions/${sessionId}/cancel).`);
+    for (const run of runs)
+      run.cancel(
+        `The run was cancelled on request (POST /apps/${appName}/users/${userId}/sessions/${sessionId}/cancel).`,
+      );
     const ends = await withTimeout(
       Promise.all(runs.map((run) => run.finished)),
       CANCEL_WAIT_MS,
@@ -50,7 +58,11 @@ export function cancelRoutes(ctx: ServerContext): Hono<ServerEnv> {
     const recent = await ctx.sessionService.getSession({ appName, userId, sessionId, afterTimestamp: last.timestamp });
     const stored = recent?.events.find((event) => event.id === last.id);
     if (!stored) {
-      throw new HttpError(503, 'STORAGE', `The run on session '${sessionId}' stopped, but the session store did not keep its last event ('${last.errorCode ?? last.id}'). Check the store, then read the session.`);
+      throw new HttpError(
+        503,
+        'STORAGE',
+        `The run on session '${sessionId}' stopped, but the session store did not keep its last event ('${last.errorCode ?? last.id}'). Check the store, then read the session.`,
+      );
     }
     return c.json(encodeEvent(stored));
   });

@@ -29,7 +29,8 @@ export function healthRoutes(ctx: ServerContext, timeoutMs: number): Hono<Server
   const routes = new Hono<ServerEnv>();
   routes.get('/health', async (c) => {
     const service = ctx.sessionService;
-    if (typeof service.checkHealth !== 'function') return c.json({ status: 'ok', store: 'unchecked' } satisfies HealthBody);
+    if (typeof service.checkHealth !== 'function')
+      return c.json({ status: 'ok', store: 'unchecked' } satisfies HealthBody);
     let timedOut = false;
     try {
       // Called through a promise so that a store whose check throws synchronously is reported, not a 500.

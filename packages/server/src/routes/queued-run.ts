@@ -40,13 +40,23 @@ export function queuedRunRoutes(ctx: ServerContext, queue: BackgroundRuns): Hono
    * the resume route does; the body's `stateDelta` is written first. Returns the run and which of
    * its frames come after the resume.
    */
-  async function resumeForAdk(body: RunBody, resume: AdkResume, tracked: TrackedRun): Promise<{ runId: string; select: (entries: AsyncIterable<BackgroundStreamEntry>) => AsyncIterable<BackgroundStreamEntry> }> {
+  async function resumeForAdk(
+    body: RunBody,
+    resume: AdkResume,
+    tracked: TrackedRun,
+  ): Promise<{
+    runId: string;
+    select: (entries: AsyncIterable<BackgroundStreamEntry>) => AsyncIterable<BackgroundStreamEntry>;
+  }> {
     try {
       const { appName, userId, sessionId } = body;
       const { runId } = await runOfSession(queue, resume.invocationId, { appName, userId, sessionId });
       // What the client has already seen: the stream of the resumed run starts with it.
       const before = resume.session.events.filter((event) => event.invocationId === runId);
-      if (hasStateDelta(body)) await (await ctx.registry.runner(appName)).updateSessionState({ userId, sessionId, stateDelta: body.stateDelta });
+      if (hasStateDelta(body))
+        await (
+          await ctx.registry.runner(appName)
+        ).updateSessionState({ userId, sessionId, stateDelta: body.stateDelta });
       await queue.resume({ runId, responses: resume.responses, ...(body.streaming ? { streaming: true } : {}) });
       return { runId, select: (entries) => afterResume(entries, before) };
     } catch (error) {
@@ -89,7 +99,12 @@ export function queuedRunRoutes(ctx: ServerContext, queue: BackgroundRuns): Hono
     const key = { appName, userId, sessionId };
     await assertResumeAnswers(ctx.sessionService, key, body.responses, body.invocationId);
     const session = await ctx.sessionService.getSession(key);
-    if (!session) throw new HttpError(404, 'SESSION_NOT_FOUND', `Session '${sessionId}' not found for app '${appName}' and user '${userId}'.`);
+    if (!session)
+      throw new HttpError(
+        404,
+        'SESSION_NOT_FOUND',
+        `Session '${sessionId}' not found for app '${appName}' and user '${userId}'.`,
+      );
     const { runId } = await runOfSession(queue, body.invocationId ?? interruptedInvocation(session), key);
     // What the client has already seen: the stream of the resumed run starts with it.
     const before = session.events.filter((event) => event.invocationId === runId);
@@ -100,7 +115,13 @@ export function queuedRunRoutes(ctx: ServerContext, queue: BackgroundRuns): Hono
       tracked.end();
       throw toHttpError(error);
     }
-    return queuedRunStream({ queue, runId, tracked, onFailure: reportFailures(ctx, c), select: (entries) => afterResume(entries, before) });
+    return queuedRunStream({
+      queue,
+      runId,
+      tracked,
+      onFailure: reportFailures(ctx, c),
+      select: (entries) => afterResume(entries, before),
+    });
   });
 
   return routes;

@@ -9,7 +9,10 @@ import { encodeSession } from '../wire.js';
 
 /** Body of `POST .../sessions/{id}/rewind` (ADK's): the invocation to rewind to before. */
 const rewindBody = z.object({
-  invocationId: z.string({ error: 'expected the id of the invocation to rewind to before, e.g. { "invocationId": "e-…" }' }).min(1).max(256, { error: 'expected at most 256 characters' }),
+  invocationId: z
+    .string({ error: 'expected the id of the invocation to rewind to before, e.g. { "invocationId": "e-…" }' })
+    .min(1)
+    .max(256, { error: 'expected at most 256 characters' }),
 });
 
 /**
@@ -29,11 +32,13 @@ export function rewindRoutes(ctx: ServerContext): Hono<ServerEnv> {
     try {
       await runner.rewind({ userId, sessionId, beforeInvocationId: invocationId });
     } catch (error) {
-      if (error instanceof InvocationNotFoundError) throw new HttpError(404, error.code, error.message, 'invocationId', { cause: error });
+      if (error instanceof InvocationNotFoundError)
+        throw new HttpError(404, error.code, error.message, 'invocationId', { cause: error });
       throw error;
     }
     const session = await ctx.sessionService.getSession({ appName, userId, sessionId });
-    if (!session) throw new HttpError(404, 'SESSION_NOT_FOUND', `Session '${sessionId}' was deleted right after its rewind.`);
+    if (!session)
+      throw new HttpError(404, 'SESSION_NOT_FOUND', `Session '${sessionId}' was deleted right after its rewind.`);
     return c.json(encodeSession(session));
   });
 

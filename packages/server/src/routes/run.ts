@@ -85,13 +85,24 @@ export async function readRunRequest(ctx: ServerContext, c: Context<ServerEnv>):
  * route would for the same user (the body's `stateDelta` is written first, with ADK's meaning:
  * state sent with the message). Bad answers are refused here, before anything is stored.
  */
-async function runStart(ctx: ServerContext, runner: Runner, body: RunBody): Promise<(signal: AbortSignal) => Promise<RunEvents>> {
+async function runStart(
+  ctx: ServerContext,
+  runner: Runner,
+  body: RunBody,
+): Promise<(signal: AbortSignal) => Promise<RunEvents>> {
   const resume = await adkResumeOf(ctx, body);
   if (!resume) return (signal) => runner.start({ ...runParams(body), abortSignal: signal });
   const { userId, sessionId } = body;
   return async (signal) => {
     if (hasStateDelta(body)) await runner.updateSessionState({ userId, sessionId, stateDelta: body.stateDelta });
-    return runner.startResume({ userId, sessionId, invocationId: resume.invocationId, responses: resume.responses, runConfig: runConfigOf(body.streaming), abortSignal: signal });
+    return runner.startResume({
+      userId,
+      sessionId,
+      invocationId: resume.invocationId,
+      responses: resume.responses,
+      runConfig: runConfigOf(body.streaming),
+      abortSignal: signal,
+    });
   };
 }
 

@@ -26,7 +26,11 @@ export function scheduleRoutes(ctx: ServerContext, queue: BackgroundRuns): Hono<
     const id = c.req.param('id')!;
     const schedule = await queue.getSchedule(id);
     if (!schedule || !visible(schedule, appName, c.get('principal'))) {
-      throw new HttpError(404, 'SCHEDULE_NOT_FOUND', `There is no schedule '${id}' of app '${appName}' for this user. GET /apps/${appName}/schedules lists them.`);
+      throw new HttpError(
+        404,
+        'SCHEDULE_NOT_FOUND',
+        `There is no schedule '${id}' of app '${appName}' for this user. GET /apps/${appName}/schedules lists them.`,
+      );
     }
     return schedule;
   }
@@ -40,11 +44,28 @@ export function scheduleRoutes(ctx: ServerContext, queue: BackgroundRuns): Hono<
       const existing = await queue.getSchedule(body.id);
       // Replacing by id is for the schedule's own user: someone else's id is taken, whoever holds it.
       if (existing && (existing.appName !== appName || existing.userId !== body.userId)) {
-        throw new HttpError(409, 'SCHEDULE_EXISTS', `The schedule id '${body.id}' is taken. Pick another id, or omit it to get a new one.`, 'id');
+        throw new HttpError(
+          409,
+          'SCHEDULE_EXISTS',
+          `The schedule id '${body.id}' is taken. Pick another id, or omit it to get a new one.`,
+          'id',
+        );
       }
     }
-    if (body.sessionId && !(await ctx.sessionService.getSession({ appName, userId: body.userId, sessionId: body.sessionId, numRecentEvents: 0 }))) {
-      throw new HttpError(404, 'SESSION_NOT_FOUND', `Session '${body.sessionId}' not found for app '${appName}' and user '${body.userId}'. Create it first, or omit sessionId to run each tick in a new session.`);
+    if (
+      body.sessionId &&
+      !(await ctx.sessionService.getSession({
+        appName,
+        userId: body.userId,
+        sessionId: body.sessionId,
+        numRecentEvents: 0,
+      }))
+    ) {
+      throw new HttpError(
+        404,
+        'SESSION_NOT_FOUND',
+        `Session '${body.sessionId}' not found for app '${appName}' and user '${body.userId}'. Create it first, or omit sessionId to run each tick in a new session.`,
+      );
     }
     const schedule = await queue.schedule({
       appName,

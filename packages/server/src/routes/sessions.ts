@@ -27,16 +27,32 @@ export function sessionRoutes(ctx: ServerContext): Hono<ServerEnv> {
     const body = await readBody(c, createSessionBody, { emptyAllowed: true });
     if (body.state) checkStateWrite('state', body.state, c.get('principal'), ctx.stateLimits);
     if (pathSessionId !== undefined && body.sessionId && body.sessionId !== pathSessionId) {
-      throw new HttpError(400, 'INVALID_REQUEST', `The body's sessionId '${body.sessionId}' differs from the path's '${pathSessionId}'; send one of them.`, 'sessionId');
+      throw new HttpError(
+        400,
+        'INVALID_REQUEST',
+        `The body's sessionId '${body.sessionId}' differs from the path's '${pathSessionId}'; send one of them.`,
+        'sessionId',
+      );
     }
     const sessionId = pathSessionId ?? body.sessionId ?? undefined;
     try {
-      const session = await service.createSession({ appName, userId, ...(sessionId === undefined ? {} : { sessionId }), ...(body.state ? { state: body.state } : {}) });
+      const session = await service.createSession({
+        appName,
+        userId,
+        ...(sessionId === undefined ? {} : { sessionId }),
+        ...(body.state ? { state: body.state } : {}),
+      });
       return c.json(encodeSession(session));
     } catch (error) {
       // The store refuses a taken id atomically, so two concurrent creates of one id get one 409.
       if (!(error instanceof SessionExistsError)) throw error;
-      throw new HttpError(409, 'SESSION_EXISTS', `Session '${sessionId}' already exists for app '${appName}' and user '${userId}'. Pick another id, or omit it to get a new one.`, undefined, { cause: error });
+      throw new HttpError(
+        409,
+        'SESSION_EXISTS',
+        `Session '${sessionId}' already exists for app '${appName}' and user '${userId}'. Pick another id, or omit it to get a new one.`,
+        undefined,
+        { cause: error },
+      );
     }
   }
 
@@ -80,7 +96,8 @@ export function sessionRoutes(ctx: ServerContext): Hono<ServerEnv> {
         `stateDelta.${temp}`,
       );
     }
-    if (!(await service.getSession({ appName, userId, sessionId, numRecentEvents: 0 }))) throw sessionNotFound(appName, userId, sessionId);
+    if (!(await service.getSession({ appName, userId, sessionId, numRecentEvents: 0 })))
+      throw sessionNotFound(appName, userId, sessionId);
     const runner = await ctx.registry.runner(appName);
     // A running invocation holds the session: SessionBusyError, a 409 SESSION_BUSY.
     return c.json(encodeSession(await runner.updateSessionState({ userId, sessionId, stateDelta: body.stateDelta })));
@@ -89,12 +106,17 @@ export function sessionRoutes(ctx: ServerContext): Hono<ServerEnv> {
   routes.delete('/apps/:app/users/:user/sessions/:session', async (c) => {
     const { appName, userId } = await target(c);
     const sessionId = c.req.param('session');
-    if (!(await service.getSession({ appName, userId, sessionId, numRecentEvents: 0 }))) throw sessionNotFound(appName, userId, sessionId);
+    if (!(await service.getSession({ appName, userId, sessionId, numRecentEvents: 0 })))
+      throw sessionNotFound(appName, userId, sessionId);
     const busy = ctx.queue
       ? (await ctx.queue.list({ appName, userId, sessionId })).some((run) => ACTIVE_RUN_STATUSES.includes(run.status))
       : ctx.runs.isRunning(sessionKey(appName, userId, sessionId));
     if (busy) {
-      throw new HttpError(409, 'SESSION_BUSY', `Session '${sessionId}' is running an invocation; delete it once the run has ended.`);
+      throw new HttpError(
+        409,
+        'SESSION_BUSY',
+        `Session '${sessionId}' is running an invocation; delete it once the run has ended.`,
+      );
     }
     await service.deleteSession({ appName, userId, sessionId });
     return c.body(null, 204);
@@ -104,5 +126,9 @@ export function sessionRoutes(ctx: ServerContext): Hono<ServerEnv> {
 }
 
 function sessionNotFound(appName: string, userId: string, sessionId: string): HttpError {
-  return new HttpError(404, 'SESSION_NOT_FOUND', `Session '${sessionId}' not found for app '${appName}' and user '${userId}'. Create it with POST /apps/${appName}/users/${userId}/sessions.`);
+  return new HttpError(
+    404,
+    'SESSION_NOT_FOUND',
+    `Session '${sessionId}' not found for app '${appName}' and user '${userId}'. Create it with POST /apps/${appName}/users/${userId}/sessions.`,
+  );
 }

@@ -10,8 +10,19 @@ describe('AG-UI: GET /ag-ui/{app}/capabilities', () => {
     const model = new ScriptedModel([]);
     const helper = new LlmAgent({ name: 'Researcher', description: 'Finds facts.', model });
     const billing = new LlmAgent({ name: 'Billing', description: 'Handles invoices.', model });
-    const lookup = new FunctionTool({ name: 'lookup', description: 'Looks an order up.', parameters: z.object({ id: z.string() }), execute: () => ({}) });
-    const root = new LlmAgent({ name: 'Desk', description: 'The help desk.', model, tools: [lookup, new AgentTool({ agent: helper })], subAgents: [billing] });
+    const lookup = new FunctionTool({
+      name: 'lookup',
+      description: 'Looks an order up.',
+      parameters: z.object({ id: z.string() }),
+      execute: () => ({}),
+    });
+    const root = new LlmAgent({
+      name: 'Desk',
+      description: 'The help desk.',
+      model,
+      tools: [lookup, new AgentTool({ agent: helper })],
+      subAgents: [billing],
+    });
     const served = await serveApps({ desk: root }, { auth: { tokens: { secret: 'alice' } } });
 
     expect((await fetch(`${served.url}/ag-ui/desk/capabilities`)).status).toBe(401);
@@ -24,13 +35,26 @@ describe('AG-UI: GET /ag-ui/{app}/capabilities', () => {
       transport: { streaming: true },
       tools: { supported: true, clientProvided: true, parallelCalls: true },
       state: { snapshots: true, deltas: true, persistentState: true },
-      multiAgent: { supported: true, delegation: true, handoffs: true, subagents: [{ name: 'Billing', description: 'Handles invoices.' }, { name: 'Researcher', description: 'Finds facts.' }] },
+      multiAgent: {
+        supported: true,
+        delegation: true,
+        handoffs: true,
+        subagents: [
+          { name: 'Billing', description: 'Handles invoices.' },
+          { name: 'Researcher', description: 'Finds facts.' },
+        ],
+      },
       humanInTheLoop: { supported: true, approvals: true, interrupts: true },
     });
     expect(capabilities.tools!.items!.map((tool) => tool.name)).toEqual(['lookup', 'Researcher']);
-    expect(capabilities.tools!.items![0]!.parameters).toMatchObject({ type: 'object', properties: { id: { type: 'string' } } });
+    expect(capabilities.tools!.items![0]!.parameters).toMatchObject({
+      type: 'object',
+      properties: { id: { type: 'string' } },
+    });
 
-    const unknown = await fetch(`${served.url}/ag-ui/nope/capabilities`, { headers: { Authorization: 'Bearer secret' } });
+    const unknown = await fetch(`${served.url}/ag-ui/nope/capabilities`, {
+      headers: { Authorization: 'Bearer secret' },
+    });
     expect(unknown.status).toBe(404);
   });
 });

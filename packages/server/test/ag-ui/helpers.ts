@@ -1,7 +1,23 @@
-import { type BaseEvent, EventType, HttpAgent, type HttpAgentConfig, type Message, type RunAgentParameters, type RunFinishedEvent } from '@ag-ui/client';
+import {
+  type BaseEvent,
+  EventType,
+  HttpAgent,
+  type HttpAgentConfig,
+  type Message,
+  type RunAgentParameters,
+  type RunFinishedEvent,
+} from '@ag-ui/client';
 import { EventSchemas } from '@ag-ui/core/schemas';
 import { afterEach, expect, vi } from 'vitest';
-import { type BaseAgent, BaseLlm, InMemorySessionService, type LlmRequest, type LlmResponse, type SessionService, TEMP_PREFIX } from '@troupe/core';
+import {
+  type BaseAgent,
+  BaseLlm,
+  InMemorySessionService,
+  type LlmRequest,
+  type LlmResponse,
+  type SessionService,
+  TEMP_PREFIX,
+} from '@troupe/core';
 import type { ScriptedModel } from '@troupe/core/testing';
 import { createApp, type CreateAppOptions, serve, type ServerHandle } from '../../src/index.js';
 
@@ -23,7 +39,10 @@ afterEach(async () => {
 });
 
 /** Serves `apps` on a free port of 127.0.0.1; closed after the test. */
-export async function serveApps(apps: Record<string, BaseAgent>, options: Partial<CreateAppOptions> = {}): Promise<Served> {
+export async function serveApps(
+  apps: Record<string, BaseAgent>,
+  options: Partial<CreateAppOptions> = {},
+): Promise<Served> {
   const sessionService = options.sessionService ?? new InMemorySessionService();
   const server = await serve(createApp({ apps, sessionService, ...options }), { port: 0 });
   servers.push(server);
@@ -74,14 +93,24 @@ export function ofType<T extends BaseEvent>(record: RunRecord, type: EventType):
 }
 
 /** The session state of a thread as the client should hold it: without `temp:` keys. */
-export async function threadState(served: Served, app: string, userId: string, threadId: string): Promise<Record<string, unknown>> {
+export async function threadState(
+  served: Served,
+  app: string,
+  userId: string,
+  threadId: string,
+): Promise<Record<string, unknown>> {
   const session = await served.sessionService.getSession({ appName: app, userId, sessionId: threadId });
   expect(session).toBeDefined();
   return Object.fromEntries(Object.entries(session!.state).filter(([key]) => !key.startsWith(TEMP_PREFIX)));
 }
 
 /** A POST of a raw body to `/ag-ui/{app}`, for what HttpAgent would not send. */
-export function post(served: Served, app: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+export function post(
+  served: Served,
+  app: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(`${served.url}/ag-ui/${app}`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream', ...headers },
@@ -91,7 +120,14 @@ export function post(served: Served, app: string, body: unknown, headers: Record
 
 /** A minimal valid RunAgentInput with one user message. */
 export function input(threadId: string, text: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { threadId, runId: `run-${Math.random().toString(36).slice(2)}`, messages: [{ id: 'u1', role: 'user', content: text }], tools: [], context: [], ...extra };
+  return {
+    threadId,
+    runId: `run-${Math.random().toString(36).slice(2)}`,
+    messages: [{ id: 'u1', role: 'user', content: text }],
+    tools: [],
+    context: [],
+    ...extra,
+  };
 }
 
 /**
@@ -106,7 +142,11 @@ export class PacedModel extends BaseLlm {
     super(scripted.model);
   }
 
-  async *generateContentAsync(request: LlmRequest, stream = false, abortSignal?: AbortSignal): AsyncGenerator<LlmResponse> {
+  async *generateContentAsync(
+    request: LlmRequest,
+    stream = false,
+    abortSignal?: AbortSignal,
+  ): AsyncGenerator<LlmResponse> {
     for await (const response of this.scripted.generateContentAsync(request, stream, abortSignal)) {
       if (response.partial) await new Promise((resolve) => setTimeout(resolve, this.gapMs));
       yield response;

@@ -25,13 +25,22 @@ describe('AG-UI: what the input brings', () => {
     expect(model.requests[0]!.contents).toEqual([
       {
         role: 'user',
-        parts: [{ text: 'What is in this picture?' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }, { text: 'Context from the application:\n- Page: /gallery' }],
+        parts: [
+          { text: 'What is in this picture?' },
+          { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } },
+          { text: 'Context from the application:\n- Page: /gallery' },
+        ],
       },
     ]);
   });
 
   it('a run cancelled mid-stream closes its open messages before RUN_FINISHED', async () => {
-    const model = new PacedModel(new ScriptedModel([{ chunks: ['Once ', 'upon ', 'a ', 'time ', 'there ', 'was ', 'a ', 'very ', 'long ', 'story.'] }]), 100);
+    const model = new PacedModel(
+      new ScriptedModel([
+        { chunks: ['Once ', 'upon ', 'a ', 'time ', 'there ', 'was ', 'a ', 'very ', 'long ', 'story.'] },
+      ]),
+      100,
+    );
     const served = await serveApps({ tales: new LlmAgent({ name: 'Teller', model }) });
     const agent = client(served, 'tales');
     say(agent, 'Tell me a story');

@@ -21,17 +21,26 @@ function bank(replies: ConstructorParameters<typeof ScriptedModel>[0]) {
   const askPin = new FunctionTool({
     name: 'ask_pin',
     description: 'Asks the user for their PIN.',
-    execute: async (_args, ctx) => ({ pin: await ctx.requestInput<string>({ message: 'Your 4-digit PIN?', responseSchema: { type: 'string', pattern: '^[0-9]{4}$' } }) }),
+    execute: async (_args, ctx) => ({
+      pin: await ctx.requestInput<string>({
+        message: 'Your 4-digit PIN?',
+        responseSchema: { type: 'string', pattern: '^[0-9]{4}$' },
+      }),
+    }),
   });
   const model = new ScriptedModel(replies);
   return { agent: new LlmAgent({ name: 'Banker', model, tools: [transfer, askPin] }), sent, model };
 }
 
-const invocationOf = (run: { events: unknown[] }) => (run.events[0] as RunStartedEvent).metadata!.troupe.invocationId as string;
+const invocationOf = (run: { events: unknown[] }) =>
+  (run.events[0] as RunStartedEvent).metadata!.troupe.invocationId as string;
 
 describe('AG-UI: interrupts and resume', () => {
   it('a confirmation ends the run with the interrupt outcome; resume approves it and the same invocation goes on', async () => {
-    const { agent: banker, sent } = bank([{ functionCalls: [{ name: 'transfer_money', args: { amount: 500 }, id: 'c1' }] }, 'Sent 500.']);
+    const { agent: banker, sent } = bank([
+      { functionCalls: [{ name: 'transfer_money', args: { amount: 500 }, id: 'c1' }] },
+      'Sent 500.',
+    ]);
     const served = await serveApps({ bank: banker });
     const agent = client(served, 'bank');
     say(agent, 'Send 500 to Bob');
@@ -43,10 +52,12 @@ describe('AG-UI: interrupts and resume', () => {
         {
           id: 'Banker:c1',
           reason: 'confirmation',
-          message: "Allow tool 'transfer_money' to run with {\"amount\":500}?",
+          message: 'Allow tool \'transfer_money\' to run with {"amount":500}?',
           toolCallId: 'Banker:c1',
           responseSchema: expect.objectContaining({ oneOf: expect.any(Array) }),
-          metadata: { troupe: { kind: 'confirmation', toolName: 'transfer_money', args: { amount: 500 }, agentPath: 'Banker' } },
+          metadata: {
+            troupe: { kind: 'confirmation', toolName: 'transfer_money', args: { amount: 500 }, agentPath: 'Banker' },
+          },
         },
       ],
     });
@@ -57,16 +68,26 @@ describe('AG-UI: interrupts and resume', () => {
     expect(sent).toEqual([500]);
     expect(invocationOf(resumed)).toBe(invocationOf(paused));
     expect(resumed.events[0]).toMatchObject({ runId: expect.not.stringMatching(paused.finished!.runId) });
-    expect(ofType<ToolCallResultEvent>(resumed, EventType.TOOL_CALL_RESULT)).toEqual([expect.objectContaining({ toolCallId: 'Banker:c1', content: '{"status":"sent","amount":500}' })]);
+    expect(ofType<ToolCallResultEvent>(resumed, EventType.TOOL_CALL_RESULT)).toEqual([
+      expect.objectContaining({ toolCallId: 'Banker:c1', content: '{"status":"sent","amount":500}' }),
+    ]);
     expect(resumed.finished).toMatchObject({ outcome: { type: 'success' }, result: 'Sent 500.' });
     expect(agent.pendingInterrupts).toEqual([]);
     // The answer is stored with the invocation it continued.
-    const session = await served.sessionService.getSession({ appName: 'bank', userId: AG_UI_USER, sessionId: agent.threadId });
+    const session = await served.sessionService.getSession({
+      appName: 'bank',
+      userId: AG_UI_USER,
+      sessionId: agent.threadId,
+    });
     expect(new Set(session!.events.map((e) => e.invocationId))).toEqual(new Set([invocationOf(paused)]));
   });
 
   it('a cancelled confirmation rejects the call: the tool never runs and the model is told', async () => {
-    const { agent: banker, sent, model } = bank([{ functionCalls: [{ name: 'transfer_money', args: { amount: 900 }, id: 'c1' }] }, 'Not sent.']);
+    const {
+      agent: banker,
+      sent,
+      model,
+    } = bank([{ functionCalls: [{ name: 'transfer_money', args: { amount: 900 }, id: 'c1' }] }, 'Not sent.']);
     const served = await serveApps({ bank: banker });
     const agent = client(served, 'bank');
     say(agent, 'Send 900');
@@ -84,19 +105,36 @@ describe('AG-UI: interrupts and resume', () => {
     const agent = client(served, 'bank');
     say(agent, 'Log me in');
     const paused = await runOnce(agent);
-    expect(paused.finished!.outcome).toMatchObject({ type: 'interrupt', interrupts: [{ id: 'Banker:p1', reason: 'input', message: 'Your 4-digit PIN?', responseSchema: { type: 'string', pattern: '^[0-9]{4}$' } }] });
+    expect(paused.finished!.outcome).toMatchObject({
+      type: 'interrupt',
+      interrupts: [
+        {
+          id: 'Banker:p1',
+          reason: 'input',
+          message: 'Your 4-digit PIN?',
+          responseSchema: { type: 'string', pattern: '^[0-9]{4}$' },
+        },
+      ],
+    });
 
     const quiet = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    await expect(agent.runAgent({ resume: [{ interruptId: 'Banker:p1', status: 'resolved', payload: '12' }] })).rejects.toMatchObject({ status: 400, payload: { error: { code: 'INTERRUPT_RESPONSE' } } });
+    await expect(
+      agent.runAgent({ resume: [{ interruptId: 'Banker:p1', status: 'resolved', payload: '12' }] }),
+    ).rejects.toMatchObject({ status: 400, payload: { error: { code: 'INTERRUPT_RESPONSE' } } });
     quiet.mockRestore();
 
-    const resumed = await runOnce(agent, { resume: [{ interruptId: 'Banker:p1', status: 'resolved', payload: '1234' }] });
+    const resumed = await runOnce(agent, {
+      resume: [{ interruptId: 'Banker:p1', status: 'resolved', payload: '1234' }],
+    });
     expect(ofType<ToolCallResultEvent>(resumed, EventType.TOOL_CALL_RESULT)[0]!.content).toBe('{"pin":"1234"}');
     expect(resumed.finished).toMatchObject({ outcome: { type: 'success' }, result: 'PIN accepted.' });
   });
 
   it('a new message is refused while questions are open, starts a new turn once they are all cancelled, and cannot come with answers', async () => {
-    const { agent: banker, sent } = bank([{ functionCalls: [{ name: 'transfer_money', args: { amount: 5 }, id: 'c1' }] }, 'Something else then.']);
+    const { agent: banker, sent } = bank([
+      { functionCalls: [{ name: 'transfer_money', args: { amount: 5 }, id: 'c1' }] },
+      'Something else then.',
+    ]);
     const served = await serveApps({ bank: banker });
     const agent = client(served, 'bank');
     say(agent, 'Send 5');
@@ -105,9 +143,15 @@ describe('AG-UI: interrupts and resume', () => {
 
     const pending = await post(served, 'bank', input(threadId, 'Actually, never mind'));
     expect(pending.status).toBe(409);
-    expect(await pending.json()).toMatchObject({ error: { code: 'PENDING_INTERRUPT', message: expect.stringContaining("'Banker:c1'") } });
+    expect(await pending.json()).toMatchObject({
+      error: { code: 'PENDING_INTERRUPT', message: expect.stringContaining("'Banker:c1'") },
+    });
 
-    const both = await post(served, 'bank', input(threadId, 'Never mind', { resume: [{ interruptId: 'Banker:c1', status: 'resolved', payload: true }] }));
+    const both = await post(
+      served,
+      'bank',
+      input(threadId, 'Never mind', { resume: [{ interruptId: 'Banker:c1', status: 'resolved', payload: true }] }),
+    );
     expect(both.status).toBe(400);
     expect(await both.json()).toMatchObject({ error: { code: 'INVALID_REQUEST', field: 'messages' } });
     expect(sent).toEqual([]);
@@ -120,21 +164,32 @@ describe('AG-UI: interrupts and resume', () => {
   });
 
   it('inside a ParallelAgent: the finished branch is not run again when the paused one resumes', async () => {
-    const { agent: banker, sent } = bank([{ functionCalls: [{ name: 'transfer_money', args: { amount: 7 }, id: 'c1' }] }, 'Sent 7.']);
+    const { agent: banker, sent } = bank([
+      { functionCalls: [{ name: 'transfer_money', args: { amount: 7 }, id: 'c1' }] },
+      'Sent 7.',
+    ]);
     const notifier = new LlmAgent({ name: 'Notifier', model: new ScriptedModel(['Bob was told.']) });
     const served = await serveApps({ ops: new ParallelAgent({ name: 'Ops', subAgents: [banker, notifier] }) });
     const agent = client(served, 'ops');
     say(agent, 'Pay Bob 7 and tell him');
     const paused = await runOnce(agent);
-    expect(paused.finished!.outcome).toMatchObject({ type: 'interrupt', interrupts: [{ id: 'Ops/Banker:c1', toolCallId: 'Ops/Banker:c1' }] });
+    expect(paused.finished!.outcome).toMatchObject({
+      type: 'interrupt',
+      interrupts: [{ id: 'Ops/Banker:c1', toolCallId: 'Ops/Banker:c1' }],
+    });
     expect(paused.newMessages.map((m) => (m as { name?: string }).name)).toContain('Notifier');
 
-    const resumed = await runOnce(agent, { resume: [{ interruptId: 'Ops/Banker:c1', status: 'resolved', payload: { confirmed: true } }] });
+    const resumed = await runOnce(agent, {
+      resume: [{ interruptId: 'Ops/Banker:c1', status: 'resolved', payload: { confirmed: true } }],
+    });
     expect(sent).toEqual([7]);
     expect(resumed.newMessages.map((m) => [m.role, (m as { name?: string }).name])).toEqual([
       ['tool', undefined],
       ['assistant', 'Banker'],
     ]);
-    expect(resumed.finished).toMatchObject({ outcome: { type: 'success' }, result: { Banker: 'Sent 7.', Notifier: 'Bob was told.' } });
+    expect(resumed.finished).toMatchObject({
+      outcome: { type: 'success' },
+      result: { Banker: 'Sent 7.', Notifier: 'Bob was told.' },
+    });
   });
 });

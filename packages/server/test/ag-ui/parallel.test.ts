@@ -8,10 +8,18 @@ import { client, ofType, PacedModel, runOnce, say, serveApps, threadState } from
 describe('AG-UI: sub-agents', () => {
   it('a 3-branch ParallelAgent streams three interleaved messages, each with its own id, author and text', async () => {
     const branch = (name: string, chunks: string[], gapMs: number) =>
-      new LlmAgent({ name, model: new PacedModel(new ScriptedModel([{ chunks }]), gapMs), outputKey: `${name.toLowerCase()}_said` });
+      new LlmAgent({
+        name,
+        model: new PacedModel(new ScriptedModel([{ chunks }]), gapMs),
+        outputKey: `${name.toLowerCase()}_said`,
+      });
     const fanOut = new ParallelAgent({
       name: 'FanOut',
-      subAgents: [branch('Weather', ['Sunny ', 'and ', 'warm.'], 7), branch('News', ['Markets ', 'are ', 'up.'], 5), branch('Traffic', ['Roads ', 'are ', 'clear.'], 6)],
+      subAgents: [
+        branch('Weather', ['Sunny ', 'and ', 'warm.'], 7),
+        branch('News', ['Markets ', 'are ', 'up.'], 5),
+        branch('Traffic', ['Roads ', 'are ', 'clear.'], 6),
+      ],
     });
     const summary = new LlmAgent({ name: 'Summary', model: new ScriptedModel(['All good.']) });
     const served = await serveApps({ brief: new SequentialAgent({ name: 'Brief', subAgents: [fanOut, summary] }) });
@@ -29,18 +37,35 @@ describe('AG-UI: sub-agents', () => {
     const switches = contents.filter((e, i) => i > 0 && e.messageId !== contents[i - 1]!.messageId).length;
     expect(switches).toBeGreaterThan(3);
     // Each message holds its own branch's text, whatever the interleaving.
-    const byAuthor = Object.fromEntries(run.newMessages.map((m) => [(m as { name?: string }).name, 'content' in m ? m.content : undefined]));
-    expect(byAuthor).toEqual({ Weather: 'Sunny and warm.', News: 'Markets are up.', Traffic: 'Roads are clear.', Summary: 'All good.' });
+    const byAuthor = Object.fromEntries(
+      run.newMessages.map((m) => [(m as { name?: string }).name, 'content' in m ? m.content : undefined]),
+    );
+    expect(byAuthor).toEqual({
+      Weather: 'Sunny and warm.',
+      News: 'Markets are up.',
+      Traffic: 'Roads are clear.',
+      Summary: 'All good.',
+    });
     // The branches' state writes reach the client too.
-    expect(agent.state).toEqual({ weather_said: 'Sunny and warm.', news_said: 'Markets are up.', traffic_said: 'Roads are clear.' });
+    expect(agent.state).toEqual({
+      weather_said: 'Sunny and warm.',
+      news_said: 'Markets are up.',
+      traffic_said: 'Roads are clear.',
+    });
     expect(agent.state).toEqual(await threadState(served, 'brief', AG_UI_USER, agent.threadId));
   });
 
   it('a transfer hands the turn to another agent, whose message carries its name', async () => {
-    const booker = new LlmAgent({ name: 'Booker', description: 'Books flights.', model: new ScriptedModel(['Booked.']) });
+    const booker = new LlmAgent({
+      name: 'Booker',
+      description: 'Books flights.',
+      model: new ScriptedModel(['Booked.']),
+    });
     const coordinator = new LlmAgent({
       name: 'Coordinator',
-      model: new ScriptedModel([{ functionCalls: [{ name: 'transfer_to_agent', args: { agent_name: 'Booker' }, id: 't1' }] }]),
+      model: new ScriptedModel([
+        { functionCalls: [{ name: 'transfer_to_agent', args: { agent_name: 'Booker' }, id: 't1' }] },
+      ]),
       subAgents: [booker],
     });
     const served = await serveApps({ travel: coordinator });

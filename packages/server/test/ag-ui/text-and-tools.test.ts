@@ -1,4 +1,11 @@
-import { type AssistantMessage, EventType, type RunStartedEvent, type StateDeltaEvent, type TextMessageStartEvent, type ToolCallResultEvent } from '@ag-ui/client';
+import {
+  type AssistantMessage,
+  EventType,
+  type RunStartedEvent,
+  type StateDeltaEvent,
+  type TextMessageStartEvent,
+  type ToolCallResultEvent,
+} from '@ag-ui/client';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AgentTool, FunctionTool, LlmAgent } from '@troupe/core';
@@ -23,9 +30,17 @@ describe('AG-UI: text, tools and state', () => {
       EventType.TEXT_MESSAGE_END,
       EventType.RUN_FINISHED,
     ]);
-    expect(ofType<TextMessageStartEvent>(first, EventType.TEXT_MESSAGE_START)[0]).toMatchObject({ role: 'assistant', name: 'assistant' });
+    expect(ofType<TextMessageStartEvent>(first, EventType.TEXT_MESSAGE_START)[0]).toMatchObject({
+      role: 'assistant',
+      name: 'assistant',
+    });
     expect(first.newMessages).toEqual([expect.objectContaining({ role: 'assistant', content: 'Hello!' })]);
-    expect(first.finished).toMatchObject({ threadId: agent.threadId, result: 'Hello!', outcome: { type: 'success' }, usage: [expect.objectContaining({ model: 'scripted', totalTokens: expect.any(Number) })] });
+    expect(first.finished).toMatchObject({
+      threadId: agent.threadId,
+      result: 'Hello!',
+      outcome: { type: 'success' },
+      usage: [expect.objectContaining({ model: 'scripted', totalTokens: expect.any(Number) })],
+    });
     // The run id is the invocation id.
     const started = ofType<RunStartedEvent>(first, EventType.RUN_STARTED)[0]!;
     expect(started.metadata).toEqual({ troupe: { invocationId: started.runId, userId: AG_UI_USER } });
@@ -39,8 +54,16 @@ describe('AG-UI: text, tools and state', () => {
       ['assistant', 'Again.'],
     ]);
     // The model saw the whole thread from the session, not from the client's copy.
-    expect(model.requests[1]!.contents.map((c) => c.parts.map((p) => ('text' in p ? p.text : '')).join(''))).toEqual(['Hi', 'Hello!', 'Once more']);
-    const session = await served.sessionService.getSession({ appName: 'chat', userId: AG_UI_USER, sessionId: agent.threadId });
+    expect(model.requests[1]!.contents.map((c) => c.parts.map((p) => ('text' in p ? p.text : '')).join(''))).toEqual([
+      'Hi',
+      'Hello!',
+      'Once more',
+    ]);
+    const session = await served.sessionService.getSession({
+      appName: 'chat',
+      userId: AG_UI_USER,
+      sessionId: agent.threadId,
+    });
     expect(new Set(session!.events.map((e) => e.invocationId)).size).toBe(2);
   });
 
@@ -87,8 +110,15 @@ describe('AG-UI: text, tools and state', () => {
     ]);
     // The call sits on the message that announced it; its result is JSON text.
     const [announce] = run.newMessages as AssistantMessage[];
-    expect(announce).toMatchObject({ role: 'assistant', content: 'Adding.', toolCalls: [{ id: 'Calc:c1', function: { name: 'add', arguments: '{"a":2,"b":3}' } }] });
-    expect(ofType<ToolCallResultEvent>(run, EventType.TOOL_CALL_RESULT)[0]).toMatchObject({ toolCallId: 'Calc:c1', content: '{"sum":5}' });
+    expect(announce).toMatchObject({
+      role: 'assistant',
+      content: 'Adding.',
+      toolCalls: [{ id: 'Calc:c1', function: { name: 'add', arguments: '{"a":2,"b":3}' } }],
+    });
+    expect(ofType<ToolCallResultEvent>(run, EventType.TOOL_CALL_RESULT)[0]).toMatchObject({
+      toolCallId: 'Calc:c1',
+      content: '{"sum":5}',
+    });
     // The client's state (its own key written to the session on the way in) is patched to the session's.
     expect(ofType<StateDeltaEvent>(run, EventType.STATE_DELTA).map((e) => e.delta)).toEqual([
       [
@@ -112,10 +142,17 @@ describe('AG-UI: text, tools and state', () => {
   });
 
   it('an AgentTool’s agent streams its own messages inside the call, and thoughts arrive as reasoning', async () => {
-    const researcher = new LlmAgent({ name: 'Researcher', description: 'Finds facts.', model: new ScriptedModel([{ chunks: ['Paris is ', 'the capital.'] }]) });
+    const researcher = new LlmAgent({
+      name: 'Researcher',
+      description: 'Finds facts.',
+      model: new ScriptedModel([{ chunks: ['Paris is ', 'the capital.'] }]),
+    });
     const writer = new LlmAgent({
       name: 'Writer',
-      model: new ScriptedModel([{ functionCalls: [{ name: 'Researcher', args: { request: 'capital of France?' }, id: 'w1' }] }, { text: 'The capital is Paris.', thought: 'The researcher answered.' }]),
+      model: new ScriptedModel([
+        { functionCalls: [{ name: 'Researcher', args: { request: 'capital of France?' }, id: 'w1' }] },
+        { text: 'The capital is Paris.', thought: 'The researcher answered.' },
+      ]),
       tools: [new AgentTool({ agent: researcher })],
     });
     const served = await serveApps({ writer });
@@ -144,8 +181,14 @@ describe('AG-UI: text, tools and state', () => {
       EventType.TEXT_MESSAGE_END,
       EventType.RUN_FINISHED,
     ]);
-    expect(ofType<TextMessageStartEvent>(run, EventType.TEXT_MESSAGE_START).map((e) => e.name)).toEqual(['Researcher', 'Writer']);
-    expect(ofType<ToolCallResultEvent>(run, EventType.TOOL_CALL_RESULT)[0]).toMatchObject({ toolCallId: 'Writer:w1', content: JSON.stringify({ result: 'Paris is the capital.' }) });
+    expect(ofType<TextMessageStartEvent>(run, EventType.TEXT_MESSAGE_START).map((e) => e.name)).toEqual([
+      'Researcher',
+      'Writer',
+    ]);
+    expect(ofType<ToolCallResultEvent>(run, EventType.TOOL_CALL_RESULT)[0]).toMatchObject({
+      toolCallId: 'Writer:w1',
+      content: JSON.stringify({ result: 'Paris is the capital.' }),
+    });
     // The client files each tool result right after the call it answers.
     expect(run.newMessages.map((m) => [m.role, 'content' in m ? m.content : undefined])).toEqual([
       ['assistant', undefined],
@@ -154,6 +197,8 @@ describe('AG-UI: text, tools and state', () => {
       ['reasoning', 'The researcher answered.'],
       ['assistant', 'The capital is Paris.'],
     ]);
-    expect(run.finished!.usage).toEqual([expect.objectContaining({ model: 'scripted', reasoningTokens: expect.any(Number) })]);
+    expect(run.finished!.usage).toEqual([
+      expect.objectContaining({ model: 'scripted', reasoningTokens: expect.any(Number) }),
+    ]);
   });
 });

@@ -9,7 +9,9 @@ import { NO_BROWSER, openNewSession, POLL, useDevUi, waitUntilIdle } from './tro
 // CI (CI=true) a missing browser fails.
 
 describe.skipIf(NO_BROWSER)('troupe web: artifacts in the dev UI (Chromium)', () => {
-  const web = useDevUi('packages/server/test/e2e/fixtures/artifact-apps', { scratchPrefix: 'troupe-dev-ui-artifacts-' });
+  const web = useDevUi('packages/server/test/e2e/fixtures/artifact-apps', {
+    scratchPrefix: 'troupe-dev-ui-artifacts-',
+  });
 
   it("lists a tool's PNG artifact and shows it as an image; an inlineData PNG in an event renders as an image", async () => {
     const { page } = web;
@@ -29,7 +31,9 @@ describe.skipIf(NO_BROWSER)('troupe web: artifacts in the dev UI (Chromium)', ()
     await image.waitFor();
     expect(await image.getAttribute('alt')).toBe('swatch.png (version 0)');
     expect(await drawnSize(image)).toEqual({ width: 8, height: 8 });
-    expect(await panel.getByRole('group', { name: 'Versions of swatch.png' }).getByRole('button').allInnerTexts()).toEqual(['0']);
+    expect(
+      await panel.getByRole('group', { name: 'Versions of swatch.png' }).getByRole('button').allInnerTexts(),
+    ).toEqual(['0']);
 
     // Text shows as text.
     await list.getByRole('button', { name: 'user:notes.md' }).click();

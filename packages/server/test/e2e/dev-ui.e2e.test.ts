@@ -16,7 +16,10 @@ import { NO_BROWSER, POLL, repo, useDevUi, waitUntilIdle } from './troupe-web.js
 
 // The screenshot in docs/dev-ui.md is refreshed with TROUPE_UPDATE_SCREENSHOT=1; otherwise the test
 // writes it to a temporary folder, so an ordinary test run leaves the work tree unchanged.
-const screenshotPath = process.env.TROUPE_UPDATE_SCREENSHOT === '1' ? join(repo, 'docs/images/dev-ui.png') : join(tmpdir(), `troupe-dev-ui-${process.pid}.png`);
+const screenshotPath =
+  process.env.TROUPE_UPDATE_SCREENSHOT === '1'
+    ? join(repo, 'docs/images/dev-ui.png')
+    : join(tmpdir(), `troupe-dev-ui-${process.pid}.png`);
 
 const GREETING = 'Hello! I am the concierge of Chez Troupe. Ask me to book a table.';
 const CONFIRMATION = 'Done: your table for 2 at 19:30 is booked (reference CT-042).';
@@ -46,7 +49,13 @@ describe.skipIf(NO_BROWSER)('troupe web: the dev UI in Chromium', () => {
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     // Read in one go in the page: the streamed text and the highlighted agent at the same moment.
     const midStream = await page.waitForFunction(() => {
-      const { document } = globalThis as unknown as { document: { querySelector(selector: string): { textContent: string | null; getAttribute(name: string): string | null } | null } };
+      const { document } = globalThis as unknown as {
+        document: {
+          querySelector(
+            selector: string,
+          ): { textContent: string | null; getAttribute(name: string): string | null } | null;
+        };
+      };
       const text = document.querySelector('[data-streaming] .bubble')?.textContent ?? '';
       const speaking = document.querySelector('.agent-node.speaking')?.getAttribute('data-agent');
       return text.includes('Hello!') ? { text, speaking } : false;
@@ -68,8 +77,18 @@ describe.skipIf(NO_BROWSER)('troupe web: the dev UI in Chromium', () => {
     await interrupt.getByRole('button', { name: 'Approve', exact: true }).waitFor();
     expect(await interrupt.innerText()).toContain(`Allow tool 'book_table' to run with {"guests":2,"time":"19:30"}?`);
     await expect.poll(() => page.getByRole('status').innerText(), POLL).toBe('Paused: 1 interrupt waiting');
-    expect(await page.locator('.event').filter({ has: page.locator('.fact-transfer', { hasText: 'to Booker' }) }).count()).toBe(1);
-    expect(await page.locator('.event[data-author="Booker"]').filter({ has: page.locator('.fact-call', { hasText: 'book_table' }) }).count()).toBe(1);
+    expect(
+      await page
+        .locator('.event')
+        .filter({ has: page.locator('.fact-transfer', { hasText: 'to Booker' }) })
+        .count(),
+    ).toBe(1);
+    expect(
+      await page
+        .locator('.event[data-author="Booker"]')
+        .filter({ has: page.locator('.fact-call', { hasText: 'book_table' }) })
+        .count(),
+    ).toBe(1);
     expect(await page.getByLabel('Message').getAttribute('placeholder')).toBe('Answer the open interrupt above first');
 
     // The state diff of the greeting (outputKey 'greeting'), shown while the run waits: the screenshot of the docs.
@@ -99,11 +118,15 @@ describe.skipIf(NO_BROWSER)('troupe web: the dev UI in Chromium', () => {
     const url = new URL(page.url());
     const sessionId = url.searchParams.get('session');
     expect(sessionId).toBeTruthy();
-    const stored = (await (await fetch(`${baseUrl}/apps/concierge/users/user/sessions/${sessionId}`)).json()) as WireSession;
+    const stored = (await (
+      await fetch(`${baseUrl}/apps/concierge/users/user/sessions/${sessionId}`)
+    ).json()) as WireSession;
 
     await page.reload();
     await chat(page).getByText(CONFIRMATION, { exact: true }).waitFor();
-    expect(await page.getByRole('heading', { name: /^Events/ }).textContent()).toBe(`Events (${stored.events!.length})`);
+    expect(await page.getByRole('heading', { name: /^Events/ }).textContent()).toBe(
+      `Events (${stored.events!.length})`,
+    );
     expect(await chat(page).getByText(GREETING, { exact: true }).count()).toBe(1);
 
     await page.locator('.event').first().locator('.event-head').click();
@@ -126,7 +149,8 @@ describe.skipIf(NO_BROWSER)('troupe web: the dev UI in Chromium', () => {
     await page.getByLabel('Message').fill('Get the house ready');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     const plan = page.getByRole('list', { name: 'Plan of Checklist' });
-    const steps = async () => (await plan.getByRole('listitem').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim()).join(' | ');
+    const steps = async () =>
+      (await plan.getByRole('listitem').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim()).join(' | ');
     await expect.poll(steps, POLL).toBe('✓ Pack (done) | ✓ Lock the door (done) | ▶ Water the plants (current)');
   });
 
@@ -147,10 +171,14 @@ describe.skipIf(NO_BROWSER)('troupe web: the dev UI in Chromium', () => {
     await page.getByRole('button', { name: 'Stop run' }).click();
 
     // The cancellation the server stored is in the chat and the events, and the run is over.
-    await chat(page).getByText(/CANCELLED: The run was cancelled on request/).waitFor();
+    await chat(page)
+      .getByText(/CANCELLED: The run was cancelled on request/)
+      .waitFor();
     await waitUntilIdle(page);
     const sessionId = new URL(page.url()).searchParams.get('session');
-    const stored = (await (await fetch(`${baseUrl}/apps/relay/users/user/sessions/${sessionId}`)).json()) as WireSession;
+    const stored = (await (
+      await fetch(`${baseUrl}/apps/relay/users/user/sessions/${sessionId}`)
+    ).json()) as WireSession;
     expect(stored.events!.map((e) => e.errorCode ?? e.author)).toEqual(['user', 'Planner', 'CANCELLED']);
     expect(await page.getByRole('heading', { name: /^Events/ }).textContent()).toBe('Events (3)');
     expect(await page.locator('.event.has-error').count()).toBe(1);
@@ -162,7 +190,11 @@ describe.skipIf(NO_BROWSER)('troupe web: the dev UI in Chromium', () => {
     await chat(page).getByText('Report: written.', { exact: true }).waitFor();
     await waitUntilIdle(page);
     expect(await chat(page).getByText('Research: done.', { exact: true }).count()).toBe(1);
-    expect(await chat(page).getByText(/CANCELLED:/).count()).toBe(1);
+    expect(
+      await chat(page)
+        .getByText(/CANCELLED:/)
+        .count(),
+    ).toBe(1);
     expect(await page.getByRole('heading', { name: /^Events/ }).textContent()).toBe('Events (7)');
     expect(pageErrors).toEqual([]);
   }, 60_000);
@@ -170,7 +202,8 @@ describe.skipIf(NO_BROWSER)('troupe web: the dev UI in Chromium', () => {
   it('works at http://localhost too; a page on a rebound name or another origin cannot read or change sessions', async () => {
     const { page, baseUrl } = web;
     const port = new URL(baseUrl).port;
-    const sessions = async () => ((await (await fetch(`${baseUrl}/apps/concierge/users/user/sessions`)).json()) as WireSession[]).length;
+    const sessions = async () =>
+      ((await (await fetch(`${baseUrl}/apps/concierge/users/user/sessions`)).json()) as WireSession[]).length;
     const before = await sessions();
 
     // The dev UI opened by another loopback name is the server's own page.
@@ -184,23 +217,35 @@ describe.skipIf(NO_BROWSER)('troupe web: the dev UI in Chromium', () => {
     expect(await rebound!.text()).toContain('HOST_NOT_ALLOWED');
     const fromRebound = await page.evaluate(async () => {
       const list = await fetch('/apps/concierge/users/user/sessions');
-      const create = await fetch('/apps/concierge/users/user/sessions', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+      const create = await fetch('/apps/concierge/users/user/sessions', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{}',
+      });
       return [list.status, create.status];
     });
     expect(fromRebound).toEqual([403, 403]);
 
     // A page of another origin (another local dev server): its JSON call fails the preflight, and its
     // "simple" no-cors POST, which needs none, is refused by the server.
-    const elsewhere = createServer((_request, response) => response.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>elsewhere</title>'));
+    const elsewhere = createServer((_request, response) =>
+      response.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>elsewhere</title>'),
+    );
     await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
     try {
       await page.goto(`http://localhost:${(elsewhere.address() as AddressInfo).port}/`);
       const fromForeign = await page.evaluate(async (api) => {
         const url = `${api}/apps/concierge/users/user/sessions`;
-        const outcome = (request: Promise<Response>) => request.then((response) => `answered ${response.type} ${response.status}`, (error: Error) => `blocked: ${error.message}`);
+        const outcome = (request: Promise<Response>) =>
+          request.then(
+            (response) => `answered ${response.type} ${response.status}`,
+            (error: Error) => `blocked: ${error.message}`,
+          );
         return [
           await outcome(fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })),
-          await outcome(fetch(url, { method: 'POST', mode: 'no-cors', headers: { 'Content-Type': 'text/plain' }, body: '{}' })),
+          await outcome(
+            fetch(url, { method: 'POST', mode: 'no-cors', headers: { 'Content-Type': 'text/plain' }, body: '{}' }),
+          ),
         ];
       }, baseUrl);
       expect(fromForeign).toEqual(['blocked: Failed to fetch', 'answered opaque 0']);

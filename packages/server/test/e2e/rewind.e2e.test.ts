@@ -14,7 +14,10 @@ describe.skipIf(NO_BROWSER)('troupe web: rewind in the dev UI (Chromium)', () =>
   async function stateAfter(index: number): Promise<unknown> {
     const { page } = web;
     await page.locator('.event .event-head').nth(index).click();
-    const details = page.getByRole('region', { name: /Event #/ }).locator('details').filter({ hasText: 'State after this event' });
+    const details = page
+      .getByRole('region', { name: /Event #/ })
+      .locator('details')
+      .filter({ hasText: 'State after this event' });
     await details.locator('summary').click();
     return JSON.parse(await details.locator('pre.json').innerText()) as unknown;
   }
@@ -43,11 +46,24 @@ describe.skipIf(NO_BROWSER)('troupe web: rewind in the dev UI (Chromium)', () =>
 
     await expect.poll(() => page.locator('.event').count(), POLL).toBe(9);
     await expect.poll(() => page.locator('.event.rewound').count(), POLL).toBe(4);
-    expect((await page.locator('.event.rewound .rewound-label').allInnerTexts()).map((t) => t.toLowerCase())).toEqual(['rewound', 'rewound', 'rewound', 'rewound']);
-    expect(await page.locator('.event').nth(8).locator('.rewind-card').innerText()).toMatch(/Rewound to before invocation/);
+    expect((await page.locator('.event.rewound .rewound-label').allInnerTexts()).map((t) => t.toLowerCase())).toEqual([
+      'rewound',
+      'rewound',
+      'rewound',
+      'rewound',
+    ]);
+    expect(await page.locator('.event').nth(8).locator('.rewind-card').innerText()).toMatch(
+      /Rewound to before invocation/,
+    );
     // No rewinding to a message already rewound; the first turn's message still offers it.
     expect(await pear.getByRole('button', { name: 'Rewind to here' }).count()).toBe(0);
-    expect(await page.locator('.event[data-author="user"]').filter({ hasText: 'Remember apple' }).getByRole('button', { name: 'Rewind to here' }).count()).toBe(1);
+    expect(
+      await page
+        .locator('.event[data-author="user"]')
+        .filter({ hasText: 'Remember apple' })
+        .getByRole('button', { name: 'Rewind to here' })
+        .count(),
+    ).toBe(1);
 
     // The state after the rewind is the state before the rewound turn.
     expect(await stateAfter(8)).toEqual({ fruit: 'apple' });

@@ -31,11 +31,18 @@ export async function buildIfNeeded(): Promise<void> {
  * Starts the built `troupe web` on `appsDir` (relative to the repository) on a free port; resolves
  * once it listens. `onOutput` gets everything it prints, for as long as it runs.
  */
-export function startTroupeWeb(appsDir: string, db: string, onOutput: (chunk: string) => void = () => {}): Promise<{ server: ChildProcessWithoutNullStreams; url: string }> {
+export function startTroupeWeb(
+  appsDir: string,
+  db: string,
+  onOutput: (chunk: string) => void = () => {},
+): Promise<{ server: ChildProcessWithoutNullStreams; url: string }> {
   return new Promise((resolve, reject) => {
     const server = spawn(process.execPath, [bin, 'web', appsDir, '--port', '0', '--db', db], { cwd: repo });
     let output = '';
-    const timer = setTimeout(() => reject(new Error(`troupe web did not print its URL within 30 s. Output:\n${output}`)), 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`troupe web did not print its URL within 30 s. Output:\n${output}`)),
+      30_000,
+    );
     const collect = (chunk: Buffer) => {
       output += chunk.toString();
       onOutput(chunk.toString());
@@ -57,7 +64,9 @@ export function startTroupeWeb(appsDir: string, db: string, onOutput: (chunk: st
 /** Throws when Debian's Chromium is missing (only reached in CI, where the dev UI tests must run). */
 export function requireChromium(): void {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is missing at ${CHROMIUM}, and CI=true requires the dev UI test to run. Install Debian's package: apt-get install -y chromium (.ci/run does this).`);
+    throw new Error(
+      `Chromium is missing at ${CHROMIUM}, and CI=true requires the dev UI test to run. Install Debian's package: apt-get install -y chromium (.ci/run does this).`,
+    );
   }
 }
 
@@ -67,7 +76,16 @@ export function launchChromium(profileDir: string, extraArgs: string[] = []): Pr
   return chromium.launchPersistentContext(profileDir, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', ...extraArgs],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      ...extraArgs,
+    ],
     viewport: { width: 1440, height: 900 },
   });
 }
@@ -108,7 +126,11 @@ export function useDevUi(appsDir: string, options: DevUiOptions): DevUi {
   beforeAll(async () => {
     requireChromium();
     await buildIfNeeded();
-    ({ server, url: baseUrl } = await startTroupeWeb(appsDir, join(scratch, 'troupe.db'), (chunk) => (serverOutput += chunk)));
+    ({ server, url: baseUrl } = await startTroupeWeb(
+      appsDir,
+      join(scratch, 'troupe.db'),
+      (chunk) => (serverOutput += chunk),
+    ));
     browser = await launchChromium(join(scratch, 'chromium-profile'), options.chromiumArgs);
     page = browser.pages()[0] ?? (await browser.newPage());
     page.setDefaultTimeout(15_000);
@@ -121,7 +143,8 @@ export function useDevUi(appsDir: string, options: DevUiOptions): DevUi {
   });
 
   const started = <T>(value: T | undefined, what: string): T => {
-    if (value === undefined) throw new Error(`The dev UI suite has no ${what} yet: read it inside a test, after beforeAll.`);
+    if (value === undefined)
+      throw new Error(`The dev UI suite has no ${what} yet: read it inside a test, after beforeAll.`);
     return value;
   };
   return {

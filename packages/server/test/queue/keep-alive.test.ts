@@ -9,7 +9,11 @@ import { RunTracker } from '../../src/run-tracker.js';
 // sends comment lines meanwhile, so proxies with idle timeouts do not cut it.
 
 it('a silent background-run stream sends keep-alive comments, then the frame the run produced', async () => {
-  const event = createEvent({ invocationId: 'r1', author: 'slow', content: { role: 'model', parts: [{ text: 'late' }] } });
+  const event = createEvent({
+    invocationId: 'r1',
+    author: 'slow',
+    content: { role: 'model', parts: [{ text: 'late' }] },
+  });
   async function* join(): AsyncGenerator<BackgroundStreamEntry> {
     await sleep(120);
     yield { id: '1-0', event };

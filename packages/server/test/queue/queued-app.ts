@@ -12,12 +12,26 @@ import { readSseChunks } from '../helpers.js';
  * sharing an in-memory store and a test Redis (under a key prefix of its own, so tests do not see
  * each other's jobs).
  */
-export async function queuedApp(redisUrl: string, apps: Record<string, BaseAgent>, options: Partial<CreateAppOptions> & { worker?: boolean; streamTtlMs?: number } = {}) {
+export async function queuedApp(
+  redisUrl: string,
+  apps: Record<string, BaseAgent>,
+  options: Partial<CreateAppOptions> & { worker?: boolean; streamTtlMs?: number } = {},
+) {
   const { worker: withWorker = true, streamTtlMs, ...appOptions } = options;
   const sessionService = new InMemorySessionService();
   const prefix = `s${Math.random().toString(36).slice(2, 10)}`;
   const queue = new RunQueue({ redis: redisUrl, sessionService, prefix });
-  const worker = withWorker ? new RunWorker({ apps, sessionService, redis: redisUrl, prefix, lockDurationMs: 2_000, sweepIntervalMs: 0, ...(streamTtlMs ? { streamTtlMs } : {}) }) : undefined;
+  const worker = withWorker
+    ? new RunWorker({
+        apps,
+        sessionService,
+        redis: redisUrl,
+        prefix,
+        lockDurationMs: 2_000,
+        sweepIntervalMs: 0,
+        ...(streamTtlMs ? { streamTtlMs } : {}),
+      })
+    : undefined;
   await worker?.start();
   const app = createApp({ apps, sessionService, queue, ...appOptions });
   return {

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { BasePlugin, createEvent, type Event, FunctionAgent, InMemorySessionService, SequentialAgent, type SessionService } from '@troupe/core';
+import {
+  BasePlugin,
+  createEvent,
+  type Event,
+  FunctionAgent,
+  InMemorySessionService,
+  SequentialAgent,
+  type SessionService,
+} from '@troupe/core';
 import { createApp, type ErrorReport, type WireEvent, type WireSession } from '../../src/index.js';
 import { call, createSession, expectError, message, readSse } from '../helpers.js';
 import { requiredMethodsOnly } from '../stores.js';
@@ -10,22 +18,40 @@ import { requiredMethodsOnly } from '../stores.js';
 // with the terminal error event as `/run_sse` sends it, and answers a run the store stopped with
 // that status (503 STORAGE, 409 LEASE_LOST or STALE_SESSION).
 
-const body = (sessionId: string, text = 'go') => ({ appName: 'pipeline', userId: 'u', sessionId, newMessage: message(text) });
+const body = (sessionId: string, text = 'go') => ({
+  appName: 'pipeline',
+  userId: 'u',
+  sessionId,
+  newMessage: message(text),
+});
 
 function pipelineApp(second: FunctionAgent, options: { plugins?: BasePlugin[]; sessionService?: SessionService } = {}) {
   const sessionService = options.sessionService ?? new InMemorySessionService();
   const reports: [unknown, ErrorReport][] = [];
-  const pipeline = new SequentialAgent({ name: 'pipeline', subAgents: [new FunctionAgent({ name: 'first', run: () => 'first done' }), second] });
-  const app = createApp({ apps: { pipeline }, sessionService, ...(options.plugins ? { plugins: options.plugins } : {}), onError: (error, _request, report) => reports.push([error, report]) });
+  const pipeline = new SequentialAgent({
+    name: 'pipeline',
+    subAgents: [new FunctionAgent({ name: 'first', run: () => 'first done' }), second],
+  });
+  const app = createApp({
+    apps: { pipeline },
+    sessionService,
+    ...(options.plugins ? { plugins: options.plugins } : {}),
+    onError: (error, _request, report) => reports.push([error, report]),
+  });
   return { app, sessionService, reports };
 }
 
 async function storedEvents(app: ReturnType<typeof createApp>, sessionId: string): Promise<WireEvent[]> {
-  return ((await (await call(app, 'GET', `/apps/pipeline/users/u/sessions/${sessionId}`)).json()) as WireSession).events!;
+  return ((await (await call(app, 'GET', `/apps/pipeline/users/u/sessions/${sessionId}`)).json()) as WireSession)
+    .events!;
 }
 
 /** The fields that say how a run ended, without the ids and times that differ between two runs. */
-const ending = (event: WireEvent | undefined) => ({ author: event?.author, errorCode: event?.errorCode, errorMessage: event?.errorMessage });
+const ending = (event: WireEvent | undefined) => ({
+  author: event?.author,
+  errorCode: event?.errorCode,
+  errorMessage: event?.errorMessage,
+});
 
 describe('POST /run never hides a failed run behind a 200', () => {
   it('an agent that throws: the array ends with the stored error event, the same one /run_sse sends as its last frame', async () => {
@@ -41,7 +67,11 @@ describe('POST /run never hides a failed run behind a 200', () => {
     expect(res.status).toBe(200);
     const events = (await res.json()) as WireEvent[];
     expect(events.map((e) => e.errorCode ?? e.author)).toEqual(['first', 'ERROR']);
-    expect(ending(events.at(-1))).toEqual({ author: 'second', errorCode: 'ERROR', errorMessage: 'the flux capacitor is out of flux' });
+    expect(ending(events.at(-1))).toEqual({
+      author: 'second',
+      errorCode: 'ERROR',
+      errorMessage: 'the flux capacitor is out of flux',
+    });
     expect((await storedEvents(app, 'json')).at(-1)!.id).toBe(events.at(-1)!.id);
 
     const { events: frames } = await readSse(await call(app, 'POST', '/run_sse', body('sse')));
@@ -77,7 +107,9 @@ describe('POST /run never hides a failed run behind a 200', () => {
         throw new Error('metrics sink at /srv/app/metrics.sock refused');
       }
     }
-    const { app, reports } = pipelineApp(new FunctionAgent({ name: 'second', run: () => 'second done' }), { plugins: [new BrokenAfterRun('metrics')] });
+    const { app, reports } = pipelineApp(new FunctionAgent({ name: 'second', run: () => 'second done' }), {
+      plugins: [new BrokenAfterRun('metrics')],
+    });
     for (const id of ['json', 'sse']) await createSession(app, 'pipeline', 'u', { sessionId: id });
     const res = await call(app, 'POST', '/run', body('json'));
     expect(res.status).toBe(200);
@@ -104,7 +136,14 @@ describe('POST /run never hides a failed run behind a 200', () => {
       run: async (_input, ctx) => {
         // "Another process" appends to the same session while this run is between two events.
         const current = (await inner.getSession({ appName: 'pipeline', userId: 'u', sessionId: ctx.session.id }))!;
-        await inner.appendEvent({ session: current, event: createEvent({ invocationId: 'elsewhere', author: 'user', content: { role: 'user', parts: [{ text: 'from elsewhere' }] } }) });
+        await inner.appendEvent({
+          session: current,
+          event: createEvent({
+            invocationId: 'elsewhere',
+            author: 'user',
+            content: { role: 'user', parts: [{ text: 'from elsewhere' }] },
+          }),
+        });
         return 'second done';
       },
     });
@@ -112,6 +151,10 @@ describe('POST /run never hides a failed run behind a 200', () => {
     await createSession(app, 'pipeline', 'u', { sessionId: 's' });
     expect(await expectError(await call(app, 'POST', '/run', body('s')), 409, 'STALE_SESSION')).toMatch(/\S/);
     // The other process's message is there; this run's answer and error are not.
-    expect((await storedEvents(app, 's')).map((e) => e.errorCode ?? e.invocationId)).toEqual([expect.any(String), expect.any(String), 'elsewhere']);
+    expect((await storedEvents(app, 's')).map((e) => e.errorCode ?? e.invocationId)).toEqual([
+      expect.any(String),
+      expect.any(String),
+      'elsewhere',
+    ]);
   });
 });

@@ -11,13 +11,34 @@ import { transcript } from '../../ui/src/model/transcript.js';
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAEUlEQVR4nGO4o6GBFTEMLQkAe3tLAfuiUfAAAAAASUVORK5CYII=';
 
 function event(parts: Part[]): WireEvent {
-  return { id: 'e1', invocationId: 'inv-1', timestamp: 1_700_000_000, author: 'Framer', branch: '', path: 'Framer', actions: { stateDelta: {}, artifactDelta: {} }, content: { role: 'model', parts } };
+  return {
+    id: 'e1',
+    invocationId: 'inv-1',
+    timestamp: 1_700_000_000,
+    author: 'Framer',
+    branch: '',
+    path: 'Framer',
+    actions: { stateDelta: {}, artifactDelta: {} },
+    content: { role: 'model', parts },
+  };
 }
 
 it('an image part is a chat item with its data; other inline data is not', () => {
-  const events = [event([{ text: 'Framed it:' }, { inlineData: { mimeType: 'image/png', data: PNG } }, { inlineData: { mimeType: 'application/pdf', data: 'JVBERi0=' } }])];
+  const events = [
+    event([
+      { text: 'Framed it:' },
+      { inlineData: { mimeType: 'image/png', data: PNG } },
+      { inlineData: { mimeType: 'application/pdf', data: 'JVBERi0=' } },
+    ]),
+  ];
   expect(transcript(events).map((item) => item.kind)).toEqual(['agent', 'image']);
-  expect(transcript(events)[1]).toMatchObject({ kind: 'image', author: 'Framer', mimeType: 'image/png', data: PNG, eventIndex: 0 });
+  expect(transcript(events)[1]).toMatchObject({
+    kind: 'image',
+    author: 'Framer',
+    mimeType: 'image/png',
+    data: PNG,
+    eventIndex: 0,
+  });
   expect(eventFacts(events[0]!).filter((fact) => fact.kind === 'data')).toEqual([
     { kind: 'data', mimeType: 'image/png', bytes: 75, data: PNG },
     { kind: 'data', mimeType: 'application/pdf', bytes: 6, data: 'JVBERi0=' },
@@ -25,6 +46,16 @@ it('an image part is a chat item with its data; other inline data is not', () =>
 });
 
 it('shows only image types a browser draws', () => {
-  expect(['image/png', 'image/JPEG', 'image/svg+xml', 'image/webp; q=1'].map(isImageType)).toEqual([true, true, true, true]);
-  expect(['image/tiff', 'text/html', 'application/octet-stream', 'image/png" onerror="x'].map(isImageType)).toEqual([false, false, false, false]);
+  expect(['image/png', 'image/JPEG', 'image/svg+xml', 'image/webp; q=1'].map(isImageType)).toEqual([
+    true,
+    true,
+    true,
+    true,
+  ]);
+  expect(['image/tiff', 'text/html', 'application/octet-stream', 'image/png" onerror="x'].map(isImageType)).toEqual([
+    false,
+    false,
+    false,
+    false,
+  ]);
 });

@@ -9,7 +9,11 @@ import { transcript } from '../../ui/src/model/transcript.js';
 // The dev UI's view of rewinds and compactions, from a session as the API sends it (JSON, so a
 // rewind's deleted keys are not in its stored delta).
 
-async function wireSession(summaries: string[], replies: string[], turns: (runner: Runner, sessionId: string) => Promise<void>): Promise<WireSession> {
+async function wireSession(
+  summaries: string[],
+  replies: string[],
+  turns: (runner: Runner, sessionId: string) => Promise<void>,
+): Promise<WireSession> {
   const sessionService = new InMemorySessionService();
   const runner = new Runner({
     appName: 'app',
@@ -28,7 +32,14 @@ describe('dev UI model: rewind and compaction', () => {
     let second = '';
     const wire = await wireSession([], ['a1', 'a2', 'a3'], async (runner, sessionId) => {
       await runner.run({ userId: 'u', sessionId, newMessage: 'q1', stateDelta: { plan: 'A' } });
-      second = (await runner.run({ userId: 'u', sessionId, newMessage: 'q2', stateDelta: { plan: 'B', extra: 1, 'user:lang': 'fr' } })).invocationId;
+      second = (
+        await runner.run({
+          userId: 'u',
+          sessionId,
+          newMessage: 'q2',
+          stateDelta: { plan: 'B', extra: 1, 'user:lang': 'fr' },
+        })
+      ).invocationId;
       await runner.rewind({ userId: 'u', sessionId, beforeInvocationId: second });
       await runner.run({ userId: 'u', sessionId, newMessage: 'q3' });
     });
@@ -40,7 +51,13 @@ describe('dev UI model: rewind and compaction', () => {
     expect(steps.at(-1)!.after).toEqual(wire.state);
     expect(rewoundIds(events)).toEqual(rewoundEventIds(events.map((e) => ({ ...e, timestamp: e.timestamp * 1000 }))));
     // The chat leaves the rewound turn out and says what happened.
-    expect(transcript(events).map((item) => ('text' in item ? item.text : item.kind))).toEqual(['q1', 'a1', 'rewound 2 events', 'q3', 'a3']);
+    expect(transcript(events).map((item) => ('text' in item ? item.text : item.kind))).toEqual([
+      'q1',
+      'a1',
+      'rewound 2 events',
+      'q3',
+      'a3',
+    ]);
   });
 
   it('shows a compaction as "compacted N events" with its summary', async () => {

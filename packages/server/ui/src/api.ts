@@ -72,13 +72,24 @@ export class ApiClient {
 
   /** `POST /run_sse` with streaming on: calls `onEvent` for every event until the run ends. */
   async runSse(ref: SessionRef, text: string, onEvent: OnEvent, signal?: AbortSignal): Promise<void> {
-    const body = { appName: ref.app, userId: ref.user, sessionId: ref.sessionId, newMessage: { role: 'user', parts: [{ text }] }, streaming: true };
+    const body = {
+      appName: ref.app,
+      userId: ref.user,
+      sessionId: ref.sessionId,
+      newMessage: { role: 'user', parts: [{ text }] },
+      streaming: true,
+    };
     const response = await this.request('POST', '/run_sse', body, signal);
     for await (const event of readEventStream(response)) onEvent(event);
   }
 
   /** `POST .../sessions/{id}/resume` with the answers by interrupt id; streams the rest of the run. */
-  async resumeSse(ref: SessionRef, responses: Record<string, unknown>, onEvent: OnEvent, signal?: AbortSignal): Promise<void> {
+  async resumeSse(
+    ref: SessionRef,
+    responses: Record<string, unknown>,
+    onEvent: OnEvent,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const path = `${sessionsPath(ref.app, ref.user)}/${enc(ref.sessionId)}/resume`;
     const response = await this.request('POST', path, { responses, streaming: true }, signal);
     for await (const event of readEventStream(response)) onEvent(event);
@@ -118,7 +129,11 @@ export class ApiClient {
       });
     } catch (error) {
       if (signal?.aborted) throw error;
-      throw new ApiError(0, 'NETWORK', `The server did not answer ${method} ${path}: ${(error as Error).message}. Is troupe web still running?`);
+      throw new ApiError(
+        0,
+        'NETWORK',
+        `The server did not answer ${method} ${path}: ${(error as Error).message}. Is troupe web still running?`,
+      );
     }
     if (!response.ok) throw await errorOf(response, method, path);
     return response;

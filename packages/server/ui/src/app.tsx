@@ -100,7 +100,8 @@ export function App({ api, url, setToken }: AppProps) {
       setSessions((known) => [...list, ...known.filter((s) => !list.some((l) => l.id === s.id))]);
       const wanted = pendingSession.current;
       pendingSession.current = undefined;
-      if (wanted !== undefined && list.some((s) => s.id === wanted)) await openSession({ app, user, sessionId: wanted });
+      if (wanted !== undefined && list.some((s) => s.id === wanted))
+        await openSession({ app, user, sessionId: wanted });
     })().catch(report);
     return () => {
       current = false;
@@ -135,7 +136,11 @@ export function App({ api, url, setToken }: AppProps) {
 
   /** Streams a run (a new message or a resume), then reads the stored session again. */
   const stream = useCallback(
-    async (ref: SessionRef, opening: WireEvent, start: (onEvent: (event: WireEvent) => void, signal: AbortSignal) => Promise<void>) => {
+    async (
+      ref: SessionRef,
+      opening: WireEvent,
+      start: (onEvent: (event: WireEvent) => void, signal: AbortSignal) => Promise<void>,
+    ) => {
       const controller = new AbortController();
       currentRun.current = { ref, controller };
       setRunning(true);
@@ -166,9 +171,12 @@ export function App({ api, url, setToken }: AppProps) {
     async (text: string) => {
       try {
         const pending = creating.current ? await creating.current : undefined;
-        const ref = pending ?? (sessionId !== undefined && app !== undefined ? { app, user, sessionId } : await newSession());
+        const ref =
+          pending ?? (sessionId !== undefined && app !== undefined ? { app, user, sessionId } : await newSession());
         if (!ref) return;
-        await stream(ref, localUserEvent(text, Date.now()), (onEvent, signal) => api.runSse(ref, text, onEvent, signal));
+        await stream(ref, localUserEvent(text, Date.now()), (onEvent, signal) =>
+          api.runSse(ref, text, onEvent, signal),
+        );
       } catch (caught) {
         report(caught);
       }
@@ -205,7 +213,9 @@ export function App({ api, url, setToken }: AppProps) {
       const ref = { app, user, sessionId };
       const invocationId = events.find((e) => e.interrupt?.id === interrupt.id)?.invocationId ?? '';
       const responses = { [interrupt.id]: value };
-      void stream(ref, localResumeEvent(invocationId, responses, Date.now()), (onEvent, signal) => api.resumeSse(ref, responses, onEvent, signal));
+      void stream(ref, localResumeEvent(invocationId, responses, Date.now()), (onEvent, signal) =>
+        api.resumeSse(ref, responses, onEvent, signal),
+      );
     },
     [api, app, user, sessionId, events, stream],
   );
@@ -231,7 +241,11 @@ export function App({ api, url, setToken }: AppProps) {
   const shownEvents = replayAt === undefined ? events : events.slice(0, replayAt + 1);
   const items = useMemo(() => transcript(shownEvents), [shownEvents]);
   const selectedEvent = selected === undefined ? undefined : events[selected];
-  const active = running ? speaking : selectedEvent && selectedEvent.author !== 'user' ? { author: selectedEvent.author, path: selectedEvent.path } : undefined;
+  const active = running
+    ? speaking
+    : selectedEvent && selectedEvent.author !== 'user'
+      ? { author: selectedEvent.author, path: selectedEvent.path }
+      : undefined;
 
   const sendBlocked =
     app === undefined
@@ -280,7 +294,14 @@ export function App({ api, url, setToken }: AppProps) {
           />
           <AgentTree graph={graph} active={active?.author} activePath={active?.path} live={running} />
           <PatternPanel progress={patterns} />
-          {app !== undefined && sessionId !== undefined && <ArtifactsPanel api={api} session={{ app, user, sessionId }} refresh={running ? -1 : events.length} onError={report} />}
+          {app !== undefined && sessionId !== undefined && (
+            <ArtifactsPanel
+              api={api}
+              session={{ app, user, sessionId }}
+              refresh={running ? -1 : events.length}
+              onError={report}
+            />
+          )}
         </div>
         <ChatPanel
           items={items}
@@ -312,10 +333,17 @@ export function App({ api, url, setToken }: AppProps) {
             onRewind={(invocationId) => {
               if (app === undefined || sessionId === undefined) return;
               const ref = { app, user, sessionId };
-              void api.rewind(ref, invocationId).then(() => openSession(ref)).catch(report);
+              void api
+                .rewind(ref, invocationId)
+                .then(() => openSession(ref))
+                .catch(report);
             }}
           />
-          <EventDetail event={selectedEvent} index={selected} step={selected === undefined ? undefined : steps[selected]} />
+          <EventDetail
+            event={selectedEvent}
+            index={selected}
+            step={selected === undefined ? undefined : steps[selected]}
+          />
         </div>
       </main>
     </div>

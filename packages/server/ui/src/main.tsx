@@ -15,4 +15,8 @@ if (fromHash) {
 
 const api = new ApiClient(window.location.origin, () => sessionStorage.getItem(TOKEN_KEY) ?? undefined);
 const root = document.getElementById('app');
-if (root) render(<App api={api} url={browserUrlState()} setToken={(token) => sessionStorage.setItem(TOKEN_KEY, token)} />, root);
+if (root)
+  render(
+    <App api={api} url={browserUrlState()} setToken={(token) => sessionStorage.setItem(TOKEN_KEY, token)} />,
+    root,
+  );

@@ -17,7 +17,11 @@ export function browserUrlState(): UrlState {
   return {
     initial,
     record(values) {
-      const next = new URLSearchParams({ app: values.app, user: values.user, ...(values.session ? { session: values.session } : {}) });
+      const next = new URLSearchParams({
+        app: values.app,
+        user: values.user,
+        ...(values.session ? { session: values.session } : {}),
+      });
       const href = `${window.location.pathname}?${next.toString()}`;
       if (href !== `${window.location.pathname}${window.location.search}`) window.history.replaceState(null, '', href);
     },

@@ -1,5 +1,11 @@
 import { Role, type Message, type Part, type SendMessageRequest, type StreamResponse, type Task } from '@a2a-js/sdk';
-import { type Client, ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import {
+  type Client,
+  ClientFactory,
+  ClientFactoryOptions,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+} from '@a2a-js/sdk/client';
 
 /** The official SDK's client for the app at `baseUrl`, made from its card; with a token, every request carries it. */
 export async function sdkClient(baseUrl: string, token?: string): Promise<Client> {
@@ -81,7 +87,17 @@ export function describe(event: StreamResponse): string {
   }
 }
 
-const STATES = ['unspecified', 'submitted', 'working', 'completed', 'failed', 'canceled', 'input-required', 'rejected', 'auth-required'];
+const STATES = [
+  'unspecified',
+  'submitted',
+  'working',
+  'completed',
+  'failed',
+  'canceled',
+  'input-required',
+  'rejected',
+  'auth-required',
+];
 
 export function stateName(state: number | undefined): string {
   return STATES[state ?? 0] ?? String(state);

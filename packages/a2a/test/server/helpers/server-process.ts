@@ -33,13 +33,19 @@ export interface ServerProcess {
 
 /** Fails with the reason when the packages are not built: the child process imports dist/. */
 export function requireBuilt(): void {
-  if (!existsSync(BUILT)) throw new Error(`The A2A server tests run the built packages and ${BUILT} is missing. Run npm run build first.`);
+  if (!existsSync(BUILT))
+    throw new Error(`The A2A server tests run the built packages and ${BUILT} is missing. Run npm run build first.`);
 }
 
 /** A scratch directory, and the paths of a store and a tool log in it. */
 export function scratch(): { dir: string; db: string; toolLog: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'troupe-a2a-'));
-  return { dir, db: join(dir, 'a2a.db'), toolLog: join(dir, 'tool.log'), remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    db: join(dir, 'a2a.db'),
+    toolLog: join(dir, 'tool.log'),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /** A port nobody listens on right now. */

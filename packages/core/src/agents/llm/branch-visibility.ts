@@ -14,7 +14,8 @@ export function isBranchVisible(eventBranch: string, agentBranch: string, fanInA
   }
   let rest: string;
   if (agentBranch === '') rest = eventBranch;
-  else if (eventBranch.startsWith(agentBranch) && eventBranch.charCodeAt(agentBranch.length) === DOT) rest = eventBranch.slice(agentBranch.length + 1);
+  else if (eventBranch.startsWith(agentBranch) && eventBranch.charCodeAt(agentBranch.length) === DOT)
+    rest = eventBranch.slice(agentBranch.length + 1);
   else return false;
   // The descendant part is a list of (creator, child) pairs; each creator must fan in.
   const segments = rest.split('.');

@@ -2,7 +2,10 @@ import type { Part } from '../../events/content.js';
 import { validate, type Schema } from '../../utils/schema.js';
 
 /** Parses a final answer as JSON (optionally fenced as ```json) and checks it against the schema. */
-export async function parseStructured(schema: Schema, text: string): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
+export async function parseStructured(
+  schema: Schema,
+  text: string,
+): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
   const json = stripFences(text);
   let value: unknown;
   try {

@@ -54,7 +54,11 @@ export function planHistory(events: readonly Event[], fanIn: ReadonlySet<string>
   const summariesAt = new Map<Event, Content[]>();
   for (const range of ranges) {
     const subsumed = ranges.some(
-      (other) => other !== range && other.from <= range.from && other.to >= range.to && (other.from < range.from || other.to > range.to || other.at > range.at),
+      (other) =>
+        other !== range &&
+        other.from <= range.from &&
+        other.to >= range.to &&
+        (other.from < range.from || other.to > range.to || other.at > range.at),
     );
     if (subsumed) continue;
     for (const event of range.covered) skipped.add(event);
@@ -67,7 +71,12 @@ export function planHistory(events: readonly Event[], fanIn: ReadonlySet<string>
 }
 
 /** Index range of the compacted events: by their ids when recorded, else by timestamps (ADK). */
-function rangeOf(events: readonly Event[], at: number, compaction: EventCompaction, indexOf: Map<string, number>): [number, number] {
+function rangeOf(
+  events: readonly Event[],
+  at: number,
+  compaction: EventCompaction,
+  indexOf: Map<string, number>,
+): [number, number] {
   const start = compaction.startEventId === undefined ? undefined : indexOf.get(compaction.startEventId);
   const end = compaction.endEventId === undefined ? undefined : indexOf.get(compaction.endEventId);
   if (start !== undefined && end !== undefined && end < at) return [start, end];

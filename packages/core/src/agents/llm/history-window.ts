@@ -66,7 +66,12 @@ function cutPoints(contents: readonly Content[], from: number, to: number): numb
 }
 
 /** The earliest cut point whose history fits, counting characters / 4 (the current turn always stays). */
-function fittingStartByCharacters(contents: readonly Content[], starts: readonly number[], current: number, maxTokens: number): number {
+function fittingStartByCharacters(
+  contents: readonly Content[],
+  starts: readonly number[],
+  current: number,
+  maxTokens: number,
+): number {
   let tokens = 0;
   for (let i = contents.length - 1; i >= current; i--) tokens += estimateTokens(contents[i]!);
   let best = current;
@@ -82,7 +87,13 @@ function fittingStartByCharacters(contents: readonly Content[], starts: readonly
 }
 
 /** The same with the model's counter: a binary search over the cut points (the count grows as history does). */
-async function fittingStartByModel(contents: readonly Content[], starts: readonly number[], current: number, maxTokens: number, model: TokenCounter): Promise<number> {
+async function fittingStartByModel(
+  contents: readonly Content[],
+  starts: readonly number[],
+  current: number,
+  maxTokens: number,
+  model: TokenCounter,
+): Promise<number> {
   const candidates = starts.filter((s) => s < current);
   let lo = 0;
   let hi = candidates.length;

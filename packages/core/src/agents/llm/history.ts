@@ -72,7 +72,11 @@ const userMessages = new WeakSet<Content>();
  * the events it summarises; rewound events left out. The result always pairs every function call
  * with its response.
  */
-export function buildHistory(ctx: InvocationContext, agentName: string, includeContents: 'default' | 'none'): HistoryView {
+export function buildHistory(
+  ctx: InvocationContext,
+  agentName: string,
+  includeContents: 'default' | 'none',
+): HistoryView {
   const source = ctx.historyScope?.events ?? ctx.session.events;
   let sourceCache = caches.get(source);
   if (!sourceCache) {
@@ -166,7 +170,6 @@ function fold(cache: HistoryCache, event: Event, agentName: string, foreignViews
   cache.own.push(false);
 }
 
-
 /** Another agent's turn as context text the model can read without confusing it for its own. */
 function rewriteForeign(author: string, source: Part[]): Part[] {
   const parts: Part[] = [];
@@ -174,9 +177,13 @@ function rewriteForeign(author: string, source: Part[]): Part[] {
     if ('text' in part) {
       if (!part.thought && part.text) parts.push({ text: `[${author}] said: ${part.text}` });
     } else if ('functionCall' in part) {
-      parts.push({ text: `[${author}] called tool '${part.functionCall.name}' with parameters: ${JSON.stringify(part.functionCall.args ?? {})}` });
+      parts.push({
+        text: `[${author}] called tool '${part.functionCall.name}' with parameters: ${JSON.stringify(part.functionCall.args ?? {})}`,
+      });
     } else if ('functionResponse' in part) {
-      parts.push({ text: `[${author}] tool '${part.functionResponse.name}' returned: ${JSON.stringify(part.functionResponse.response ?? {})}` });
+      parts.push({
+        text: `[${author}] tool '${part.functionResponse.name}' returned: ${JSON.stringify(part.functionResponse.response ?? {})}`,
+      });
     } else {
       parts.push(part);
     }

@@ -9,18 +9,25 @@ export function checkIncludeContents(agentName: string, value: unknown): Include
     new ConfigurationError(
       `Agent '${agentName}' has includeContents ${jsonText(value)}: ${detail}. Use 'default', 'none', or an object such as { lastTurns: 5 } or { maxTokens: 8000 } (or both).`,
     );
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw problem('it is neither a known mode nor a window object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw problem('it is neither a known mode nor a window object');
   const window = value as Record<string, unknown>;
   for (const key of Object.keys(window)) {
-    if (key !== 'lastTurns' && key !== 'maxTokens') throw problem(`'${key}' is not a window setting (only lastTurns and maxTokens are)`);
+    if (key !== 'lastTurns' && key !== 'maxTokens')
+      throw problem(`'${key}' is not a window setting (only lastTurns and maxTokens are)`);
   }
   const { lastTurns, maxTokens } = window;
   if (lastTurns === undefined && maxTokens === undefined) throw problem('a window needs lastTurns, maxTokens or both');
   if (lastTurns !== undefined && !(Number.isInteger(lastTurns) && (lastTurns as number) >= 0)) {
-    throw problem(`lastTurns must be a whole number of at least 0 (0 keeps only the current turn); got ${JSON.stringify(lastTurns)}`);
+    throw problem(
+      `lastTurns must be a whole number of at least 0 (0 keeps only the current turn); got ${JSON.stringify(lastTurns)}`,
+    );
   }
   if (maxTokens !== undefined && !(Number.isInteger(maxTokens) && (maxTokens as number) >= 1)) {
     throw problem(`maxTokens must be a whole number of at least 1; got ${JSON.stringify(maxTokens)}`);
   }
-  return Object.freeze({ ...(lastTurns !== undefined ? { lastTurns: lastTurns as number } : {}), ...(maxTokens !== undefined ? { maxTokens: maxTokens as number } : {}) });
+  return Object.freeze({
+    ...(lastTurns !== undefined ? { lastTurns: lastTurns as number } : {}),
+    ...(maxTokens !== undefined ? { maxTokens: maxTokens as number } : {}),
+  });
 }

@@ -39,10 +39,17 @@ export async function* callModel(
   const plugins = ctx.shared.plugins;
   // Made only when something will see it: most model calls have no callbacks or plugins.
   const cb =
-    callbacks.beforeModelCallback || callbacks.afterModelCallback || plugins.has('beforeModel') || plugins.has('afterModel') || plugins.has('onModelError')
+    callbacks.beforeModelCallback ||
+    callbacks.afterModelCallback ||
+    plugins.has('beforeModel') ||
+    plugins.has('afterModel') ||
+    plugins.has('onModelError')
       ? new CallbackContext(ctx)
       : undefined;
-  const early = cb && ((await plugins.run('beforeModel', { context: cb, request })) ?? (await firstResult(callbacks.beforeModelCallback, { context: cb, request })));
+  const early =
+    cb &&
+    ((await plugins.run('beforeModel', { context: cb, request })) ??
+      (await firstResult(callbacks.beforeModelCallback, { context: cb, request })));
   if (early) return { response: early, fromModel: false, context: cb };
 
   const shared = ctx.shared;
@@ -55,7 +62,10 @@ export async function* callModel(
   }
   const used = shared.usage.inputTokens + shared.usage.outputTokens;
   if (maxTokens !== undefined && used >= maxTokens) {
-    throw new RunLimitError('maxTokens', `The run used ${used} tokens, reaching runConfig.maxTokens (${maxTokens}). Raise the limit to let agent '${ctx.agent.name}' go on.`);
+    throw new RunLimitError(
+      'maxTokens',
+      `The run used ${used} tokens, reaching runConfig.maxTokens (${maxTokens}). Raise the limit to let agent '${ctx.agent.name}' go on.`,
+    );
   }
   shared.llmCalls++;
 
@@ -65,7 +75,11 @@ export async function* callModel(
     let streamed = false;
     // A routed model reports its failed attempts on its first chunk; the final response keeps them.
     let failedAttempts: LlmResponse['failedAttempts'];
-    for await (const chunk of model.generateContentAsync(request, shared.runConfig.streaming === 'sse', ctx.abortSignal)) {
+    for await (const chunk of model.generateContentAsync(
+      request,
+      shared.runConfig.streaming === 'sse',
+      ctx.abortSignal,
+    )) {
       failedAttempts ??= chunk.failedAttempts;
       if (chunk.partial) {
         streamed = true;
@@ -76,12 +90,16 @@ export async function* callModel(
       response = chunk;
     }
     // A stream that ended without a final aggregate: build it from the chunks.
-    response ??= streamed ? { content: { role: 'model', parts: [{ text: streamedText }] }, turnComplete: true } : { content: { role: 'model', parts: [] } };
+    response ??= streamed
+      ? { content: { role: 'model', parts: [{ text: streamedText }] }, turnComplete: true }
+      : { content: { role: 'model', parts: [] } };
     if (failedAttempts && !response.failedAttempts) response = { ...response, failedAttempts };
     if (response.errorCode) {
       // Providers' messages usually end with a period already; the sentence gets exactly one.
       const detail = (response.errorMessage ?? 'no message').replace(/\.+$/, '');
-      throw new ModelError(`Model '${model.model}' answered agent '${ctx.agent.name}' with error ${response.errorCode}: ${detail}.`);
+      throw new ModelError(
+        `Model '${model.model}' answered agent '${ctx.agent.name}' with error ${response.errorCode}: ${detail}.`,
+      );
     }
   } catch (error) {
     if (ctx.abortSignal.aborted) throw ctx.abortSignal.reason;
@@ -90,7 +108,10 @@ export async function* callModel(
     response = recovered;
   }
 
-  const replaced = cb && ((await plugins.run('afterModel', { context: cb, response })) ?? (await firstResult(callbacks.afterModelCallback, { context: cb, response })));
+  const replaced =
+    cb &&
+    ((await plugins.run('afterModel', { context: cb, response })) ??
+      (await firstResult(callbacks.afterModelCallback, { context: cb, response })));
   return { response: replaced ?? response, fromModel: true, context: cb };
 }
 
@@ -102,7 +123,11 @@ function textOf(content: Content | undefined): string {
 
 function asModelError(error: unknown, model: BaseLlm, agentName: string): Error {
   if (error instanceof TroupeError) return error;
-  const status = typeof (error as { status?: unknown })?.status === 'number' ? (error as { status: number }).status : undefined;
+  const status =
+    typeof (error as { status?: unknown })?.status === 'number' ? (error as { status: number }).status : undefined;
   const message = error instanceof Error ? error.message : String(error);
-  return new ModelError(`Model '${model.model}' failed for agent '${agentName}': ${message}`, { ...(status === undefined ? {} : { status }), cause: error });
+  return new ModelError(`Model '${model.model}' failed for agent '${agentName}': ${message}`, {
+    ...(status === undefined ? {} : { status }),
+    cause: error,
+  });
 }

@@ -89,7 +89,12 @@ export async function* executeFunctionCalls(
  * call must not find a sibling's side effect already done. Only what ends the run propagates; other
  * problems of a call are reported by running it.
  */
-async function checkCalls(ctx: InvocationContext, calls: readonly FunctionCall[], tools: ReadonlyMap<string, BaseTool>, contexts: ToolContext[]): Promise<void> {
+async function checkCalls(
+  ctx: InvocationContext,
+  calls: readonly FunctionCall[],
+  tools: ReadonlyMap<string, BaseTool>,
+  contexts: ToolContext[],
+): Promise<void> {
   const checks: Promise<void>[] = [];
   calls.forEach((call, i) => {
     const tool = tools.get(call.name);
@@ -132,7 +137,9 @@ async function callTool(
     };
   }
   const plugins = ctx.shared.plugins;
-  const skipped = (await plugins.run('beforeTool', { tool, args, context: toolCtx })) ?? (await firstResult(callbacks.beforeToolCallback, { tool, args, context: toolCtx }));
+  const skipped =
+    (await plugins.run('beforeTool', { tool, args, context: toolCtx })) ??
+    (await firstResult(callbacks.beforeToolCallback, { tool, args, context: toolCtx }));
   let response: ToolResult;
   if (skipped !== undefined) {
     response = toFunctionResponse(skipped);
@@ -145,18 +152,23 @@ async function callTool(
       }
       if (error instanceof ToolPaused) return { paused: true };
       if (error instanceof ToolRejected) {
-        response = { error: `The user rejected this call of tool '${call.name}'; it did not run.`, ...(error.payload === undefined ? {} : { payload: error.payload }) };
+        response = {
+          error: `The user rejected this call of tool '${call.name}'; it did not run.`,
+          ...(error.payload === undefined ? {} : { payload: error.payload }),
+        };
       } else {
         if (endsRun(error, ctx.abortSignal)) throw error;
         const recovered = await plugins.run('onToolError', { tool, args, context: toolCtx, error });
-        response = recovered !== undefined ? toFunctionResponse(recovered) : { error: ctx.shared.redact(errorMessage(error)) };
+        response =
+          recovered !== undefined ? toFunctionResponse(recovered) : { error: ctx.shared.redact(errorMessage(error)) };
       }
     }
   }
-  const replaced = (await plugins.run('afterTool', { tool, args, context: toolCtx, response })) ?? (await firstResult(callbacks.afterToolCallback, { tool, args, context: toolCtx, response }));
+  const replaced =
+    (await plugins.run('afterTool', { tool, args, context: toolCtx, response })) ??
+    (await firstResult(callbacks.afterToolCallback, { tool, args, context: toolCtx, response }));
   return { response: replaced !== undefined ? toFunctionResponse(replaced) : response };
 }
-
 
 function errorMessage(error: unknown): string {
   if (error instanceof Error) return error.message;

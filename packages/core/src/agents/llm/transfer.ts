@@ -56,7 +56,9 @@ export class TransferTool extends BaseTool {
       description: this.description,
       parameters: {
         type: 'object',
-        properties: { agent_name: { type: 'string', enum: this.names, description: 'The name of the agent to transfer to.' } },
+        properties: {
+          agent_name: { type: 'string', enum: this.names, description: 'The name of the agent to transfer to.' },
+        },
         required: ['agent_name'],
       },
     });
@@ -97,7 +99,10 @@ export function findAgentToRun(root: BaseAgent, events: readonly Event[]): BaseA
   // A list that only grew since the last call (a session the runner kept between turns) is
   // scanned back only to where that call stopped: the answer then was the latest agent before it.
   const memo = agentMemos.get(events);
-  const known = memo && memo.root === root && memo.length <= events.length && events[memo.length - 1] === memo.last ? memo : undefined;
+  const known =
+    memo && memo.root === root && memo.length <= events.length && events[memo.length - 1] === memo.last
+      ? memo
+      : undefined;
   let found: BaseAgent | undefined;
   let floor = known?.length ?? 0;
   let useKnown = true;

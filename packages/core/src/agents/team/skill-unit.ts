@@ -24,12 +24,17 @@ export async function* runUnit(
   resumeFrom: number | undefined,
 ): AsyncGenerator<Event, UnitResult, undefined> {
   const userContent = agent.inputMessage(input);
-  const scope: HistoryScope = { events: [createEvent({ invocationId: teamCtx.invocationId, author: 'user', branch, content: userContent })], templateInput: input, fanIn: fanInAgentsOf(agent) };
+  const scope: HistoryScope = {
+    events: [createEvent({ invocationId: teamCtx.invocationId, author: 'user', branch, content: userContent })],
+    templateInput: input,
+    fanIn: fanInAgentsOf(agent),
+  };
   if (resumeFrom !== undefined) {
     const events = teamCtx.session.events;
     for (let i = resumeFrom; i < events.length; i++) {
       const e = events[i]!;
-      if (e.invocationId === teamCtx.invocationId && (e.branch === branch || e.branch.startsWith(`${branch}.`))) scope.events.push(e);
+      if (e.invocationId === teamCtx.invocationId && (e.branch === branch || e.branch.startsWith(`${branch}.`)))
+        scope.events.push(e);
     }
   }
   const ctx = teamCtx.with({ branch, input, userContent, historyScope: scope, loopScope: undefined, resumeFrom });

@@ -66,23 +66,31 @@ export class TeamAgent extends BaseAgent {
   readonly concurrency: number;
   readonly iterateWithPreviousOutput: boolean;
   readonly includeAllStepsOutput: boolean;
-  readonly reflection: Required<Omit<ReflectionOptions, 'customErrorMessage'>> & Pick<ReflectionOptions, 'customErrorMessage'> | undefined;
+  readonly reflection:
+    | (Required<Omit<ReflectionOptions, 'customErrorMessage'>> & Pick<ReflectionOptions, 'customErrorMessage'>)
+    | undefined;
 
   constructor(options: TeamAgentOptions) {
     const skills = options?.skills;
     if (!Array.isArray(skills) || skills.length === 0) {
-      throw new ConfigurationError(`TeamAgent '${options?.name}' needs at least one skill; got ${Array.isArray(skills) ? 'an empty list' : String(skills)}. Pass skills: [agentA, agentB].`);
+      throw new ConfigurationError(
+        `TeamAgent '${options?.name}' needs at least one skill; got ${Array.isArray(skills) ? 'an empty list' : String(skills)}. Pass skills: [agentA, agentB].`,
+      );
     }
     const reviewer = options.reflection?.reviewer;
     super({ ...options, subAgents: reviewer ? [...skills, reviewer] : skills });
     const name = options.name;
     const mode = options.mode ?? 'sequential';
     if (mode !== 'sequential' && mode !== 'parallel') {
-      throw new ConfigurationError(`TeamAgent '${name}' has mode ${JSON.stringify(options.mode)}; use 'sequential' or 'parallel'.`);
+      throw new ConfigurationError(
+        `TeamAgent '${name}' has mode ${JSON.stringify(options.mode)}; use 'sequential' or 'parallel'.`,
+      );
     }
     const concurrency = options.concurrency ?? 1;
     if (!Number.isInteger(concurrency) || concurrency < 1) {
-      throw new ConfigurationError(`TeamAgent '${name}' has concurrency ${JSON.stringify(options.concurrency)}; use a whole number of at least 1.`);
+      throw new ConfigurationError(
+        `TeamAgent '${name}' has concurrency ${JSON.stringify(options.concurrency)}; use a whole number of at least 1.`,
+      );
     }
     if (options.iterateWithPreviousOutput && concurrency !== 1) {
       throw new ConfigurationError(
@@ -90,16 +98,24 @@ export class TeamAgent extends BaseAgent {
       );
     }
     if (options.iterateWithPreviousOutput && !options.iterateOn) {
-      throw new ConfigurationError(`TeamAgent '${name}' has iterateWithPreviousOutput without iterateOn; name the input array field in iterateOn.`);
+      throw new ConfigurationError(
+        `TeamAgent '${name}' has iterateWithPreviousOutput without iterateOn; name the input array field in iterateOn.`,
+      );
     }
     const reflection = options.reflection;
     if (reflection) {
-      if (!(reflection.reviewer instanceof BaseAgent)) throw new ConfigurationError(`TeamAgent '${name}' reflection needs a reviewer agent.`);
+      if (!(reflection.reviewer instanceof BaseAgent))
+        throw new ConfigurationError(`TeamAgent '${name}' reflection needs a reviewer agent.`);
       if (typeof reflection.isApproved !== 'string' && typeof reflection.isApproved !== 'function') {
-        throw new ConfigurationError(`TeamAgent '${name}' reflection.isApproved must be a field name of the reviewer's output or a function; got ${typeof reflection.isApproved}.`);
+        throw new ConfigurationError(
+          `TeamAgent '${name}' reflection.isApproved must be a field name of the reviewer's output or a function; got ${typeof reflection.isApproved}.`,
+        );
       }
       const max = reflection.maxIterations ?? 3;
-      if (!Number.isInteger(max) || max < 1) throw new ConfigurationError(`TeamAgent '${name}' reflection.maxIterations is ${JSON.stringify(reflection.maxIterations)}; use a whole number of at least 1.`);
+      if (!Number.isInteger(max) || max < 1)
+        throw new ConfigurationError(
+          `TeamAgent '${name}' reflection.maxIterations is ${JSON.stringify(reflection.maxIterations)}; use a whole number of at least 1.`,
+        );
     }
     this.skills = Object.freeze([...skills]);
     this.mode = mode;
@@ -133,17 +149,28 @@ export class TeamAgent extends BaseAgent {
     let input = ctx.input;
     if (this.inputSchema) {
       const checked = await validate(this.inputSchema, input);
-      if (!checked.ok) throw new InputValidationError(`TeamAgent '${this.name}' got an input that does not match its inputSchema: ${checked.message}. Pass an input with these fields.`);
+      if (!checked.ok)
+        throw new InputValidationError(
+          `TeamAgent '${this.name}' got an input that does not match its inputSchema: ${checked.message}. Pass an input with these fields.`,
+        );
       input = checked.value as Record<string, unknown>;
     }
     const run = new TeamRun(this, ctx, progress);
-    const output = this.iterateOn ? yield* run.iterate(input, this.iterateOn) : yield* run.reflect(input, undefined, ctx.abortSignal);
+    const output = this.iterateOn
+      ? yield* run.iterate(input, this.iterateOn)
+      : yield* run.reflect(input, undefined, ctx.abortSignal);
     if (run.paused || output === undefined) return;
     if (this.outputSchema) {
       const checked = await validate(this.outputSchema, output);
-      if (!checked.ok) throw new OutputValidationError(`TeamAgent '${this.name}' produced an output that does not match its outputSchema: ${checked.message}.`);
+      if (!checked.ok)
+        throw new OutputValidationError(
+          `TeamAgent '${this.name}' produced an output that does not match its outputSchema: ${checked.message}.`,
+        );
     }
-    const final = this.createEvent(ctx, { output, actions: { endOfAgent: true, agentState: asAgentState({ finished: true }) } });
+    const final = this.createEvent(ctx, {
+      output,
+      actions: { endOfAgent: true, agentState: asAgentState({ finished: true }) },
+    });
     if (this.outputKey !== undefined) final.actions.stateDelta[this.outputKey] = output;
     yield final;
   }
@@ -183,14 +210,22 @@ class TeamRun {
       }
       return { [field]: results };
     }
-    const results = yield* runConcurrently(items.length, this.team.concurrency, this.ctx.abortSignal, `TeamAgent '${this.team.name}'`, (i, signal) =>
-      this.reflect({ ...input, ...itemFields(items[i]) }, i, signal),
+    const results = yield* runConcurrently(
+      items.length,
+      this.team.concurrency,
+      this.ctx.abortSignal,
+      `TeamAgent '${this.team.name}'`,
+      (i, signal) => this.reflect({ ...input, ...itemFields(items[i]) }, i, signal),
     );
     if (this.paused) return undefined;
     return { [field]: results };
   }
 
-  async *reflect(data: Output, item: number | undefined, signal: AbortSignal): AsyncGenerator<Event, Output | undefined, undefined> {
+  async *reflect(
+    data: Output,
+    item: number | undefined,
+    signal: AbortSignal,
+  ): AsyncGenerator<Event, Output | undefined, undefined> {
     const reflection = this.team.reflection;
     if (!reflection) return yield* this.once(data, item, 0, signal);
     let roundInput = data;
@@ -201,7 +236,10 @@ class TeamRun {
       if (output === undefined) return undefined;
       const review = yield* this.unit(reflection.reviewer, { ...roundInput, ...output }, item, round, signal);
       if (review === undefined) return undefined;
-      const approved = typeof reflection.isApproved === 'string' ? Boolean(review[reflection.isApproved]) : await reflection.isApproved(review);
+      const approved =
+        typeof reflection.isApproved === 'string'
+          ? Boolean(review[reflection.isApproved])
+          : await reflection.isApproved(review);
       if (approved) return output;
       last = output;
       // The reviewer's feedback becomes part of the next round's input, visible to every skill.
@@ -214,7 +252,12 @@ class TeamRun {
     );
   }
 
-  private async *once(data: Output, item: number | undefined, round: number, signal: AbortSignal): AsyncGenerator<Event, Output | undefined, undefined> {
+  private async *once(
+    data: Output,
+    item: number | undefined,
+    round: number,
+    signal: AbortSignal,
+  ): AsyncGenerator<Event, Output | undefined, undefined> {
     const skills = this.team.skills;
     if (this.team.mode === 'sequential') {
       const outputs: Output[] = [];
@@ -232,12 +275,30 @@ class TeamRun {
     const claim = (key: string, skill: BaseAgent): void => {
       if (!owners.has(key)) owners.set(key, skill.name);
     };
-    const outputs = yield* runConcurrently(skills.length, skills.length, signal, `TeamAgent '${this.team.name}'`, (i, branchSignal) =>
-      this.unit(skills[i]!, data, item, round, branchSignal, (event) => {
-        if (event.partial && event.author === skills[i]!.name && event.content?.parts.some((p) => 'text' in p && p.text)) claim(outputKeyOf(skills[i]!), skills[i]!);
-      }, (output) => {
-        for (const key of Object.keys(output)) claim(key, skills[i]!);
-      }),
+    const outputs = yield* runConcurrently(
+      skills.length,
+      skills.length,
+      signal,
+      `TeamAgent '${this.team.name}'`,
+      (i, branchSignal) =>
+        this.unit(
+          skills[i]!,
+          data,
+          item,
+          round,
+          branchSignal,
+          (event) => {
+            if (
+              event.partial &&
+              event.author === skills[i]!.name &&
+              event.content?.parts.some((p) => 'text' in p && p.text)
+            )
+              claim(outputKeyOf(skills[i]!), skills[i]!);
+          },
+          (output) => {
+            for (const key of Object.keys(output)) claim(key, skills[i]!);
+          },
+        ),
     );
     if (outputs.some((o) => o === undefined)) return undefined;
     const merged: Output = {};
@@ -265,7 +326,10 @@ class TeamRun {
       return asObject(agent, stored);
     }
     const ctx = this.ctx;
-    const resumeFrom = ctx.resumeFrom === undefined ? undefined : (this.progress.roundStarts.get(roundKey(item, round)) ?? ctx.resumeFrom);
+    const resumeFrom =
+      ctx.resumeFrom === undefined
+        ? undefined
+        : (this.progress.roundStarts.get(roundKey(item, round)) ?? ctx.resumeFrom);
     const branch = ctx.childBranch(this.team.name, item === undefined ? agent.name : `${agent.name}[${item}]`);
     const run = runUnit(ctx.fresh().with({ abortSignal: signal }), agent, input, branch, resumeFrom);
     let step = await run.next();

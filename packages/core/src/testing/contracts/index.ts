@@ -13,7 +13,11 @@
  * sessionServiceContract('MyStore', async () => ({ service: new MyStore() }));
  * @packageDocumentation
  */
-export { sessionServiceContract, type SessionServiceContractOptions, type SessionServiceFixture } from './session-service.contract.js';
+export {
+  sessionServiceContract,
+  type SessionServiceContractOptions,
+  type SessionServiceFixture,
+} from './session-service.contract.js';
 export { runRecordsContract, type RunRecordsContractOptions, type RunRecordsFixture } from './run-records.contract.js';
 export { persistentRunnerContract, type OpenedService } from './persistent-runner.contract.js';
 export { longSessionsContract } from './long-sessions.contract.js';
@@ -23,7 +27,11 @@ export {
   type ArtifactServiceContractOptions,
   type ArtifactServiceFixture,
 } from './artifact-service.contract.js';
-export { memoryServiceContract, type MemoryServiceContractOptions, type MemoryServiceFixture } from './memory-service.contract.js';
+export {
+  memoryServiceContract,
+  type MemoryServiceContractOptions,
+  type MemoryServiceFixture,
+} from './memory-service.contract.js';
 export { fullEvent, richState } from './round-trip-data.js';
 export {
   modelAdapterContract,

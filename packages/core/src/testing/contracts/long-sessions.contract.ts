@@ -15,7 +15,10 @@ import { FunctionTool, LlmAgent, Runner, rewoundEventIds, type SessionService } 
 import { ScriptedModel } from '../index.js';
 import type { OpenedService } from './persistent-runner.contract.js';
 
-const textsOf = (contents: { parts: unknown[] }[]): string[] => contents.flatMap((c) => (c.parts as { text?: string }[]).flatMap((p) => (typeof p.text === 'string' ? [p.text] : [])));
+const textsOf = (contents: { parts: unknown[] }[]): string[] =>
+  contents.flatMap((c) =>
+    (c.parts as { text?: string }[]).flatMap((p) => (typeof p.text === 'string' ? [p.text] : [])),
+  );
 
 /** Registers the compaction and rewind persistence checks for one implementation. */
 export function longSessionsContract(name: string, open: () => Promise<OpenedService>): void {
@@ -36,7 +39,12 @@ export function longSessionsContract(name: string, open: () => Promise<OpenedSer
       const service = await openService();
       const summarizer = new ScriptedModel(['S: the user asked q1 and q2.']);
       const firstModel = new ScriptedModel(['a1', 'a2']);
-      const runner = new Runner({ appName, agent: new LlmAgent({ name: 'Helper', model: firstModel }), sessionService: service, compaction: { everyInvocations: 2, summarizer } });
+      const runner = new Runner({
+        appName,
+        agent: new LlmAgent({ name: 'Helper', model: firstModel }),
+        sessionService: service,
+        compaction: { everyInvocations: 2, summarizer },
+      });
       const session = await service.createSession({ appName, userId });
       await runner.run({ userId, sessionId: session.id, newMessage: 'q1' });
       await runner.run({ userId, sessionId: session.id, newMessage: 'q2' });
@@ -44,12 +52,22 @@ export function longSessionsContract(name: string, open: () => Promise<OpenedSer
       const later = await openService();
       const stored = (await later.getSession({ appName, userId, sessionId: session.id }))!;
       const record = stored.events.find((e) => e.actions.compaction)!;
-      expect(record.actions.compaction).toMatchObject({ summary: { role: 'model', parts: [{ text: 'S: the user asked q1 and q2.' }] } });
+      expect(record.actions.compaction).toMatchObject({
+        summary: { role: 'model', parts: [{ text: 'S: the user asked q1 and q2.' }] },
+      });
       expect(typeof record.actions.compaction!.startTimestamp).toBe('number');
       const model = new ScriptedModel(['a3']);
-      const next = new Runner({ appName, agent: new LlmAgent({ name: 'Helper', model }), sessionService: later, compaction: { everyInvocations: 2, summarizer } });
+      const next = new Runner({
+        appName,
+        agent: new LlmAgent({ name: 'Helper', model }),
+        sessionService: later,
+        compaction: { everyInvocations: 2, summarizer },
+      });
       expect((await next.run({ userId, sessionId: session.id, newMessage: 'q3' })).status).toBe('completed');
-      expect(textsOf(model.requests[0]!.contents)).toEqual(['[Summary of the earlier conversation] S: the user asked q1 and q2.', 'q3']);
+      expect(textsOf(model.requests[0]!.contents)).toEqual([
+        '[Summary of the earlier conversation] S: the user asked q1 and q2.',
+        'q3',
+      ]);
     });
 
     it('a rewind is stored: after reopening, state, rewound events and history are as it left them', async () => {
@@ -69,7 +87,11 @@ export function longSessionsContract(name: string, open: () => Promise<OpenedSer
         { functionCalls: [{ name: 'write', args: { key: 'extra', value: 'x' } }] },
         'a2',
       ]);
-      const runner = new Runner({ appName, agent: new LlmAgent({ name: 'Helper', model, tools: [write] }), sessionService: service });
+      const runner = new Runner({
+        appName,
+        agent: new LlmAgent({ name: 'Helper', model, tools: [write] }),
+        sessionService: service,
+      });
       const session = await service.createSession({ appName, userId, state: { kept: 1 } });
       await runner.run({ userId, sessionId: session.id, newMessage: 'q1' });
       const second = await runner.run({ userId, sessionId: session.id, newMessage: 'q2', stateDelta: { plan: 'B' } });
@@ -80,16 +102,24 @@ export function longSessionsContract(name: string, open: () => Promise<OpenedSer
       expect(stored.state).toEqual({ kept: 1, plan: 'A' });
       const rewind = stored.events.at(-1)!;
       expect(rewind.actions.rewindBeforeInvocationId).toBe(second.invocationId);
-      expect([...rewoundEventIds(stored.events)]).toEqual(stored.events.filter((e) => e.invocationId === second.invocationId).map((e) => e.id));
+      expect([...rewoundEventIds(stored.events)]).toEqual(
+        stored.events.filter((e) => e.invocationId === second.invocationId).map((e) => e.id),
+      );
 
       const nextModel = new ScriptedModel(['a3']);
-      const next = new Runner({ appName, agent: new LlmAgent({ name: 'Helper', model: nextModel, tools: [write] }), sessionService: later });
+      const next = new Runner({
+        appName,
+        agent: new LlmAgent({ name: 'Helper', model: nextModel, tools: [write] }),
+        sessionService: later,
+      });
       await next.run({ userId, sessionId: session.id, newMessage: 'q3' });
       expect(textsOf(nextModel.requests[0]!.contents)).toEqual(['q1', 'a1', 'q3']);
       // A second rewind over the reopened store recomputes from the stored events.
       const first = stored.events[0]!.invocationId;
       await next.rewind({ userId, sessionId: session.id, beforeInvocationId: first });
-      expect((await (await openService()).getSession({ appName, userId, sessionId: session.id }))!.state).toEqual({ kept: 1 });
+      expect((await (await openService()).getSession({ appName, userId, sessionId: session.id }))!.state).toEqual({
+        kept: 1,
+      });
     });
   });
 }

@@ -17,7 +17,15 @@
  * });
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigurationError, createEvent, type Content, type EventInit, type MemoryEntry, type MemoryService, type Session } from '../../index.js';
+import {
+  ConfigurationError,
+  createEvent,
+  type Content,
+  type EventInit,
+  type MemoryEntry,
+  type MemoryService,
+  type Session,
+} from '../../index.js';
 
 /** A service under test and how to dispose of it. Extra fields (a file path, a URL) reach `openSecond`. */
 export interface MemoryServiceFixture {
@@ -36,7 +44,11 @@ const ALICE = 'alice';
 const BOB = 'bob';
 
 /** Registers the MemoryService contract suite for one implementation, built with its default options. */
-export function memoryServiceContract<F extends MemoryServiceFixture>(name: string, factory: () => Promise<F>, options: MemoryServiceContractOptions<F> = {}): void {
+export function memoryServiceContract<F extends MemoryServiceFixture>(
+  name: string,
+  factory: () => Promise<F>,
+  options: MemoryServiceContractOptions<F> = {},
+): void {
   describe(`MemoryService contract: ${name}`, () => {
     let fixture: F;
     let service: MemoryService;
@@ -59,9 +71,15 @@ export function memoryServiceContract<F extends MemoryServiceFixture>(name: stri
     });
 
     let clock = 1_700_000_000_000;
-    const user = (text: string, init: EventInit = {}) => createEvent({ author: 'user', timestamp: clock++, content: { role: 'user', parts: [{ text }] }, ...init });
+    const user = (text: string, init: EventInit = {}) =>
+      createEvent({ author: 'user', timestamp: clock++, content: { role: 'user', parts: [{ text }] }, ...init });
     const agent = (content: Content | string, init: EventInit = {}) =>
-      createEvent({ author: 'assistant', timestamp: clock++, content: typeof content === 'string' ? { role: 'model', parts: [{ text: content }] } : content, ...init });
+      createEvent({
+        author: 'assistant',
+        timestamp: clock++,
+        content: typeof content === 'string' ? { role: 'model', parts: [{ text: content }] } : content,
+        ...init,
+      });
     const session = (id: string, events: Session['events'], userId = ALICE, appName = APP): Session => ({
       id,
       appName,
@@ -71,12 +89,24 @@ export function memoryServiceContract<F extends MemoryServiceFixture>(name: stri
       lastUpdateTime: clock,
       version: events.length,
     });
-    const search = async (query: string, userId = ALICE, appName = APP, from: MemoryService = service): Promise<MemoryEntry[]> =>
-      (await from.searchMemory({ appName, userId, query })).memories;
-    const texts = (memories: MemoryEntry[]): string[] => memories.map((m) => m.content.parts.map((p) => ('text' in p ? p.text : '')).join(' '));
+    const search = async (
+      query: string,
+      userId = ALICE,
+      appName = APP,
+      from: MemoryService = service,
+    ): Promise<MemoryEntry[]> => (await from.searchMemory({ appName, userId, query })).memories;
+    const texts = (memories: MemoryEntry[]): string[] =>
+      memories.map((m) => m.content.parts.map((p) => ('text' in p ? p.text : '')).join(' '));
 
     it('finds what a session said by a word of it, whatever its case', async () => {
-      await service.addSessionToMemory(session('s1', [user('My favourite city is Lisbon.'), agent('Noted: you love Lisbon.'), user('Tell me a joke.'), agent('Why did the chicken cross the road?')]));
+      await service.addSessionToMemory(
+        session('s1', [
+          user('My favourite city is Lisbon.'),
+          agent('Noted: you love Lisbon.'),
+          user('Tell me a joke.'),
+          agent('Why did the chicken cross the road?'),
+        ]),
+      );
 
       expect(texts(await search('Lisbon')).sort()).toEqual(['My favourite city is Lisbon.', 'Noted: you love Lisbon.']);
       expect(texts(await search('FAVOURITE'))).toEqual(['My favourite city is Lisbon.']);
@@ -96,7 +126,11 @@ export function memoryServiceContract<F extends MemoryServiceFixture>(name: stri
 
       const found = texts(await search('favourite city Lisbon'));
       expect(found[0]).toBe('My favourite city to visit is Lisbon.');
-      expect(found.sort()).toEqual(['Lisbon has many hills and trams.', 'My favourite city to visit is Lisbon.', 'The city council meets on Mondays.']);
+      expect(found.sort()).toEqual([
+        'Lisbon has many hills and trams.',
+        'My favourite city to visit is Lisbon.',
+        'The city council meets on Mondays.',
+      ]);
     });
 
     it('memories of several sessions of the user are all searched', async () => {
@@ -137,7 +171,11 @@ export function memoryServiceContract<F extends MemoryServiceFixture>(name: stri
       const said = user('Remember that my passport expires in March.');
       const answered = agent({
         role: 'model',
-        parts: [{ text: 'private reasoning about passport', thought: true }, { text: 'I will remember your passport date.' }, { functionCall: { id: 'c1', name: 'note', args: { passport: 'March' } } }],
+        parts: [
+          { text: 'private reasoning about passport', thought: true },
+          { text: 'I will remember your passport date.' },
+          { functionCall: { id: 'c1', name: 'note', args: { passport: 'March' } } },
+        ],
       });
       await service.addSessionToMemory(session('s1', [said, answered]));
 
@@ -145,8 +183,16 @@ export function memoryServiceContract<F extends MemoryServiceFixture>(name: stri
       const mine = memories.find((m) => m.author === 'user');
       const theirs = memories.find((m) => m.author === 'assistant');
       expect(memories).toHaveLength(2);
-      expect(mine).toEqual({ content: { role: 'user', parts: [{ text: 'Remember that my passport expires in March.' }] }, author: 'user', timestamp: said.timestamp });
-      expect(theirs).toEqual({ content: { role: 'model', parts: [{ text: 'I will remember your passport date.' }] }, author: 'assistant', timestamp: answered.timestamp });
+      expect(mine).toEqual({
+        content: { role: 'user', parts: [{ text: 'Remember that my passport expires in March.' }] },
+        author: 'user',
+        timestamp: said.timestamp,
+      });
+      expect(theirs).toEqual({
+        content: { role: 'model', parts: [{ text: 'I will remember your passport date.' }] },
+        author: 'assistant',
+        timestamp: answered.timestamp,
+      });
       expect(await search('reasoning')).toEqual([]);
     });
 
@@ -155,8 +201,18 @@ export function memoryServiceContract<F extends MemoryServiceFixture>(name: stri
         session('s1', [
           user('Book the quartz hotel.'),
           agent('quartz partial chunk', { partial: true }),
-          agent({ role: 'model', parts: [{ functionCall: { id: 'c1', name: 'book_quartz', args: { hotel: 'quartz' } } }] }),
-          createEvent({ author: 'assistant', timestamp: clock++, content: { role: 'user', parts: [{ functionResponse: { id: 'c1', name: 'book_quartz', response: { quartz: 'booked' } } }] } }),
+          agent({
+            role: 'model',
+            parts: [{ functionCall: { id: 'c1', name: 'book_quartz', args: { hotel: 'quartz' } } }],
+          }),
+          createEvent({
+            author: 'assistant',
+            timestamp: clock++,
+            content: {
+              role: 'user',
+              parts: [{ functionResponse: { id: 'c1', name: 'book_quartz', response: { quartz: 'booked' } } }],
+            },
+          }),
           agent('quartz failed', { errorCode: 'MODEL', errorMessage: 'quartz' }),
           agent({ role: 'model', parts: [{ text: 'thinking about quartz', thought: true }] }),
           agent('Your quartz room is booked.'),
@@ -170,28 +226,63 @@ export function memoryServiceContract<F extends MemoryServiceFixture>(name: stri
       const kept = user('My car is blue.', { invocationId: 'i1' });
       const undone = user('My car is green.', { invocationId: 'i2' });
       const answer = agent('Green car noted.', { invocationId: 'i2' });
-      const rewind = createEvent({ author: 'user', timestamp: clock++, invocationId: 'i3', actions: { rewindBeforeInvocationId: 'i2' } });
-      await service.addSessionToMemory(session('s1', [kept, undone, answer, rewind, user('My car is fast.', { invocationId: 'i4' })]));
+      const rewind = createEvent({
+        author: 'user',
+        timestamp: clock++,
+        invocationId: 'i3',
+        actions: { rewindBeforeInvocationId: 'i2' },
+      });
+      await service.addSessionToMemory(
+        session('s1', [kept, undone, answer, rewind, user('My car is fast.', { invocationId: 'i4' })]),
+      );
 
       expect(texts(await search('car')).sort()).toEqual(['My car is blue.', 'My car is fast.']);
       expect(await search('green')).toEqual([]);
     });
 
     it('a query with punctuation or search operators is read as words, never as syntax', async () => {
-      await service.addSessionToMemory(session('s1', [user('My favourite city is Lisbon.'), user('Bar snacks are great.')]));
+      await service.addSessionToMemory(
+        session('s1', [user('My favourite city is Lisbon.'), user('Bar snacks are great.')]),
+      );
 
-      const queries = ['"Lisbon" OR bar*', 'NEAR(', 'NEAR(lisbon city, 2)', 'city:', '\'); DROP TABLE memories; --', 'a & b | !c', '(((', '*', '-lisbon', '^', '\\', '"', "'", 'lisbon AND NOT', '{col}: x', '<->', ':*'];
+      const queries = [
+        '"Lisbon" OR bar*',
+        'NEAR(',
+        'NEAR(lisbon city, 2)',
+        'city:',
+        "'); DROP TABLE memories; --",
+        'a & b | !c',
+        '(((',
+        '*',
+        '-lisbon',
+        '^',
+        '\\',
+        '"',
+        "'",
+        'lisbon AND NOT',
+        '{col}: x',
+        '<->',
+        ':*',
+      ];
       for (const query of queries) await expect(search(query), query).resolves.toBeInstanceOf(Array);
       expect(texts(await search('"Lisbon"'))).toEqual(['My favourite city is Lisbon.']);
       expect(texts(await search('lisbon*'))).toEqual(['My favourite city is Lisbon.']);
-      expect(texts(await search('"Lisbon" OR bar*')).sort()).toEqual(['Bar snacks are great.', 'My favourite city is Lisbon.']);
+      expect(texts(await search('"Lisbon" OR bar*')).sort()).toEqual([
+        'Bar snacks are great.',
+        'My favourite city is Lisbon.',
+      ]);
       // The store still works after them.
       expect(texts(await search('city'))).toEqual(['My favourite city is Lisbon.']);
     });
 
     it('finds text in other scripts and with accents, case-insensitively', async () => {
       await service.addSessionToMemory(
-        session('s1', [user('Meine Lieblingsstadt ist München.'), user('Я люблю Москву зимой.'), user('Το αγαπημένο μου νησί είναι η Νάξος.'), user('I ❤️ café crème 🥐')]),
+        session('s1', [
+          user('Meine Lieblingsstadt ist München.'),
+          user('Я люблю Москву зимой.'),
+          user('Το αγαπημένο μου νησί είναι η Νάξος.'),
+          user('I ❤️ café crème 🥐'),
+        ]),
       );
 
       expect(texts(await search('MÜNCHEN'))).toEqual(['Meine Lieblingsstadt ist München.']);
@@ -203,12 +294,19 @@ export function memoryServiceContract<F extends MemoryServiceFixture>(name: stri
     it('an empty or blank query, or one of punctuation only, finds nothing', async () => {
       await service.addSessionToMemory(session('s1', [user('Anything at all.')]));
 
-      for (const query of ['', '   ', '\n\t', '?!', '...']) expect(await service.searchMemory({ appName: APP, userId: ALICE, query }), JSON.stringify(query)).toEqual({ memories: [] });
+      for (const query of ['', '   ', '\n\t', '?!', '...'])
+        expect(await service.searchMemory({ appName: APP, userId: ALICE, query }), JSON.stringify(query)).toEqual({
+          memories: [],
+        });
     });
 
     it('a session without text adds nothing, and adding it again removes what it added before', async () => {
       await service.addSessionToMemory(session('empty', []));
-      await service.addSessionToMemory(session('tools-only', [agent({ role: 'model', parts: [{ functionCall: { id: 'c1', name: 'lookup', args: { q: 'otters' } } }] })]));
+      await service.addSessionToMemory(
+        session('tools-only', [
+          agent({ role: 'model', parts: [{ functionCall: { id: 'c1', name: 'lookup', args: { q: 'otters' } } }] }),
+        ]),
+      );
       expect(await search('otters lookup')).toEqual([]);
 
       await service.addSessionToMemory(session('s1', [user('Sea otters hold hands.')]));
@@ -230,11 +328,17 @@ export function memoryServiceContract<F extends MemoryServiceFixture>(name: stri
     it('rejects invalid parameters with a ConfigurationError naming the parameter', async () => {
       await expect(service.searchMemory({ appName: APP, userId: '', query: 'x' })).rejects.toThrow(ConfigurationError);
       await expect(service.searchMemory({ appName: APP, userId: '', query: 'x' })).rejects.toThrow(/userId/);
-      await expect(service.searchMemory({ appName: undefined as unknown as string, userId: ALICE, query: 'x' })).rejects.toThrow(/appName/);
-      await expect(service.searchMemory({ appName: APP, userId: ALICE, query: 42 as unknown as string })).rejects.toThrow(/'query' must be a string/);
+      await expect(
+        service.searchMemory({ appName: undefined as unknown as string, userId: ALICE, query: 'x' }),
+      ).rejects.toThrow(/appName/);
+      await expect(
+        service.searchMemory({ appName: APP, userId: ALICE, query: 42 as unknown as string }),
+      ).rejects.toThrow(/'query' must be a string/);
       await expect(service.addSessionToMemory(undefined as unknown as Session)).rejects.toThrow(ConfigurationError);
       await expect(service.addSessionToMemory({ ...session('s1', []), userId: '' })).rejects.toThrow(/session\.userId/);
-      await expect(service.addSessionToMemory({ ...session('s1', []), events: undefined as unknown as Session['events'] })).rejects.toThrow(/events/);
+      await expect(
+        service.addSessionToMemory({ ...session('s1', []), events: undefined as unknown as Session['events'] }),
+      ).rejects.toThrow(/events/);
     });
 
     if (options.openSecond) {

@@ -21,7 +21,15 @@
  * });
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ModelError, type BaseLlm, type FunctionCall, type LlmRequest, type LlmResponse, type Part, type Usage } from '../../index.js';
+import {
+  ModelError,
+  type BaseLlm,
+  type FunctionCall,
+  type LlmRequest,
+  type LlmResponse,
+  type Part,
+  type Usage,
+} from '../../index.js';
 
 /** What the provider answers to the next call, in provider-neutral terms; the fixture puts it on the wire. */
 export type ScriptedProviderTurn =
@@ -52,11 +60,19 @@ export interface ModelAdapterFixture {
   close?: () => Promise<void>;
 }
 
-const WEATHER = { name: 'get_weather', description: 'The weather in a city.', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+const WEATHER = {
+  name: 'get_weather',
+  description: 'The weather in a city.',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
 const USAGE: Usage = { inputTokens: 12, outputTokens: 7, cachedTokens: 4, thoughtTokens: 2 };
 
 function request(text = 'Hello?'): LlmRequest {
-  return { model: 'test', contents: [{ role: 'user', parts: [{ text }] }], config: { systemInstruction: 'Be brief.', tools: [WEATHER] } };
+  return {
+    model: 'test',
+    contents: [{ role: 'user', parts: [{ text }] }],
+    config: { systemInstruction: 'Be brief.', tools: [WEATHER] },
+  };
 }
 
 async function collect(model: BaseLlm, req: LlmRequest, stream: boolean, signal?: AbortSignal): Promise<LlmResponse[]> {
@@ -117,33 +133,41 @@ export function modelAdapterContract(name: string, factory: () => Promise<ModelA
       expect(final.usage).toEqual(USAGE);
     });
 
-    it.each([false, true])('returns function calls with their names, arguments and unique ids (stream: %s)', async (stream) => {
-      fixture.reply({
-        calls: [
-          { id: 'call_1', name: 'get_weather', args: { city: 'Paris' } },
-          { id: 'call_2', name: 'get_weather', args: { city: 'Rome' } },
-        ],
-      });
-      const responses = await collect(fixture.model, request('Weather in Paris and Rome?'), stream);
-      const final = onlyFinal(responses);
-      const calls = (final.content?.parts ?? []).flatMap((p) => ('functionCall' in p ? [p.functionCall] : []));
-      expect(calls.map((c) => [c.name, c.args])).toEqual([
-        ['get_weather', { city: 'Paris' }],
-        ['get_weather', { city: 'Rome' }],
-      ]);
-      expect(calls.every((c) => typeof c.id === 'string' && c.id !== '')).toBe(true);
-      expect(new Set(calls.map((c) => c.id)).size).toBe(2);
-      // Calls arrive whole, in the final response only: an agent must not run half a call.
-      expect(responses.filter((r) => r.partial).some((r) => (r.content?.parts ?? []).some((p) => 'functionCall' in p))).toBe(false);
-    });
+    it.each([false, true])(
+      'returns function calls with their names, arguments and unique ids (stream: %s)',
+      async (stream) => {
+        fixture.reply({
+          calls: [
+            { id: 'call_1', name: 'get_weather', args: { city: 'Paris' } },
+            { id: 'call_2', name: 'get_weather', args: { city: 'Rome' } },
+          ],
+        });
+        const responses = await collect(fixture.model, request('Weather in Paris and Rome?'), stream);
+        const final = onlyFinal(responses);
+        const calls = (final.content?.parts ?? []).flatMap((p) => ('functionCall' in p ? [p.functionCall] : []));
+        expect(calls.map((c) => [c.name, c.args])).toEqual([
+          ['get_weather', { city: 'Paris' }],
+          ['get_weather', { city: 'Rome' }],
+        ]);
+        expect(calls.every((c) => typeof c.id === 'string' && c.id !== '')).toBe(true);
+        expect(new Set(calls.map((c) => c.id)).size).toBe(2);
+        // Calls arrive whole, in the final response only: an agent must not run half a call.
+        expect(
+          responses.filter((r) => r.partial).some((r) => (r.content?.parts ?? []).some((p) => 'functionCall' in p)),
+        ).toBe(false);
+      },
+    );
 
-    it.each([false, true])("reports the provider's error as a ModelError with the status and its message (stream: %s)", async (stream) => {
-      fixture.reply({ error: { status: 401, message: 'The key was rejected.' } });
-      const error = await failureOf(collect(fixture.model, request(), stream));
-      expect(error).toBeInstanceOf(ModelError);
-      expect((error as ModelError).status).toBe(401);
-      expect((error as ModelError).message).toContain('The key was rejected.');
-    });
+    it.each([false, true])(
+      "reports the provider's error as a ModelError with the status and its message (stream: %s)",
+      async (stream) => {
+        fixture.reply({ error: { status: 401, message: 'The key was rejected.' } });
+        const error = await failureOf(collect(fixture.model, request(), stream));
+        expect(error).toBeInstanceOf(ModelError);
+        expect((error as ModelError).status).toBe(401);
+        expect((error as ModelError).message).toContain('The key was rejected.');
+      },
+    );
 
     it('stops a call that hangs when the abort signal fires, with the signal’s reason', async () => {
       fixture.reply({ hang: true });
@@ -164,7 +188,11 @@ export function modelAdapterContract(name: string, factory: () => Promise<ModelA
       }
       fixture.reply({ text: 'ok' });
       await collect(fixture.model, request('What is the weather?'), false);
-      expect(received()).toEqual({ systemInstruction: 'Be brief.', toolNames: ['get_weather'], userText: 'What is the weather?' });
+      expect(received()).toEqual({
+        systemInstruction: 'Be brief.',
+        toolNames: ['get_weather'],
+        userText: 'What is the weather?',
+      });
     });
   });
 }

@@ -11,7 +11,16 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { FunctionAgent, FunctionTool, LlmAgent, Runner, SequentialAgent, getFunctionResponses, type BaseAgent, type SessionService } from '../../index.js';
+import {
+  FunctionAgent,
+  FunctionTool,
+  LlmAgent,
+  Runner,
+  SequentialAgent,
+  getFunctionResponses,
+  type BaseAgent,
+  type SessionService,
+} from '../../index.js';
 import { ScriptedModel } from '../index.js';
 
 /** A service instance and how to close it (the storage stays). */
@@ -57,7 +66,9 @@ export function persistentRunnerContract(name: string, open: () => Promise<Opene
       });
       const banker = (model: ScriptedModel) => new LlmAgent({ name: 'Banker', model, tools: [transfer] });
 
-      const first = await startRun(banker(new ScriptedModel([{ functionCalls: [{ name: 'transfer_money', args: { amount: 500 }, id: 'c1' }] }])));
+      const first = await startRun(
+        banker(new ScriptedModel([{ functionCalls: [{ name: 'transfer_money', args: { amount: 500 }, id: 'c1' }] }])),
+      );
       const paused = await first.runner.run({ userId, sessionId: first.sessionId, newMessage: 'send 500' });
       expect(paused.status).toBe('interrupted');
       expect(paused.interrupts.map((i) => i.id)).toEqual(['Banker:c1']);
@@ -71,7 +82,9 @@ export function persistentRunnerContract(name: string, open: () => Promise<Opene
       expect(done.output).toBe('Done: sent 500.');
       expect(log).toEqual(['sent 500']);
       expect(new Set(done.events.map((e) => e.invocationId))).toEqual(new Set([paused.events[0]!.invocationId]));
-      expect(done.events.flatMap(getFunctionResponses)).toEqual([{ id: 'c1', name: 'transfer_money', response: { status: 'sent', amount: 500 } }]);
+      expect(done.events.flatMap(getFunctionResponses)).toEqual([
+        { id: 'c1', name: 'transfer_money', response: { status: 'sent', amount: 500 } },
+      ]);
       // The model saw the call and its single answer, rebuilt from the stored events.
       expect(JSON.stringify(secondModel.requests[0]!.contents).match(/functionResponse/g)).toHaveLength(1);
       secondModel.assertDone();
@@ -83,7 +96,9 @@ export function persistentRunnerContract(name: string, open: () => Promise<Opene
       expect(stored!.state['user:lastTransfer']).toBe(500);
       expect(stored!.events.at(-1)!.content).toEqual({ role: 'model', parts: [{ text: 'Done: sent 500.' }] });
       const thirdRunner = new Runner({ appName, agent: banker(new ScriptedModel([])), sessionService: third });
-      await expect(thirdRunner.resume({ userId, sessionId: first.sessionId, responses: { 'Banker:c1': true } })).rejects.toThrow(/no open interrupts/);
+      await expect(
+        thirdRunner.resume({ userId, sessionId: first.sessionId, responses: { 'Banker:c1': true } }),
+      ).rejects.toThrow(/no open interrupts/);
     });
 
     it('a run that failed midway is resumed by invocation id from a new service instance without repeating finished steps', async () => {
@@ -97,13 +112,18 @@ export function persistentRunnerContract(name: string, open: () => Promise<Opene
             return stepName;
           },
         });
-      const flow = () => new SequentialAgent({ name: 'Flow', subAgents: [step('One'), step('Two', true), step('Three')] });
+      const flow = () =>
+        new SequentialAgent({ name: 'Flow', subAgents: [step('One'), step('Two', true), step('Three')] });
       const first = await startRun(flow());
       const crashed = await first.runner.run({ userId, sessionId: first.sessionId, newMessage: 'go' });
       expect(crashed.status).toBe('failed');
 
       const second = new Runner({ appName, agent: flow(), sessionService: await openService() });
-      const resumed = await second.resume({ userId, sessionId: first.sessionId, invocationId: crashed.events[0]!.invocationId });
+      const resumed = await second.resume({
+        userId,
+        sessionId: first.sessionId,
+        invocationId: crashed.events[0]!.invocationId,
+      });
       expect(resumed.status).toBe('completed');
       expect(resumed.output).toBe('Three');
       expect(ran).toEqual(['One', 'Two', 'Two', 'Three']);

@@ -23,11 +23,30 @@ export function fullEvent(): Event {
     branch: 'Fan.Writer',
     path: 'Root/Fan/Writer',
     timestamp: 1_700_000_000_123,
-    content: { role: 'model', parts: [{ text: 'draft', thought: true }, { text: 'done ✓' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }] },
+    content: {
+      role: 'model',
+      parts: [
+        { text: 'draft', thought: true },
+        { text: 'done ✓' },
+        { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } },
+      ],
+    },
     output: { title: 'Tides', score: 0.5 },
-    actions: { stateDelta: { count: 1, 'user:seen': true }, artifactDelta: { 'a.md': 1 }, agentState: { step: 2 }, route: { key: 'fast' } },
+    actions: {
+      stateDelta: { count: 1, 'user:seen': true },
+      artifactDelta: { 'a.md': 1 },
+      agentState: { step: 2 },
+      route: { key: 'fast' },
+    },
     usage: { inputTokens: 10, outputTokens: 2, cachedTokens: 1 },
     model: 'scripted',
-    interrupt: { id: 'Writer:c1', kind: 'confirmation', agentPath: 'Writer', toolCallId: 'c1', toolName: 'publish', args: { to: 'web' } },
+    interrupt: {
+      id: 'Writer:c1',
+      kind: 'confirmation',
+      agentPath: 'Writer',
+      toolCallId: 'c1',
+      toolName: 'publish',
+      args: { to: 'web' },
+    },
   });
 }

@@ -47,7 +47,11 @@ const USER = 'alice';
 const CLOCK_SLACK_MS = 5000;
 
 /** Registers the run-record contract suite for one implementation. */
-export function runRecordsContract<F extends RunRecordsFixture>(name: string, factory: () => Promise<F>, options: RunRecordsContractOptions<F> = {}): void {
+export function runRecordsContract<F extends RunRecordsFixture>(
+  name: string,
+  factory: () => Promise<F>,
+  options: RunRecordsContractOptions<F> = {},
+): void {
   describe(`RunRecordStore contract: ${name}`, () => {
     let fixture: F;
     let store: RunRecordingSessionService;
@@ -61,7 +65,10 @@ export function runRecordsContract<F extends RunRecordsFixture>(name: string, fa
       APP = `runs-app-${run}`;
       uid = (label) => `${label}-${run}`;
       fixture = await factory();
-      expect(supportsRunRecords(fixture.service), 'the store should implement createRun, getRun, listRuns and updateRun').toBe(true);
+      expect(
+        supportsRunRecords(fixture.service),
+        'the store should implement createRun, getRun, listRuns and updateRun',
+      ).toBe(true);
       store = fixture.service as RunRecordingSessionService;
     });
 
@@ -75,7 +82,11 @@ export function runRecordsContract<F extends RunRecordsFixture>(name: string, fa
       return { appName: APP, userId: USER, sessionId: session.id };
     };
     let runs = 0;
-    const create = (key: SessionKey, extra: Partial<CreateRunParams> = {}, from: RunRecordingSessionService = store): Promise<RunRecord> =>
+    const create = (
+      key: SessionKey,
+      extra: Partial<CreateRunParams> = {},
+      from: RunRecordingSessionService = store,
+    ): Promise<RunRecord> =>
       from.createRun({ ...key, runId: uid(`run${++runs}`), request: { newMessage: 'hello' }, ...extra });
     const mustGet = async (runId: string): Promise<RunRecord> => {
       const run = await store.getRun(runId);
@@ -87,10 +98,21 @@ export function runRecordsContract<F extends RunRecordsFixture>(name: string, fa
     describe('createRun and getRun', () => {
       it('stores a pending run with attempts 0 and the request, JSON nested objects and all, and reads it back', async () => {
         const key = await newSession();
-        const request = { newMessage: { role: 'user', parts: [{ text: 'Book a flight' }] }, stateDelta: richState, resume: [{ id: 'i1', answer: { ok: true } }] };
+        const request = {
+          newMessage: { role: 'user', parts: [{ text: 'Book a flight' }] },
+          stateDelta: richState,
+          resume: [{ id: 'i1', answer: { ok: true } }],
+        };
         const before = Date.now();
         const run = await store.createRun({ ...key, runId: uid('r'), request });
-        expect(run).toMatchObject({ ...key, runId: uid('r'), status: 'pending', attempts: 0, cancelRequested: false, request });
+        expect(run).toMatchObject({
+          ...key,
+          runId: uid('r'),
+          status: 'pending',
+          attempts: 0,
+          cancelRequested: false,
+          request,
+        });
         expect(run.error).toBeUndefined();
         expect(Number.isInteger(run.seq)).toBe(true);
         expect(run.createdAt).toBeGreaterThanOrEqual(before - CLOCK_SLACK_MS);
@@ -105,7 +127,10 @@ export function runRecordsContract<F extends RunRecordsFixture>(name: string, fa
         const awkward = { text: 'nul \u0000 and \ud800 alone', 'key \u0000': ['\udc00', '\ufffd'] };
         const run = await create(key, { request: awkward });
         expect((await mustGet(run.runId)).request).toEqual(awkward);
-        const failed = await store.updateRun(run.runId, { status: 'failed', error: { code: 'INTERNAL', message: 'bad \u0000 \ud800' } });
+        const failed = await store.updateRun(run.runId, {
+          status: 'failed',
+          error: { code: 'INTERNAL', message: 'bad \u0000 \ud800' },
+        });
         expect((await mustGet(run.runId)).error).toEqual({ code: 'INTERNAL', message: 'bad \u0000 \ud800' });
         expect(failed?.error).toEqual({ code: 'INTERNAL', message: 'bad \u0000 \ud800' });
       });
@@ -130,7 +155,9 @@ export function runRecordsContract<F extends RunRecordsFixture>(name: string, fa
         for (const other of [key, await newSession()]) {
           const attempt = store.createRun({ ...other, runId: run.runId, request: { second: true } });
           await expect(attempt).rejects.toBeInstanceOf(InvocationExistsError);
-          await expect(attempt).rejects.toThrow(new RegExp(`Run '${run.runId}' already exists.*Choose another run id, or omit it`));
+          await expect(attempt).rejects.toThrow(
+            new RegExp(`Run '${run.runId}' already exists.*Choose another run id, or omit it`),
+          );
         }
         expect(await mustGet(run.runId)).toEqual(run);
         expect(await store.listRuns({ session: key })).toEqual([run]);
@@ -138,17 +165,24 @@ export function runRecordsContract<F extends RunRecordsFixture>(name: string, fa
 
       it('a session that does not exist throws SessionNotFoundError and stores nothing', async () => {
         const key = await newSession();
-        for (const missing of [{ ...key, sessionId: uid('missing') }, { ...key, userId: 'bob' }]) {
+        for (const missing of [
+          { ...key, sessionId: uid('missing') },
+          { ...key, userId: 'bob' },
+        ]) {
           const attempt = store.createRun({ ...missing, runId: uid('orphan'), request: {} });
           await expect(attempt).rejects.toBeInstanceOf(SessionNotFoundError);
-          await expect(attempt).rejects.toThrow(`Cannot create run '${uid('orphan')}' for session '${missing.sessionId}'`);
+          await expect(attempt).rejects.toThrow(
+            `Cannot create run '${uid('orphan')}' for session '${missing.sessionId}'`,
+          );
         }
         expect(await store.getRun(uid('orphan'))).toBeUndefined();
       });
 
       it('a request that is not JSON data is refused with ConfigurationError and nothing is stored', async () => {
         const key = await newSession();
-        await expect(store.createRun({ ...key, runId: uid('big'), request: { n: 1n } })).rejects.toBeInstanceOf(ConfigurationError);
+        await expect(store.createRun({ ...key, runId: uid('big'), request: { n: 1n } })).rejects.toBeInstanceOf(
+          ConfigurationError,
+        );
         expect(await store.getRun(uid('big'))).toBeUndefined();
       });
     });
@@ -160,7 +194,9 @@ export function runRecordsContract<F extends RunRecordsFixture>(name: string, fa
         const busy = create(key, { runId: uid('second'), exclusive: true });
         await expect(busy).rejects.toBeInstanceOf(SessionBusyError);
         await expect(busy).rejects.toThrow(
-          new RegExp(`session '${key.sessionId}'.* already has the active run '${active.runId}'\\. Wait for it to finish, cancel it, or .*multitaskStrategy 'enqueue' or 'interrupt'`),
+          new RegExp(
+            `session '${key.sessionId}'.* already has the active run '${active.runId}'\\. Wait for it to finish, cancel it, or .*multitaskStrategy 'enqueue' or 'interrupt'`,
+          ),
         );
         await store.updateRun(active.runId, { status: 'running', attempts: 1 });
         await expect(create(key, { runId: uid('second'), exclusive: true })).rejects.toBeInstanceOf(SessionBusyError);
@@ -168,13 +204,16 @@ export function runRecordsContract<F extends RunRecordsFixture>(name: string, fa
         expect((await store.listRuns({ session: key })).map((r) => r.runId)).toEqual([active.runId]);
       });
 
-      it.each([...FINAL_RUN_STATUSES, 'interrupted' as const])('are allowed once the active run is %s', async (status) => {
-        const key = await newSession();
-        const first = await create(key, { exclusive: true });
-        await store.updateRun(first.runId, { status });
-        const second = await create(key, { exclusive: true });
-        expect(second.status).toBe('pending');
-      });
+      it.each([...FINAL_RUN_STATUSES, 'interrupted' as const])(
+        'are allowed once the active run is %s',
+        async (status) => {
+          const key = await newSession();
+          const first = await create(key, { exclusive: true });
+          await store.updateRun(first.runId, { status });
+          const second = await create(key, { exclusive: true });
+          expect(second.status).toBe('pending');
+        },
+      );
 
       it('do not stop non-exclusive runs, nor exclusive runs of other sessions', async () => {
         const key = await newSession();
@@ -202,13 +241,20 @@ export function runRecordsContract<F extends RunRecordsFixture>(name: string, fa
 
         const ids = (list: RunRecord[]) => list.map((r) => r.runId);
         expect(ids(await store.listRuns({ session: key }))).toEqual([a.runId, b.runId, c.runId]);
-        expect(ids(await store.listRuns({ session: key, statuses: ['pending', 'running'] }))).toEqual([a.runId, b.runId]);
+        expect(ids(await store.listRuns({ session: key, statuses: ['pending', 'running'] }))).toEqual([
+          a.runId,
+          b.runId,
+        ]);
         expect(ids(await store.listRuns({ session: key, statuses: ['completed'] }))).toEqual([c.runId]);
         expect(ids(await store.listRuns({ session: key, statuses: [] }))).toEqual([]);
         expect(ids(await store.listRuns({ session: key, limit: 2 }))).toEqual([a.runId, b.runId]);
         expect(ids(await store.listRuns({ session: key, limit: 0 }))).toEqual([]);
         expect(ids(await store.listRuns({ session: { ...key, sessionId: uid('none') } }))).toEqual([]);
-        expect(await store.listRuns({ session: key })).toEqual([await mustGet(a.runId), await mustGet(b.runId), await mustGet(c.runId)]);
+        expect(await store.listRuns({ session: key })).toEqual([
+          await mustGet(a.runId),
+          await mustGet(b.runId),
+          await mustGet(c.runId),
+        ]);
       });
 
       it('lists runs of every session by status, oldest first, as a sweeper does', async () => {
@@ -226,7 +272,9 @@ export function runRecordsContract<F extends RunRecordsFixture>(name: string, fa
       });
 
       it('refuses a limit that is not a whole number >= 0', async () => {
-        await expect(store.listRuns({ limit: -1 })).rejects.toThrow(/listRuns needs 'limit' as a whole number >= 0; got -1/);
+        await expect(store.listRuns({ limit: -1 })).rejects.toThrow(
+          /listRuns needs 'limit' as a whole number >= 0; got -1/,
+        );
         await expect(store.listRuns({ limit: 1.5 })).rejects.toBeInstanceOf(ConfigurationError);
       });
     });
@@ -235,8 +283,18 @@ export function runRecordsContract<F extends RunRecordsFixture>(name: string, fa
       it('changes the given fields, stamps updatedAt and returns the new record; unknown runs give undefined', async () => {
         const key = await newSession();
         const run = await create(key);
-        const updated = await store.updateRun(run.runId, { status: 'running', attempts: 1, request: { newMessage: 'changed', n: [1] } });
-        expect(updated).toEqual({ ...run, status: 'running', attempts: 1, request: { newMessage: 'changed', n: [1] }, updatedAt: updated!.updatedAt });
+        const updated = await store.updateRun(run.runId, {
+          status: 'running',
+          attempts: 1,
+          request: { newMessage: 'changed', n: [1] },
+        });
+        expect(updated).toEqual({
+          ...run,
+          status: 'running',
+          attempts: 1,
+          request: { newMessage: 'changed', n: [1] },
+          updatedAt: updated!.updatedAt,
+        });
         expect(updated!.updatedAt).toBeGreaterThanOrEqual(run.updatedAt);
         expect(await mustGet(run.runId)).toEqual(updated);
         expect(await store.updateRun(uid('missing'), { status: 'running' })).toBeUndefined();
@@ -246,26 +304,45 @@ export function runRecordsContract<F extends RunRecordsFixture>(name: string, fa
       it('compare-and-set: a wrong status or a wrong attempts count changes nothing and gives undefined', async () => {
         const key = await newSession();
         const run = await create(key);
-        const taken = await store.updateRun(run.runId, { status: 'running', attempts: 1 }, { status: ['pending'], attempts: 0 });
+        const taken = await store.updateRun(
+          run.runId,
+          { status: 'running', attempts: 1 },
+          { status: ['pending'], attempts: 0 },
+        );
         expect(taken).toMatchObject({ status: 'running', attempts: 1 });
 
         // A frozen worker of attempt 0, or one that saw the run pending, must not overwrite attempt 1.
-        expect(await store.updateRun(run.runId, { status: 'failed' }, { status: ['running'], attempts: 0 })).toBeUndefined();
+        expect(
+          await store.updateRun(run.runId, { status: 'failed' }, { status: ['running'], attempts: 0 }),
+        ).toBeUndefined();
         expect(await store.updateRun(run.runId, { status: 'failed' }, { status: ['pending'] })).toBeUndefined();
         expect(await store.updateRun(run.runId, { status: 'failed' }, { status: [] })).toBeUndefined();
         expect(await mustGet(run.runId)).toEqual(taken);
 
-        const done = await store.updateRun(run.runId, { status: 'completed' }, { status: ['pending', 'running'], attempts: 1 });
+        const done = await store.updateRun(
+          run.runId,
+          { status: 'completed' },
+          { status: ['pending', 'running'], attempts: 1 },
+        );
         expect(done?.status).toBe('completed');
-        expect(await store.updateRun(run.runId, { attempts: 2 }, { attempts: 1 })).toMatchObject({ status: 'completed', attempts: 2 });
+        expect(await store.updateRun(run.runId, { attempts: 2 }, { attempts: 1 })).toMatchObject({
+          status: 'completed',
+          attempts: 2,
+        });
       });
 
       it('sets an error and clears it with null; an update without error keeps it', async () => {
         const key = await newSession();
         const run = await create(key);
-        const failed = await store.updateRun(run.runId, { status: 'failed', error: { code: 'MODEL', message: 'The model failed.' } });
+        const failed = await store.updateRun(run.runId, {
+          status: 'failed',
+          error: { code: 'MODEL', message: 'The model failed.' },
+        });
         expect(failed?.error).toEqual({ code: 'MODEL', message: 'The model failed.' });
-        expect((await store.updateRun(run.runId, { attempts: 3 }))?.error).toEqual({ code: 'MODEL', message: 'The model failed.' });
+        expect((await store.updateRun(run.runId, { attempts: 3 }))?.error).toEqual({
+          code: 'MODEL',
+          message: 'The model failed.',
+        });
         const cleared = await store.updateRun(run.runId, { status: 'pending', error: null });
         expect(cleared?.error).toBeUndefined();
         expect((await mustGet(run.runId)).error).toBeUndefined();
@@ -275,7 +352,11 @@ export function runRecordsContract<F extends RunRecordsFixture>(name: string, fa
         const key = await newSession();
         const run = await create(key);
         expect(await store.updateRun(run.runId, { cancelRequested: true }, { status: ['running'] })).toBeUndefined();
-        const cancelling = await store.updateRun(run.runId, { cancelRequested: true }, { status: ['pending', 'running'] });
+        const cancelling = await store.updateRun(
+          run.runId,
+          { cancelRequested: true },
+          { status: ['pending', 'running'] },
+        );
         expect(cancelling).toMatchObject({ status: 'pending', cancelRequested: true });
         expect((await mustGet(run.runId)).cancelRequested).toBe(true);
         expect((await store.updateRun(run.runId, { cancelRequested: false }))?.cancelRequested).toBe(false);
@@ -310,14 +391,20 @@ export function runRecordsContract<F extends RunRecordsFixture>(name: string, fa
           const key = await newSession();
           const run = await create(key);
           expect(await other.getRun(run.runId)).toEqual(run);
-          const running = await other.updateRun(run.runId, { status: 'running', attempts: 1 }, { status: ['pending'], attempts: 0 });
+          const running = await other.updateRun(
+            run.runId,
+            { status: 'running', attempts: 1 },
+            { status: ['pending'], attempts: 0 },
+          );
           expect(await store.listRuns({ session: key })).toEqual([running]);
         });
 
         it('of 10 exclusive creates racing on one session through both instances, exactly one succeeds', async () => {
           const key = await newSession();
           const results = await Promise.allSettled(
-            Array.from({ length: 10 }, (_, i) => create(key, { runId: uid(`race${i}`), exclusive: true }, i % 2 === 0 ? store : other)),
+            Array.from({ length: 10 }, (_, i) =>
+              create(key, { runId: uid(`race${i}`), exclusive: true }, i % 2 === 0 ? store : other),
+            ),
           );
           const won = results.filter((r) => r.status === 'fulfilled');
           const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -329,11 +416,14 @@ export function runRecordsContract<F extends RunRecordsFixture>(name: string, fa
         it('of racing creates with one run id, exactly one succeeds; of racing takes of one attempt, exactly one wins', async () => {
           const key = await newSession();
           const runId = uid('same');
-          const creates = await Promise.allSettled([store, other, store, other].map((from) => create(key, { runId }, from)));
+          const creates = await Promise.allSettled(
+            [store, other, store, other].map((from) => create(key, { runId }, from)),
+          );
           expect(creates.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
           for (const r of creates) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(InvocationExistsError);
 
-          const take = (from: RunRecordingSessionService) => from.updateRun(runId, { status: 'running', attempts: 1 }, { status: ['pending'], attempts: 0 });
+          const take = (from: RunRecordingSessionService) =>
+            from.updateRun(runId, { status: 'running', attempts: 1 }, { status: ['pending'], attempts: 0 });
           const takes = await Promise.all([take(store), take(other), take(store), take(other)]);
           expect(takes.filter((r) => r !== undefined)).toHaveLength(1);
           expect((await mustGet(runId)).attempts).toBe(1);
@@ -342,4 +432,3 @@ export function runRecordsContract<F extends RunRecordsFixture>(name: string, fa
     }
   });
 }
-

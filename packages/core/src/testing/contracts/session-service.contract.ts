@@ -18,7 +18,20 @@
  * });
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidStateKeyError, LeaseLostError, SessionExistsError, SessionNotFoundError, StaleSessionError, createEvent, supportsLeases, type Event, type EventInit, type LeasingSessionService, type Session, type SessionService } from '../../index.js';
+import {
+  InvalidStateKeyError,
+  LeaseLostError,
+  SessionExistsError,
+  SessionNotFoundError,
+  StaleSessionError,
+  createEvent,
+  supportsLeases,
+  type Event,
+  type EventInit,
+  type LeasingSessionService,
+  type Session,
+  type SessionService,
+} from '../../index.js';
 
 /** A service under test and how to dispose of it. Extra fields (a file path, a URL) reach `openSecond`. */
 export interface SessionServiceFixture {
@@ -78,7 +91,12 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
 
     const get = (sessionId: string, userId = USER, appName = APP): Promise<Session | undefined> =>
       service.getSession({ appName, userId, sessionId });
-    const mustGet = async (sessionId: string, userId = USER, appName = APP, from: SessionService = service): Promise<Session> => {
+    const mustGet = async (
+      sessionId: string,
+      userId = USER,
+      appName = APP,
+      from: SessionService = service,
+    ): Promise<Session> => {
       const session = await from.getSession({ appName, userId, sessionId });
       expect(session, `session '${sessionId}' should exist`).toBeDefined();
       return session!;
@@ -137,7 +155,14 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
           author: 'Writer',
           branch: 'Fan.Writer',
           path: 'Root/Fan/Writer',
-          content: { role: 'model', parts: [{ text: 'thinking', thought: true }, { text: 'done' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }] },
+          content: {
+            role: 'model',
+            parts: [
+              { text: 'thinking', thought: true },
+              { text: 'done' },
+              { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } },
+            ],
+          },
           output: { title: 'Tides', tags: ['sea', 'moon'], nested: { n: 1.5, ok: true, none: null } },
           actions: {
             stateDelta: { draft: { title: 'Tides' } },
@@ -162,7 +187,8 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
       it('getSession with numRecentEvents returns only the most recent events', async () => {
         const session = await service.createSession({ appName: APP, userId: USER });
         const ids: string[] = [];
-        for (let i = 1; i <= 4; i++) ids.push((await append(session, { timestamp: 1_000 * i, content: text(`m${i}`) })).id);
+        for (let i = 1; i <= 4; i++)
+          ids.push((await append(session, { timestamp: 1_000 * i, content: text(`m${i}`) })).id);
 
         const recent = await mustGetWith({ numRecentEvents: 2 });
         expect(recent.events.map((e) => e.id)).toEqual(ids.slice(2));
@@ -181,21 +207,48 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
       it('getSession with afterTimestamp returns only events at or after that time', async () => {
         const session = await service.createSession({ appName: APP, userId: USER });
         const ids: string[] = [];
-        for (let i = 1; i <= 4; i++) ids.push((await append(session, { timestamp: 1_000 * i, content: text(`m${i}`) })).id);
+        for (let i = 1; i <= 4; i++)
+          ids.push((await append(session, { timestamp: 1_000 * i, content: text(`m${i}`) })).id);
 
-        const after = await service.getSession({ appName: APP, userId: USER, sessionId: session.id, afterTimestamp: 2_000 });
+        const after = await service.getSession({
+          appName: APP,
+          userId: USER,
+          sessionId: session.id,
+          afterTimestamp: 2_000,
+        });
         expect(after!.events.map((e) => e.id)).toEqual(ids.slice(1));
-        const between = await service.getSession({ appName: APP, userId: USER, sessionId: session.id, afterTimestamp: 2_500 });
+        const between = await service.getSession({
+          appName: APP,
+          userId: USER,
+          sessionId: session.id,
+          afterTimestamp: 2_500,
+        });
         expect(between!.events.map((e) => e.id)).toEqual(ids.slice(2));
-        const none = await service.getSession({ appName: APP, userId: USER, sessionId: session.id, afterTimestamp: 5_000 });
+        const none = await service.getSession({
+          appName: APP,
+          userId: USER,
+          sessionId: session.id,
+          afterTimestamp: 5_000,
+        });
         expect(none!.events).toEqual([]);
-        const both = await service.getSession({ appName: APP, userId: USER, sessionId: session.id, afterTimestamp: 2_000, numRecentEvents: 1 });
+        const both = await service.getSession({
+          appName: APP,
+          userId: USER,
+          sessionId: session.id,
+          afterTimestamp: 2_000,
+          numRecentEvents: 1,
+        });
         expect(both!.events.map((e) => e.id)).toEqual(ids.slice(3));
       });
 
       it('createSession with an explicit sessionId uses it; a duplicate id is an error and changes nothing', async () => {
         const chosenId = uid('chosen-id');
-        const session = await service.createSession({ appName: APP, userId: USER, sessionId: chosenId, state: { n: 1 } });
+        const session = await service.createSession({
+          appName: APP,
+          userId: USER,
+          sessionId: chosenId,
+          state: { n: 1 },
+        });
         expect(session.id).toBe(chosenId);
         await append(session, { content: text('kept'), actions: { stateDelta: { n: 2 } } });
 
@@ -231,7 +284,10 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
       it('initial state with a prototype-polluting key is rejected and no session is created', async () => {
         for (const key of ['__proto__', 'constructor', 'prototype']) {
           const state = JSON.parse(`{"ok": 1, "${key}": {"polluted": true}}`) as Record<string, unknown>;
-          await expect(service.createSession({ appName: APP, userId: USER, sessionId: uid(`bad-${key}`), state }), key).rejects.toThrow(new RegExp(key));
+          await expect(
+            service.createSession({ appName: APP, userId: USER, sessionId: uid(`bad-${key}`), state }),
+            key,
+          ).rejects.toThrow(new RegExp(key));
           expect(await get(uid(`bad-${key}`)), key).toBeUndefined();
         }
         expect((await service.listSessions({ appName: APP, userId: USER })).sessions).toEqual([]);
@@ -258,14 +314,24 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
 
       it('deleteSession removes the session, its events and its state, but not app: or user: state', async () => {
         const doomedId = uid('doomed');
-        const session = await service.createSession({ appName: APP, userId: USER, sessionId: doomedId, state: { mine: 1 } });
-        await append(session, { content: text('hello'), actions: { stateDelta: { mine: 2, 'user:lang': 'fr', 'app:flag': true } } });
+        const session = await service.createSession({
+          appName: APP,
+          userId: USER,
+          sessionId: doomedId,
+          state: { mine: 1 },
+        });
+        await append(session, {
+          content: text('hello'),
+          actions: { stateDelta: { mine: 2, 'user:lang': 'fr', 'app:flag': true } },
+        });
         const keep = await service.createSession({ appName: APP, userId: USER });
 
         await service.deleteSession({ appName: APP, userId: USER, sessionId: doomedId });
 
         expect(await get(doomedId)).toBeUndefined();
-        expect((await service.listSessions({ appName: APP, userId: USER })).sessions.map((s) => s.id)).toEqual([keep.id]);
+        expect((await service.listSessions({ appName: APP, userId: USER })).sessions.map((s) => s.id)).toEqual([
+          keep.id,
+        ]);
         expect((await mustGet(keep.id)).state).toEqual({ 'user:lang': 'fr', 'app:flag': true });
         expect((await service.createSession({ appName: APP, userId: OTHER_USER })).state).toEqual({ 'app:flag': true });
 
@@ -322,7 +388,9 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
         await append(alice, { actions: { stateDelta: { 'app:motd': 'maintenance at 5' } } });
 
         expect((await mustGet(bob.id, OTHER_USER)).state).toEqual({ 'app:motd': 'maintenance at 5' });
-        expect((await service.createSession({ appName: APP, userId: 'carol' })).state).toEqual({ 'app:motd': 'maintenance at 5' });
+        expect((await service.createSession({ appName: APP, userId: 'carol' })).state).toEqual({
+          'app:motd': 'maintenance at 5',
+        });
         expect((await mustGet(otherApp.id, USER, OTHER_APP)).state).toEqual({});
       });
 
@@ -374,27 +442,30 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
         }
       });
 
-      it.each(['__proto__', 'constructor', 'prototype'])("a delta with the key '%s' is rejected and nothing is stored", async (key) => {
-        const session = await service.createSession({ appName: APP, userId: USER, state: { a: 1 } });
-        await append(session, { content: text('before') });
-        const version = session.version;
-        const delta = JSON.parse(`{"ok": 2, "${key}": {"polluted": true}}`) as Record<string, unknown>;
-        const bad = event({ content: text('bad'), actions: { stateDelta: delta } });
+      it.each(['__proto__', 'constructor', 'prototype'])(
+        "a delta with the key '%s' is rejected and nothing is stored",
+        async (key) => {
+          const session = await service.createSession({ appName: APP, userId: USER, state: { a: 1 } });
+          await append(session, { content: text('before') });
+          const version = session.version;
+          const delta = JSON.parse(`{"ok": 2, "${key}": {"polluted": true}}`) as Record<string, unknown>;
+          const bad = event({ content: text('bad'), actions: { stateDelta: delta } });
 
-        await expect(service.appendEvent({ session, event: bad })).rejects.toThrow(new RegExp(key));
+          await expect(service.appendEvent({ session, event: bad })).rejects.toThrow(new RegExp(key));
 
-        const got = await mustGet(session.id);
-        expect(got.version).toBe(version);
-        expect(got.state).toEqual({ a: 1 });
-        expect(got.events.map((e) => textOfEvent(e))).toEqual(['before']);
-        expect(session.version).toBe(version);
-        expect(session.state).not.toHaveProperty('ok');
-        expectPrototypeClean();
+          const got = await mustGet(session.id);
+          expect(got.version).toBe(version);
+          expect(got.state).toEqual({ a: 1 });
+          expect(got.events.map((e) => textOfEvent(e))).toEqual(['before']);
+          expect(session.version).toBe(version);
+          expect(session.state).not.toHaveProperty('ok');
+          expectPrototypeClean();
 
-        // The copy was not advanced, so it can still append.
-        await append(session, { content: text('after'), actions: { stateDelta: { ok: 3 } } });
-        expect((await mustGet(session.id)).state).toEqual({ a: 1, ok: 3 });
-      });
+          // The copy was not advanced, so it can still append.
+          await append(session, { content: text('after'), actions: { stateDelta: { ok: 3 } } });
+          expect((await mustGet(session.id)).state).toEqual({ a: 1, ok: 3 });
+        },
+      );
 
       it('appending with a stale copy throws StaleSessionError and stores nothing', async () => {
         const created = await service.createSession({ appName: APP, userId: USER });
@@ -402,7 +473,10 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
         const second = await mustGet(created.id);
 
         await append(first, { content: text('from first'), actions: { stateDelta: { who: 'first' } } });
-        const stale = append(second, { content: text('from second'), actions: { stateDelta: { who: 'second', extra: 1 } } });
+        const stale = append(second, {
+          content: text('from second'),
+          actions: { stateDelta: { who: 'second', extra: 1 } },
+        });
         await expect(stale).rejects.toBeInstanceOf(StaleSessionError);
 
         const got = await mustGet(created.id);
@@ -422,7 +496,10 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
         const created = await service.createSession({ appName: APP, userId: USER });
         const a = await mustGet(created.id);
         const b = await mustGet(created.id);
-        const results = await Promise.allSettled([append(a, { content: text('a') }), append(b, { content: text('b') })]);
+        const results = await Promise.allSettled([
+          append(a, { content: text('a') }),
+          append(b, { content: text('b') }),
+        ]);
 
         const fulfilled = results.filter((r) => r.status === 'fulfilled');
         const rejected = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -438,7 +515,10 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
         const first = await service.appendEvent({ session, event: e });
         const version = session.version;
 
-        const again = await service.appendEvent({ session, event: { ...structuredClone(e), content: text('changed'), actions: { ...e.actions, stateDelta: { n: 2 } } } });
+        const again = await service.appendEvent({
+          session,
+          event: { ...structuredClone(e), content: text('changed'), actions: { ...e.actions, stateDelta: { n: 2 } } },
+        });
         expect(again).toEqual(first);
         expect(textOfEvent(again)).toBe('once');
 
@@ -452,7 +532,8 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
       it('in a long session, re-appending any earlier event (first, middle, last) stores nothing', async () => {
         const session = await service.createSession({ appName: APP, userId: USER });
         const stored: Event[] = [];
-        for (let i = 0; i < 40; i++) stored.push(await service.appendEvent({ session, event: event({ content: text(`event ${i}`) }) }));
+        for (let i = 0; i < 40; i++)
+          stored.push(await service.appendEvent({ session, event: event({ content: text(`event ${i}`) }) }));
         const version = session.version;
         for (const i of [0, 15, 16, 17, 39]) {
           const again = await service.appendEvent({ session, event: structuredClone(stored[i]!) });
@@ -504,7 +585,9 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
         expect(session.lastUpdateTime).toBeGreaterThan(created);
         const got = await mustGet(session.id);
         expect(got.lastUpdateTime).toBeGreaterThan(created);
-        const listed = (await service.listSessions({ appName: APP, userId: USER })).sessions.find((s) => s.id === session.id);
+        const listed = (await service.listSessions({ appName: APP, userId: USER })).sessions.find(
+          (s) => s.id === session.id,
+        );
         expect(listed!.lastUpdateTime).toBe(got.lastUpdateTime);
       });
 
@@ -518,15 +601,23 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
     });
 
     describe('incremental reads (afterVersion)', () => {
-      const since = (session: Session, afterVersion: number, from: SessionService = service, userId = USER): Promise<Session | undefined> =>
-        from.getSession({ appName: APP, userId, sessionId: session.id, afterVersion });
+      const since = (
+        session: Session,
+        afterVersion: number,
+        from: SessionService = service,
+        userId = USER,
+      ): Promise<Session | undefined> => from.getSession({ appName: APP, userId, sessionId: session.id, afterVersion });
 
       it('returns only the events stored after that version, with the current state, version and lastUpdateTime', async () => {
         const session = await service.createSession({ appName: APP, userId: USER, state: { a: 1 } });
         const first = await append(session, { content: text('one'), actions: { stateDelta: { b: 1 } } });
         const held = session.version;
         const second = await append(session, { content: text('two'), actions: { stateDelta: { b: 2 } } });
-        const third = await append(session, { content: text('three'), timestamp: first.timestamp + 50, actions: { stateDelta: { c: 3 } } });
+        const third = await append(session, {
+          content: text('three'),
+          timestamp: first.timestamp + 50,
+          actions: { stateDelta: { c: 3 } },
+        });
 
         const got = (await since(session, held))!;
         expect(got.events.map((e) => e.id)).toEqual([second.id, third.id]);
@@ -539,10 +630,12 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
 
       it('a copy plus the events after its version equals a whole read, and a full read carries no increment', async () => {
         const session = await service.createSession({ appName: APP, userId: USER });
-        for (let i = 0; i < 5; i++) await append(session, { content: text(`m${i}`), actions: { stateDelta: { n: i } } });
+        for (let i = 0; i < 5; i++)
+          await append(session, { content: text(`m${i}`), actions: { stateDelta: { n: i } } });
         const copy = await mustGet(session.id);
         expect(copy.increment).toBeUndefined();
-        for (let i = 5; i < 8; i++) await append(session, { content: text(`m${i}`), actions: { stateDelta: { n: i } } });
+        for (let i = 5; i < 8; i++)
+          await append(session, { content: text(`m${i}`), actions: { stateDelta: { n: i } } });
         const got = (await since(copy, copy.version))!;
         expect(got.increment!.baseEventId).toBe(copy.events.at(-1)!.id);
         expect([...copy.events, ...got.events]).toEqual((await mustGet(session.id)).events);
@@ -620,8 +713,15 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
         await append(session, { content: text('d'), timestamp: base + 30 });
         const key = { appName: APP, userId: USER, sessionId: session.id, afterVersion: held };
         expect((await service.getSession({ ...key, numRecentEvents: 2 }))!.events.map(textOfEvent)).toEqual(['c', 'd']);
-        expect((await service.getSession({ ...key, numRecentEvents: 10 }))!.events.map(textOfEvent)).toEqual(['b', 'c', 'd']);
-        expect((await service.getSession({ ...key, afterTimestamp: base + 20 }))!.events.map(textOfEvent)).toEqual(['c', 'd']);
+        expect((await service.getSession({ ...key, numRecentEvents: 10 }))!.events.map(textOfEvent)).toEqual([
+          'b',
+          'c',
+          'd',
+        ]);
+        expect((await service.getSession({ ...key, afterTimestamp: base + 20 }))!.events.map(textOfEvent)).toEqual([
+          'c',
+          'd',
+        ]);
       });
 
       it('an afterVersion that is not a whole number of at least 0 is refused, naming the value', async () => {
@@ -646,7 +746,11 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
 
     describe('returned sessions are copies', () => {
       it('changing the state or the events list of a returned session does not change the store', async () => {
-        const created = await service.createSession({ appName: APP, userId: USER, state: { a: 1, 'user:u': 1, 'app:x': 1 } });
+        const created = await service.createSession({
+          appName: APP,
+          userId: USER,
+          state: { a: 1, 'user:u': 1, 'app:x': 1 },
+        });
         await append(created, { content: text('one') });
 
         const got = await mustGet(created.id);
@@ -665,11 +769,18 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
         const again = await mustGet(created.id);
         expect(again.state).toEqual({ a: 1, 'user:u': 1, 'app:x': 1 });
         expect(again.events.map(textOfEvent)).toEqual(['one']);
-        expect((await service.createSession({ appName: APP, userId: USER })).state).toEqual({ 'user:u': 1, 'app:x': 1 });
+        expect((await service.createSession({ appName: APP, userId: USER })).state).toEqual({
+          'user:u': 1,
+          'app:x': 1,
+        });
       });
 
       it('changing nested state values of a returned session does not change the store', async () => {
-        const created = await service.createSession({ appName: APP, userId: USER, state: { doc: { tags: ['a'] }, 'user:prefs': { theme: 'dark' } } });
+        const created = await service.createSession({
+          appName: APP,
+          userId: USER,
+          state: { doc: { tags: ['a'] }, 'user:prefs': { theme: 'dark' } },
+        });
         await append(created, { actions: { stateDelta: { list: [1] } } });
 
         const got = await mustGet(created.id);
@@ -678,7 +789,11 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
         (got.state['user:prefs'] as { theme: string }).theme = 'light';
         (created.state.list as number[]).push(3);
 
-        expect((await mustGet(created.id)).state).toEqual({ doc: { tags: ['a'] }, list: [1], 'user:prefs': { theme: 'dark' } });
+        expect((await mustGet(created.id)).state).toEqual({
+          doc: { tags: ['a'] },
+          list: [1],
+          'user:prefs': { theme: 'dark' },
+        });
       });
 
       it('changing the event objects of a returned session does not change the store', async () => {
@@ -726,33 +841,47 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
       for (const json of attempts) {
         const stateDelta = JSON.parse(json) as Record<string, unknown>;
         await service.appendEvent({ session, event: event({ actions: { stateDelta } }) }).catch(() => undefined);
-        await service.createSession({ appName: APP, userId: USER, state: JSON.parse(json) as Record<string, unknown> }).catch(() => undefined);
+        await service
+          .createSession({ appName: APP, userId: USER, state: JSON.parse(json) as Record<string, unknown> })
+          .catch(() => undefined);
         expectPrototypeClean();
       }
       // Nested forbidden keys are refused too (at any depth, naming the path), and nothing is stored.
       const nested = JSON.parse('{"safe": {"list": [{"__proto__": {"polluted": "yes"}}]}}') as Record<string, unknown>;
-      await expect(service.appendEvent({ session: await mustGet(session.id), event: event({ actions: { stateDelta: nested } }) })).rejects.toThrow(
-        "State key 'safe' holds the key '__proto__' at safe.list[0].__proto__",
+      await expect(
+        service.appendEvent({ session: await mustGet(session.id), event: event({ actions: { stateDelta: nested } }) }),
+      ).rejects.toThrow("State key 'safe' holds the key '__proto__' at safe.list[0].__proto__");
+      await expect(service.createSession({ appName: APP, userId: USER, state: nested })).rejects.toThrow(
+        InvalidStateKeyError,
       );
-      await expect(service.createSession({ appName: APP, userId: USER, state: nested })).rejects.toThrow(InvalidStateKeyError);
       const got = await mustGet(session.id);
       expect(got.state).not.toHaveProperty('safe');
       for (const s of [got, ...(await service.listSessions({ appName: APP, userId: USER })).sessions]) {
-        expect(Object.getPrototypeOf(s.state) === Object.prototype || Object.getPrototypeOf(s.state) === null).toBe(true);
+        expect(Object.getPrototypeOf(s.state) === Object.prototype || Object.getPrototypeOf(s.state) === null).toBe(
+          true,
+        );
         expect((s.state as { polluted?: unknown }).polluted).toBeUndefined();
       }
       expectPrototypeClean();
     });
 
-
-
     describe('text a store cannot hold as is', () => {
       // NUL bytes and lone UTF-16 surrogates are valid in JavaScript strings; PostgreSQL's jsonb
       // refuses both. Every store round-trips them the same way (SPEC §12).
-      const awkward = ['nul \u0000 inside', 'lone high \ud800 surrogate', 'lone low \udc00', 'pair \ud83c\udf89 ok', '\u0000'];
+      const awkward = [
+        'nul \u0000 inside',
+        'lone high \ud800 surrogate',
+        'lone low \udc00',
+        'pair \ud83c\udf89 ok',
+        '\u0000',
+      ];
 
       it('NUL bytes and lone surrogates in content, state, keys and output round-trip exactly', async () => {
-        const session = await service.createSession({ appName: APP, userId: USER, state: { initial: awkward[0], 'user:u': awkward[1] } });
+        const session = await service.createSession({
+          appName: APP,
+          userId: USER,
+          state: { initial: awkward[0], 'user:u': awkward[1] },
+        });
         const e = await append(session, {
           content: { role: 'model', parts: awkward.map((t) => ({ text: t })) },
           output: { list: awkward, 'key \u0000 with nul': awkward[2] },
@@ -761,8 +890,16 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
         const got = await mustGet(session.id);
         expect(got.events[0]).toEqual(e);
         expect(got.events[0]!.content!.parts).toEqual(awkward.map((t) => ({ text: t })));
-        expect(got.state).toEqual({ initial: awkward[0], 'user:u': awkward[1], s: awkward[1], 'k\ud800': awkward[3], 'app:a': awkward[4] });
-        const listed = (await service.listSessions({ appName: APP, userId: USER })).sessions.find((x) => x.id === session.id);
+        expect(got.state).toEqual({
+          initial: awkward[0],
+          'user:u': awkward[1],
+          s: awkward[1],
+          'k\ud800': awkward[3],
+          'app:a': awkward[4],
+        });
+        const listed = (await service.listSessions({ appName: APP, userId: USER })).sessions.find(
+          (x) => x.id === session.id,
+        );
         expect(listed?.state.s).toBe(awkward[1]);
       });
     });
@@ -773,7 +910,9 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
         const key = (session: Session) => ({ appName: APP, userId: USER, sessionId: session.id });
 
         beforeEach(() => {
-          expect(supportsLeases(service), 'the store should implement leaseSession, renewLease and releaseLease').toBe(true);
+          expect(supportsLeases(service), 'the store should implement leaseSession, renewLease and releaseLease').toBe(
+            true,
+          );
           leasing = service as LeasingSessionService;
         });
 
@@ -794,7 +933,9 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
           const two = await service.createSession({ appName: APP, userId: USER });
           expect(await leasing.leaseSession({ ...key(one), owner: 'a', ttlMs: 30_000 })).toBeDefined();
           expect(await leasing.leaseSession({ ...key(two), owner: 'b', ttlMs: 30_000 })).toBeDefined();
-          await expect(leasing.leaseSession({ appName: APP, userId: USER, sessionId: uid('missing'), owner: 'a', ttlMs: 1000 })).rejects.toBeInstanceOf(SessionNotFoundError);
+          await expect(
+            leasing.leaseSession({ appName: APP, userId: USER, sessionId: uid('missing'), owner: 'a', ttlMs: 1000 }),
+          ).rejects.toBeInstanceOf(SessionNotFoundError);
         });
 
         it('an expired lease is taken over by another owner with a higher epoch', async () => {
@@ -809,7 +950,11 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
         it('appending with a lease that was taken over fails with LeaseLostError and stores nothing', async () => {
           const session = await service.createSession({ appName: APP, userId: USER, state: { n: 0 } });
           const a = await leasing.leaseSession({ ...key(session), owner: 'a', ttlMs: 50 });
-          await service.appendEvent({ session, event: event({ content: text('by a'), actions: { stateDelta: { n: 1 } } }), lease: a });
+          await service.appendEvent({
+            session,
+            event: event({ content: text('by a'), actions: { stateDelta: { n: 1 } } }),
+            lease: a,
+          });
           await sleep(120);
           const b = await leasing.leaseSession({ ...key(session), owner: 'b', ttlMs: 30_000 });
           expect(b).toBeDefined();
@@ -868,14 +1013,20 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
         });
 
         it('a session created through one instance is read, listed and deleted through the other', async () => {
-          const session = await service.createSession({ appName: APP, userId: USER, state: { a: 1, 'user:u': 2, 'app:x': 3 } });
+          const session = await service.createSession({
+            appName: APP,
+            userId: USER,
+            state: { a: 1, 'user:u': 2, 'app:x': 3 },
+          });
           const e = await append(session, { content: text('hello'), actions: { stateDelta: { b: 2 } } });
 
           const seen = await mustGet(session.id, USER, APP, other);
           expect(seen.state).toEqual({ a: 1, b: 2, 'user:u': 2, 'app:x': 3 });
           expect(seen.events).toEqual([e]);
           expect(seen.version).toBe(session.version);
-          expect((await other.listSessions({ appName: APP, userId: USER })).sessions.map((s) => s.id)).toEqual([session.id]);
+          expect((await other.listSessions({ appName: APP, userId: USER })).sessions.map((s) => s.id)).toEqual([
+            session.id,
+          ]);
           expect((await other.createSession({ appName: APP, userId: OTHER_USER })).state).toEqual({ 'app:x': 3 });
 
           await other.deleteSession({ appName: APP, userId: USER, sessionId: session.id });
@@ -888,14 +1039,19 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
           const there = await mustGet(created.id, USER, APP, other);
 
           await append(there, { content: text('there'), actions: { stateDelta: { who: 'there' } } }, other);
-          await expect(append(here, { content: text('here'), actions: { stateDelta: { who: 'here' } } })).rejects.toBeInstanceOf(StaleSessionError);
+          await expect(
+            append(here, { content: text('here'), actions: { stateDelta: { who: 'here' } } }),
+          ).rejects.toBeInstanceOf(StaleSessionError);
 
           const got = await mustGet(created.id);
           expect(got.events.map(textOfEvent)).toEqual(['there']);
           expect(got.state).toEqual({ who: 'there' });
           const reloaded = await mustGet(created.id);
           await append(reloaded, { content: text('here, reloaded') });
-          expect((await mustGet(created.id, USER, APP, other)).events.map(textOfEvent)).toEqual(['there', 'here, reloaded']);
+          expect((await mustGet(created.id, USER, APP, other)).events.map(textOfEvent)).toEqual([
+            'there',
+            'here, reloaded',
+          ]);
         });
 
         it('concurrent appends through both instances at the same version: exactly one is stored', async () => {
@@ -929,8 +1085,17 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
           await append(session, { content: text('here') });
           const held = session0(session);
           const there = await mustGet(session.id, USER, APP, other);
-          const e = await append(there, { content: text('there'), actions: { stateDelta: { 'user:seen': true } } }, other);
-          const got = (await service.getSession({ appName: APP, userId: USER, sessionId: session.id, afterVersion: held.version }))!;
+          const e = await append(
+            there,
+            { content: text('there'), actions: { stateDelta: { 'user:seen': true } } },
+            other,
+          );
+          const got = (await service.getSession({
+            appName: APP,
+            userId: USER,
+            sessionId: session.id,
+            afterVersion: held.version,
+          }))!;
           expect(got.events).toEqual([e]);
           expect(got.increment!.baseEventId).toBe(held.events.at(-1)!.id);
           expect(got.state).toEqual({ 'user:seen': true });
@@ -959,7 +1124,9 @@ export function sessionServiceContract<F extends SessionServiceFixture>(
             await sleep(600);
             const b = await there.leaseSession({ ...k, owner: 'b', ttlMs: 30_000 });
             expect(b).toBeDefined();
-            await expect(service.appendEvent({ session, event: event({ content: text('late') }), lease: a })).rejects.toBeInstanceOf(LeaseLostError);
+            await expect(
+              service.appendEvent({ session, event: event({ content: text('late') }), lease: a }),
+            ).rejects.toBeInstanceOf(LeaseLostError);
             expect((await mustGet(session.id, USER, APP, other)).events).toEqual([]);
           });
         }

@@ -35,12 +35,33 @@ export function AgentTree({ graph, active, activePath, live }: AgentTreeProps) {
   );
 }
 
-function AgentNode({ node, active, onPath, live }: { node: AgentGraphNode; active: string | undefined; onPath: ReadonlySet<string>; live: boolean }) {
+function AgentNode({
+  node,
+  active,
+  onPath,
+  live,
+}: {
+  node: AgentGraphNode;
+  active: string | undefined;
+  onPath: ReadonlySet<string>;
+  live: boolean;
+}) {
   const isActive = node.name === active;
-  const classes = ['agent-node', isActive ? (live ? 'speaking' : 'active') : '', !isActive && onPath.has(node.name) ? 'on-path' : ''].filter(Boolean).join(' ');
+  const classes = [
+    'agent-node',
+    isActive ? (live ? 'speaking' : 'active') : '',
+    !isActive && onPath.has(node.name) ? 'on-path' : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
   return (
     <li>
-      <div class={classes} aria-current={isActive ? 'true' : undefined} data-agent={node.name} title={node.description || undefined}>
+      <div
+        class={classes}
+        aria-current={isActive ? 'true' : undefined}
+        data-agent={node.name}
+        title={node.description || undefined}
+      >
         <span class="agent-name">{node.name}</span>
         <span class="kind">{node.type === 'custom' ? node.class : node.type}</span>
         {node.model && <span class="muted small-text">{node.model}</span>}

@@ -68,12 +68,22 @@ export function ArtifactsPanel({ api, session, refresh, onError }: ArtifactsPane
           <div class="artifact-versions" role="group" aria-label={`Versions of ${open.name}`}>
             <span class="small-text muted">versions:</span>
             {open.versions.map((v) => (
-              <button key={v} type="button" class={`small${v === open.version ? ' active' : ''}`} aria-pressed={v === open.version} onClick={() => void show(open.name, v)}>
+              <button
+                key={v}
+                type="button"
+                class={`small${v === open.version ? ' active' : ''}`}
+                aria-pressed={v === open.version}
+                onClick={() => void show(open.name, v)}
+              >
                 {v}
               </button>
             ))}
           </div>
-          {open.part === undefined ? <p class="muted small-text">Loading…</p> : <ArtifactContent name={open.name} version={open.version} part={open.part} />}
+          {open.part === undefined ? (
+            <p class="muted small-text">Loading…</p>
+          ) : (
+            <ArtifactContent name={open.name} version={open.version} part={open.part} />
+          )}
         </div>
       )}
     </section>
@@ -85,7 +95,8 @@ function ArtifactContent({ name, version, part }: { name: string; version: numbe
   if ('text' in part) return <pre class="artifact-text">{part.text}</pre>;
   if ('inlineData' in part) {
     const { mimeType, data } = part.inlineData;
-    if (isImageType(mimeType)) return <img class="artifact-image" src={dataUrl(mimeType, data)} alt={`${name} (version ${version})`} />;
+    if (isImageType(mimeType))
+      return <img class="artifact-image" src={dataUrl(mimeType, data)} alt={`${name} (version ${version})`} />;
     if (/^text\/|^application\/(json|xml)/i.test(mimeType)) return <pre class="artifact-text">{decodeText(data)}</pre>;
     return (
       <a class="artifact-download" href={dataUrl(mimeType, data)} download={downloadName(name)}>
@@ -103,5 +114,10 @@ function decodeText(data: string): string {
 
 /** A file name for the browser: the artifact's last path segment, without the `user:` prefix. */
 function downloadName(name: string): string {
-  return name.replace(/^user:/, '').split('/').pop() || 'artifact';
+  return (
+    name
+      .replace(/^user:/, '')
+      .split('/')
+      .pop() || 'artifact'
+  );
 }

@@ -23,7 +23,18 @@ export interface ChatPanelProps {
 }
 
 /** The conversation: messages, the text being streamed, open interrupts and the message box. */
-export function ChatPanel({ items, streaming, interrupts, running, stopping = false, sendBlocked, onSend, onAnswer, onStop, onSelectEvent }: ChatPanelProps) {
+export function ChatPanel({
+  items,
+  streaming,
+  interrupts,
+  running,
+  stopping = false,
+  sendBlocked,
+  onSend,
+  onAnswer,
+  onStop,
+  onSelectEvent,
+}: ChatPanelProps) {
   const log = useRef<HTMLDivElement>(null);
   const [draft, setDraft] = useState('');
   useEffect(() => {
@@ -56,18 +67,33 @@ export function ChatPanel({ items, streaming, interrupts, running, stopping = fa
               {item.kind === 'user' ? (
                 <p class="bubble">{item.text}</p>
               ) : item.kind === 'image' ? (
-                <button type="button" class="bubble image link" onClick={() => onSelectEvent(item.eventIndex)} title={`${item.author === 'user' ? 'You' : item.author}: show this event`}>
+                <button
+                  type="button"
+                  class="bubble image link"
+                  onClick={() => onSelectEvent(item.eventIndex)}
+                  title={`${item.author === 'user' ? 'You' : item.author}: show this event`}
+                >
                   <InlineData mimeType={item.mimeType} data={item.data} />
                 </button>
               ) : item.kind === 'agent' ? (
                 <>
-                  <button type="button" class="author link" onClick={() => onSelectEvent(item.eventIndex)} title="Show this event">
+                  <button
+                    type="button"
+                    class="author link"
+                    onClick={() => onSelectEvent(item.eventIndex)}
+                    title="Show this event"
+                  >
                     {item.author}
                   </button>
                   <p class="bubble">{item.text}</p>
                 </>
               ) : (
-                <button type="button" class="step-line link" onClick={() => onSelectEvent(item.eventIndex)} title="Show this event">
+                <button
+                  type="button"
+                  class="step-line link"
+                  onClick={() => onSelectEvent(item.eventIndex)}
+                  title="Show this event"
+                >
                   {item.kind === 'error' ? '⚠ ' : '· '}
                   <strong>{item.author === 'user' ? 'You' : item.author}</strong> {item.text}
                 </button>

@@ -66,8 +66,20 @@ export function EventDetail({ event, index, step }: EventDetailProps) {
                 <th scope="row">
                   <code>{change.key}</code> <span class="visually-hidden">{change.kind}</span>
                 </th>
-                <td>{change.kind === 'added' ? <span class="muted">(unset)</span> : <pre class="json">{prettyJson(change.before)}</pre>}</td>
-                <td>{change.kind === 'removed' ? <span class="muted">(removed)</span> : <pre class="json">{prettyJson(change.after)}</pre>}</td>
+                <td>
+                  {change.kind === 'added' ? (
+                    <span class="muted">(unset)</span>
+                  ) : (
+                    <pre class="json">{prettyJson(change.before)}</pre>
+                  )}
+                </td>
+                <td>
+                  {change.kind === 'removed' ? (
+                    <span class="muted">(removed)</span>
+                  ) : (
+                    <pre class="json">{prettyJson(change.after)}</pre>
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -75,7 +87,8 @@ export function EventDetail({ event, index, step }: EventDetailProps) {
       )}
       <details>
         <summary>
-          State after this event ({Object.keys(step.after).length} {Object.keys(step.after).length === 1 ? "key" : "keys"})
+          State after this event ({Object.keys(step.after).length}{' '}
+          {Object.keys(step.after).length === 1 ? 'key' : 'keys'})
         </summary>
         <pre class="json">{prettyJson(step.after)}</pre>
       </details>

@@ -30,7 +30,8 @@ function FactLine({ fact }: { fact: EventFact }) {
     case 'result':
       return (
         <span>
-          <span class="tag result">result</span> <code>{fact.name}</code> <code class="args">{compactJson(fact.response)}</code>
+          <span class="tag result">result</span> <code>{fact.name}</code>{' '}
+          <code class="args">{compactJson(fact.response)}</code>
         </span>
       );
     case 'data':
@@ -86,7 +87,8 @@ function FactLine({ fact }: { fact: EventFact }) {
     case 'interrupt':
       return (
         <span>
-          <span class="tag warn">{fact.interruptKind === 'confirmation' ? 'approval' : 'input'}</span> <code>{fact.toolName}</code> <code class="args">{compactJson(fact.args)}</code>
+          <span class="tag warn">{fact.interruptKind === 'confirmation' ? 'approval' : 'input'}</span>{' '}
+          <code>{fact.toolName}</code> <code class="args">{compactJson(fact.args)}</code>
           {fact.prompt ? <span class="muted"> — {clip(fact.prompt, 160)}</span> : null}
         </span>
       );

@@ -24,7 +24,16 @@ export interface EventsPanelProps {
  * Rewound events stay, dimmed and labelled; a compaction shows what it summarised; a user message
  * offers "Rewind to here".
  */
-export function EventsPanel({ events, selected, onSelect, replaying, onReplay, onStopReplay, disabled, onRewind }: EventsPanelProps) {
+export function EventsPanel({
+  events,
+  selected,
+  onSelect,
+  replaying,
+  onReplay,
+  onStopReplay,
+  disabled,
+  onRewind,
+}: EventsPanelProps) {
   const rewound = useMemo(() => rewoundIds(events), [events]);
   const list = useRef<HTMLOListElement>(null);
   useEffect(() => {
@@ -40,7 +49,12 @@ export function EventsPanel({ events, selected, onSelect, replaying, onReplay, o
           Events <span class="muted">({events.length})</span>
         </h2>
         <div class="replay" role="group" aria-label="Replay">
-          <button type="button" class="small" disabled={disabled || events.length === 0 || selected === 0} onClick={() => onSelect(Math.max(0, (selected ?? last + 1) - 1))}>
+          <button
+            type="button"
+            class="small"
+            disabled={disabled || events.length === 0 || selected === 0}
+            onClick={() => onSelect(Math.max(0, (selected ?? last + 1) - 1))}
+          >
             ◀ Prev
           </button>
           {replaying ? (
@@ -52,7 +66,12 @@ export function EventsPanel({ events, selected, onSelect, replaying, onReplay, o
               ▶ Replay
             </button>
           )}
-          <button type="button" class="small" disabled={disabled || selected === undefined || selected >= last} onClick={() => onSelect(Math.min(last, (selected ?? -1) + 1))}>
+          <button
+            type="button"
+            class="small"
+            disabled={disabled || selected === undefined || selected >= last}
+            onClick={() => onSelect(Math.min(last, (selected ?? -1) + 1))}
+          >
             Next ▶
           </button>
         </div>
@@ -65,52 +84,71 @@ export function EventsPanel({ events, selected, onSelect, replaying, onReplay, o
             const isRewound = rewound.has(event.id);
             const compaction = compactionOf(events, index);
             const rewoundTo = event.actions.rewindBeforeInvocationId;
-            const canRewind = onRewind !== undefined && !isRewound && event.author === 'user' && event.content !== undefined && events.findIndex((e) => e.invocationId === event.invocationId) === index;
+            const canRewind =
+              onRewind !== undefined &&
+              !isRewound &&
+              event.author === 'user' &&
+              event.content !== undefined &&
+              events.findIndex((e) => e.invocationId === event.invocationId) === index;
             return (
-            <li key={event.id} class={`event${index === selected ? ' selected' : ''}${event.errorCode ? ' has-error' : ''}${event.interrupt ? ' has-interrupt' : ''}${isRewound ? ' rewound' : ''}`} data-author={event.author}>
-              <button type="button" class="event-head" aria-pressed={index === selected} onClick={() => onSelect(index)}>
-                <span class="idx">#{index + 1}</span>
-                <span class="author">{event.author}</span>
-                {isRewound && <span class="rewound-label">rewound</span>}
-                <span class="muted time">{formatTime(event.timestamp)}</span>
-              </button>
-              <p class="where">
-                {event.branch && (
-                  <span>
-                    branch <code>{event.branch}</code>
-                  </span>
-                )}
-                {event.path && (
-                  <span>
-                    path <code>{event.path}</code>
-                  </span>
-                )}
-              </p>
-              {compaction && (
-                <div class="event-card compaction-card">
-                  <strong>Compacted {compaction.count} events</strong>
-                  <p>{compaction.summary}</p>
-                </div>
-              )}
-              {rewoundTo !== undefined && (
-                <div class="event-card rewind-card">
-                  <strong>Rewound</strong> to before invocation <code>{rewoundTo}</code>
-                </div>
-              )}
-              <EventFactsView facts={eventFacts(event)} />
-              {canRewind && (
+              <li
+                key={event.id}
+                class={`event${index === selected ? ' selected' : ''}${event.errorCode ? ' has-error' : ''}${event.interrupt ? ' has-interrupt' : ''}${isRewound ? ' rewound' : ''}`}
+                data-author={event.author}
+              >
                 <button
                   type="button"
-                  class="small rewind-button"
-                  disabled={disabled}
-                  onClick={() => {
-                    if (window.confirm('Rewind the session to before this message? Its state and artifacts go back; the later events stay, marked rewound.')) onRewind(event.invocationId);
-                  }}
+                  class="event-head"
+                  aria-pressed={index === selected}
+                  onClick={() => onSelect(index)}
                 >
-                  Rewind to here
+                  <span class="idx">#{index + 1}</span>
+                  <span class="author">{event.author}</span>
+                  {isRewound && <span class="rewound-label">rewound</span>}
+                  <span class="muted time">{formatTime(event.timestamp)}</span>
                 </button>
-              )}
-            </li>
+                <p class="where">
+                  {event.branch && (
+                    <span>
+                      branch <code>{event.branch}</code>
+                    </span>
+                  )}
+                  {event.path && (
+                    <span>
+                      path <code>{event.path}</code>
+                    </span>
+                  )}
+                </p>
+                {compaction && (
+                  <div class="event-card compaction-card">
+                    <strong>Compacted {compaction.count} events</strong>
+                    <p>{compaction.summary}</p>
+                  </div>
+                )}
+                {rewoundTo !== undefined && (
+                  <div class="event-card rewind-card">
+                    <strong>Rewound</strong> to before invocation <code>{rewoundTo}</code>
+                  </div>
+                )}
+                <EventFactsView facts={eventFacts(event)} />
+                {canRewind && (
+                  <button
+                    type="button"
+                    class="small rewind-button"
+                    disabled={disabled}
+                    onClick={() => {
+                      if (
+                        window.confirm(
+                          'Rewind the session to before this message? Its state and artifacts go back; the later events stay, marked rewound.',
+                        )
+                      )
+                        onRewind(event.invocationId);
+                    }}
+                  >
+                    Rewind to here
+                  </button>
+                )}
+              </li>
             );
           })}
         </ol>

@@ -17,7 +17,12 @@ export function Header({ apps, app, onApp, user, onUser, status }: HeaderProps) 
       </h1>
       <div class="field">
         <label for="app-select">App</label>
-        <select id="app-select" value={app ?? ''} disabled={apps.length === 0} onChange={(e) => onApp(e.currentTarget.value)}>
+        <select
+          id="app-select"
+          value={app ?? ''}
+          disabled={apps.length === 0}
+          onChange={(e) => onApp(e.currentTarget.value)}
+        >
           {apps.length === 0 && <option value="">No apps found</option>}
           {apps.map((name) => (
             <option key={name} value={name}>
@@ -35,7 +40,14 @@ export function Header({ apps, app, onApp, user, onUser, status }: HeaderProps) 
         }}
       >
         <label for="user-input">User</label>
-        <input id="user-input" name="user" defaultValue={user} key={user} size={12} onBlur={(e) => e.currentTarget.value.trim() && onUser(e.currentTarget.value.trim())} />
+        <input
+          id="user-input"
+          name="user"
+          defaultValue={user}
+          key={user}
+          size={12}
+          onBlur={(e) => e.currentTarget.value.trim() && onUser(e.currentTarget.value.trim())}
+        />
       </form>
       <p class="status" role="status" aria-live="polite">
         {status}

@@ -15,7 +15,14 @@ export function dataUrl(mimeType: string, data: string): string {
 export function InlineData({ mimeType, data, label }: { mimeType: string; data: string; label?: string }) {
   const bytes = base64Bytes(data);
   if (isImageType(mimeType)) {
-    return <img class="inline-image" src={dataUrl(mimeType, data)} alt={label ?? `${mimeType}, ${bytes} bytes`} title={`${label ? `${label}: ` : ''}${mimeType}, ${bytes} bytes`} />;
+    return (
+      <img
+        class="inline-image"
+        src={dataUrl(mimeType, data)}
+        alt={label ?? `${mimeType}, ${bytes} bytes`}
+        title={`${label ? `${label}: ` : ''}${mimeType}, ${bytes} bytes`}
+      />
+    );
   }
   return (
     <span>

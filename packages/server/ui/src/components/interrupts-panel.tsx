@@ -23,15 +23,29 @@ export function InterruptsPanel({ interrupts, disabled, onAnswer }: InterruptsPa
   );
 }
 
-function InterruptCard({ interrupt, disabled, onAnswer }: { interrupt: InterruptInfo; disabled: boolean; onAnswer: InterruptsPanelProps['onAnswer'] }) {
+function InterruptCard({
+  interrupt,
+  disabled,
+  onAnswer,
+}: {
+  interrupt: InterruptInfo;
+  disabled: boolean;
+  onAnswer: InterruptsPanelProps['onAnswer'];
+}) {
   const [text, setText] = useState('');
   const inputId = `answer-${interrupt.id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
-  const prompt = interrupt.kind === 'confirmation' ? (interrupt.hint ?? `Allow ${interrupt.toolName} to run?`) : (interrupt.message ?? `${interrupt.toolName} needs an answer.`);
+  const prompt =
+    interrupt.kind === 'confirmation'
+      ? (interrupt.hint ?? `Allow ${interrupt.toolName} to run?`)
+      : (interrupt.message ?? `${interrupt.toolName} needs an answer.`);
   return (
-    <article class="interrupt" aria-label={`${interrupt.kind === 'confirmation' ? 'Confirmation' : 'Input request'} for ${interrupt.toolName}`}>
+    <article
+      class="interrupt"
+      aria-label={`${interrupt.kind === 'confirmation' ? 'Confirmation' : 'Input request'} for ${interrupt.toolName}`}
+    >
       <p class="interrupt-title">
-        <span class="badge warn">{interrupt.kind === 'confirmation' ? 'approval' : 'input'}</span> <strong>{interrupt.toolName}</strong>{' '}
-        <span class="muted">by {interrupt.agentPath}</span>
+        <span class="badge warn">{interrupt.kind === 'confirmation' ? 'approval' : 'input'}</span>{' '}
+        <strong>{interrupt.toolName}</strong> <span class="muted">by {interrupt.agentPath}</span>
       </p>
       <p>{prompt}</p>
       <details>

@@ -9,7 +9,9 @@ export function TokenForm({ onToken }: { onToken: (token: string) => void }) {
         if (typeof value === 'string' && value.trim() !== '') onToken(value.trim());
       }}
     >
-      <p>This server needs a token (the one given to <code>troupe web --token</code>).</p>
+      <p>
+        This server needs a token (the one given to <code>troupe web --token</code>).
+      </p>
       <label for="token-input">Token</label>
       <input id="token-input" name="token" type="password" autocomplete="off" />
       <button type="submit" class="primary">

@@ -17,7 +17,13 @@ export type EventFact =
   | { kind: 'error'; code: string; message: string }
   /** A guardrail's tripwire blocked the run (`GUARDRAIL_TRIPPED`); `guardrail` is its name when the message gives it. */
   | { kind: 'blocked'; guardrail: string | undefined; message: string }
-  | { kind: 'interrupt'; interruptKind: 'confirmation' | 'input'; toolName: string; args: Record<string, unknown>; prompt: string }
+  | {
+      kind: 'interrupt';
+      interruptKind: 'confirmation' | 'input';
+      toolName: string;
+      args: Record<string, unknown>;
+      prompt: string;
+    }
   | { kind: 'answers'; answers: Record<string, unknown> };
 
 /** What one event says, in the order the list shows it. */
@@ -33,14 +39,25 @@ export function eventFacts(event: WireEvent): EventFact[] {
   }
   const actions = event.actions;
   if (actions.transferToAgent) facts.push({ kind: 'transfer', to: actions.transferToAgent });
-  if (actions.route) facts.push({ kind: 'route', key: actions.route.key, ...(actions.route.reason === undefined ? {} : { reason: actions.route.reason }) });
+  if (actions.route)
+    facts.push({
+      kind: 'route',
+      key: actions.route.key,
+      ...(actions.route.reason === undefined ? {} : { reason: actions.route.reason }),
+    });
   if (actions.escalate) facts.push({ kind: 'escalate' });
   const stateKeys = Object.keys(actions.stateDelta ?? {});
   if (stateKeys.length > 0) facts.push({ kind: 'state', keys: stateKeys });
   if (event.output !== undefined) facts.push({ kind: 'output', value: event.output });
   if (event.interrupt) {
     const i = event.interrupt;
-    facts.push({ kind: 'interrupt', interruptKind: i.kind, toolName: i.toolName, args: i.args, prompt: i.message ?? i.hint ?? '' });
+    facts.push({
+      kind: 'interrupt',
+      interruptKind: i.kind,
+      toolName: i.toolName,
+      args: i.args,
+      prompt: i.message ?? i.hint ?? '',
+    });
   }
   if (isResumeRecord(event)) facts.push({ kind: 'answers', answers: resumeAnswers(event) });
   if (event.usage) {
@@ -54,7 +71,8 @@ export function eventFacts(event: WireEvent): EventFact[] {
     });
   }
   if (event.errorCode === 'GUARDRAIL_TRIPPED') facts.push(blockedFact(event.errorMessage ?? ''));
-  else if (event.errorCode !== undefined || event.errorMessage !== undefined) facts.push({ kind: 'error', code: event.errorCode ?? 'ERROR', message: event.errorMessage ?? '' });
+  else if (event.errorCode !== undefined || event.errorMessage !== undefined)
+    facts.push({ kind: 'error', code: event.errorCode ?? 'ERROR', message: event.errorMessage ?? '' });
   return facts;
 }
 
@@ -71,15 +89,27 @@ export function blockedTitle(fact: { guardrail: string | undefined }): string {
 
 /** ADK's `adk_request_confirmation` call or response. */
 function isAdkConfirmation(part: Part): boolean {
-  const name = 'functionCall' in part ? part.functionCall.name : 'functionResponse' in part ? part.functionResponse.name : undefined;
+  const name =
+    'functionCall' in part
+      ? part.functionCall.name
+      : 'functionResponse' in part
+        ? part.functionResponse.name
+        : undefined;
   return name === 'adk_request_confirmation';
 }
 
 function partFact(part: Part): EventFact | undefined {
-  if ('text' in part) return part.text === '' ? undefined : { kind: part.thought ? 'thought' : 'text', text: part.text };
+  if ('text' in part)
+    return part.text === '' ? undefined : { kind: part.thought ? 'thought' : 'text', text: part.text };
   if ('functionCall' in part) return { kind: 'call', ...part.functionCall };
   if ('functionResponse' in part) return { kind: 'result', ...part.functionResponse };
-  if ('inlineData' in part) return { kind: 'data', mimeType: part.inlineData.mimeType, bytes: Math.floor((part.inlineData.data.length * 3) / 4), data: part.inlineData.data };
+  if ('inlineData' in part)
+    return {
+      kind: 'data',
+      mimeType: part.inlineData.mimeType,
+      bytes: Math.floor((part.inlineData.data.length * 3) / 4),
+      data: part.inlineData.data,
+    };
   return undefined;
 }
 

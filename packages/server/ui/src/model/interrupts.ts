@@ -2,7 +2,11 @@ import type { InterruptInfo, WireEvent } from '../types.js';
 
 /** True for the user-authored event that records the answers given on resume. */
 export function isResumeRecord(event: WireEvent): boolean {
-  return event.author === 'user' && typeof event.actions.agentState?.resume === 'object' && event.actions.agentState.resume !== null;
+  return (
+    event.author === 'user' &&
+    typeof event.actions.agentState?.resume === 'object' &&
+    event.actions.agentState.resume !== null
+  );
 }
 
 /** The answers a resume record carries, by interrupt id. */

@@ -20,9 +20,14 @@ export interface LiveView {
  */
 export function foldEvent(view: LiveView, event: WireEvent): LiveView {
   if (event.partial) {
-    const chunk = (event.content?.parts ?? []).map((part) => ('text' in part && !part.thought ? part.text : '')).join('');
+    const chunk = (event.content?.parts ?? [])
+      .map((part) => ('text' in part && !part.thought ? part.text : ''))
+      .join('');
     const same = view.streaming?.author === event.author ? view.streaming : undefined;
-    return { events: view.events, streaming: { author: event.author, path: event.path, text: (same?.text ?? '') + chunk } };
+    return {
+      events: view.events,
+      streaming: { author: event.author, path: event.path, text: (same?.text ?? '') + chunk },
+    };
   }
   const events = view.events.some((e) => e.id === event.id) ? view.events : [...view.events, event];
   return { events, streaming: undefined };

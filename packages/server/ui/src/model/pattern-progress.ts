@@ -24,7 +24,11 @@ export interface PatternProgress {
  * GroupChatAgent's speaker order. Agents are recognised by their kind in the graph (`plan_execute`,
  * `group_chat`), so subclasses of the patterns are too.
  */
-export function patternProgress(graph: AgentGraphNode | undefined, events: readonly WireEvent[], state: StateMap): PatternProgress {
+export function patternProgress(
+  graph: AgentGraphNode | undefined,
+  events: readonly WireEvent[],
+  state: StateMap,
+): PatternProgress {
   const progress: PatternProgress = { plans: [], chats: [] };
   for (const node of walk(graph)) {
     if (node.type === 'plan_execute') {
@@ -43,11 +47,16 @@ function planOf(agent: string, state: StateMap): PlanProgress | undefined {
   if (!steps || steps.length === 0) return undefined;
   // The plan holds the steps still to do; pastSteps those done, oldest first.
   const past = Array.isArray(state.pastSteps) ? state.pastSteps : [];
-  const done = past.map((p) => (typeof p === 'object' && p !== null && 'step' in p ? String((p as { step: unknown }).step) : String(p)));
+  const done = past.map((p) =>
+    typeof p === 'object' && p !== null && 'step' in p ? String((p as { step: unknown }).step) : String(p),
+  );
   const open = steps.filter((s) => !done.includes(s));
   return {
     agent,
-    steps: [...done.map((text) => ({ text, state: 'done' as const })), ...open.map((text, i) => ({ text, state: i === 0 ? ('current' as const) : ('open' as const) }))],
+    steps: [
+      ...done.map((text) => ({ text, state: 'done' as const })),
+      ...open.map((text, i) => ({ text, state: i === 0 ? ('current' as const) : ('open' as const) })),
+    ],
   };
 }
 

@@ -40,7 +40,9 @@ export function compactionOf(events: readonly WireEvent[], index: number): Compa
   const count =
     start >= 0 && end >= start
       ? end - start + 1
-      : events.slice(0, index).filter((e) => e.timestamp >= compaction.startTimestamp && e.timestamp <= compaction.endTimestamp).length;
+      : events
+          .slice(0, index)
+          .filter((e) => e.timestamp >= compaction.startTimestamp && e.timestamp <= compaction.endTimestamp).length;
   const summary = compaction.summary.parts.map((p) => ('text' in p && !p.thought ? p.text : '')).join('');
   return { count, summary };
 }

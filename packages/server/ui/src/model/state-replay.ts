@@ -25,7 +25,8 @@ export interface StateChange {
  */
 export function initialStateOf(session: WireSession): StateMap {
   const written = new Set<string>();
-  for (const event of session.events ?? []) for (const key of Object.keys(event.actions.stateDelta ?? {})) written.add(key);
+  for (const event of session.events ?? [])
+    for (const key of Object.keys(event.actions.stateDelta ?? {})) written.add(key);
   const initial: StateMap = {};
   for (const [key, value] of Object.entries(session.state)) if (!written.has(key)) initial[key] = value;
   return initial;
@@ -78,7 +79,8 @@ export function diffState(before: StateMap, after: StateMap): StateChange[] {
     const has = Object.hasOwn(after, key);
     if (had && !has) changes.push({ key, kind: 'removed', before: before[key] });
     else if (!had && has) changes.push({ key, kind: 'added', after: after[key] });
-    else if (!sameValue(before[key], after[key])) changes.push({ key, kind: 'changed', before: before[key], after: after[key] });
+    else if (!sameValue(before[key], after[key]))
+      changes.push({ key, kind: 'changed', before: before[key], after: after[key] });
   }
   return changes;
 }

@@ -25,12 +25,24 @@ export function transcript(events: readonly WireEvent[]): ChatItem[] {
     // What a rewind took back is no longer the conversation (the events panel still shows it).
     if (rewound.has(event.id)) return;
     if (event.actions.rewindBeforeInvocationId !== undefined) {
-      items.push({ kind: 'step', key: event.id, eventIndex, author: event.author, text: `rewound ${eventIndex - invocationStart(events, event.actions.rewindBeforeInvocationId, eventIndex)} events` });
+      items.push({
+        kind: 'step',
+        key: event.id,
+        eventIndex,
+        author: event.author,
+        text: `rewound ${eventIndex - invocationStart(events, event.actions.rewindBeforeInvocationId, eventIndex)} events`,
+      });
       return;
     }
     const compaction = compactionOf(events, eventIndex);
     if (compaction) {
-      items.push({ kind: 'step', key: event.id, eventIndex, author: event.author, text: `compacted ${compaction.count} events into a summary` });
+      items.push({
+        kind: 'step',
+        key: event.id,
+        eventIndex,
+        author: event.author,
+        text: `compacted ${compaction.count} events into a summary`,
+      });
       return;
     }
     if (event.interrupt) asked.set(event.interrupt.id, event.interrupt);
@@ -40,7 +52,11 @@ export function transcript(events: readonly WireEvent[]): ChatItem[] {
       const at = { key, eventIndex, author };
       switch (fact.kind) {
         case 'text':
-          items.push(author === 'user' ? { kind: 'user', key, eventIndex, text: fact.text } : { kind: 'agent', ...at, text: fact.text });
+          items.push(
+            author === 'user'
+              ? { kind: 'user', key, eventIndex, text: fact.text }
+              : { kind: 'agent', ...at, text: fact.text },
+          );
           break;
         case 'call':
           if (fact.name !== 'transfer_to_agent') items.push({ kind: 'step', ...at, text: `called ${fact.name}` });
@@ -55,7 +71,14 @@ export function transcript(events: readonly WireEvent[]): ChatItem[] {
           items.push({ kind: 'step', ...at, text: `routed to ${fact.key}` });
           break;
         case 'interrupt':
-          items.push({ kind: 'step', ...at, text: fact.interruptKind === 'confirmation' ? `asks to approve ${fact.toolName}` : `asks for input for ${fact.toolName}` });
+          items.push({
+            kind: 'step',
+            ...at,
+            text:
+              fact.interruptKind === 'confirmation'
+                ? `asks to approve ${fact.toolName}`
+                : `asks for input for ${fact.toolName}`,
+          });
           break;
         case 'answers':
           items.push({ kind: 'step', ...at, text: describeAnswers(fact.answers, asked) });
@@ -67,7 +90,8 @@ export function transcript(events: readonly WireEvent[]): ChatItem[] {
           items.push({ kind: 'error', ...at, text: `${blockedTitle(fact)}: ${fact.message}` });
           break;
         case 'data':
-          if (isImageType(fact.mimeType)) items.push({ kind: 'image', ...at, mimeType: fact.mimeType, data: fact.data });
+          if (isImageType(fact.mimeType))
+            items.push({ kind: 'image', ...at, mimeType: fact.mimeType, data: fact.data });
           break;
         case 'thought':
         case 'escalate':
@@ -88,7 +112,13 @@ function describeAnswers(answers: Record<string, unknown>, asked: ReadonlyMap<st
     const tool = interrupt?.toolName ?? id;
     // Stored as { confirmed }; the copy shown while the resume streams still holds the plain boolean sent.
     const confirmed =
-      interrupt?.kind !== 'confirmation' ? undefined : typeof answer === 'boolean' ? answer : typeof answer === 'object' && answer !== null ? (answer as { confirmed?: unknown }).confirmed : undefined;
+      interrupt?.kind !== 'confirmation'
+        ? undefined
+        : typeof answer === 'boolean'
+          ? answer
+          : typeof answer === 'object' && answer !== null
+            ? (answer as { confirmed?: unknown }).confirmed
+            : undefined;
     if (confirmed === true) return `approved ${tool}`;
     if (confirmed === false) return `rejected ${tool}`;
     return `answered ${tool} with ${JSON.stringify(answer)}`;
