@@ -151,13 +151,27 @@ function logLine(error: unknown, request: Request, report: ErrorReport): string 
   return `troupe: ${what} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`;
 }
 
-/** The built dev UI: `dist/ui` of @troupe/server, next to its entry point. */
+/** The built dev UI: `dist/ui` of the @troupe/server package. */
 export function devUiDir(): string {
-  const dir = join(dirname(createRequire(import.meta.url).resolve('@troupe/server')), 'ui');
+  const dir = join(packageRoot(createRequire(import.meta.url).resolve('@troupe/server')), 'dist', 'ui');
   if (!existsSync(join(dir, 'index.html'))) {
     throw new Error(
       `The dev UI is not built: ${join(dir, 'index.html')} is missing. Run 'npm run build' in the Troupe repository (or reinstall @troupe/server).`,
     );
+  }
+  return dir;
+}
+
+/**
+ * The folder of the package.json above a resolved entry point: the entry may be `dist/index.js`,
+ * or `src/index.ts` when resolved with the repository's `@troupe/source` condition.
+ */
+function packageRoot(entry: string): string {
+  let dir = dirname(entry);
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) return dirname(entry);
+    dir = parent;
   }
   return dir;
 }
