@@ -56,10 +56,12 @@ export abstract class BaseTool {
   /**
    * Checks a call before any call of the same model turn starts (a FunctionTool's guardrails): a
    * tripwire thrown here stops the whole turn, so no sibling call runs its side effect while this
-   * one is still being checked. Other errors are left for {@link runAsync} to report. The default
-   * checks nothing.
+   * one is still being checked. Other errors are left for {@link runAsync} to report. Answers
+   * `undefined` when there is nothing to check (the default), so a turn without checks waits for none.
    */
-  async checkCall(_args: Record<string, unknown>, _ctx: ToolContext): Promise<void> {}
+  checkCall(_args: Record<string, unknown>, _ctx: ToolContext): Promise<void> | undefined {
+    return undefined;
+  }
 
   /**
    * Runs the tool. The result becomes the function response: a plain object as is, any other

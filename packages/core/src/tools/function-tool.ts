@@ -82,12 +82,13 @@ export class FunctionTool<P extends Schema | undefined = undefined> extends Base
   }
 
   /** Runs the guardrails on valid arguments before the turn's calls start (invalid ones are reported by runAsync). */
-  override async checkCall(args: Record<string, unknown>, ctx: ToolContext): Promise<void> {
-    if (this.guardrails.length === 0) return;
-    const valid = await this.validArgs(args);
-    if (!valid.ok) return;
-    await this.guard(valid.value, ctx);
-    guardedCalls.set(ctx, args);
+  override checkCall(args: Record<string, unknown>, ctx: ToolContext): Promise<void> | undefined {
+    if (this.guardrails.length === 0) return undefined;
+    return this.validArgs(args).then(async (valid) => {
+      if (!valid.ok) return;
+      await this.guard(valid.value, ctx);
+      guardedCalls.set(ctx, args);
+    });
   }
 
   async runAsync(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {

@@ -1,6 +1,6 @@
 import type { BaseLlm } from '../../models/base-llm.js';
 import type { FunctionDeclaration, GenerateContentConfig, LlmRequest } from '../../models/llm-request.js';
-import type { BaseTool } from '../../tools/base-tool.js';
+import { BaseTool } from '../../tools/base-tool.js';
 import { toJsonSchema, type Schema } from '../../utils/schema.js';
 import { CallbackContext } from '../callback-context.js';
 import type { BaseAgent } from '../base-agent.js';
@@ -57,8 +57,13 @@ export async function buildRequest(
   if (declarations.length > 0) request.config.tools = declarations;
   if (source.outputSchema) request.config.responseSchema = await toJsonSchema(source.outputSchema);
   // Tools that edit the request (preloadMemoryTool) see it complete, in the order they are offered.
-  const context = new CallbackContext(ctx);
-  for (const tool of tools.values()) await tool.processRequest({ context, request });
+  // Only tools that edit requests are called (a promise per tool per model call adds up on the hot path).
+  let context: CallbackContext | undefined;
+  for (const tool of tools.values()) {
+    if (tool.processRequest === BaseTool.prototype.processRequest) continue;
+    context ??= new CallbackContext(ctx);
+    await tool.processRequest({ context, request });
+  }
   return request;
 }
 

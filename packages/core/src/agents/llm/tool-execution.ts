@@ -4,7 +4,7 @@ import { RunCancelledError } from '../../errors.js';
 import { endsRun } from '../../runner/ends-run.js';
 import { ToolInterrupt, ToolPaused, ToolRejected } from '../../interrupts/signals.js';
 import { firstResult, type OneOrMany } from '../../runner/plugin-manager.js';
-import { toFunctionResponse, type BaseTool } from '../../tools/base-tool.js';
+import { BaseTool, toFunctionResponse } from '../../tools/base-tool.js';
 import { ToolContext } from '../../tools/tool-context.js';
 import { EventChannel } from '../../utils/event-channel.js';
 import { findForbiddenKey } from '../../utils/forbidden-keys.js';
@@ -61,7 +61,8 @@ export async function* executeFunctionCalls(
   const emit = (event: Event): Promise<void> => channel.push(event);
   const contexts = calls.map((call) => new ToolContext(ctx, call.id, emit, resumeFrom));
   const outcomes: CallOutcome[] = new Array(calls.length);
-  await checkCalls(ctx, calls, tools, contexts);
+  const checking = checkCalls(ctx, calls, tools, contexts);
+  if (checking) await checking;
   const done = Promise.all(
     calls.map(async (call, i) => {
       outcomes[i] = await callTool(ctx, call, tools, callbacks, contexts[i]!);
@@ -89,24 +90,28 @@ export async function* executeFunctionCalls(
  * call must not find a sibling's side effect already done. Only what ends the run propagates; other
  * problems of a call are reported by running it.
  */
-async function checkCalls(
+function checkCalls(
   ctx: InvocationContext,
   calls: readonly FunctionCall[],
   tools: ReadonlyMap<string, BaseTool>,
   contexts: ToolContext[],
-): Promise<void> {
-  const checks: Promise<void>[] = [];
+): Promise<unknown> | undefined {
+  let checks: Promise<void>[] | undefined;
   calls.forEach((call, i) => {
     const tool = tools.get(call.name);
+    // Most tools check nothing: no promise, no argument walk for them (this runs every tool turn).
+    if (!tool || tool.checkCall === BaseTool.prototype.checkCall) return;
     const args = call.args ?? {};
-    if (!tool || findForbiddenKey(args, 'args')) return;
-    checks.push(
-      tool.checkCall(args, contexts[i]!).catch((error: unknown) => {
+    if (findForbiddenKey(args, 'args')) return;
+    const check = tool.checkCall(args, contexts[i]!);
+    if (!check) return;
+    (checks ??= []).push(
+      check.catch((error: unknown) => {
         if (endsRun(error, ctx.abortSignal)) throw error;
       }),
     );
   });
-  if (checks.length > 0) await Promise.all(checks);
+  return checks && Promise.all(checks);
 }
 
 async function callTool(
