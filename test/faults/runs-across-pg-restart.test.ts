@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
-import { FunctionAgent, Runner, SequentialAgent, SessionBusyError, isSessionBusy, type Event } from '@troupe/core';
+import { FunctionAgent, Runner, SequentialAgent, SessionBusyError, type Event } from '@troupe/core';
+import { isSessionBusy } from '@troupe/core/hosting';
 import { PostgresSessionService } from '@troupe/postgres';
 import { createApp } from '@troupe/server';
 import { describePostgres } from '../../packages/postgres/test/pg-test-env.js';

@@ -16,12 +16,10 @@ import type {
   CreateSessionParams,
   Event,
   GetSessionParams,
-  LeaseParams,
-  LeasingSessionService,
   Session,
   SessionKey,
-  SessionLease,
 } from '@troupe/core';
+import type { LeaseParams, LeasingSessionService, SessionLease } from '@troupe/core/stores';
 
 /** One session as the file keeps it: its own state (no `user:`/`app:` keys) and its events. */
 interface StoredSession {

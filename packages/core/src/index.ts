@@ -3,6 +3,7 @@
  * @packageDocumentation
  */
 export * from './errors.js';
+// Store authors: @troupe/core/stores. Servers, queues and protocol adapters: @troupe/core/hosting.
 export { ERROR_CODES, isErrorCode, type ErrorCode } from './error-codes.js';
 export {
   type Content,
@@ -38,36 +39,6 @@ export type {
   SessionKey,
   AppendEventParams,
 } from './sessions/session.js';
-export {
-  supportsLeases,
-  type SessionLease,
-  type LeaseParams,
-  type LeasingSessionService,
-} from './sessions/session-lease.js';
-export {
-  supportsRunRecords,
-  type RunRecordStatus,
-  type RunRecord,
-  type RunError,
-  type CreateRunParams,
-  type RunUpdate,
-  type RunCondition,
-  type RunFilter,
-  type RunRecordStore,
-  type RunRecordingSessionService,
-} from './sessions/run-records.js';
-export type {
-  BackgroundRuns,
-  EnqueueParams,
-  EnqueueResumeParams,
-  JoinOptions,
-  MultitaskStrategy,
-  RunInfo,
-  ScheduleInfo,
-  ScheduleParams,
-  StreamEntry,
-} from './runner/background-runs.js';
-export { tokenVerifier, type TokenAuthOptions, type TokenVerifier } from './utils/token-auth.js';
 export { InMemorySessionService } from './sessions/in-memory-session-service.js';
 export { State } from './sessions/state.js';
 export { APP_PREFIX, USER_PREFIX, TEMP_PREFIX } from './sessions/state-keys.js';
@@ -113,16 +84,8 @@ export type {
 } from './models/llm-request.js';
 export { registerModel, resolveModel, type ModelFactory } from './models/registry.js';
 export { OfflineModel } from './models/offline-model.js';
-export {
-  Runner,
-  InMemoryRunner,
-  INVOCATION_ID_PATTERN,
-  type RunnerOptions,
-  type RunParams,
-  type ResumeParams,
-} from './runner/runner.js';
-export { isSessionBusy } from './runner/session-lock.js';
-export { InterruptResponseError, openInterrupts } from './interrupts/open-interrupts.js';
+export { Runner, InMemoryRunner, type RunnerOptions, type RunParams, type ResumeParams } from './runner/runner.js';
+export { InterruptResponseError } from './interrupts/open-interrupts.js';
 export type { RunConfig } from './runner/run-config.js';
 export type { RunResult, RunStatus, UsageTotals } from './runner/run-result.js';
 export { BasePlugin, type AgentOutcome } from './runner/base-plugin.js';
@@ -144,11 +107,6 @@ export {
   type InMemoryArtifactServiceOptions,
 } from './artifacts/in-memory-artifact-service.js';
 export { FileArtifactService, type FileArtifactServiceOptions } from './artifacts/file-artifact-service.js';
-export {
-  DEFAULT_MAX_ARTIFACT_BYTES,
-  MAX_ARTIFACT_FILENAME_LENGTH,
-  type ArtifactStoreOptions,
-} from './artifacts/artifact-checks.js';
 export { loadArtifactsTool, LoadArtifactsTool } from './tools/load-artifacts-tool.js';
 // Memory (SPEC §15)
 export type { MemoryService, MemoryEntry, SearchMemoryParams, SearchMemoryResponse } from './memory/memory-service.js';
@@ -174,8 +132,6 @@ export type { UpdateSessionStateParams } from './runner/update-session-state.js'
 export type { HistoryWindow } from './agents/llm/history.js';
 export type { TokenCounter } from './agents/llm/history-window.js';
 export type { EventCompaction } from './events/event.js';
-export { rewoundEventIds, rewoundEvents } from './events/rewound-events.js';
 export { COMPACTION_FAILED, type CompactionOptions } from './runner/compaction.js';
 export type { RewindParams } from './runner/rewind.js';
-export type { SessionIncrement } from './sessions/session.js';
 export { redact, createRedactor, REDACTED, type Redactor, type RedactorOptions } from './utils/redact.js';

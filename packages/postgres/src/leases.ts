@@ -1,4 +1,5 @@
-import { ConfigurationError, type LeaseParams, type SessionLease } from '@troupe/core';
+import { ConfigurationError } from '@troupe/core';
+import { type LeaseParams, type SessionLease } from '@troupe/core/stores';
 import { leaseLostError, missingLeaseSessionError } from '@troupe/core/stores';
 import { queryNamer, run, runCount, type Db } from './queries.js';
 import { quoteIdentifier } from './schema.js';

@@ -2,12 +2,12 @@ import type pg from 'pg';
 import {
   type ArtifactKey,
   type ArtifactService,
-  type ArtifactStoreOptions,
   type ListArtifactParams,
   type LoadArtifactParams,
   type Part,
   type SaveArtifactParams,
 } from '@troupe/core';
+import { type ArtifactStoreOptions } from '@troupe/core/stores';
 import {
   artifactFromBytes,
   artifactToBytes,

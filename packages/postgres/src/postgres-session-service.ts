@@ -3,10 +3,14 @@ import type pg from 'pg';
 import {
   ConfigurationError,
   type AppendEventParams,
-  type CreateRunParams,
   type CreateSessionParams,
   type Event,
   type GetSessionParams,
+  type Session,
+  type SessionKey,
+} from '@troupe/core';
+import {
+  type CreateRunParams,
   type LeaseParams,
   type LeasingSessionService,
   type RunCondition,
@@ -14,10 +18,8 @@ import {
   type RunRecord,
   type RunRecordStore,
   type RunUpdate,
-  type Session,
-  type SessionKey,
   type SessionLease,
-} from '@troupe/core';
+} from '@troupe/core/stores';
 import {
   assertValidDelta,
   checkAfterVersion,

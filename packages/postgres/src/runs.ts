@@ -1,5 +1,11 @@
 import type pg from 'pg';
-import { type CreateRunParams, type RunCondition, type RunFilter, type RunRecord, type RunUpdate } from '@troupe/core';
+import {
+  type CreateRunParams,
+  type RunCondition,
+  type RunFilter,
+  type RunRecord,
+  type RunUpdate,
+} from '@troupe/core/stores';
 import {
   ACTIVE_RUN_STATUSES,
   encodeRunRequest,

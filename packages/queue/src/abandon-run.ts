@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createEvent, type RunRecord, supportsLeases } from '@troupe/core';
+import { createEvent } from '@troupe/core';
+import { type RunRecord, supportsLeases } from '@troupe/core/stores';
 import type { RunJobContext } from './process-run.js';
 import { RunStreamWriter } from './run-stream-writer.js';
 

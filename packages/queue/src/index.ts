@@ -19,4 +19,4 @@ export type {
   ScheduleInfo,
   ScheduleParams,
   StreamEntry,
-} from '@troupe/core';
+} from '@troupe/core/hosting';

@@ -6,15 +6,17 @@ import {
   LeaseLostError,
   RunCancelledError,
   RunDrainedError,
-  type RunError,
-  type RunRecord,
-  type RunRecordingSessionService,
-  type RunRecordStatus,
   type Runner,
   type RunResult,
   SessionBusyError,
   TroupeError,
 } from '@troupe/core';
+import {
+  type RunError,
+  type RunRecord,
+  type RunRecordingSessionService,
+  type RunRecordStatus,
+} from '@troupe/core/stores';
 import { DelayedError, type Job, WaitingError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { abandonRun } from './abandon-run.js';

@@ -1,5 +1,5 @@
-import type { RunRecord } from '@troupe/core';
-import type { RunInfo } from '@troupe/core';
+import type { RunRecord } from '@troupe/core/stores';
+import type { RunInfo } from '@troupe/core/hosting';
 
 /** What callers see of a stored run (the request and bookkeeping fields stay inside). */
 export function runInfo(record: RunRecord): RunInfo {

@@ -1,14 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ACTIVE_RUN_STATUSES } from '@troupe/core/stores';
-import {
-  type BackgroundRuns,
-  ConfigurationError,
-  type RunRecord,
-  type RunRecordingSessionService,
-  type SessionKey,
-  type SessionService,
-  supportsRunRecords,
-} from '@troupe/core';
+import { ConfigurationError, type SessionKey, type SessionService } from '@troupe/core';
+import { type BackgroundRuns } from '@troupe/core/hosting';
+import { type RunRecord, type RunRecordingSessionService, supportsRunRecords } from '@troupe/core/stores';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { QueueUnavailableError, RunNotFoundError } from './errors.js';
@@ -27,7 +21,7 @@ import type {
   ScheduleInfo,
   ScheduleParams,
   StreamEntry,
-} from '@troupe/core';
+} from '@troupe/core/hosting';
 
 export interface RunQueueOptions {
   /** Redis: a `redis://` URL, ioredis options, or an ioredis client (then not closed by `close`). */

@@ -1,6 +1,7 @@
-import { ConfigurationError, type Content, INVOCATION_ID_PATTERN, type SessionKey } from '@troupe/core';
+import { ConfigurationError, type Content, type SessionKey } from '@troupe/core';
+import { INVOCATION_ID_PATTERN } from '@troupe/core/hosting';
 import { assertValidDelta } from '@troupe/core/stores';
-import type { EnqueueParams, MultitaskStrategy } from '@troupe/core';
+import type { EnqueueParams, MultitaskStrategy } from '@troupe/core/hosting';
 
 /**
  * What a run record keeps of its request, so that any worker (or the sweeper, after Redis lost the

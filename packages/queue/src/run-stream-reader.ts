@@ -1,6 +1,6 @@
 import type { Event } from '@troupe/core';
 import type { Redis } from 'ioredis';
-import type { StreamEntry } from '@troupe/core';
+import type { StreamEntry } from '@troupe/core/hosting';
 
 /** A stream entry id as Redis writes them (`<ms>-<seq>`). */
 export const STREAM_ID = /^\d+-\d+$/;

@@ -1,4 +1,5 @@
-import type { Event, RunRecordStatus } from '@troupe/core';
+import type { Event } from '@troupe/core';
+import type { RunRecordStatus } from '@troupe/core/stores';
 import type { Redis } from 'ioredis';
 import type { RedisKeys } from './keys.js';
 

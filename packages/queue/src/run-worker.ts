@@ -10,11 +10,10 @@ import {
   type MemoryService,
   RunCancelledError,
   RunDrainedError,
-  type RunRecord,
-  type RunRecordingSessionService,
   Runner,
   type SessionService,
 } from '@troupe/core';
+import { type RunRecord, type RunRecordingSessionService } from '@troupe/core/stores';
 import { type Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type QueueJobData, type RunJobData, TICK_JOB, type TickJobData } from './jobs.js';

@@ -3,7 +3,7 @@ import { ConfigurationError } from '@troupe/core';
 import type { JobSchedulerJson, Queue } from 'bullmq';
 import { JOB_OPTIONS, type QueueJobData, TICK_JOB, type TickJobData } from './jobs.js';
 import { strategyOf } from './run-request.js';
-import type { ScheduleInfo, ScheduleParams } from '@troupe/core';
+import type { ScheduleInfo, ScheduleParams } from '@troupe/core/hosting';
 
 /** What a schedule's ticks carry: everything a worker needs to enqueue the tick's run. */
 export type StoredSchedule = Pick<

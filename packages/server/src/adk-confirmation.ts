@@ -1,5 +1,4 @@
 import {
-  openInterrupts,
   type Content,
   type Event,
   type FunctionCall,
@@ -7,6 +6,7 @@ import {
   type InterruptInfo,
   type Session,
 } from '@troupe/core';
+import { openInterrupts } from '@troupe/core/hosting';
 import { HttpError } from './http-error.js';
 
 /**

@@ -1,4 +1,4 @@
-import { type TokenAuthOptions, type TokenVerifier, tokenVerifier } from '@troupe/core';
+import { type TokenAuthOptions, type TokenVerifier, tokenVerifier } from '@troupe/core/hosting';
 import { HttpError } from './http-error.js';
 
 /** The user id a token grants that may touch every user's sessions. */

@@ -1,4 +1,5 @@
-import { createEvent, type Event, type RunRecordStatus } from '@troupe/core';
+import { createEvent, type Event } from '@troupe/core';
+import { type RunRecordStatus } from '@troupe/core/stores';
 import type { BackgroundRuns } from './background-runs.js';
 import { clientRunErrorMessage } from './wire.js';
 

@@ -1,4 +1,4 @@
-import { INVOCATION_ID_PATTERN } from '@troupe/core';
+import { INVOCATION_ID_PATTERN } from '@troupe/core/hosting';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { HttpError } from './http-error.js';

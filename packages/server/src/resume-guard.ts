@@ -1,4 +1,5 @@
-import { openInterrupts, type Session, type SessionService } from '@troupe/core';
+import { type Session, type SessionService } from '@troupe/core';
+import { openInterrupts } from '@troupe/core/hosting';
 import { HttpError } from './http-error.js';
 
 /**

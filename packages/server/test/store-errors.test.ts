@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FunctionAgent, SequentialAgent, StorageError, isSessionBusy } from '@troupe/core';
+import { FunctionAgent, SequentialAgent, StorageError } from '@troupe/core';
+import { isSessionBusy } from '@troupe/core/hosting';
 import { createApp, type ErrorBody, type ErrorReport, type WireEvent } from '../src/index.js';
 import { bankApp, call, createSession, expectError, message, readSse } from './helpers.js';
 import { OutageStore, ShortLeaseStore } from './stores.js';

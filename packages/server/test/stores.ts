@@ -4,14 +4,12 @@ import {
   type Event,
   type GetSessionParams,
   InMemorySessionService,
-  type LeaseParams,
-  type LeasingSessionService,
   type Session,
   type SessionKey,
-  type SessionLease,
   type SessionService,
   StorageError,
 } from '@troupe/core';
+import { type LeaseParams, type LeasingSessionService, type SessionLease } from '@troupe/core/stores';
 
 /**
  * A store in front of an in-memory one whose backend can go away, as a database does when its

@@ -1,4 +1,5 @@
-import { ConfigurationError, type LeaseParams, type SessionKey, type SessionLease } from '@troupe/core';
+import { ConfigurationError, type SessionKey } from '@troupe/core';
+import { type LeaseParams, type SessionLease } from '@troupe/core/stores';
 import { leaseLostError, missingLeaseSessionError } from '@troupe/core/stores';
 import type { LeaseRow, Statements } from './statements.js';
 

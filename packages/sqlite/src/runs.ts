@@ -1,12 +1,12 @@
 import type Database from 'better-sqlite3';
+import { type SessionKey } from '@troupe/core';
 import {
   type CreateRunParams,
   type RunCondition,
   type RunFilter,
   type RunRecord,
   type RunUpdate,
-  type SessionKey,
-} from '@troupe/core';
+} from '@troupe/core/stores';
 import {
   ACTIVE_RUN_STATUSES,
   encodeRunRequest,

@@ -3,12 +3,12 @@ import {
   ConfigurationError,
   type ArtifactKey,
   type ArtifactService,
-  type ArtifactStoreOptions,
   type ListArtifactParams,
   type LoadArtifactParams,
   type Part,
   type SaveArtifactParams,
 } from '@troupe/core';
+import { type ArtifactStoreOptions } from '@troupe/core/stores';
 import {
   artifactFromBytes,
   artifactToBytes,

@@ -4,10 +4,14 @@ import {
   ConfigurationError,
   StorageError,
   type AppendEventParams,
-  type CreateRunParams,
   type CreateSessionParams,
   type Event,
   type GetSessionParams,
+  type Session,
+  type SessionKey,
+} from '@troupe/core';
+import {
+  type CreateRunParams,
   type LeaseParams,
   type LeasingSessionService,
   type RunCondition,
@@ -15,10 +19,8 @@ import {
   type RunRecord,
   type RunRecordStore,
   type RunUpdate,
-  type Session,
-  type SessionKey,
   type SessionLease,
-} from '@troupe/core';
+} from '@troupe/core/stores';
 import { VALUE_FORMAT, decodeValue, encodeValue } from './codec.js';
 import { releaseLease, renewLease, takeLease } from './leases.js';
 import { resolveOptions, type SqliteSessionServiceOptions } from './options.js';

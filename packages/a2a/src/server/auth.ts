@@ -1,4 +1,4 @@
-import { type TokenAuthOptions, type TokenVerifier, tokenVerifier } from '@troupe/core';
+import { type TokenAuthOptions, type TokenVerifier, tokenVerifier } from '@troupe/core/hosting';
 
 /**
  * Who may call the A2A endpoint: the same shape as `createApp`'s `auth` in `@troupe/server`, so one

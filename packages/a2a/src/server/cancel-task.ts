@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Task } from '@a2a-js/sdk';
 import { A2AError, TaskNotCancelableError } from '@a2a-js/sdk/errors';
-import { createEvent, isSessionBusy, type SessionKey, type SessionLease, supportsLeases } from '@troupe/core';
+import { createEvent, type SessionKey } from '@troupe/core';
+import { isSessionBusy } from '@troupe/core/hosting';
+import { type SessionLease, supportsLeases } from '@troupe/core/stores';
 import { taskNotFound } from './a2a-errors.js';
 import { outcomeOf, storedTask } from './stored-task.js';
 import { findTask, type TaskContext } from './task-context.js';

@@ -1,6 +1,7 @@
 import { Role, type Message, type SendMessageRequest, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { RequestMalformedError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
-import { type Content, type InterruptInfo, openInterrupts, type RunConfig, type Session } from '@troupe/core';
+import { type Content, type InterruptInfo, type RunConfig, type Session } from '@troupe/core';
+import { openInterrupts } from '@troupe/core/hosting';
 import { toA2aError } from './a2a-errors.js';
 import { answersOf } from './interrupt-parts.js';
 import { LiveTask } from './live-task.js';

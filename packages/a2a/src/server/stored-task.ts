@@ -1,5 +1,6 @@
 import type { Artifact, Message, Task } from '@a2a-js/sdk';
-import { type Event, isFinalResponse, openInterrupts, type Session } from '@troupe/core';
+import { type Event, isFinalResponse, type Session } from '@troupe/core';
+import { openInterrupts } from '@troupe/core/hosting';
 import { A2A_INTERRUPT_PART_TYPE, peerAsk } from './interrupt-parts.js';
 import { agentMessage, dataPart, toA2aParts, userMessage } from './parts.js';
 import { statusOf, type TaskOutcome } from './task-outcome.js';

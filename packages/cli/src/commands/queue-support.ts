@@ -1,5 +1,6 @@
 import type * as Queue from '@troupe/queue';
-import { type SessionService, supportsRunRecords } from '@troupe/core';
+import { type SessionService } from '@troupe/core';
+import { supportsRunRecords } from '@troupe/core/stores';
 import { CliUsageError } from '../errors.js';
 import { redactUrl } from '../redact-url.js';
 

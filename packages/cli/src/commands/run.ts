@@ -1,4 +1,5 @@
-import { AddSessionToMemoryPlugin, type InterruptInfo, Runner, openInterrupts } from '@troupe/core';
+import { AddSessionToMemoryPlugin, type InterruptInfo, Runner } from '@troupe/core';
+import { openInterrupts } from '@troupe/core/hosting';
 import { Conversation } from '../conversation.js';
 import { loadAgentWithModel } from '../agent-with-model.js';
 import { jsonLinesSink, transcriptSink } from '../event-sinks.js';

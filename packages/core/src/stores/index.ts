@@ -20,7 +20,27 @@ export {
   type AppendDuplicate,
 } from './append-plan.js';
 export { checkAfterVersion } from './after-version.js';
-export { ACTIVE_RUN_STATUSES, FINAL_RUN_STATUSES } from '../sessions/run-records.js';
+export {
+  ACTIVE_RUN_STATUSES,
+  FINAL_RUN_STATUSES,
+  supportsRunRecords,
+  type RunRecordStatus,
+  type RunRecord,
+  type RunError,
+  type CreateRunParams,
+  type RunUpdate,
+  type RunCondition,
+  type RunFilter,
+  type RunRecordStore,
+  type RunRecordingSessionService,
+} from '../sessions/run-records.js';
+export {
+  supportsLeases,
+  type SessionLease,
+  type LeaseParams,
+  type LeasingSessionService,
+} from '../sessions/session-lease.js';
+export type { SessionIncrement } from '../sessions/session.js';
 export {
   leaseLostError,
   missingLeaseSessionError,
@@ -47,6 +67,9 @@ export {
   checkVersion as checkArtifactVersion,
   isUserArtifact,
   resolveMaxArtifactBytes,
+  DEFAULT_MAX_ARTIFACT_BYTES,
+  MAX_ARTIFACT_FILENAME_LENGTH,
+  type ArtifactStoreOptions,
   type ArtifactBytes,
 } from '../artifacts/artifact-checks.js';
 export { memoryWords } from '../memory/memory-words.js';

@@ -9,9 +9,9 @@ import {
   Runner,
   SessionBusyError,
   SessionNotFoundError,
-  rewoundEventIds,
   type Event,
 } from '@troupe/core';
+import { rewoundEventIds } from '@troupe/core/hosting';
 import { ScriptedModel } from '@troupe/core/testing';
 import { z } from 'zod';
 import { texts } from '../helpers.js';

@@ -8,9 +8,8 @@ import {
   SessionBusyError,
   type AppendEventParams,
   type BaseAgent,
-  type LeaseParams,
-  type SessionLease,
 } from '@troupe/core';
+import { type LeaseParams, type SessionLease } from '@troupe/core/stores';
 
 /**
  * The same storage seen by "another process": a separate service object, so the runner's

@@ -6,8 +6,8 @@ import {
   LlmAgent,
   SessionBusyError,
   SessionNotFoundError,
-  isSessionBusy,
 } from '@troupe/core';
+import { isSessionBusy } from '@troupe/core/hosting';
 import { ScriptedModel } from '@troupe/core/testing';
 
 describe('runner.start', () => {

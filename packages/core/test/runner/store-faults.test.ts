@@ -6,9 +6,9 @@ import {
   SequentialAgent,
   SessionBusyError,
   StorageError,
-  isSessionBusy,
   type AppendEventParams,
 } from '@troupe/core';
+import { isSessionBusy } from '@troupe/core/hosting';
 
 /** An in-memory store whose writes can be made to fail, as a database that went away. */
 class FlakyStore extends InMemorySessionService {

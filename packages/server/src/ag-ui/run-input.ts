@@ -1,6 +1,6 @@
 import type { RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
-import { INVOCATION_ID_PATTERN } from '@troupe/core';
+import { INVOCATION_ID_PATTERN } from '@troupe/core/hosting';
 import type { Context } from 'hono';
 import { HttpError } from '../http-error.js';
 import { readBody } from '../request-body.js';

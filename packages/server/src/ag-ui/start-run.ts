@@ -1,5 +1,6 @@
 import type { RunAgentInput } from '@ag-ui/core';
-import { openInterrupts, type RunConfig, type Runner, type Session } from '@troupe/core';
+import { type RunConfig, type Runner, type Session } from '@troupe/core';
+import { openInterrupts } from '@troupe/core/hosting';
 import { toHttpError } from '../http-error.js';
 import type { RunEvents } from '../run-stream.js';
 import { sessionKey, type TrackedRun } from '../run-tracker.js';

@@ -3,10 +3,10 @@ import {
   type Content,
   type InterruptInfo,
   isClientToolInterrupt,
-  openInterrupts,
   PendingInterruptError,
   type Session,
 } from '@troupe/core';
+import { openInterrupts } from '@troupe/core/hosting';
 import { HttpError } from '../http-error.js';
 import { newUserMessage, userContentOf } from './messages.js';
 import { resumeAnswersOf } from './resume-answers.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InMemorySessionService, LlmAgent, Runner, rewoundEventIds } from '@troupe/core';
+import { InMemorySessionService, LlmAgent, Runner } from '@troupe/core';
+import { rewoundEventIds } from '@troupe/core/hosting';
 import { ScriptedModel } from '@troupe/core/testing';
 import { encodeSession, type WireSession } from '../../src/index.js';
 import { compactionOf, rewoundIds } from '../../ui/src/model/rewind.js';

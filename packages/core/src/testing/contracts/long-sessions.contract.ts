@@ -11,7 +11,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { FunctionTool, LlmAgent, Runner, rewoundEventIds, type SessionService } from '../../index.js';
+import { FunctionTool, LlmAgent, Runner, type SessionService } from '../../index.js';
+import { rewoundEventIds } from '../../hosting/index.js';
 import { ScriptedModel } from '../index.js';
 import type { OpenedService } from './persistent-runner.contract.js';
 

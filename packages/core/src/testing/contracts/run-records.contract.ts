@@ -20,13 +20,15 @@ import {
   InvocationExistsError,
   SessionBusyError,
   SessionNotFoundError,
+  type SessionKey,
+  type SessionService,
+} from '../../index.js';
+import {
   supportsRunRecords,
   type CreateRunParams,
   type RunRecord,
   type RunRecordingSessionService,
-  type SessionKey,
-  type SessionService,
-} from '../../index.js';
+} from '../../stores/index.js';
 import { richState } from './round-trip-data.js';
 
 /** A service under test and how to dispose of it. Extra fields (a file path) reach `openSecond`. */

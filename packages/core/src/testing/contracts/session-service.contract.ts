@@ -25,13 +25,12 @@ import {
   SessionNotFoundError,
   StaleSessionError,
   createEvent,
-  supportsLeases,
   type Event,
   type EventInit,
-  type LeasingSessionService,
   type Session,
   type SessionService,
 } from '../../index.js';
+import { supportsLeases, type LeasingSessionService } from '../../stores/index.js';
 
 /** A service under test and how to dispose of it. Extra fields (a file path, a URL) reach `openSecond`. */
 export interface SessionServiceFixture {
