@@ -19,6 +19,8 @@ export default defineConfig({
       'examples/**/*.test.ts',
       'test/**/*.test.ts',
     ],
+    // One line per group of suites skipped for a missing service (outside CI only).
+    globalSetup: ['test/skipped-services.ts'],
     testTimeout: 20_000,
     pool: 'threads',
     maxWorkers: 2,
