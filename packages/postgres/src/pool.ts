@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { redact, StorageError } from '@troupe/core';
+import type { ResolvedOptions } from './options.js';
 
 /**
  * How the service survives a lost database connection (a PostgreSQL restart, a failover, a backend
@@ -103,6 +104,35 @@ export function openPool(settings: OwnPoolSettings): pg.Pool {
     // transaction instead, and the session's lease lets the next owner in.
     idle_in_transaction_session_timeout: settings.idleInTransactionTimeoutMs,
   });
+}
+
+/** The pool a service works on, and how it lets go of it when the service closes. */
+export interface ServicePool {
+  pool: pg.Pool;
+  /** Ends the pool the service opened (a pool passed in stays open), then stops listening on it. */
+  release: () => Promise<void>;
+}
+
+/** The pool passed in the options, or the service's own, opened from them; either way listened on for idle errors. */
+export function servicePool(resolved: ResolvedOptions): ServicePool {
+  const owned = resolved.pool === undefined;
+  const pool =
+    resolved.pool ??
+    openPool({
+      connectionString: resolved.connectionString,
+      applicationName: resolved.applicationName,
+      connectTimeoutMs: resolved.connectTimeoutMs,
+      idleInTransactionTimeoutMs: resolved.idleInTransactionTimeoutMs,
+    });
+  const stopListening = listenForIdleErrors(pool);
+  return {
+    pool,
+    release: async () => {
+      if (owned) await pool.end();
+      // After end(): a connection breaking while the pool closes must still not end the process.
+      stopListening();
+    },
+  };
 }
 
 /**

@@ -43,7 +43,7 @@ import {
 } from './codec.js';
 import { Leases } from './leases.js';
 import { resolveOptions, type PostgresSessionServiceOptions } from './options.js';
-import { MAYBE_DONE, asStorageError, listenForIdleErrors, openPool, probe } from './pool.js';
+import { MAYBE_DONE, asStorageError, probe, servicePool } from './pool.js';
 import { Runs } from './runs.js';
 import {
   buildQueries,
@@ -92,8 +92,7 @@ export class PostgresSessionService implements LeasingSessionService, RunRecordS
   /** The schema holding the tables. */
   readonly schema: string;
   private readonly pool: pg.Pool;
-  private readonly ownsPool: boolean;
-  private readonly stopListening: () => void;
+  private readonly releasePool: () => Promise<void>;
   private readonly healthTimeoutMs: number;
   private readonly sql: Queries;
   private readonly leases: Leases;
@@ -109,16 +108,7 @@ export class PostgresSessionService implements LeasingSessionService, RunRecordS
     this.sql = buildQueries(resolved.schema);
     this.leases = new Leases(resolved.schema);
     this.runs = new Runs(resolved.schema);
-    this.ownsPool = resolved.pool === undefined;
-    this.pool =
-      resolved.pool ??
-      openPool({
-        connectionString: resolved.connectionString,
-        applicationName: resolved.applicationName,
-        connectTimeoutMs: resolved.connectTimeoutMs,
-        idleInTransactionTimeoutMs: resolved.idleInTransactionTimeoutMs,
-      });
-    this.stopListening = listenForIdleErrors(this.pool);
+    ({ pool: this.pool, release: this.releasePool } = servicePool(resolved));
   }
 
   async createSession(params: CreateSessionParams): Promise<Session> {
@@ -298,9 +288,7 @@ export class PostgresSessionService implements LeasingSessionService, RunRecordS
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.ownsPool) await this.pool.end();
-    // After end(): a connection breaking while the pool closes must still not end the process.
-    this.stopListening();
+    await this.releasePool();
   }
 
   private async appendInTransaction(client: pg.PoolClient, params: AppendEventParams): Promise<AppendPlan> {

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { ConfigurationError } from '@troupe/core';
 import type { ResolvedOptions } from './options.js';
-import { listenForIdleErrors, openPool } from './pool.js';
+import { servicePool } from './pool.js';
 import { quoteIdentifier } from './schema.js';
 import { inTransaction } from './transaction.js';
 
@@ -16,8 +16,7 @@ export class SideTable {
   /** The table's qualified, quoted name. */
   readonly name: string;
   readonly pool: pg.Pool;
-  private readonly ownsPool: boolean;
-  private readonly stopListening: () => void;
+  private readonly release: () => Promise<void>;
   private ready: Promise<void> | undefined;
   private closed = false;
 
@@ -30,16 +29,7 @@ export class SideTable {
   ) {
     this.schema = resolved.schema;
     this.name = `${quoteIdentifier(resolved.schema)}.${table}`;
-    this.ownsPool = resolved.pool === undefined;
-    this.pool =
-      resolved.pool ??
-      openPool({
-        connectionString: resolved.connectionString,
-        applicationName: resolved.applicationName,
-        connectTimeoutMs: resolved.connectTimeoutMs,
-        idleInTransactionTimeoutMs: resolved.idleInTransactionTimeoutMs,
-      });
-    this.stopListening = listenForIdleErrors(this.pool);
+    ({ pool: this.pool, release: this.release } = servicePool(resolved));
   }
 
   /** Throws once the service is closed. */
@@ -66,8 +56,7 @@ export class SideTable {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.ownsPool) await this.pool.end();
-    this.stopListening();
+    await this.release();
   }
 
   private async createTable(): Promise<void> {

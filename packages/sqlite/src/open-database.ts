@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import type { ResolvedOptions } from './options.js';
 import { SCHEMA_VERSION, migrate } from './schema.js';
 import { prepareStatements, type Statements } from './statements.js';
-import { folderError, guarded } from './storage-errors.js';
+import { folderError, guarded, type StorageSite } from './storage-errors.js';
 
 /**
  * Opens the file for a service: creates its folder, opens it in WAL mode, migrates its schema
@@ -75,10 +75,7 @@ export function openSqliteFile(options: ResolvedOptions, setUp: (db: Database.Da
   }
 }
 
-function siteOf({ path, busyTimeoutMs, readonly }: ResolvedOptions): {
-  path: string;
-  busyTimeoutMs: number;
-  readonly: boolean;
-} {
-  return { path, busyTimeoutMs, readonly };
+/** Where a store's failures happen, for their messages: its file and settings, and which store it is. */
+export function siteOf({ path, busyTimeoutMs, readonly }: ResolvedOptions, store?: StorageSite['store']): StorageSite {
+  return store === undefined ? { path, busyTimeoutMs, readonly } : { path, busyTimeoutMs, readonly, store };
 }

@@ -19,7 +19,7 @@ import {
   resolveMaxArtifactBytes,
 } from '@troupe/core/stores';
 import { resolveOptions, type SqliteSessionServiceOptions } from './options.js';
-import { openSqliteFile } from './open-database.js';
+import { openSqliteFile, siteOf } from './open-database.js';
 import { guarded, type StorageSite } from './storage-errors.js';
 
 /** Options of {@link SqliteArtifactService}: the file options of `SqliteSessionService`, and `maxArtifactBytes`. */
@@ -82,12 +82,7 @@ export class SqliteArtifactService implements ArtifactService {
     const resolved = resolveOptions(options, 'SqliteArtifactService');
     this.maxBytes = resolveMaxArtifactBytes('SqliteArtifactService', options.maxArtifactBytes);
     this.path = resolved.path;
-    this.site = {
-      path: resolved.path,
-      busyTimeoutMs: resolved.busyTimeoutMs,
-      readonly: resolved.readonly,
-      store: 'artifact store',
-    };
+    this.site = siteOf(resolved, 'artifact store');
     this.db = openSqliteFile(resolved, (db) => {
       // A read-only connection cannot create it; without the table there is simply nothing to read.
       if (!resolved.readonly) db.exec(CREATE_TABLE);

@@ -11,7 +11,7 @@ import {
 } from '@troupe/core';
 import { checkMemorySession, memoryWords, resolveMaxResults, searchWords, sessionMemories } from '@troupe/core/stores';
 import { resolveOptions, type SqliteSessionServiceOptions } from './options.js';
-import { openSqliteFile } from './open-database.js';
+import { openSqliteFile, siteOf } from './open-database.js';
 import { guarded, type StorageSite } from './storage-errors.js';
 
 /** Options of {@link SqliteMemoryService}: the file options of `SqliteSessionService`, and `maxResults`. */
@@ -85,12 +85,7 @@ export class SqliteMemoryService implements MemoryService {
     const resolved = resolveOptions(options, 'SqliteMemoryService');
     this.maxResults = resolveMaxResults(options.maxResults, 'SqliteMemoryService');
     this.path = resolved.path;
-    this.site = {
-      path: resolved.path,
-      busyTimeoutMs: resolved.busyTimeoutMs,
-      readonly: resolved.readonly,
-      store: 'memory store',
-    };
+    this.site = siteOf(resolved, 'memory store');
     this.db = openSqliteFile(resolved, (db) => {
       // A read-only connection cannot create them; without the tables there is nothing to read.
       if (!resolved.readonly) db.exec(CREATE_TABLES);

@@ -24,7 +24,7 @@ import {
 import { VALUE_FORMAT, decodeValue, encodeValue } from './codec.js';
 import { releaseLease, renewLease, takeLease } from './leases.js';
 import { resolveOptions, type SqliteSessionServiceOptions } from './options.js';
-import { openDatabase } from './open-database.js';
+import { openDatabase, siteOf } from './open-database.js';
 import { SqliteRuns } from './runs.js';
 import { SCHEMA_VERSION, checkedVersion } from './schema.js';
 import { guarded, type StorageSite } from './storage-errors.js';
@@ -97,7 +97,7 @@ export class SqliteSessionService implements LeasingSessionService, RunRecordSto
   constructor(options: SqliteSessionServiceOptions) {
     const resolved = resolveOptions(options);
     this.path = resolved.path;
-    this.site = { path: resolved.path, busyTimeoutMs: resolved.busyTimeoutMs, readonly: resolved.readonly };
+    this.site = siteOf(resolved);
     const { db, sql } = openDatabase(resolved);
     this.db = db;
     this.sql = sql;
