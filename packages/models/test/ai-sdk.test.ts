@@ -1,8 +1,9 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV2, LanguageModelV2CallOptions, LanguageModelV2StreamPart } from '@ai-sdk/provider';
-import { ConfigurationError, type LlmRequest, type LlmResponse } from '@troupe/core';
+import { ConfigurationError } from '@troupe/core';
 import { aiSdk, AiSdkLlm } from '@troupe/models/ai-sdk';
 import { describe, expect, it } from 'vitest';
+import { collect } from './support/collect.js';
 import { describeAdapterContract } from './support/contract.js';
 import { publishedAdapterContract } from './support/published-contract.js';
 import type { WireKit } from './support/kit.js';
@@ -34,12 +35,6 @@ publishedAdapterContract('AiSdkLlm', kit, (req) => {
     .at(-1);
   return typeof last?.content === 'string' ? last.content : '';
 });
-
-async function collect(model: AiSdkLlm, request: LlmRequest, stream = false): Promise<LlmResponse[]> {
-  const out: LlmResponse[] = [];
-  for await (const response of model.generateContentAsync(request, stream)) out.push(response);
-  return out;
-}
 
 /** A language model of the older v2 interface (ai 5), answering from a script and recording the calls it gets. */
 function v2Model(): LanguageModelV2 & { calls: LanguageModelV2CallOptions[] } {

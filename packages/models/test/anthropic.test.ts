@@ -1,10 +1,12 @@
-import { ConfigurationError, resolveModel, type Content, type LlmRequest, type LlmResponse } from '@troupe/core';
+import { ConfigurationError, resolveModel } from '@troupe/core';
 import { AnthropicLlm, anthropic } from '@troupe/models';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { describeAdapterContract } from './support/contract.js';
 import { publishedAdapterContract } from './support/published-contract.js';
-import { FakeServer, sse } from './support/fake-server.js';
+import { type FakeServer, sse } from './support/fake-server.js';
 import type { WireKit } from './support/kit.js';
+import { asker, collect } from './support/collect.js';
+import { serverPerTest } from './support/server-per-test.js';
 import * as wire from './support/anthropic-wire.js';
 
 const kit: WireKit = {
@@ -26,29 +28,11 @@ publishedAdapterContract('AnthropicLlm', kit, (req) => {
     .join('');
 });
 
-async function collect(
-  model: { generateContentAsync(r: LlmRequest, s?: boolean): AsyncGenerator<LlmResponse> },
-  request: LlmRequest,
-  stream = false,
-): Promise<LlmResponse[]> {
-  const out: LlmResponse[] = [];
-  for await (const response of model.generateContentAsync(request, stream)) out.push(response);
-  return out;
-}
-
-const ask = (
-  config: LlmRequest['config'] = {},
-  contents: Content[] = [{ role: 'user', parts: [{ text: 'Hi' }] }],
-): LlmRequest => ({ model: 'claude-test', contents, config });
+const ask = asker('claude-test');
 
 describe('anthropic request format', () => {
   let server: FakeServer;
-  beforeEach(async () => {
-    server = await FakeServer.start();
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  serverPerTest((started) => (server = started));
 
   it('sends the Messages body: top-level system, max_tokens, tools and the key', async () => {
     server.reply(wire.text('ok'));

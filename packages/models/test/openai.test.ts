@@ -1,10 +1,12 @@
-import { ConfigurationError, resolveModel, type LlmRequest, type LlmResponse } from '@troupe/core';
+import { ConfigurationError, resolveModel, type LlmRequest } from '@troupe/core';
 import { MALFORMED_ARGUMENTS_KEY, OpenAiLlm, ollamaBaseUrl, openai, openaiCompatible } from '@troupe/models';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { describeAdapterContract } from './support/contract.js';
 import { publishedAdapterContract } from './support/published-contract.js';
-import { FakeServer } from './support/fake-server.js';
+import type { FakeServer } from './support/fake-server.js';
 import type { WireKit } from './support/kit.js';
+import { collect } from './support/collect.js';
+import { serverPerTest } from './support/server-per-test.js';
 import * as wire from './support/openai-wire.js';
 
 const kit: WireKit = {
@@ -23,24 +25,9 @@ publishedAdapterContract('OpenAiLlm', kit, (req) => {
   return typeof last?.content === 'string' ? last.content : '';
 });
 
-async function collect(
-  model: { generateContentAsync(r: LlmRequest, s?: boolean): AsyncGenerator<LlmResponse> },
-  request: LlmRequest,
-  stream = false,
-): Promise<LlmResponse[]> {
-  const out: LlmResponse[] = [];
-  for await (const response of model.generateContentAsync(request, stream)) out.push(response);
-  return out;
-}
-
 describe('openai request format', () => {
   let server: FakeServer;
-  beforeEach(async () => {
-    server = await FakeServer.start();
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  serverPerTest((started) => (server = started));
 
   it('sends the Chat Completions body: system message, sampling settings, tools and the key', async () => {
     server.reply(wire.text('ok'));
@@ -237,12 +224,9 @@ describe('openai request format', () => {
 describe('openai keys and presets', () => {
   const saved = { ...process.env };
   let server: FakeServer;
-  beforeEach(async () => {
-    server = await FakeServer.start();
-  });
-  afterEach(async () => {
+  serverPerTest((started) => (server = started));
+  afterEach(() => {
     process.env = { ...saved };
-    await server.close();
   });
 
   it('names OPENAI_API_KEY when no key is set', async () => {

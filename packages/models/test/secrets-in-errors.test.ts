@@ -1,7 +1,8 @@
 import type { BaseLlm, LlmRequest } from '@troupe/core';
 import { anthropic, gemini, openaiCompatible } from '@troupe/models';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeServer } from './support/fake-server.js';
+import { describe, expect, it } from 'vitest';
+import type { FakeServer } from './support/fake-server.js';
+import { serverPerTest } from './support/server-per-test.js';
 import * as anthropicWire from './support/anthropic-wire.js';
 import * as geminiWire from './support/gemini-wire.js';
 import * as openaiWire from './support/openai-wire.js';
@@ -23,12 +24,7 @@ async function failureOf(model: BaseLlm): Promise<string> {
 
 describe('provider error messages carry no secrets', () => {
   let server: FakeServer;
-  beforeEach(async () => {
-    server = await FakeServer.start();
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  serverPerTest((started) => (server = started));
 
   it.each([
     [

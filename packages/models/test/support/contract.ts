@@ -13,6 +13,7 @@ import {
 } from '@troupe/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { collect } from './collect.js';
 import { FakeServer, hang } from './fake-server.js';
 import type { WireKit } from './kit.js';
 
@@ -34,12 +35,6 @@ function request(
   contents: Content[] = [{ role: 'user', parts: [{ text: 'Hello?' }] }],
 ): LlmRequest {
   return { model: 'test', contents, config: { systemInstruction: 'Be brief.', ...config } };
-}
-
-async function collect(model: BaseLlm, req: LlmRequest, stream: boolean, signal?: AbortSignal): Promise<LlmResponse[]> {
-  const out: LlmResponse[] = [];
-  for await (const response of model.generateContentAsync(req, stream, signal)) out.push(response);
-  return out;
 }
 
 function parts(responses: LlmResponse[]): Part[] {
