@@ -17,9 +17,10 @@ export interface ScopedDelta {
 
 /** Splits a validated delta into the session, `user:` and `app:` scopes. */
 export function splitDelta(delta: Record<string, unknown>): ScopedDelta {
-  const scoped: ScopedDelta = { session: emptyChanges(), app: emptyChanges(), user: emptyChanges() };
+  let scoped: ScopedDelta | undefined;
   for (const key in delta) {
     if (key.startsWith(TEMP_PREFIX)) continue;
+    scoped ??= { session: emptyChanges(), app: emptyChanges(), user: emptyChanges() };
     const changes = key.startsWith(APP_PREFIX)
       ? scoped.app
       : key.startsWith(USER_PREFIX)
@@ -31,8 +32,20 @@ export function splitDelta(delta: Record<string, unknown>): ScopedDelta {
     else changes.set[key] = value;
     changes.any = true;
   }
-  return scoped;
+  // Most events change no state: they share one frozen empty split instead of allocating three.
+  return scoped ?? NO_CHANGES;
 }
+
+const NO_SCOPE_CHANGES: ScopeChanges = Object.freeze({
+  set: Object.freeze({}),
+  removed: Object.freeze([]) as unknown as string[],
+  any: false,
+});
+const NO_CHANGES: ScopedDelta = Object.freeze({
+  session: NO_SCOPE_CHANGES,
+  app: NO_SCOPE_CHANGES,
+  user: NO_SCOPE_CHANGES,
+});
 
 function emptyChanges(): ScopeChanges {
   return { set: {}, removed: [], any: false };
