@@ -10,7 +10,7 @@ import {
   ProviderLlm,
   type ProviderLlmOptions,
 } from '../shared/provider-llm.js';
-import { loadSdk } from '../shared/sdk.js';
+import { loadSdk, sdkClientOptions } from '../shared/sdk.js';
 import { isRecord } from '../shared/tool-arguments.js';
 import { toMessagesRequest } from './request.js';
 import { fromMessage, MessageStreamAccumulator } from './response.js';
@@ -81,13 +81,7 @@ export class AnthropicLlm extends ProviderLlm {
       'Anthropic',
       () => import('@anthropic-ai/sdk'),
     );
-    return new AnthropicClient({
-      apiKey,
-      maxRetries: 0,
-      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
-      ...(options.headers === undefined ? {} : { defaultHeaders: options.headers }),
-      ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-    });
+    return new AnthropicClient(sdkClientOptions(apiKey, options));
   }
 
   protected async *generateOnce(

@@ -10,7 +10,7 @@ import {
   ProviderLlm,
   type ProviderLlmOptions,
 } from '../shared/provider-llm.js';
-import { loadSdk } from '../shared/sdk.js';
+import { loadSdk, sdkClientOptions } from '../shared/sdk.js';
 import { isRecord } from '../shared/tool-arguments.js';
 import { toChatRequest, type ChatRequestSettings } from './request.js';
 import { ChatStreamAccumulator, fromChatCompletion } from './response.js';
@@ -106,13 +106,9 @@ export class OpenAiLlm extends ProviderLlm {
       : (options.apiKey ?? fromEnv(...flavor.keyVariables) ?? 'not-needed');
     const { default: OpenAIClient } = await loadSdk('openai', flavor.label, () => import('openai'));
     return new OpenAIClient({
-      apiKey,
-      maxRetries: 0,
-      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+      ...sdkClientOptions(apiKey, options),
       ...(options.organization === undefined ? {} : { organization: options.organization }),
       ...(options.project === undefined ? {} : { project: options.project }),
-      ...(options.headers === undefined ? {} : { defaultHeaders: options.headers }),
-      ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
     });
   }
 

@@ -26,3 +26,28 @@ function isMissingModule(error: unknown, packageName: string): boolean {
     /Cannot find (?:package|module)|Failed to (?:load|resolve)/i.test(text);
   return missing && text.includes(packageName);
 }
+
+/** The connection options a user gives the Anthropic and OpenAI adapters alike. */
+export interface SdkConnectionOptions {
+  baseURL?: string;
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+/**
+ * The constructor options the Anthropic and OpenAI SDK clients share: the key, no retries of the
+ * SDK's own (the adapter's retry policy decides), and the connection options the user set, under
+ * the SDKs' names.
+ */
+export function sdkClientOptions(
+  apiKey: string,
+  options: SdkConnectionOptions,
+): { apiKey: string; maxRetries: 0; baseURL?: string; defaultHeaders?: Record<string, string>; timeout?: number } {
+  return {
+    apiKey,
+    maxRetries: 0,
+    ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+    ...(options.headers === undefined ? {} : { defaultHeaders: options.headers }),
+    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+  };
+}
