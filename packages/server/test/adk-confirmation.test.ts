@@ -3,7 +3,7 @@ import { FunctionTool, InMemorySessionService, LlmAgent } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { z } from 'zod';
 import { createApp, type TroupeApp, type WireEvent, type WireSession } from '../src/index.js';
-import { bankApp, call, createSession, expectError, message, readSse } from './helpers.js';
+import { bankApp, call, createSession, expectError, message, runBody, readSse } from './helpers.js';
 
 // The requests below are built as ADK's web UI builds them (adk-web's long-running-response and
 // chat components): the answer is a user message whose one part is a function response named
@@ -162,14 +162,7 @@ describe("ADK's adk_request_confirmation on the wire", () => {
   it('a rejection over /run (the JSON-string form ADK also reads) never runs the tool; the model is told', async () => {
     const bank = bankApp([{ functionCalls: [{ name: 'transfer_money', args: { amount: 9 }, id: 'x' }] }, 'Cancelled.']);
     const s = await createSession(bank.app, 'bank', 'alice');
-    const paused = (await (
-      await call(bank.app, 'POST', '/run', {
-        appName: 'bank',
-        userId: 'alice',
-        sessionId: s.id,
-        newMessage: message('send 9'),
-      })
-    ).json()) as WireEvent[];
+    const paused = (await (await call(bank.app, 'POST', '/run', runBody(s, 'send 9'))).json()) as WireEvent[];
     const pause = paused.at(-1)!;
     const [request] = longRunningCalls(pause);
     expect(request!.name).toBe('adk_request_confirmation');
@@ -217,14 +210,7 @@ describe("ADK's adk_request_confirmation on the wire", () => {
       sessionService: new InMemorySessionService(),
     });
     const s = await createSession(app, 'bank', 'alice');
-    const paused = (await (
-      await call(app, 'POST', '/run', {
-        appName: 'bank',
-        userId: 'alice',
-        sessionId: s.id,
-        newMessage: message('delete /tmp/a'),
-      })
-    ).json()) as WireEvent[];
+    const paused = (await (await call(app, 'POST', '/run', runBody(s, 'delete /tmp/a'))).json()) as WireEvent[];
     const [request] = longRunningCalls(paused.at(-1)!);
     expect(request!.args).toEqual({
       originalFunctionCall: { id: 'd1', name: 'delete_file', args: { path: '/tmp/a' } },

@@ -18,7 +18,7 @@ import { GroupChatAgent, PlanExecuteAgent, planSchema, SupervisorAgent } from '@
 import { ScriptedModel } from '@troupe/core/testing';
 import { defaultImportModule } from '../src/discover-apps.js';
 import { createApp, type AgentGraphNode, type WireEvent } from '../src/index.js';
-import { call, createSession, expectError, message } from './helpers.js';
+import { call, createSession, expectError, message, runBody } from './helpers.js';
 
 const agentsDir = fileURLToPath(new URL('./fixtures/agents', import.meta.url));
 
@@ -201,14 +201,7 @@ describe('agentsDir discovery', () => {
     ).json()) as WireEvent[];
     expect(events.at(-1)!.content!.parts).toEqual([{ text: 'echo: ping' }]);
     const greeter = await createSession(app, 'yaml_app', 'u');
-    const greeting = (await (
-      await call(app, 'POST', '/run', {
-        appName: 'yaml_app',
-        userId: 'u',
-        sessionId: greeter.id,
-        newMessage: message('hello'),
-      })
-    ).json()) as WireEvent[];
+    const greeting = (await (await call(app, 'POST', '/run', runBody(greeter, 'hello'))).json()) as WireEvent[];
     expect(greeting.at(-1)).toMatchObject({ author: 'greeter', content: { role: 'model' } });
     expect(greeting.at(-1)!.errorCode).toBeUndefined();
     const graph = (await (await app.request('/apps/weather/graph')).json()) as AgentGraphNode;

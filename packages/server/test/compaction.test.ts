@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ScriptedModel } from '@troupe/core/testing';
 import type { WireSession } from '../src/index.js';
-import { call, createSession, message, scriptedApp } from './helpers.js';
+import { call, createSession, runBody, scriptedApp } from './helpers.js';
 
 describe('createApp({ compaction })', () => {
   it("the apps' runners store a compaction event every N turns, which the session shows", async () => {
@@ -9,16 +9,7 @@ describe('createApp({ compaction })', () => {
     const { app, model } = scriptedApp(['a1', 'a2', 'a3'], { compaction: { everyInvocations: 2, summarizer } });
     const s = await createSession(app, 'chat', 'alice');
     for (const text of ['hi', 'bye', 'again']) {
-      expect(
-        (
-          await call(app, 'POST', '/run', {
-            appName: 'chat',
-            userId: 'alice',
-            sessionId: s.id,
-            newMessage: message(text),
-          })
-        ).status,
-      ).toBe(200);
+      expect((await call(app, 'POST', '/run', runBody(s, text))).status).toBe(200);
     }
     const session = (await (await call(app, 'GET', `/apps/chat/users/alice/sessions/${s.id}`)).json()) as WireSession;
     const record = session.events!.find((e) => e.actions.compaction);

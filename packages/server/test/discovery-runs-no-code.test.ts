@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultImportModule } from '../src/discover-apps.js';
 import { createApp, type AgentGraphNode, type WireEvent } from '../src/index.js';
-import { call, createSession, message } from './helpers.js';
+import { call, createSession, runBody } from './helpers.js';
 
 // Regression: `troupe web <dir>` / `troupe api <dir>` imported every top-level module of the
 // folder to see whether it exported an agent, so any script lying there ran at startup. Now an
@@ -40,14 +40,7 @@ describe('app discovery runs no code but the entries of the apps used', () => {
     expect(imported).toEqual([]); // listing imports nothing
 
     const session = await createSession(app, 'app_one', 'u');
-    const events = (await (
-      await call(app, 'POST', '/run', {
-        appName: 'app_one',
-        userId: 'u',
-        sessionId: session.id,
-        newMessage: message('ping'),
-      })
-    ).json()) as WireEvent[];
+    const events = (await (await call(app, 'POST', '/run', runBody(session, 'ping'))).json()) as WireEvent[];
     expect(events.at(-1)!.content!.parts).toEqual([{ text: 'one: ping' }]);
     const graph = (await (await app.request('/apps/config_app/graph')).json()) as AgentGraphNode;
     expect(graph).toMatchObject({ name: 'configured', type: 'llm', model: 'offline' });

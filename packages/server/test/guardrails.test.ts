@@ -6,7 +6,7 @@ import { createApp, type WireEvent } from '../src/index.js';
 import { eventFacts } from '../ui/src/model/event-facts.js';
 import { transcript } from '../ui/src/model/transcript.js';
 import { client, ofType, runOnce, say, serveApps } from './ag-ui/helpers.js';
-import { call, createSession, message } from './helpers.js';
+import { call, createSession, runBody } from './helpers.js';
 
 // A run a guardrail blocked, as the HTTP API, AG-UI and the dev UI show it.
 
@@ -28,12 +28,7 @@ describe('a blocked run over HTTP', () => {
   it('POST /run answers 200 with the GUARDRAIL_TRIPPED event last; the dev UI shows it as a blocked card', async () => {
     const app = createApp({ apps: { tutor: tutor() }, sessionService: new InMemorySessionService() });
     const s = await createSession(app, 'tutor', 'ann');
-    const res = await call(app, 'POST', '/run', {
-      appName: 'tutor',
-      userId: 'ann',
-      sessionId: s.id,
-      newMessage: message('do my homework'),
-    });
+    const res = await call(app, 'POST', '/run', runBody(s, 'do my homework'));
     expect(res.status).toBe(200);
     const events = (await res.json()) as WireEvent[];
     expect(events).toHaveLength(1);

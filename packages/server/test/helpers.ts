@@ -106,6 +106,11 @@ export function message(text: string) {
   return { role: 'user', parts: [{ text }] };
 }
 
+/** The body of a `/run` or `/run_sse` request: `text` from the session's user, in that session. */
+export function runBody(session: WireSession, text: string) {
+  return { appName: session.appName, userId: session.userId, sessionId: session.id, newMessage: message(text) };
+}
+
 /** Expects a JSON error response with this status and code; returns the message. */
 export async function expectError(res: Response, status: number, code: string): Promise<string> {
   const body = (await res.json()) as { error: { code: string; message: string } };

@@ -1,19 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { getFunctionResponses } from '@troupe/core';
 import type { WireEvent, WireSession } from '../src/index.js';
-import { bankApp, call, createSession, expectError, message, readSse } from './helpers.js';
+import { bankApp, call, createSession, expectError, runBody, readSse } from './helpers.js';
 
 async function pausedBank(replies: Parameters<typeof bankApp>[0]) {
   const bank = bankApp(replies);
   const s = await createSession(bank.app, 'bank', 'alice');
-  const { events } = await readSse(
-    await call(bank.app, 'POST', '/run_sse', {
-      appName: 'bank',
-      userId: 'alice',
-      sessionId: s.id,
-      newMessage: message('send 500'),
-    }),
-  );
+  const { events } = await readSse(await call(bank.app, 'POST', '/run_sse', runBody(s, 'send 500')));
   return { ...bank, sessionId: s.id, paused: events };
 }
 
@@ -113,14 +106,7 @@ describe('interrupt and resume over HTTP', () => {
   it('/run reports the pause in its JSON events, and resume works after it', async () => {
     const bank = bankApp([{ functionCalls: [{ name: 'transfer_money', args: { amount: 9 }, id: 'x' }] }, 'Sent 9.']);
     const s = await createSession(bank.app, 'bank', 'alice');
-    const events = (await (
-      await call(bank.app, 'POST', '/run', {
-        appName: 'bank',
-        userId: 'alice',
-        sessionId: s.id,
-        newMessage: message('send 9'),
-      })
-    ).json()) as WireEvent[];
+    const events = (await (await call(bank.app, 'POST', '/run', runBody(s, 'send 9'))).json()) as WireEvent[];
     expect(events.at(-1)!.interrupt!.id).toBe('Banker:x');
     const resumed = await readSse(
       await call(bank.app, 'POST', `/apps/bank/users/alice/sessions/${s.id}/resume`, {

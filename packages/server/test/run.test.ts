@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InMemorySessionService, LlmAgent } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { createApp, type WireEvent, type WireSession } from '../src/index.js';
-import { bankApp, call, createSession, expectError, message, readSse, scriptedApp } from './helpers.js';
+import { bankApp, call, createSession, expectError, message, runBody, readSse, scriptedApp } from './helpers.js';
 
 describe('POST /run', () => {
   it('runs a turn and answers with the JSON array of its events (ids, seconds timestamps)', async () => {
@@ -53,12 +53,7 @@ describe('POST /run', () => {
   it('a failure inside the run is not an HTTP error: the events end with the error event', async () => {
     const { app } = scriptedApp([{ error: 'model exploded', status: 500 }]);
     const s = await createSession(app, 'chat', 'alice');
-    const res = await call(app, 'POST', '/run', {
-      appName: 'chat',
-      userId: 'alice',
-      sessionId: s.id,
-      newMessage: message('hi'),
-    });
+    const res = await call(app, 'POST', '/run', runBody(s, 'hi'));
     expect(res.status).toBe(200);
     const events = (await res.json()) as WireEvent[];
     expect(events.at(-1)).toMatchObject({
@@ -151,36 +146,15 @@ describe('POST /run', () => {
 
     const bank = bankApp([{ functionCalls: [{ name: 'transfer_money', args: { amount: 500 }, id: 'c1' }] }]);
     const b = await createSession(bank.app, 'bank', 'alice');
-    const paused = (await (
-      await call(bank.app, 'POST', '/run', {
-        appName: 'bank',
-        userId: 'alice',
-        sessionId: b.id,
-        newMessage: message('send 500'),
-      })
-    ).json()) as WireEvent[];
+    const paused = (await (await call(bank.app, 'POST', '/run', runBody(b, 'send 500'))).json()) as WireEvent[];
     expect(paused.at(-1)!.interrupt).toMatchObject({ id: 'Banker:c1', kind: 'confirmation' });
     const pending = await expectError(
-      await call(bank.app, 'POST', '/run', {
-        appName: 'bank',
-        userId: 'alice',
-        sessionId: b.id,
-        newMessage: message('hello?'),
-      }),
+      await call(bank.app, 'POST', '/run', runBody(b, 'hello?')),
       409,
       'PENDING_INTERRUPT',
     );
     expect(pending).toMatch(/Banker:c1/);
-    await expectError(
-      await call(bank.app, 'POST', '/run_sse', {
-        appName: 'bank',
-        userId: 'alice',
-        sessionId: b.id,
-        newMessage: message('hello?'),
-      }),
-      409,
-      'PENDING_INTERRUPT',
-    );
+    await expectError(await call(bank.app, 'POST', '/run_sse', runBody(b, 'hello?')), 409, 'PENDING_INTERRUPT');
   });
 
   it('413 for a body over the limit', async () => {
@@ -272,14 +246,7 @@ describe('POST /run_sse', () => {
   it('a failure inside the run arrives as a frame carrying the error event', async () => {
     const { app } = scriptedApp([{ error: 'rate limited', status: 429 }]);
     const s = await createSession(app, 'chat', 'alice');
-    const { events } = await readSse(
-      await call(app, 'POST', '/run_sse', {
-        appName: 'chat',
-        userId: 'alice',
-        sessionId: s.id,
-        newMessage: message('hi'),
-      }),
-    );
+    const { events } = await readSse(await call(app, 'POST', '/run_sse', runBody(s, 'hi')));
     expect(events.at(-1)).toMatchObject({
       errorCode: expect.any(String),
       errorMessage: expect.stringMatching(/rate limited/),

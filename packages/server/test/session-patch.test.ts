@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WireSession } from '../src/index.js';
-import { bankApp, call, createSession, expectError, heldToolApp, message, scriptedApp } from './helpers.js';
+import { bankApp, call, createSession, expectError, heldToolApp, runBody, scriptedApp } from './helpers.js';
 
 const patch = (app: Parameters<typeof call>[0], path: string, body: unknown, headers?: Record<string, string>) =>
   call(app, 'PATCH', path, body, headers);
@@ -43,12 +43,7 @@ describe('PATCH /apps/{app}/users/{user}/sessions/{id} (ADK session update)', ()
     expect(
       (await patch(app, `/apps/chat/users/alice/sessions/${s.id}`, { state_delta: { mood: 'happy' } })).status,
     ).toBe(200);
-    const run = await call(app, 'POST', '/run', {
-      appName: 'chat',
-      userId: 'alice',
-      sessionId: s.id,
-      newMessage: message('hi'),
-    });
+    const run = await call(app, 'POST', '/run', runBody(s, 'hi'));
     expect(run.status).toBe(200);
     expect(model.requests).toHaveLength(1);
     const session = (await (await call(app, 'GET', `/apps/chat/users/alice/sessions/${s.id}`)).json()) as WireSession;
@@ -117,12 +112,7 @@ describe('PATCH /apps/{app}/users/{user}/sessions/{id} (ADK session update)', ()
   it('is 409 SESSION_BUSY while an invocation runs on the session, and stores nothing', async () => {
     const { app, toolStarted, release } = heldToolApp([{ functionCalls: [{ name: 'wait', args: {} }] }, 'done']);
     const s = await createSession(app, 'chat', 'alice');
-    const running = call(app, 'POST', '/run', {
-      appName: 'chat',
-      userId: 'alice',
-      sessionId: s.id,
-      newMessage: message('go'),
-    });
+    const running = call(app, 'POST', '/run', runBody(s, 'go'));
     await toolStarted;
     expect(
       await expectError(
@@ -141,27 +131,13 @@ describe('PATCH /apps/{app}/users/{user}/sessions/{id} (ADK session update)', ()
   it('on a session paused for approval, the update keeps the interrupt open and the run resumable', async () => {
     const bank = bankApp([{ functionCalls: [{ name: 'transfer_money', args: { amount: 500 }, id: 'c1' }] }, 'Sent.']);
     const s = await createSession(bank.app, 'bank', 'alice');
-    await call(bank.app, 'POST', '/run', {
-      appName: 'bank',
-      userId: 'alice',
-      sessionId: s.id,
-      newMessage: message('send 500'),
-    });
+    await call(bank.app, 'POST', '/run', runBody(s, 'send 500'));
     const updated = (await (
       await patch(bank.app, `/apps/bank/users/alice/sessions/${s.id}`, { stateDelta: { note: 'checked' } })
     ).json()) as WireSession;
     expect(updated.state).toEqual({ note: 'checked' });
     // Still paused: a new turn is refused, the approval goes through.
-    await expectError(
-      await call(bank.app, 'POST', '/run', {
-        appName: 'bank',
-        userId: 'alice',
-        sessionId: s.id,
-        newMessage: message('hello?'),
-      }),
-      409,
-      'PENDING_INTERRUPT',
-    );
+    await expectError(await call(bank.app, 'POST', '/run', runBody(s, 'hello?')), 409, 'PENDING_INTERRUPT');
     const resumed = await call(bank.app, 'POST', `/apps/bank/users/alice/sessions/${s.id}/resume`, {
       responses: { 'Banker:c1': true },
     });

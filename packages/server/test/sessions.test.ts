@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WireSession } from '../src/index.js';
-import { call, createSession, expectError, message, scriptedApp } from './helpers.js';
+import { call, createSession, expectError, message, runBody, scriptedApp } from './helpers.js';
 
 describe('session routes', () => {
   it('POST /apps/{app}/users/{user}/sessions creates a session with a new id, or the given id and state', async () => {
@@ -62,16 +62,7 @@ describe('session routes', () => {
     const s = await createSession(app, 'chat', 'alice', { sessionId: 'a1' });
     await createSession(app, 'chat', 'alice', { sessionId: 'a2' });
     await createSession(app, 'chat', 'bob', { sessionId: 'b1' });
-    expect(
-      (
-        await call(app, 'POST', '/run', {
-          appName: 'chat',
-          userId: 'alice',
-          sessionId: s.id,
-          newMessage: message('hello'),
-        })
-      ).status,
-    ).toBe(200);
+    expect((await call(app, 'POST', '/run', runBody(s, 'hello'))).status).toBe(200);
 
     const res = await call(app, 'GET', '/apps/chat/users/alice/sessions');
     expect(res.status).toBe(200);

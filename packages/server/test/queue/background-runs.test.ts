@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeRedis, useRedis } from '../../../queue/test/redis-server.js';
 import type { BackgroundRunInfo, WireSession } from '../../src/index.js';
-import { call, createSession, eventually, expectError, message, scriptedApp } from '../helpers.js';
+import { call, createSession, eventually, expectError, message, runBody, scriptedApp } from '../helpers.js';
 import { parseIdFrames, queuedApp, readIdFrames, scriptedAgent, slowAgent } from './queued-app.js';
 
 // The background-run routes of createApp({ queue }), end to end: a real RunQueue and RunWorker in
@@ -123,26 +123,8 @@ describeRedis('background runs over HTTP', () => {
         await call(api.app, 'POST', runs, { newMessage: message('one') })
       ).json()) as BackgroundRunInfo;
       await expectError(await call(api.app, 'POST', runs, { newMessage: message('two') }), 409, 'SESSION_BUSY');
-      await expectError(
-        await call(api.app, 'POST', '/run_sse', {
-          appName: 'slow',
-          userId: 'alice',
-          sessionId: s.id,
-          newMessage: message('two'),
-        }),
-        409,
-        'SESSION_BUSY',
-      );
-      await expectError(
-        await call(api.app, 'POST', '/run', {
-          appName: 'slow',
-          userId: 'alice',
-          sessionId: s.id,
-          newMessage: message('two'),
-        }),
-        409,
-        'SESSION_BUSY',
-      );
+      await expectError(await call(api.app, 'POST', '/run_sse', runBody(s, 'two')), 409, 'SESSION_BUSY');
+      await expectError(await call(api.app, 'POST', '/run', runBody(s, 'two')), 409, 'SESSION_BUSY');
       // Deleting a session with a run on it is refused too.
       await expectError(await call(api.app, 'DELETE', `/apps/slow/users/alice/sessions/${s.id}`), 409, 'SESSION_BUSY');
 

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { describeRedis, useRedis } from '../../../queue/test/redis-server.js';
 import type { BackgroundRunInfo, WireEvent, WireSession } from '../../src/index.js';
-import { bankAgent, call, createSession, expectError, message } from '../helpers.js';
+import { bankAgent, call, createSession, expectError, runBody } from '../helpers.js';
 import { queuedApp, readIdFrames } from './queued-app.js';
 
 // ADK's web UI approving a tool with createApp({ queue }): its answer to adk_request_confirmation in
@@ -44,14 +44,7 @@ describeRedis("ADK's adk_request_confirmation through the queue", () => {
     const api = await queuedApp(redis().url, { bank: agent });
     try {
       const s = await createSession(api.app, 'bank', 'alice');
-      const paused = await readIdFrames(
-        await call(api.app, 'POST', '/run_sse', {
-          appName: 'bank',
-          userId: 'alice',
-          sessionId: s.id,
-          newMessage: message('send 500'),
-        }),
-      );
+      const paused = await readIdFrames(await call(api.app, 'POST', '/run_sse', runBody(s, 'send 500')));
       const request = confirmationCall(paused.frames.at(-1)!.event);
       expect(request).toMatchObject({
         id: 'Banker:c1',
@@ -109,14 +102,7 @@ describeRedis("ADK's adk_request_confirmation through the queue", () => {
     const api = await queuedApp(redis().url, { bank: agent });
     try {
       const s = await createSession(api.app, 'bank', 'alice');
-      const paused = (await (
-        await call(api.app, 'POST', '/run', {
-          appName: 'bank',
-          userId: 'alice',
-          sessionId: s.id,
-          newMessage: message('send 9'),
-        })
-      ).json()) as WireEvent[];
+      const paused = (await (await call(api.app, 'POST', '/run', runBody(s, 'send 9'))).json()) as WireEvent[];
       const request = confirmationCall(paused.at(-1)!);
       const res = await call(
         api.app,

@@ -4,7 +4,7 @@ import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { describeRedis, useRedis } from '../../../queue/test/redis-server.js';
 import type { BackgroundRunInfo, WireEvent, WireSession } from '../../src/index.js';
-import { call, createSession, eventually, expectError, message } from '../helpers.js';
+import { call, createSession, eventually, expectError, message, runBody } from '../helpers.js';
 import { bankAgent } from '../helpers.js';
 import { queuedApp, readIdFrames, scriptedAgent, slowAgent } from './queued-app.js';
 
@@ -81,14 +81,7 @@ describeRedis('ADK routes through the queue', () => {
     const api = await queuedApp(redis().url, { bank: agent });
     try {
       const s = await createSession(api.app, 'bank', 'alice');
-      const paused = await readIdFrames(
-        await call(api.app, 'POST', '/run_sse', {
-          appName: 'bank',
-          userId: 'alice',
-          sessionId: s.id,
-          newMessage: message('send 500'),
-        }),
-      );
+      const paused = await readIdFrames(await call(api.app, 'POST', '/run_sse', runBody(s, 'send 500')));
       const interrupt = paused.frames.at(-1)!.event.interrupt!;
       const runId = paused.frames[0]!.event.invocationId;
       expect(interrupt).toMatchObject({ id: 'Banker:c1', kind: 'confirmation' });
@@ -141,14 +134,7 @@ describeRedis('ADK routes through the queue', () => {
     const api = await queuedApp(redis().url, { bank: agent }, { streamTtlMs: 1_000 });
     try {
       const s = await createSession(api.app, 'bank', 'alice');
-      const paused = await readIdFrames(
-        await call(api.app, 'POST', '/run_sse', {
-          appName: 'bank',
-          userId: 'alice',
-          sessionId: s.id,
-          newMessage: message('send 7'),
-        }),
-      );
+      const paused = await readIdFrames(await call(api.app, 'POST', '/run_sse', runBody(s, 'send 7')));
       const runId = paused.frames[0]!.event.invocationId;
       // Past the stream's TTL, the worker that takes the resume publishes the stored events again first.
       await sleep(1_300);
@@ -183,14 +169,7 @@ describeRedis('ADK routes through the queue', () => {
     const api = await queuedApp(redis().url, { bank: agent, typed });
     try {
       const s = await createSession(api.app, 'bank', 'alice');
-      await readIdFrames(
-        await call(api.app, 'POST', '/run_sse', {
-          appName: 'bank',
-          userId: 'alice',
-          sessionId: s.id,
-          newMessage: message('send 5'),
-        }),
-      );
+      await readIdFrames(await call(api.app, 'POST', '/run_sse', runBody(s, 'send 5')));
       const turn = { appName: 'bank', userId: 'alice', sessionId: s.id, newMessage: message('and 6') };
       expect(await expectError(await call(api.app, 'POST', '/run', turn), 409, 'PENDING_INTERRUPT')).toMatch(
         /unanswered interrupt\(s\) \(Banker:c1\)/,
