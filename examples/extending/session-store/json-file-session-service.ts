@@ -1,14 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import {
+  NO_LEASE,
   checkAfterVersion,
   finishAppend,
-  leaseLostError,
-  missingLeaseSessionError,
   planAppend,
+  planLeaseRelease,
+  planLeaseRenewal,
+  planLeaseTake,
   sessionExistsError,
   splitDelta,
+  toSessionLease,
   assertValidDelta,
+  type LeaseState,
   type ScopedDelta,
 } from '@troupe/core/stores';
 import type {
@@ -21,15 +25,17 @@ import type {
 } from '@troupe/core';
 import type { LeaseParams, LeasingSessionService, SessionLease } from '@troupe/core/stores';
 
-/** One session as the file keeps it: its own state (no `user:`/`app:` keys) and its events. */
-interface StoredSession {
+/**
+ * One session as the file keeps it: its own state (no `user:`/`app:` keys), its events, and its
+ * lease (`leaseOwner`, `leaseEpoch`, `leaseExpiresAt`). With `version` and `lastUpdateTime` it is
+ * also the head `planAppend` reads.
+ */
+interface StoredSession extends LeaseState {
   id: string;
   state: Record<string, unknown>;
   events: Event[];
   version: number;
   lastUpdateTime: number;
-  leaseEpoch: number;
-  held?: { owner: string; expiresAt: number } | undefined;
 }
 
 /** The whole file. Keys carry a prefix and NUL separators, so no key is ever `__proto__`. */
@@ -62,7 +68,7 @@ export class JsonFileSessionService implements LeasingSessionService {
         events: [],
         version: 0,
         lastUpdateTime: Date.now(),
-        leaseEpoch: 0,
+        ...NO_LEASE,
       };
       applyScoped(file, params.appName, params.userId, stored, scoped);
       file.sessions[key] = stored;
@@ -124,38 +130,34 @@ export class JsonFileSessionService implements LeasingSessionService {
     return finishAppend(params, plan);
   }
 
+  // Troupe's lease rules (argument checks, missing session, free/expired/ours → epoch + 1, renewal
+  // at the lease's epoch, LeaseLostError). Each plan runs between this call's read and its write, so
+  // it is atomic among the instances of one process; a store shared by processes puts the same
+  // condition (`canTakeLease`) into one conditional write of its database instead.
   async leaseSession(params: LeaseParams): Promise<SessionLease | undefined> {
     return this.update((file) => {
       const stored = file.sessions[sessionKey(params.appName, params.userId, params.sessionId)];
-      if (!stored) throw missingLeaseSessionError(params);
-      const now = Date.now();
-      if (stored.held && stored.held.expiresAt > now && stored.held.owner !== params.owner) return undefined;
-      stored.leaseEpoch += 1;
-      stored.held = { owner: params.owner, expiresAt: now + params.ttlMs };
-      return {
-        appName: params.appName,
-        userId: params.userId,
-        sessionId: params.sessionId,
-        owner: params.owner,
-        epoch: stored.leaseEpoch,
-        expiresAt: stored.held.expiresAt,
-      };
+      const taken = planLeaseTake(stored, params, Date.now());
+      if (!taken || !stored) return undefined;
+      Object.assign(stored, taken);
+      return toSessionLease(params, taken);
     });
   }
 
   async renewLease(lease: SessionLease, ttlMs: number): Promise<SessionLease> {
     return this.update((file) => {
       const stored = file.sessions[sessionKey(lease.appName, lease.userId, lease.sessionId)];
-      if (stored?.leaseEpoch !== lease.epoch) throw leaseLostError(lease, stored?.leaseEpoch);
-      stored.held = { owner: lease.owner, expiresAt: Date.now() + ttlMs };
-      return { ...lease, expiresAt: stored.held.expiresAt };
+      const renewed = planLeaseRenewal(stored, lease, ttlMs, Date.now());
+      if (stored) Object.assign(stored, renewed);
+      return toSessionLease(lease, renewed);
     });
   }
 
   async releaseLease(lease: SessionLease): Promise<void> {
     this.update((file) => {
       const stored = file.sessions[sessionKey(lease.appName, lease.userId, lease.sessionId)];
-      if (stored?.leaseEpoch === lease.epoch) stored.held = undefined;
+      const released = planLeaseRelease(stored, lease);
+      if (stored && released) Object.assign(stored, released);
     });
   }
 

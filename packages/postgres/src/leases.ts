@@ -1,6 +1,11 @@
-import { ConfigurationError } from '@troupe/core';
 import { type LeaseParams, type SessionLease } from '@troupe/core/stores';
-import { leaseLostError, missingLeaseSessionError } from '@troupe/core/stores';
+import {
+  checkLeaseParams,
+  checkLeaseTtl,
+  missingLeaseSessionError,
+  renewalLostError,
+  toSessionLease,
+} from '@troupe/core/stores';
 import { queryNamer, run, runCount, type Db } from './queries.js';
 import { quoteIdentifier } from './schema.js';
 
@@ -11,6 +16,9 @@ import { quoteIdentifier } from './schema.js';
  * write. Expiry is computed and compared on the database's clock (`clock_timestamp()`, the moment
  * the row is written, not when a waiting statement began), so machines whose clocks disagree still
  * agree on who holds a lease. Appends check the epoch in their own transaction (see `lockSession`).
+ * The argument checks, the lease handed out and the errors are core's shared lease rules; the
+ * decision stays in each statement's WHERE clause (the rule of `canTakeLease`; renewal and release
+ * at the lease's epoch), so it is made where the row lock is held.
  */
 export class Leases {
   private readonly sql: ReturnType<typeof buildLeaseQueries>;
@@ -21,29 +29,22 @@ export class Leases {
 
   /** Takes the lease (see `LeasingSessionService.leaseSession`). */
   async take(db: Db, params: LeaseParams): Promise<SessionLease | undefined> {
-    const ttlMs = checkTtl(params.ttlMs, 'leaseSession');
+    checkLeaseParams(params);
     const [row] = await run<{ found: boolean; epoch: number | null; expires_at: number | null }>(db, this.sql.take, [
       params.appName,
       params.userId,
       params.sessionId,
       params.owner,
-      ttlMs,
+      params.ttlMs,
     ]);
     if (!row?.found) throw missingLeaseSessionError(params);
     if (row.epoch === null || row.expires_at === null) return undefined;
-    return {
-      appName: params.appName,
-      userId: params.userId,
-      sessionId: params.sessionId,
-      owner: params.owner,
-      epoch: row.epoch,
-      expiresAt: row.expires_at,
-    };
+    return toSessionLease(params, { leaseOwner: params.owner, leaseEpoch: row.epoch, leaseExpiresAt: row.expires_at });
   }
 
   /** Extends a lease still at its epoch; throws `LeaseLostError` otherwise. */
   async renew(db: Db, lease: SessionLease, ttlMs: number): Promise<SessionLease> {
-    const ttl = checkTtl(ttlMs, 'renewLease');
+    const ttl = checkLeaseTtl(ttlMs, 'renewLease');
     const [row] = await run<{ current: number | null; expires_at: number | null }>(db, this.sql.renew, [
       lease.appName,
       lease.userId,
@@ -51,11 +52,9 @@ export class Leases {
       lease.epoch,
       ttl,
     ]);
-    if (!row || row.expires_at === null) {
-      // `current` is read from before a takeover that committed while we waited; it names a new epoch only when it is one.
-      throw leaseLostError(lease, row?.current === null || row?.current === lease.epoch ? undefined : row?.current);
-    }
-    return { ...pick(lease), expiresAt: row.expires_at };
+    // `current` is read from before a takeover that committed while we waited; renewalLostError names it only when it is a new epoch.
+    if (!row || row.expires_at === null) throw renewalLostError(lease, row?.current);
+    return toSessionLease(lease, { leaseOwner: lease.owner, leaseEpoch: lease.epoch, leaseExpiresAt: row.expires_at });
   }
 
   /** Frees a lease still at its epoch; a lease taken over since is left to its new owner. */
@@ -97,24 +96,5 @@ function buildLeaseQueries(schema: string) {
       'lease_release',
       `UPDATE ${s}.sessions SET lease_expires_at = '-infinity' WHERE ${key} AND lease_epoch = $4`,
     ),
-  };
-}
-
-function checkTtl(ttlMs: number, call: string): number {
-  if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs <= 0) {
-    throw new ConfigurationError(
-      `${call} needs 'ttlMs' as a positive number of milliseconds; got ${String(ttlMs)}. Pass e.g. 30000.`,
-    );
-  }
-  return ttlMs;
-}
-
-function pick(lease: SessionLease): Omit<SessionLease, 'expiresAt'> {
-  return {
-    appName: lease.appName,
-    userId: lease.userId,
-    sessionId: lease.sessionId,
-    owner: lease.owner,
-    epoch: lease.epoch,
   };
 }

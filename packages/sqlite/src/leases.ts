@@ -1,10 +1,17 @@
-import { ConfigurationError, type SessionKey } from '@troupe/core';
-import { type LeaseParams, type SessionLease } from '@troupe/core/stores';
-import { leaseLostError, missingLeaseSessionError } from '@troupe/core/stores';
+import { type LeaseParams, type LeaseState, type SessionLease } from '@troupe/core/stores';
+import {
+  checkLeaseParams,
+  checkLeaseTtl,
+  missingLeaseSessionError,
+  renewalLostError,
+  toSessionLease,
+} from '@troupe/core/stores';
 import type { LeaseRow, Statements } from './statements.js';
 
-// Session leases on the `sessions` row (lease_owner, lease_epoch, lease_expires_at). Each change is
-// one UPDATE that holds its condition in its WHERE clause: atomic across connections and processes
+// Session leases on the `sessions` row (lease_owner, lease_epoch, lease_expires_at). The argument
+// checks, the lease handed out and the errors are core's shared lease rules; the decision stays here,
+// in SQL: each change is one UPDATE that holds its condition in its WHERE clause (the rule of
+// `canTakeLease`, renewal and release at the lease's epoch), atomic across connections and processes
 // without a transaction around it. The clock is this process's; processes sharing a file share a
 // machine, and so a clock.
 
@@ -13,11 +20,10 @@ import type { LeaseRow, Statements } from './statements.js';
  * epoch grows on every acquisition). Undefined when another owner holds an unexpired lease.
  */
 export function takeLease(sql: Statements, params: LeaseParams, now: number): SessionLease | undefined {
-  checkOwner(params.owner);
-  checkTtl(params.ttlMs, 'leaseSession');
+  checkLeaseParams(params);
   const { appName, userId, sessionId, owner } = params;
   const row = sql.takeLease.get(owner, now + params.ttlMs, appName, userId, sessionId, now, owner);
-  if (row) return leaseOf(params, row);
+  if (row) return toSessionLease(params, leaseState(row));
   // Refused: tell a missing session from one another owner holds (a read only on this path).
   if (!sql.selectLease.get(appName, userId, sessionId)) throw missingLeaseSessionError(params);
   return undefined;
@@ -25,10 +31,10 @@ export function takeLease(sql: Statements, params: LeaseParams, now: number): Se
 
 /** Extends a lease still at its epoch to `ttlMs` from `now`; throws `LeaseLostError` when it was taken over. */
 export function renewLease(sql: Statements, lease: SessionLease, ttlMs: number, now: number): SessionLease {
-  checkTtl(ttlMs, 'renewLease');
+  checkLeaseTtl(ttlMs, 'renewLease');
   const row = sql.renewLease.get(now + ttlMs, lease.appName, lease.userId, lease.sessionId, lease.epoch);
-  if (row) return leaseOf(lease, row);
-  throw leaseLostError(lease, sql.selectLease.get(lease.appName, lease.userId, lease.sessionId)?.lease_epoch);
+  if (row) return toSessionLease(lease, leaseState(row));
+  throw renewalLostError(lease, sql.selectLease.get(lease.appName, lease.userId, lease.sessionId)?.lease_epoch);
 }
 
 /** Frees a lease still at its epoch; a lease taken over since is left to its new owner. */
@@ -36,30 +42,6 @@ export function releaseLease(sql: Statements, lease: SessionLease): void {
   sql.releaseLease.run(lease.appName, lease.userId, lease.sessionId, lease.epoch);
 }
 
-function leaseOf(key: SessionKey, row: LeaseRow): SessionLease {
-  return {
-    appName: key.appName,
-    userId: key.userId,
-    sessionId: key.sessionId,
-    owner: row.lease_owner,
-    epoch: row.lease_epoch,
-    expiresAt: row.lease_expires_at,
-  };
-}
-
-function checkOwner(owner: unknown): void {
-  // '' is what the row holds when nobody ever leased the session.
-  if (typeof owner !== 'string' || owner.length === 0) {
-    throw new ConfigurationError(
-      `leaseSession needs a non-empty owner string; got ${JSON.stringify(owner)}. Pass one unique per running invocation, e.g. '<host>:<pid>:<run id>'.`,
-    );
-  }
-}
-
-function checkTtl(ttlMs: unknown, method: string): void {
-  if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs <= 0) {
-    throw new ConfigurationError(
-      `${method} needs ttlMs, a number of milliseconds > 0; got ${String(ttlMs)}. The runner uses 30000.`,
-    );
-  }
+function leaseState(row: LeaseRow): LeaseState {
+  return { leaseOwner: row.lease_owner, leaseEpoch: row.lease_epoch, leaseExpiresAt: row.lease_expires_at };
 }

@@ -2,7 +2,15 @@ import type { Event } from '../events/event.js';
 import { cloneData } from '../utils/clone.js';
 import { finishAppend, planAppend } from '../stores/append-plan.js';
 import { checkAfterVersion } from '../stores/after-version.js';
-import { leaseLostError, missingLeaseSessionError, sessionExistsError } from '../stores/store-errors.js';
+import { sessionExistsError } from '../stores/store-errors.js';
+import {
+  NO_LEASE,
+  planLeaseRelease,
+  planLeaseRenewal,
+  planLeaseTake,
+  toSessionLease,
+  type LeaseState,
+} from '../stores/lease-rules.js';
 import { copyEvent } from './event-copy.js';
 import { newId } from '../utils/ids.js';
 import type { AppendEventParams, CreateSessionParams, GetSessionParams, Session, SessionKey } from './session.js';
@@ -11,7 +19,8 @@ import { InMemoryRuns } from './in-memory-runs.js';
 import type { CreateRunParams, RunCondition, RunFilter, RunRecord, RunRecordStore, RunUpdate } from './run-records.js';
 import { APP_PREFIX, TEMP_PREFIX, USER_PREFIX, assertValidDelta } from './state-keys.js';
 
-interface StoredSession {
+/** A stored session carries its lease's owner, epoch and expiry (`LeaseState`): no object per lease. */
+interface StoredSession extends LeaseState {
   id: string;
   appName: string;
   userId: string;
@@ -22,10 +31,6 @@ interface StoredSession {
   eventIds: Set<string> | undefined;
   lastUpdateTime: number;
   version: number;
-  /** The lease's epoch: 0 never leased, +1 per new holder. */
-  leaseEpoch: number;
-  /** Who holds the lease and until when; undefined once released (idle sessions keep nothing). */
-  held: { owner: string; expiresAt: number } | undefined;
 }
 
 /**
@@ -55,8 +60,7 @@ export class InMemorySessionService implements LeasingSessionService, RunRecordS
       eventIds: undefined,
       lastUpdateTime: Date.now(),
       version: 0,
-      leaseEpoch: 0,
-      held: undefined,
+      ...NO_LEASE,
     };
     if (params.state) {
       assertValidDelta(params.state);
@@ -131,26 +135,28 @@ export class InMemorySessionService implements LeasingSessionService, RunRecordS
     return finishAppend(params, plan);
   }
 
+  // Leases follow the shared rules (lease-rules.ts); each call reads and writes with no await in
+  // between, so nothing else in this process runs in the middle.
   async leaseSession(params: LeaseParams): Promise<SessionLease | undefined> {
     const stored = this.find(params.appName, params.userId, params.sessionId);
-    if (!stored) throw missingLeaseSessionError(params);
-    const now = Date.now();
-    if (stored.held && stored.held.expiresAt > now && stored.held.owner !== params.owner) return undefined;
-    stored.leaseEpoch += 1;
-    stored.held = { owner: params.owner, expiresAt: now + params.ttlMs };
-    return leaseOf(stored, stored.held);
+    const taken = planLeaseTake(stored, params, Date.now());
+    // `stored` is set whenever there is a lease: planLeaseTake throws for a missing session.
+    if (!taken || !stored) return undefined;
+    setLease(stored, taken);
+    return toSessionLease(params, taken);
   }
 
   async renewLease(lease: SessionLease, ttlMs: number): Promise<SessionLease> {
     const stored = this.find(lease.appName, lease.userId, lease.sessionId);
-    if (!stored || stored.leaseEpoch !== lease.epoch) throw leaseLostError(lease, stored?.leaseEpoch);
-    stored.held = { owner: lease.owner, expiresAt: Date.now() + ttlMs };
-    return leaseOf(stored, stored.held);
+    const renewed = planLeaseRenewal(stored, lease, ttlMs, Date.now());
+    if (stored) setLease(stored, renewed);
+    return toSessionLease(lease, renewed);
   }
 
   async releaseLease(lease: SessionLease): Promise<void> {
     const stored = this.find(lease.appName, lease.userId, lease.sessionId);
-    if (stored?.leaseEpoch === lease.epoch) stored.held = undefined;
+    const released = planLeaseRelease(stored, lease);
+    if (stored && released) setLease(stored, released);
   }
 
   async createRun(params: CreateRunParams): Promise<RunRecord> {
@@ -221,15 +227,10 @@ export class InMemorySessionService implements LeasingSessionService, RunRecordS
   }
 }
 
-function leaseOf(stored: StoredSession, held: { owner: string; expiresAt: number }): SessionLease {
-  return {
-    appName: stored.appName,
-    userId: stored.userId,
-    sessionId: stored.id,
-    owner: held.owner,
-    epoch: stored.leaseEpoch,
-    expiresAt: held.expiresAt,
-  };
+function setLease(stored: StoredSession, lease: LeaseState): void {
+  stored.leaseOwner = lease.leaseOwner;
+  stored.leaseEpoch = lease.leaseEpoch;
+  stored.leaseExpiresAt = lease.leaseExpiresAt;
 }
 
 // Short sessions check ids by scanning (a handful of events); long ones get an index.

@@ -1,7 +1,8 @@
 /**
  * Building blocks for session stores (`@troupe/core/stores`): what every `SessionService` must do
  * the same way — decide an append (`planAppend`: lease, retried event, version, delta), validate keys,
- * drop `temp:` keys, split a delta by scope, serialise values and run records, report a newer schema —
+ * drop `temp:` keys, split a delta by scope, serialise values and run records, report a newer schema,
+ * take, renew and release leases (`planLeaseTake`, `checkLeaseParams`, `toSessionLease`) —
  * so the SQLite, PostgreSQL and in-memory stores, and stores written outside Troupe, behave alike.
  * @packageDocumentation
  */
@@ -40,6 +41,18 @@ export {
   type LeaseParams,
   type LeasingSessionService,
 } from '../sessions/session-lease.js';
+export {
+  NO_LEASE,
+  canTakeLease,
+  checkLeaseParams,
+  checkLeaseTtl,
+  planLeaseRelease,
+  planLeaseRenewal,
+  planLeaseTake,
+  renewalLostError,
+  toSessionLease,
+  type LeaseState,
+} from './lease-rules.js';
 export type { SessionIncrement } from '../sessions/session.js';
 export {
   leaseLostError,

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { LeaseLostError, SessionNotFoundError, type Session } from '../../../index.js';
+import { ConfigurationError, LeaseLostError, SessionNotFoundError, type Session } from '../../../index.js';
 import { supportsLeases, type LeasingSessionService } from '../../../stores/index.js';
 import { sessionCalls, type SessionContractContext } from './context.js';
 import { USER, event, text, textOfEvent, sleep } from './helpers.js';
@@ -99,6 +99,33 @@ export function leaseTests(ctx: SessionContractContext): void {
       expect(await leasing.leaseSession({ ...key(session), owner: 'c', ttlMs: 30_000 })).toBeUndefined();
       await leasing.releaseLease(b!);
       expect(await leasing.leaseSession({ ...key(session), owner: 'c', ttlMs: 30_000 })).toBeDefined();
+    });
+
+    it('an empty owner, or a ttlMs that is not a positive number, is refused with ConfigurationError naming it; nothing is taken', async () => {
+      const session = await ctx.service.createSession({ appName: ctx.app, userId: USER });
+      for (const owner of ['', 42 as unknown as string, undefined as unknown as string]) {
+        const refused = leasing.leaseSession({ ...key(session), owner, ttlMs: 30_000 });
+        await expect(refused, String(owner)).rejects.toBeInstanceOf(ConfigurationError);
+        await expect(refused, String(owner)).rejects.toThrow(/leaseSession needs 'owner'/);
+      }
+      for (const ttlMs of [0, -5, Number.NaN, Infinity, '1000' as unknown as number]) {
+        const refused = leasing.leaseSession({ ...key(session), owner: 'a', ttlMs });
+        await expect(refused, String(ttlMs)).rejects.toBeInstanceOf(ConfigurationError);
+        await expect(refused, String(ttlMs)).rejects.toThrow(`leaseSession needs 'ttlMs'`);
+      }
+      await expect(leasing.leaseSession({ ...key(session), owner: 'a', ttlMs: -5 })).rejects.toThrow(/got -5/);
+
+      // Nothing was taken by the refused calls: any owner gets the lease at once.
+      const b = await leasing.leaseSession({ ...key(session), owner: 'b', ttlMs: 30_000 });
+      expect(b?.owner).toBe('b');
+      for (const ttlMs of [0, -1, Number.NaN]) {
+        const refused = leasing.renewLease(b!, ttlMs);
+        await expect(refused, String(ttlMs)).rejects.toBeInstanceOf(ConfigurationError);
+        await expect(refused, String(ttlMs)).rejects.toThrow(`renewLease needs 'ttlMs'`);
+      }
+      // The refused renewals changed nothing: the lease is still b's, at its epoch.
+      expect(await leasing.leaseSession({ ...key(session), owner: 'c', ttlMs: 30_000 })).toBeUndefined();
+      expect((await leasing.renewLease(b!, 30_000)).epoch).toBe(b!.epoch);
     });
 
     it('appends without a lease are not affected by one (version checks still apply)', async () => {
