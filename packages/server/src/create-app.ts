@@ -19,17 +19,22 @@ import { requestIds } from './request-id.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { backgroundRunRoutes } from './routes/background-runs.js';
 import { cancelRoutes } from './routes/cancel.js';
+import { debugTraceRoutes } from './routes/debug-trace.js';
+import { evalSetRoutes } from './routes/eval-sets.js';
 import { healthRoutes } from './routes/health.js';
+import { inputSchemaRoutes } from './routes/input-schema.js';
 import { metaRoutes } from './routes/meta.js';
 import { queuedRunRoutes } from './routes/queued-run.js';
 import { runRoutes } from './routes/run.js';
 import { rewindRoutes } from './routes/rewind.js';
 import { scheduleRoutes } from './routes/schedules.js';
+import { sessionSummaryRoutes } from './routes/session-summaries.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { RunTracker } from './run-tracker.js';
 import { registerContext, type ServerContext, type ServerEnv, type TroupeApp } from './server-context.js';
 import { DEFAULT_STATE_LIMITS } from './state-policy.js';
 import { staticFiles } from './static-files.js';
+import { TraceCollector } from './trace-collector.js';
 
 /**
  * Builds the HTTP API: ADK's API server routes (so ADK clients work) plus resume, cancel, graph and health,
@@ -46,6 +51,8 @@ export function createApp(options: CreateAppOptions): TroupeApp {
   const artifactService = options.artifactService ?? new InMemoryArtifactService();
   const hosts = new HostPolicy(options.allowedHosts);
   const origins = new OriginPolicy(options.allowedOrigins, hosts);
+  // What the model saw in each call of this process's runs, for the dev UI (GET /debug/trace/...).
+  const traces = new TraceCollector();
   const context: ServerContext = {
     registry: new AppRegistry({
       apps: options.apps,
@@ -55,7 +62,7 @@ export function createApp(options: CreateAppOptions): TroupeApp {
       sessionService,
       artifactService,
       memoryService: options.memoryService,
-      plugins: options.plugins ?? [],
+      plugins: [...(options.plugins ?? []), traces.plugin()],
       defaultModel: options.defaultModel,
       leaseTtlMs: options.leaseTtlMs,
       secrets: options.secrets,
@@ -87,10 +94,14 @@ export function createApp(options: CreateAppOptions): TroupeApp {
     c.set('principal', await context.auth.principalOf(c.req.header('Authorization')));
     await next();
   };
-  for (const path of ['/list-apps', '/run', '/run_sse', '/apps/*', '/ag-ui/*']) app.use(path, authenticate);
+  for (const path of ['/list-apps', '/run', '/run_sse', '/apps/*', '/ag-ui/*', '/debug/*']) app.use(path, authenticate);
 
   app.route('/', healthRoutes(context, options.healthCheckTimeoutMs ?? DEFAULT_HEALTH_CHECK_TIMEOUT_MS));
   app.route('/', metaRoutes(context));
+  app.route('/', inputSchemaRoutes(context));
+  app.route('/', sessionSummaryRoutes(context));
+  app.route('/', debugTraceRoutes(traces));
+  app.route('/', evalSetRoutes(context, { agentsDir: options.agentsDir, defaultModel: options.defaultModel }));
   app.route('/', sessionRoutes(context));
   app.route('/', artifactRoutes(context, artifactService));
   if (options.queue) {
