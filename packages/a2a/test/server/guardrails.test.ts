@@ -1,29 +1,15 @@
 import { SendMessageRequest, TaskState } from '@a2a-js/sdk';
-import {
-  type Client,
-  ClientFactory,
-  ClientFactoryOptions,
-  DefaultAgentCardResolver,
-  JsonRpcTransportFactory,
-} from '@a2a-js/sdk/client';
+import type { Client } from '@a2a-js/sdk/client';
 import { describe, expect, it } from 'vitest';
 import { LlmAgent } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { a2aApp, type A2aApp } from '@troupe/a2a';
+import { inProcessClient } from './helpers/sdk-client.js';
 
 // A run blocked by a guardrail (status 'blocked') is an A2A task the agent refused: `rejected`, with
 // the guardrail's message, live and when read back from the store.
 
-async function clientOf(app: A2aApp): Promise<Client> {
-  const inMemory: typeof fetch = async (input, init) => app.fetch(new Request(input, init));
-  const factory = new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      cardResolver: new DefaultAgentCardResolver({ fetchImpl: inMemory }),
-      transports: [new JsonRpcTransportFactory({ fetchImpl: inMemory })],
-    }),
-  );
-  return factory.createFromUrl('http://guarded.example');
-}
+const clientOf = (app: A2aApp): Promise<Client> => inProcessClient(app, 'http://guarded.example');
 
 describe('A2A: a tripped guardrail', () => {
   it('ends the task rejected, with the guardrail named in the status message', async () => {

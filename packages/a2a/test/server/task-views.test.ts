@@ -1,30 +1,16 @@
 import { SendMessageRequest, TaskState, type StreamResponse } from '@a2a-js/sdk';
-import {
-  type Client,
-  ClientFactory,
-  ClientFactoryOptions,
-  DefaultAgentCardResolver,
-  JsonRpcTransportFactory,
-} from '@a2a-js/sdk/client';
+import type { Client } from '@a2a-js/sdk/client';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { FunctionAgent, InMemorySessionService, LlmAgent } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { a2aApp, type A2aApp } from '@troupe/a2a';
+import { inProcessClient } from './helpers/sdk-client.js';
 
 // The views of a task besides the stream that started it: an immediate answer, a second stream,
 // a limited history, structured input, and what shutting down does. In process, through the SDK client.
 
-async function clientOf(app: A2aApp): Promise<Client> {
-  const inMemory: typeof fetch = async (input, init) => app.fetch(new Request(input, init));
-  const factory = new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      cardResolver: new DefaultAgentCardResolver({ fetchImpl: inMemory }),
-      transports: [new JsonRpcTransportFactory({ fetchImpl: inMemory })],
-    }),
-  );
-  return factory.createFromUrl('http://views.example');
-}
+const clientOf = (app: A2aApp): Promise<Client> => inProcessClient(app, 'http://views.example');
 
 const send = (text: string, extra: Record<string, unknown> = {}) =>
   SendMessageRequest.fromJSON({

@@ -6,6 +6,7 @@ import {
   DefaultAgentCardResolver,
   JsonRpcTransportFactory,
 } from '@a2a-js/sdk/client';
+import type { A2aApp } from '@troupe/a2a';
 
 /** The official SDK's client for the app at `baseUrl`, made from its card; with a token, every request carries it. */
 export async function sdkClient(baseUrl: string, token?: string): Promise<Client> {
@@ -14,14 +15,24 @@ export async function sdkClient(baseUrl: string, token?: string): Promise<Client
     if (token) headers.set('Authorization', `Bearer ${token}`);
     return fetch(input, { ...init, headers, signal: init?.signal ?? AbortSignal.timeout(30_000) });
   };
+  // The card is at <baseUrl>/.well-known/agent-card.json: a trailing slash makes the SDK resolve it there.
+  return clientOver(fetchImpl, `${baseUrl}/`);
+}
+
+/** The SDK's client for an app in this process, reached without a socket at the made-up address `url`. */
+export function inProcessClient(app: A2aApp, url: string): Promise<Client> {
+  return clientOver(async (input, init) => app.fetch(new Request(input, init)), url);
+}
+
+/** The SDK's JSON-RPC client for the card at `url`, doing every request (the card's too) with `fetchImpl`. */
+function clientOver(fetchImpl: typeof fetch, url: string): Promise<Client> {
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
       cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
       transports: [new JsonRpcTransportFactory({ fetchImpl })],
     }),
   );
-  // The card is at <baseUrl>/.well-known/agent-card.json: a trailing slash makes the SDK resolve it there.
-  return factory.createFromUrl(`${baseUrl}/`);
+  return factory.createFromUrl(url);
 }
 
 export function text(value: string): Part {
