@@ -1,7 +1,8 @@
 import { FunctionAgent, InMemoryArtifactService, InMemorySessionService } from '@troupe/core';
-import { RunQueue, RunWorker } from '@troupe/queue';
+import { RunQueue } from '@troupe/queue';
 import { afterEach, expect, it } from 'vitest';
 import { describeRedis, useRedis } from './redis-server.js';
+import { startWorker } from './start-worker.js';
 
 // A worker given an artifact service runs the apps with it: what a background run's agent saves is
 // in the store the API replicas serve artifacts from, and its event records the version.
@@ -22,16 +23,13 @@ describeRedis('RunWorker({ artifactService })', () => {
       run: async (_input, ctx) => `saved version ${await ctx.saveArtifact('minutes.md', { text: '# Minutes' })}`,
     });
     const queue = new RunQueue({ redis: redis().url, sessionService, prefix });
-    const worker = new RunWorker({
+    const worker = await startWorker({
       apps: { scribe: agent },
       sessionService,
       artifactService,
       redis: redis().url,
       prefix,
-      lockDurationMs: 2_000,
-      sweepIntervalMs: 0,
     });
-    await worker.start();
     closers.push(
       () => queue.close(),
       () => worker.close({ gracePeriodMs: 0 }),

@@ -1,8 +1,9 @@
 import { InMemorySessionService, LlmAgent } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
-import { RunQueue, RunWorker, type StreamEntry } from '@troupe/queue';
+import { RunQueue, type RunWorker, type StreamEntry } from '@troupe/queue';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { describeRedis, useRedis } from './redis-server.js';
+import { startWorker } from './start-worker.js';
 
 // A background run a guardrail blocks: run records keep their own status list, so the record ends
 // 'failed' with the GUARDRAIL_TRIPPED code and message, and the stream ends with the stored event.
@@ -24,15 +25,12 @@ describeRedis('a background run blocked by a guardrail', () => {
       inputGuardrails: [{ name: 'no_homework', blocking: true, check: () => ({ tripwire: true }) }],
     });
     queue = new RunQueue({ redis: redis().url, sessionService: store, prefix });
-    worker = new RunWorker({
+    worker = await startWorker({
       apps: { [APP]: agent },
       sessionService: store,
       redis: redis().url,
       prefix,
-      lockDurationMs: 2_000,
-      sweepIntervalMs: 0,
     });
-    await worker.start();
   });
   afterEach(async () => {
     await worker.close({ gracePeriodMs: 0 });

@@ -6,9 +6,10 @@ import {
   type MemoryService,
 } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
-import { RunQueue, RunWorker } from '@troupe/queue';
+import { RunQueue } from '@troupe/queue';
 import { afterEach, expect, it } from 'vitest';
 import { describeRedis, useRedis } from './redis-server.js';
+import { startWorker } from './start-worker.js';
 
 // A worker given a memory service runs the apps with it and adds each session to it after the run,
 // so the user's next session (also a background run) recalls it.
@@ -31,17 +32,14 @@ describeRedis('RunWorker({ memoryService })', () => {
     const prefix = `m${Math.random().toString(36).slice(2, 8)}`;
     const agent = new LlmAgent({ name: 'Assistant', model, tools: [preloadMemoryTool] });
     const queue = new RunQueue({ redis: redis().url, sessionService: store, prefix });
-    const worker = new RunWorker({
+    const worker = await startWorker({
       apps: { [APP]: agent },
       sessionService: store,
       memoryService,
       redis: redis().url,
       prefix,
-      lockDurationMs: 2_000,
-      sweepIntervalMs: 0,
       ...(onError ? { onError } : {}),
     });
-    await worker.start();
     closers.push(
       () => queue.close(),
       () => worker.close({ gracePeriodMs: 0 }),

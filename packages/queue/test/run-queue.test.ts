@@ -3,6 +3,7 @@ import { FunctionAgent, InMemorySessionService, SequentialAgent, SessionBusyErro
 import { RunQueue, RunWorker, type StreamEntry } from '@troupe/queue';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { describeRedis, useRedis } from './redis-server.js';
+import { startWorker } from './start-worker.js';
 
 // One process, a real redis-server: the queue and a worker share an in-memory store, so these
 // tests cover what one run goes through; the multi-process tests cover crashes and replicas.
@@ -49,15 +50,12 @@ describeRedis('RunQueue and RunWorker in one process', () => {
     ran = [];
     prefix = `t${Math.random().toString(36).slice(2, 8)}`;
     queue = new RunQueue({ redis: redis().url, sessionService: store, prefix });
-    worker = new RunWorker({
+    worker = await startWorker({
       apps: { [APP]: pipeline(50, ran) },
       sessionService: store,
       redis: redis().url,
       prefix,
-      lockDurationMs: 2_000,
-      sweepIntervalMs: 0,
     });
-    await worker.start();
   });
   afterEach(async () => {
     await worker.close({ gracePeriodMs: 0 });
@@ -114,15 +112,12 @@ describeRedis('RunQueue and RunWorker in one process', () => {
   it('cancels a running run: one stored CANCELLED event, status cancelled, the session free', async () => {
     const slowRan: string[] = [];
     await worker.close({ gracePeriodMs: 0 });
-    worker = new RunWorker({
+    worker = await startWorker({
       apps: { [APP]: pipeline(400, slowRan) },
       sessionService: store,
       redis: redis().url,
       prefix,
-      lockDurationMs: 2_000,
-      sweepIntervalMs: 0,
     });
-    await worker.start();
     const session = await store.createSession({ appName: APP, userId: 'u1' });
     const run = await queue.enqueue({ appName: APP, userId: 'u1', sessionId: session.id, newMessage: 'go' });
     await until(async () => (await queue.status(run.runId)).status === 'running', 'the run to start');
