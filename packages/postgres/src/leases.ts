@@ -52,7 +52,8 @@ export class Leases {
       lease.epoch,
       ttl,
     ]);
-    // `current` is read from before a takeover that committed while we waited; renewalLostError names it only when it is a new epoch.
+    // `current` may be read from before a takeover that committed while we waited; renewalLostError
+    // names it only when it is a new epoch.
     if (!row || row.expires_at === null) throw renewalLostError(lease, row?.current);
     return toSessionLease(lease, { leaseOwner: lease.owner, leaseEpoch: lease.epoch, leaseExpiresAt: row.expires_at });
   }

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { sessionCalls, type SessionContractContext } from './context.js';
 import { USER, OTHER_USER } from './helpers.js';
 
-/** Which sessions see a state key: unprefixed keys one session, `user:` a user's sessions in the app, `app:` the whole app, `temp:` nobody after the append. */
+/**
+ * Which sessions see a state key: unprefixed keys one session, `user:` a user's sessions in the
+ * app, `app:` the whole app, `temp:` nobody after the append.
+ */
 export function stateScopeTests(ctx: SessionContractContext): void {
   const { mustGet, append } = sessionCalls(ctx);
 

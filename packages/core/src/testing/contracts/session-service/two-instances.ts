@@ -4,7 +4,10 @@ import type { LeasingSessionService } from '../../../stores/index.js';
 import { sessionCalls, type SessionContractContext, type SessionServiceFixture } from './context.js';
 import { USER, OTHER_USER, event, text, session0, textOfEvent, sleep } from './helpers.js';
 
-/** Two service instances over the same storage, as two processes would open it: what one writes the other sees, and races between them resolve as in one. */
+/**
+ * Two service instances over the same storage, as two processes would open it: what one writes the
+ * other sees, and races between them end as they would within one instance.
+ */
 export function twoInstanceTests<F extends SessionServiceFixture>(
   ctx: SessionContractContext<F>,
   openSecond: (first: F) => Promise<SessionServiceFixture>,
