@@ -31,6 +31,24 @@ async function inMemory(agent: BaseAgent, model = new ScriptedModel([])) {
   return { runner, sessionService, sessionId: session.id };
 }
 
+/** A ladder that accepts 'good', over rungs (in key order) that record their name in `started` when they begin. */
+function recordingLadder(started: string[], rungs: Record<string, () => unknown>): EscalationLadder {
+  return new EscalationLadder({
+    name: 'Ladder',
+    accept: (o) => o === 'good',
+    subAgents: Object.entries(rungs).map(
+      ([name, fn]) =>
+        new FunctionAgent({
+          name,
+          run: () => {
+            started.push(name);
+            return fn();
+          },
+        }),
+    ),
+  });
+}
+
 describe('a custom workflow agent (EscalationLadder)', () => {
   it('settles on the first rung whose output is accepted; later rungs never run', async () => {
     const model = new ScriptedModel([]);
@@ -88,24 +106,12 @@ describe('a custom workflow agent (EscalationLadder)', () => {
   it('cancelled: the next rung never starts; one CANCELLED event is stored', async () => {
     const controller = new AbortController();
     const started: string[] = [];
-    const rung = (name: string, fn: () => unknown) =>
-      new FunctionAgent({
-        name,
-        run: () => {
-          started.push(name);
-          return fn();
-        },
-      });
-    const ladder = new EscalationLadder({
-      name: 'Ladder',
-      accept: (o) => o === 'good',
-      subAgents: [
-        rung('cheap', () => {
-          controller.abort();
-          return 'meh';
-        }),
-        rung('pricey', () => 'good'),
-      ],
+    const ladder = recordingLadder(started, {
+      cheap: () => {
+        controller.abort();
+        return 'meh';
+      },
+      pricey: () => 'good',
     });
     const { runner, sessionService, sessionId } = await inMemory(ladder);
     const result = await runner.run({ userId: 'u', sessionId, newMessage: 'x', abortSignal: controller.signal });
@@ -119,25 +125,13 @@ describe('a custom workflow agent (EscalationLadder)', () => {
     const controller = new AbortController();
     const started: string[] = [];
     let drain = true;
-    const rung = (name: string, fn: () => unknown) =>
-      new FunctionAgent({
-        name,
-        run: () => {
-          started.push(name);
-          return fn();
-        },
-      });
-    const ladder = new EscalationLadder({
-      name: 'Ladder',
-      accept: (o) => o === 'good',
-      subAgents: [
-        rung('first', () => 'meh'),
-        rung('second', () => {
-          if (drain) controller.abort(new RunDrainedError());
-          return 'meh';
-        }),
-        rung('third', () => 'good'),
-      ],
+    const ladder = recordingLadder(started, {
+      first: () => 'meh',
+      second: () => {
+        if (drain) controller.abort(new RunDrainedError());
+        return 'meh';
+      },
+      third: () => 'good',
     });
     const { runner, sessionId } = await inMemory(ladder);
     const first = await runner.run({
