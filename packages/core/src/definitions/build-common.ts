@@ -1,3 +1,4 @@
+import type { BaseLlm } from '../models/base-llm.js';
 import type { Schema } from '../utils/schema.js';
 import type { AgentPlan, Compiler, Scope } from './agent-plan.js';
 import type { DefinitionLocation } from './definition-error.js';
@@ -31,4 +32,19 @@ export async function readSchema(
 ): Promise<Schema | undefined> {
   const schema = r.plainObject(key, '{ type: object, properties: { topic: { type: string } } }');
   return schema === undefined ? undefined : compiler.ctx.checkSchema(schema, r.at(key), `'${r.shown(key)}'`);
+}
+
+/**
+ * The agent's own `model`, else none when an ancestor LlmAgent of the same tree has one to inherit,
+ * else the loader's default model (`type: llm` and `type: supervisor` read it alike).
+ */
+export function readModel(
+  compiler: Compiler,
+  r: MapReader,
+  scope: Scope,
+  common: DefinitionCommon,
+): BaseLlm | undefined {
+  const modelName = r.word('model', 'gemini-2.5-flash');
+  if (modelName !== undefined) return compiler.ctx.model(modelName, r.at('model'));
+  return scope.inheritsModel ? undefined : compiler.ctx.defaultModel(common.at);
 }

@@ -2,7 +2,7 @@ import { LlmAgent } from '../agents/llm-agent.js';
 import type { IncludeContents } from '../agents/llm/history.js';
 import type { GenerateContentConfig } from '../models/llm-request.js';
 import type { AgentPlan, Compiler, Scope } from './agent-plan.js';
-import { commonOptions, readAgentList, readSchema, type DefinitionCommon } from './build-common.js';
+import { commonOptions, readAgentList, readModel, readSchema, type DefinitionCommon } from './build-common.js';
 import { readGuardrails } from './build-guardrails.js';
 import { compileTools } from './build-tools.js';
 import { AgentDefinitionError } from './definition-error.js';
@@ -20,13 +20,7 @@ export async function compileLlm(
   common: DefinitionCommon,
 ): Promise<AgentPlan> {
   const { ctx } = compiler;
-  const modelName = r.word('model', 'gemini-2.5-flash');
-  const model =
-    modelName !== undefined
-      ? ctx.model(modelName, r.at('model'))
-      : scope.inheritsModel
-        ? undefined
-        : ctx.defaultModel(common.at);
+  const model = readModel(compiler, r, scope, common);
   const fallbackModels = (r.list('fallbackModels', '[openai/gpt-4o-mini]') ?? []).map((item) => {
     if (item.node.kind !== 'scalar' || typeof item.node.value !== 'string' || item.node.value === '') {
       throw new AgentDefinitionError(

@@ -1,5 +1,5 @@
 import type { AgentPlan, Compiler, Scope } from './agent-plan.js';
-import { commonOptions, readAgentList, type DefinitionCommon } from './build-common.js';
+import { commonOptions, readAgentList, readModel, type DefinitionCommon } from './build-common.js';
 import { compileTools } from './build-tools.js';
 import type { MapReader } from './read-values.js';
 
@@ -19,14 +19,7 @@ export async function compileSupervisor(
   common: DefinitionCommon,
 ): Promise<AgentPlan> {
   const { SupervisorAgent } = await import('../patterns/supervisor.js');
-  const { ctx } = compiler;
-  const modelName = r.word('model', 'gemini-2.5-flash');
-  const model =
-    modelName !== undefined
-      ? ctx.model(modelName, r.at('model'))
-      : scope.inheritsModel
-        ? undefined
-        : ctx.defaultModel(common.at);
+  const model = readModel(compiler, r, scope, common);
   const instruction = r.string('instruction', 'Delegate research to Searcher, then answer.');
   const maxDelegations = r.integer('maxDelegations', 1, 10);
   const outputKey = r.word('outputKey', 'answer');

@@ -11,7 +11,7 @@ import { AgentDefinitionError, whereText, type DefinitionLocation } from './defi
 import { importModule, looksLikePath, moduleValue, resolveEntryFile } from './load-module.js';
 import { toolPlanFromModule } from './module-agents.js';
 import { closest, normalizeEntries, toCamelCase } from './normalize-keys.js';
-import { describeNode, toPlain, type SourceNode } from './parse-document.js';
+import { describeNode, plainRecord, toPlain, type SourceNode } from './parse-document.js';
 import { MapReader, type ListItem } from './read-values.js';
 import { registeredToolEntryKinds, toolEntryFactory, toolEntryHint } from './tool-entries.js';
 
@@ -140,15 +140,5 @@ function registeredEntryPlan(reader: MapReader, kind: string, scope: Scope): Too
 /** The entry's value as plain data; a mapping's own keys in camelCase, nested values as written. */
 function entrySpec(node: SourceNode, keyPath: string): unknown {
   if (node.kind !== 'map') return toPlain(node);
-  const out: Record<string, unknown> = {};
-  for (const entry of normalizeEntries(node, `${keyPath}.`).values()) {
-    // A key named like a prototype member stays data, never a prototype.
-    Object.defineProperty(out, entry.key, {
-      value: toPlain(entry.value),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  }
-  return out;
+  return plainRecord(normalizeEntries(node, `${keyPath}.`).values());
 }

@@ -78,20 +78,24 @@ export function toPlain(node: SourceNode): unknown {
       return node.value;
     case 'seq':
       return node.items.map(toPlain);
-    case 'map': {
-      const out: Record<string, unknown> = {};
-      for (const entry of node.entries) {
-        // A data key named like a prototype member is kept as data, never as a prototype.
-        Object.defineProperty(out, entry.key, {
-          value: toPlain(entry.value),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-      }
-      return out;
-    }
+    case 'map':
+      return plainRecord(node.entries);
   }
+}
+
+/** Mapping entries as a plain object of their plain values. */
+export function plainRecord(entries: Iterable<{ key: string; value: SourceNode }>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const entry of entries) {
+    // A data key named like a prototype member is kept as data, never as a prototype.
+    Object.defineProperty(out, entry.key, {
+      value: toPlain(entry.value),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
 }
 
 /** "a string", "a list", "a mapping", "null": how a value is named in messages. */
