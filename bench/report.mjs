@@ -101,3 +101,55 @@ export function ratioTable(rows) {
   }
   return lines;
 }
+
+/**
+ * Troupe against a peer framework, per round then the median: `faster` = peer p50 ÷ Troupe p50
+ * (how many times faster Troupe's typical run is), `throughput` = Troupe runs/s ÷ peer runs/s.
+ */
+export function peerRatios(troupeRounds, peerRounds) {
+  const n = Math.min(troupeRounds.length, peerRounds.length);
+  const faster = [];
+  const throughput = [];
+  for (let i = 0; i < n; i++) {
+    faster.push(peerRounds[i].p50_us / troupeRounds[i].p50_us);
+    throughput.push(troupeRounds[i].runs_per_sec / peerRounds[i].runs_per_sec);
+  }
+  return {
+    p50_faster: round(median(faster), 2),
+    p50_faster_range: [round(Math.min(...faster), 2), round(Math.max(...faster), 2)],
+    throughput_ratio: round(median(throughput), 2),
+    throughput_ratio_range: [round(Math.min(...throughput), 2), round(Math.max(...throughput), 2)],
+  };
+}
+
+/** The Troupe/peer table as text lines (rows: { scenario, troupe, peer, ratio } from peerRatios). */
+export function peerTable(rows, peer) {
+  const header = [
+    'scenario',
+    'troupe p50 µs',
+    `${peer} p50 µs`,
+    '× faster (p50)',
+    '(min..max)',
+    'troupe runs/s',
+    `${peer} runs/s`,
+    'troupe/' + peer,
+    '(min..max)',
+  ];
+  const widths = [12, 14, 13, 15, 13, 14, 13, 12, 13];
+  const lines = [header.map((h, i) => pad(h, widths[i])).join(' '), widths.map((w) => '-'.repeat(w)).join(' ')];
+  for (const r of rows) {
+    const cells = [
+      r.scenario,
+      fmt(r.troupe.p50_us),
+      fmt(r.peer.p50_us),
+      `${r.ratio.p50_faster}×`,
+      `${r.ratio.p50_faster_range[0]}..${r.ratio.p50_faster_range[1]}`,
+      fmt(r.troupe.runs_per_sec),
+      fmt(r.peer.runs_per_sec),
+      `${r.ratio.throughput_ratio}×`,
+      `${r.ratio.throughput_ratio_range[0]}..${r.ratio.throughput_ratio_range[1]}`,
+    ];
+    lines.push(cells.map((c, i) => pad(c, widths[i])).join(' '));
+  }
+  return lines;
+}

@@ -1,6 +1,7 @@
 // Troupe's benchmark: every scenario of bench-scenarios.md for Troupe and for the plain-JS floor,
 // alternating Troupe/floor within one invocation, then the extra measurements.
 // Usage: npm run bench [-- --rounds 9 --only seq10,transfer --no-extras --strict --no-build]
+//        npm run bench:peers [-- --rounds 5 --only seq10]   (adds the peer frameworks of bench/peers: ADK JS)
 //
 // It measures the BUILT code (packages/core/dist): run `npm run build` first. This script runs the
 // build itself when dist is missing or older than packages/core/src (unless --no-build), so numbers
@@ -18,8 +19,9 @@ import process from 'node:process';
 import console from 'node:console';
 import { performance } from 'node:perf_hooks';
 import { URL, fileURLToPath } from 'node:url';
-import { TARGETS, aggregate, ratioTable, ratios } from './report.mjs';
-import { FRAMEWORKS, SCENARIOS } from './scenarios/spec.mjs';
+import { ensurePeersInstalled } from './peers/install.mjs';
+import { TARGETS, aggregate, peerRatios, peerTable, ratioTable, ratios } from './report.mjs';
+import { FRAMEWORKS as OWN_FRAMEWORKS, PEER_FRAMEWORKS, SCENARIOS } from './scenarios/spec.mjs';
 import { round } from './stats.mjs';
 
 const started = performance.now();
@@ -27,8 +29,12 @@ const benchDir = fileURLToPath(new URL('.', import.meta.url));
 const root = join(benchDir, '..');
 const args = parseArgs(process.argv.slice(2));
 const log = (...parts) => console.error('[bench]', ...parts);
+// With --peers every round also runs the peer frameworks (installed on demand in bench/peers).
+const PEERS = args.peers ? Object.keys(PEER_FRAMEWORKS) : [];
+const FRAMEWORKS = [...OWN_FRAMEWORKS, ...PEERS];
 
 if (args.build) ensureBuilt();
+if (args.peers) ensurePeersInstalled(log);
 const loadStart = loadavg().map((x) => round(x, 2));
 log(`node ${process.version}, ${cpus().length} cpu(s), load average ${loadStart.join(' ')}; ${args.rounds} round(s)`);
 
@@ -60,6 +66,7 @@ for (let round_ = 0; round_ < args.rounds; round_++) {
 
 const lines = [];
 const rows = [];
+const peerComparisons = {};
 for (const scenario of scenarios) {
   const agg = {};
   for (const framework of FRAMEWORKS) {
@@ -96,6 +103,22 @@ console.log(
   `Troupe / floor (median of per-round ratios; ${args.rounds} round(s), Troupe and floor adjacent in each round)`,
 );
 for (const l of ratioTable(rows)) console.log(l);
+for (const peer of PEERS) {
+  const peerRows = scenarios
+    .filter((scenario) => raw.troupe[scenario].length && raw[peer][scenario].length)
+    .map((scenario) => ({
+      scenario,
+      troupe: lines.find((l) => l.framework === 'troupe' && l.scenario === scenario),
+      peer: lines.find((l) => l.framework === peer && l.scenario === scenario),
+      ratio: peerRatios(raw.troupe[scenario], raw[peer][scenario]),
+    }));
+  console.log('');
+  console.log(
+    `Troupe / ${peer} (median of per-round ratios; ${args.rounds} round(s); ${peer} p50 ÷ Troupe p50 = how many times faster Troupe is)`,
+  );
+  for (const l of peerTable(peerRows, peer)) console.log(l);
+  peerComparisons[peer] = peerRows.map((r) => ({ scenario: r.scenario, ...r.ratio }));
+}
 
 // ---- extras ----------------------------------------------------------------------------------
 const extras = {};
@@ -206,19 +229,22 @@ const report = {
   seconds,
   results: lines,
   ratios: rows.map((r) => ({ scenario: r.scenario, ...r.ratio })),
+  peers: peerComparisons,
   extras,
   targets: checks,
   failures,
   rawRounds: raw,
 };
-writeFileSync(join(benchDir, 'results', 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
-log(`wrote bench/results/latest.json`);
+// A peers run has its own file, so latest.json keeps meaning `npm run bench`.
+const resultFile = args.peers ? 'peers.json' : 'latest.json';
+writeFileSync(join(benchDir, 'results', resultFile), `${JSON.stringify(report, null, 2)}\n`);
+log(`wrote bench/results/${resultFile}`);
 const missed = checks.some((c) => !c.ok && !c.info);
 if (failures.length || (args.strict && missed)) process.exitCode = 1;
 
 // ---- helpers ---------------------------------------------------------------------------------
 function parseArgs(argv) {
-  const out = { rounds: 9, only: undefined, extras: true, strict: false, build: true };
+  const out = { rounds: 9, only: undefined, extras: true, strict: false, build: true, peers: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--rounds') out.rounds = Number(argv[++i]);
@@ -226,7 +252,9 @@ function parseArgs(argv) {
     else if (a === '--no-extras') out.extras = false;
     else if (a === '--strict') out.strict = true;
     else if (a === '--no-build') out.build = false;
-    else throw new Error(`unknown argument ${a}; use --rounds N, --only a,b, --no-extras, --strict, --no-build`);
+    else if (a === '--peers') out.peers = true;
+    else
+      throw new Error(`unknown argument ${a}; use --rounds N, --only a,b, --no-extras, --strict, --no-build, --peers`);
   }
   if (!(out.rounds >= 1)) throw new Error('--rounds must be at least 1');
   for (const s of out.only ?? [])

@@ -1,19 +1,22 @@
 // One measurement round of one (framework, scenario), in its own process so heap numbers and JIT
 // state belong to that pair alone. Prints one JSON line (the documented format, for this round).
-// Usage: node --expose-gc bench/worker.mjs <troupe|floor> <scenario>
+// Usage: node --expose-gc bench/worker.mjs <troupe|floor|adk> <scenario> (adk: after `npm run bench:peers` installed bench/peers)
 import process from 'node:process';
 import console from 'node:console';
 import { counters, resetCounters } from './fake-model.mjs';
-import { FRAMEWORKS, SCENARIOS } from './scenarios/spec.mjs';
+import { FRAMEWORKS, PEER_FRAMEWORKS, SCENARIOS } from './scenarios/spec.mjs';
 import { heapAfterGc, quantile, round, timeRuns, warmupRuns } from './stats.mjs';
 
 const [framework, scenario] = process.argv.slice(2);
-if (!FRAMEWORKS.includes(framework) || !(scenario in SCENARIOS)) {
-  console.error(`usage: worker.mjs <${FRAMEWORKS.join('|')}> <${Object.keys(SCENARIOS).join('|')}>`);
+const peer = Object.hasOwn(PEER_FRAMEWORKS, framework);
+if (!(FRAMEWORKS.includes(framework) || peer) || !(scenario in SCENARIOS)) {
+  const names = [...FRAMEWORKS, ...Object.keys(PEER_FRAMEWORKS)];
+  console.error(`usage: worker.mjs <${names.join('|')}> <${Object.keys(SCENARIOS).join('|')}>`);
   process.exit(2);
 }
 const spec = SCENARIOS[scenario];
-const impl = await import(`./scenarios/${framework}.mjs`);
+// Peers' modules sit next to their node_modules (bench/peers), so their bare imports resolve there.
+const impl = await import(peer ? PEER_FRAMEWORKS[framework] : `./scenarios/${framework}.mjs`);
 const hasGc = typeof globalThis.gc === 'function';
 
 async function measureRuns() {
@@ -31,7 +34,8 @@ async function measureRuns() {
   const toolCalls = counters.toolCalls;
   // Heap after the counted runs, with the app (and the sessions its store keeps) still alive.
   const heap = heapAfterGc();
-  s.verify(first);
+  // Awaited: a peer's check may read its session store (ADK's run result carries no state).
+  await s.verify(first);
   return { seconds, latencies, llmCalls, toolCalls, heap, warmup, notes: s.notes };
 }
 

@@ -13,6 +13,9 @@ export const SCENARIOS = Object.freeze({
 
 export const FRAMEWORKS = Object.freeze(['troupe', 'floor']);
 
+/** Other frameworks, run by `npm run bench:peers` (installed in bench/peers): name → its scenario module, from bench/. */
+export const PEER_FRAMEWORKS = Object.freeze({ adk: './peers/adk.mjs' });
+
 /** The user's message of every run. */
 export const USER_MESSAGE = 'hello';
 /** The instruction of every LLM agent. */
