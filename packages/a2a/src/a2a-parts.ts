@@ -31,3 +31,13 @@ export function toA2aParts(parts: readonly Part[]): A2aPart[] {
   }
   return out;
 }
+
+/** A Troupe inline-data part holding an A2A part's raw bytes, as base64, with its media type (or octet-stream). */
+export function inlinePart(part: A2aPart, bytes: Uint8Array): Part {
+  return {
+    inlineData: {
+      mimeType: part.mediaType || 'application/octet-stream',
+      data: Buffer.from(bytes).toString('base64'),
+    },
+  };
+}

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Role, type Message, type Part as A2aPart } from '@a2a-js/sdk';
 import type { Part } from '@troupe/core';
+import { inlinePart } from '../a2a-parts.js';
 
 /**
  * Converting between Troupe's content parts (Gemini shape) and A2A parts. A2A text parts marked as
@@ -50,12 +51,7 @@ export function readParts(parts: readonly A2aPart[]): ReadParts {
         if (!isRemoteToolTrace(part)) read.data.push(content.value);
         break;
       case 'raw':
-        read.files.push({
-          inlineData: {
-            mimeType: part.mediaType || 'application/octet-stream',
-            data: Buffer.from(content.value).toString('base64'),
-          },
-        });
+        read.files.push(inlinePart(part, content.value));
         break;
       case 'url':
         read.files.push({ text: `[file${part.filename ? ` ${part.filename}` : ''}: ${content.value}]` });

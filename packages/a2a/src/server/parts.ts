@@ -1,7 +1,7 @@
 import { Role, type Message, type Part as A2aPart } from '@a2a-js/sdk';
 import { ContentTypeNotSupportedError, RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { Content, Part } from '@troupe/core';
-import { toA2aParts as toPartsOfA2a } from '../a2a-parts.js';
+import { inlinePart, toA2aParts as toPartsOfA2a } from '../a2a-parts.js';
 
 export { dataPart, textPart } from '../a2a-parts.js';
 
@@ -58,12 +58,7 @@ export function fromA2aParts(parts: readonly A2aPart[]): IncomingParts {
         out.parts.push({ text: JSON.stringify(content.value) });
         break;
       case 'raw':
-        out.parts.push({
-          inlineData: {
-            mimeType: part.mediaType || 'application/octet-stream',
-            data: Buffer.from(content.value).toString('base64'),
-          },
-        });
+        out.parts.push(inlinePart(part, content.value));
         break;
       case 'url':
         throw new ContentTypeNotSupportedError(
