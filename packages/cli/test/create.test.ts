@@ -36,7 +36,7 @@ const manifest = (
 
 describe('troupe create', () => {
   it('scaffolds package.json, tsconfig.json, agent.ts, agent.test.ts, README.md and .gitignore', async () => {
-    const result = await troupe(scratch, 'create', 'weather-app', '--dir', 'apps');
+    const result = await troupe(scratch, 'create', 'weather-app', '--dir', 'apps', '--published');
     expect(result.err).toBe('');
     expect(result.code).toBe(ExitCode.ok);
     expect(result.out).toContain(
@@ -64,7 +64,12 @@ describe('troupe create', () => {
     expect(pkg).toMatchObject({
       name: 'weather-app',
       type: 'module',
-      scripts: { start: 'troupe run .', test: 'vitest run', typecheck: 'tsc --noEmit' },
+      scripts: {
+        start: 'troupe run .',
+        web: 'troupe web agent.ts --db .troupe/troupe.db',
+        test: 'vitest run',
+        typecheck: 'tsc --noEmit',
+      },
     });
     // The ranges follow this repository's versions, so a scaffolded app installs the published packages that match the CLI.
     expect(pkg.dependencies).toEqual({
@@ -94,7 +99,7 @@ describe('troupe create', () => {
     expect(readFileSync(join(taken, 'agent.ts'), 'utf8')).toBe('// mine');
 
     mkdirSync(join(scratch, 'empty'));
-    expect((await troupe(scratch, 'create', 'empty')).code).toBe(ExitCode.ok);
+    expect((await troupe(scratch, 'create', 'empty', '--published')).code).toBe(ExitCode.ok);
   });
 
   it.each([
@@ -105,6 +110,7 @@ describe('troupe create', () => {
     ],
     [['create', 'x', '--template', 'swarm'], "Unknown template 'swarm'. The templates are: single, pipeline, team."],
     [['create', 'x', '--force'], "Unknown option '--force' for 'troupe create'"],
+    [['create', 'x', '--local', '--published'], '--local and --published contradict each other'],
   ])('exits 2 for %j', async (argv, message) => {
     const result = await troupe(scratch, ...argv);
     expect(result.code).toBe(ExitCode.usage);
@@ -127,7 +133,9 @@ describe('troupe create', () => {
   it('prints its help', async () => {
     const result = await troupe(scratch, 'help', 'create');
     expect(result.code).toBe(ExitCode.ok);
-    expect(result.out).toContain('Usage: troupe create <name> [--template single|pipeline|team] [--dir parent]');
+    expect(result.out).toContain(
+      'Usage: troupe create <name> [--template single|pipeline|team] [--dir parent] [--local | --published]',
+    );
   });
 });
 
@@ -181,7 +189,7 @@ describe('a scaffolded project', () => {
     'template %s: its own npm test and typecheck pass, and npm start answers a message',
     async (template) => {
       const name = `app-${template}`;
-      expect((await troupe(scratch, 'create', name, '--template', template)).code).toBe(ExitCode.ok);
+      expect((await troupe(scratch, 'create', name, '--template', template, '--published')).code).toBe(ExitCode.ok);
       const project = join(scratch, name);
       linkDependencies(project);
       const options = { cwd: project, env: userEnv(), timeout: 60_000 };
