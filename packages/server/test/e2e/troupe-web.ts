@@ -29,15 +29,19 @@ export async function buildIfNeeded(): Promise<void> {
 
 /**
  * Starts the built `troupe web` on `appsDir` (relative to the repository) on a free port; resolves
- * once it listens. `onOutput` gets everything it prints, for as long as it runs.
+ * once it listens, with its URL (without the `#token=` part it prints with `--token`). `onOutput`
+ * gets everything it prints, for as long as it runs; `extraArgs` go after the usual options.
  */
 export function startTroupeWeb(
   appsDir: string,
   db: string,
   onOutput: (chunk: string) => void = () => {},
+  extraArgs: string[] = [],
 ): Promise<{ server: ChildProcessWithoutNullStreams; url: string }> {
   return new Promise((resolve, reject) => {
-    const server = spawn(process.execPath, [bin, 'web', appsDir, '--port', '0', '--db', db], { cwd: repo });
+    const server = spawn(process.execPath, [bin, 'web', appsDir, '--port', '0', '--db', db, ...extraArgs], {
+      cwd: repo,
+    });
     let output = '';
     const timer = setTimeout(
       () => reject(new Error(`troupe web did not print its URL within 30 s. Output:\n${output}`)),
@@ -46,7 +50,7 @@ export function startTroupeWeb(
     const collect = (chunk: Buffer) => {
       output += chunk.toString();
       onOutput(chunk.toString());
-      const match = /Troupe dev UI: (http:\/\/\S+?)\/?\s/.exec(output);
+      const match = /Troupe dev UI: (http:\/\/[^/\s]+)\/?\S*\s/.exec(output);
       if (match) {
         clearTimeout(timer);
         resolve({ server, url: match[1]! });
@@ -108,6 +112,8 @@ export interface DevUiOptions {
   scratchPrefix: string;
   /** More Chromium switches. */
   chromiumArgs?: string[];
+  /** More `troupe web` options (e.g. `--token`). */
+  serverArgs?: string[];
 }
 
 /**
@@ -130,6 +136,7 @@ export function useDevUi(appsDir: string, options: DevUiOptions): DevUi {
       appsDir,
       join(scratch, 'troupe.db'),
       (chunk) => (serverOutput += chunk),
+      options.serverArgs,
     ));
     browser = await launchChromium(join(scratch, 'chromium-profile'), options.chromiumArgs);
     page = browser.pages()[0] ?? (await browser.newPage());

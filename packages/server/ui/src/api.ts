@@ -1,4 +1,13 @@
-import type { AgentGraphNode, ErrorBody, Part, WireEvent, WireSession } from './types.js';
+import type {
+  AgentGraphNode,
+  ErrorBody,
+  EvalReport,
+  Part,
+  SessionSummary,
+  WireEvent,
+  WireSession,
+  WireTraceSpan,
+} from './types.js';
 import { readEventStream } from './sse.js';
 
 /** An HTTP error answered by the server (its JSON error body), or a network failure (status 0). */
@@ -45,6 +54,36 @@ export class ApiClient {
     return this.json('GET', sessionsPath(app, user));
   }
 
+  /** The user's sessions with a name (their first message) and the time they started. */
+  sessionSummaries(app: string, user: string): Promise<SessionSummary[]> {
+    return this.json('GET', `/apps/${enc(app)}/users/${enc(user)}/session_summaries`);
+  }
+
+  /** The root agent's `inputSchema` as JSON Schema, or null when it takes messages only. */
+  inputSchema(app: string): Promise<Record<string, unknown> | null> {
+    return this.json('GET', `/apps/${enc(app)}/input_schema`);
+  }
+
+  /** ADK's `GET /debug/trace/{event_id}`: the model call that produced the event (404 when none is kept). */
+  eventTrace(eventId: string): Promise<Record<string, unknown>> {
+    return this.json('GET', `/debug/trace/${enc(eventId)}`);
+  }
+
+  /** ADK's `GET /debug/trace/session/{id}`: the agent, model and tool spans of the session's runs. */
+  sessionTrace(app: string, sessionId: string): Promise<WireTraceSpan[]> {
+    return this.json('GET', `/debug/trace/session/${enc(sessionId)}?app=${enc(app)}`);
+  }
+
+  /** The ids of the app's eval sets (`<id>.evalset.json` in its folder). */
+  evalSets(app: string): Promise<string[]> {
+    return this.json('GET', `/apps/${enc(app)}/eval_sets`);
+  }
+
+  /** Runs an eval set against the app's agent; resolves with the report. */
+  runEval(app: string, evalSetId: string): Promise<EvalReport> {
+    return this.json('POST', `/apps/${enc(app)}/eval_sets/${enc(evalSetId)}/run_eval`, {});
+  }
+
   getSession(ref: SessionRef): Promise<WireSession> {
     return this.json('GET', `${sessionsPath(ref.app, ref.user)}/${enc(ref.sessionId)}`);
   }
@@ -70,13 +109,23 @@ export class ApiClient {
     return this.json('GET', `${artifactsPath(ref)}/${enc(name)}/versions/${version}`);
   }
 
-  /** `POST /run_sse` with streaming on: calls `onEvent` for every event until the run ends. */
-  async runSse(ref: SessionRef, text: string, onEvent: OnEvent, signal?: AbortSignal): Promise<void> {
+  /**
+   * `POST /run_sse` with streaming on: calls `onEvent` for every event until the run ends. The
+   * message is text, or a structured `input` for an agent with an `inputSchema`.
+   */
+  async runSse(
+    ref: SessionRef,
+    message: { text: string } | { input: Record<string, unknown> },
+    onEvent: OnEvent,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const body = {
       appName: ref.app,
       userId: ref.user,
       sessionId: ref.sessionId,
-      newMessage: { role: 'user', parts: [{ text }] },
+      ...('text' in message
+        ? { newMessage: { role: 'user', parts: [{ text: message.text }] } }
+        : { input: message.input }),
       streaming: true,
     };
     const response = await this.request('POST', '/run_sse', body, signal);

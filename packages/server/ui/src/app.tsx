@@ -4,18 +4,21 @@ import { AgentTree } from './components/agent-tree.js';
 import { ArtifactsPanel } from './components/artifacts-panel.js';
 import { ChatPanel } from './components/chat-panel.js';
 import { EventDetail } from './components/event-detail.js';
+import { EvalPanel } from './components/eval-panel.js';
 import { EventsPanel } from './components/events-panel.js';
 import { Header } from './components/header.js';
+import { InputForm } from './components/input-form.js';
 import { PatternPanel } from './components/pattern-panel.js';
 import { SessionsPanel } from './components/sessions-panel.js';
 import { TokenForm } from './components/token-form.js';
+import { TraceView } from './components/trace-view.js';
 import { openInterrupts } from './model/interrupts.js';
-import { foldEvent, localResumeEvent, localUserEvent, type LiveView } from './model/live-run.js';
+import { foldEvent, localInputEvent, localResumeEvent, localUserEvent, type LiveView } from './model/live-run.js';
 import { patternProgress } from './model/pattern-progress.js';
 import { initialStateOf, replayStates, type StateMap } from './model/state-replay.js';
 import { transcript } from './model/transcript.js';
 import type { UrlState } from './url-state.js';
-import type { AgentGraphNode, InterruptInfo, WireEvent, WireSession } from './types.js';
+import type { AgentGraphNode, InterruptInfo, SessionSummary, WireEvent, WireSession } from './types.js';
 
 /** Props of {@link App}. */
 export interface AppProps {
@@ -24,17 +27,30 @@ export interface AppProps {
   url: UrlState;
   /** Stores the token typed after a 401. */
   setToken: (token: string) => void;
+  /** Calls the listener when a token arrives another way (a `#token=` link opened in this tab); returns the unsubscribe. */
+  onTokenChange?: (listener: () => void) => () => void;
 }
+
+/** What the right-hand column shows. */
+type Tab = 'events' | 'trace' | 'eval';
+const TABS: ReadonlyArray<readonly [Tab, string]> = [
+  ['events', 'Events'],
+  ['trace', 'Trace'],
+  ['eval', 'Eval'],
+];
 
 const EMPTY_VIEW: LiveView = { events: [], streaming: undefined };
 const REPLAY_STEP_MS = 700;
 
 /** The dev UI: apps, sessions, the agent tree, the chat, the events and the state they changed. */
-export function App({ api, url, setToken }: AppProps) {
+export function App({ api, url, setToken, onTokenChange }: AppProps) {
   const [apps, setApps] = useState<string[]>([]);
   const [app, setApp] = useState<string | undefined>(url.initial.app);
   const [user, setUser] = useState(url.initial.user ?? 'user');
   const [sessions, setSessions] = useState<WireSession[]>([]);
+  const [summaries, setSummaries] = useState<ReadonlyMap<string, SessionSummary>>(new Map());
+  const [inputSchema, setInputSchema] = useState<Record<string, unknown> | null>(null);
+  const [tab, setTab] = useState<Tab>('events');
   const [graph, setGraph] = useState<AgentGraphNode>();
   const [sessionId, setSessionId] = useState<string>();
   const [initial, setInitial] = useState<StateMap>({});
@@ -56,6 +72,17 @@ export function App({ api, url, setToken }: AppProps) {
     if (caught instanceof ApiError && caught.status === 401) setNeedToken(true);
     setError(caught instanceof Error ? caught.message : String(caught));
   }, []);
+
+  // A token given by a #token= link in this tab: read the apps again with it.
+  useEffect(
+    () =>
+      onTokenChange?.(() => {
+        setNeedToken(false);
+        setError(undefined);
+        setReload((n) => n + 1);
+      }),
+    [onTokenChange],
+  );
 
   // The apps, again after a token was given.
   useEffect(() => {
@@ -82,10 +109,21 @@ export function App({ api, url, setToken }: AppProps) {
     [api, url],
   );
 
+  /** The sessions' names and start times (a list of sessions carries no events to name them by). */
+  const refreshSummaries = useCallback(
+    async (appName: string) => {
+      const list = await api.sessionSummaries(appName, user);
+      setSummaries(new Map(list.map((summary) => [summary.id, summary])));
+    },
+    [api, user],
+  );
+
   // The graph and sessions of the app; the session named in the URL is opened once.
   useEffect(() => {
     setGraph(undefined);
+    setInputSchema(null);
     setSessions([]);
+    setSummaries(new Map());
     setSessionId(undefined);
     setView(EMPTY_VIEW);
     setSelected(undefined);
@@ -93,9 +131,15 @@ export function App({ api, url, setToken }: AppProps) {
     url.record({ app, user });
     let current = true;
     (async () => {
-      const [tree, list] = await Promise.all([api.graph(app), api.listSessions(app, user)]);
+      const [tree, list, schema] = await Promise.all([
+        api.graph(app),
+        api.listSessions(app, user),
+        api.inputSchema(app),
+      ]);
       if (!current) return;
       setGraph(tree);
+      setInputSchema(schema);
+      void refreshSummaries(app).catch(report);
       // A session created while the list was loading is kept.
       setSessions((known) => [...list, ...known.filter((s) => !list.some((l) => l.id === s.id))]);
       const wanted = pendingSession.current;
@@ -106,11 +150,13 @@ export function App({ api, url, setToken }: AppProps) {
     return () => {
       current = false;
     };
-  }, [api, app, user, url, openSession, report]);
+  }, [api, app, user, url, openSession, report, refreshSummaries, reload]);
 
   const refreshSessions = useCallback(async () => {
-    if (app !== undefined) setSessions(await api.listSessions(app, user));
-  }, [api, app, user]);
+    if (app === undefined) return;
+    setSessions(await api.listSessions(app, user));
+    await refreshSummaries(app);
+  }, [api, app, user, refreshSummaries]);
 
   const newSession = useCallback((): Promise<SessionRef | undefined> => {
     if (app === undefined) return Promise.resolve(undefined);
@@ -168,15 +214,15 @@ export function App({ api, url, setToken }: AppProps) {
   );
 
   const send = useCallback(
-    async (text: string) => {
+    async (message: { text: string } | { input: Record<string, unknown> }) => {
       try {
         const pending = creating.current ? await creating.current : undefined;
         const ref =
           pending ?? (sessionId !== undefined && app !== undefined ? { app, user, sessionId } : await newSession());
         if (!ref) return;
-        await stream(ref, localUserEvent(text, Date.now()), (onEvent, signal) =>
-          api.runSse(ref, text, onEvent, signal),
-        );
+        const opening =
+          'text' in message ? localUserEvent(message.text, Date.now()) : localInputEvent(message.input, Date.now());
+        await stream(ref, opening, (onEvent, signal) => api.runSse(ref, message, onEvent, signal));
       } catch (caught) {
         report(caught);
       }
@@ -287,6 +333,7 @@ export function App({ api, url, setToken }: AppProps) {
         <div class="column left">
           <SessionsPanel
             sessions={sessions}
+            summaries={summaries}
             current={sessionId}
             disabled={running || app === undefined}
             onNew={() => void newSession().catch(report)}
@@ -310,7 +357,12 @@ export function App({ api, url, setToken }: AppProps) {
           running={running}
           stopping={stopping}
           sendBlocked={sendBlocked}
-          onSend={(text) => void send(text)}
+          onSend={(text) => void send({ text })}
+          inputForm={
+            inputSchema ? (
+              <InputForm schema={inputSchema} sendBlocked={sendBlocked} onSend={(input) => void send({ input })} />
+            ) : undefined
+          }
           onAnswer={answer}
           onStop={() => void stop()}
           onSelectEvent={(index) => {
@@ -319,31 +371,67 @@ export function App({ api, url, setToken }: AppProps) {
           }}
         />
         <div class="column right">
-          <EventsPanel
-            events={events}
-            selected={selected}
-            onSelect={(index) => {
-              setReplayAt(undefined);
-              setSelected(index);
-            }}
-            replaying={replayAt !== undefined}
-            onReplay={() => setReplayAt(0)}
-            onStopReplay={() => setReplayAt(undefined)}
-            disabled={running}
-            onRewind={(invocationId) => {
-              if (app === undefined || sessionId === undefined) return;
-              const ref = { app, user, sessionId };
-              void api
-                .rewind(ref, invocationId)
-                .then(() => openSession(ref))
-                .catch(report);
-            }}
-          />
-          <EventDetail
-            event={selectedEvent}
-            index={selected}
-            step={selected === undefined ? undefined : steps[selected]}
-          />
+          <div class="tabs" role="tablist" aria-label="Inspect">
+            {TABS.map(([id, label]) => (
+              <button
+                key={id}
+                type="button"
+                role="tab"
+                id={`tab-${id}`}
+                aria-selected={tab === id}
+                class={tab === id ? 'tab active' : 'tab'}
+                onClick={() => setTab(id)}
+              >
+                {label}
+              </button>
+            ))}
+          </div>
+          {tab === 'trace' && app !== undefined && (
+            <TraceView
+              api={api}
+              app={app}
+              sessionId={sessionId}
+              refresh={running ? -1 : events.length}
+              onSelectEvent={(eventId) => {
+                const index = events.findIndex((event) => event.id === eventId);
+                if (index < 0) return;
+                setReplayAt(undefined);
+                setSelected(index);
+                setTab('events');
+              }}
+            />
+          )}
+          {tab === 'eval' && app !== undefined && <EvalPanel api={api} app={app} />}
+          {tab === 'events' && (
+            <>
+              <EventsPanel
+                events={events}
+                selected={selected}
+                onSelect={(index) => {
+                  setReplayAt(undefined);
+                  setSelected(index);
+                }}
+                replaying={replayAt !== undefined}
+                onReplay={() => setReplayAt(0)}
+                onStopReplay={() => setReplayAt(undefined)}
+                disabled={running}
+                onRewind={(invocationId) => {
+                  if (app === undefined || sessionId === undefined) return;
+                  const ref = { app, user, sessionId };
+                  void api
+                    .rewind(ref, invocationId)
+                    .then(() => openSession(ref))
+                    .catch(report);
+                }}
+              />
+              <EventDetail
+                api={api}
+                event={selectedEvent}
+                index={selected}
+                step={selected === undefined ? undefined : steps[selected]}
+              />
+            </>
+          )}
         </div>
       </main>
     </div>

@@ -3,4 +3,7 @@
  * the UI). Type-only imports: nothing of the server is bundled.
  */
 export type { AgentGraphNode, AgentGraphTool, ErrorBody, WireEvent, WireSession } from '@troupe/server';
-export type { InterruptInfo, Part } from '@troupe/core';
+// Shapes of the dev UI's own routes, not part of @troupe/server's public API.
+export type { SessionSummary, WireTraceSpan } from '../../src/dev-ui-wire.js';
+export type { EvalCaseResult, EvalReport, MetricResult } from '@troupe/eval';
+export type { Content, InterruptInfo, Part } from '@troupe/core';

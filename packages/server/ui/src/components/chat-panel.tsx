@@ -1,9 +1,11 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { StreamingText } from '../model/live-run.js';
 import type { ChatItem } from '../model/transcript.js';
 import type { InterruptInfo } from '../types.js';
 import { InlineData } from './inline-data.js';
 import { InterruptsPanel } from './interrupts-panel.js';
+import { Markdown } from './markdown.js';
 
 /** Props of {@link ChatPanel}. */
 export interface ChatPanelProps {
@@ -20,6 +22,8 @@ export interface ChatPanelProps {
   /** Cancels the run in progress (the server stores the cancellation; the chat then shows it). */
   onStop: () => void;
   onSelectEvent: (index: number) => void;
+  /** The structured input form, when the root agent has an inputSchema. */
+  inputForm?: ComponentChildren;
 }
 
 /** The conversation: messages, the text being streamed, open interrupts and the message box. */
@@ -34,6 +38,7 @@ export function ChatPanel({
   onAnswer,
   onStop,
   onSelectEvent,
+  inputForm,
 }: ChatPanelProps) {
   const log = useRef<HTMLDivElement>(null);
   const [draft, setDraft] = useState('');
@@ -85,7 +90,9 @@ export function ChatPanel({
                   >
                     {item.author}
                   </button>
-                  <p class="bubble">{item.text}</p>
+                  <div class="bubble">
+                    <Markdown text={item.text} />
+                  </div>
                 </>
               ) : (
                 <button
@@ -114,6 +121,7 @@ export function ChatPanel({
         </ol>
       </div>
       <InterruptsPanel interrupts={interrupts} disabled={running} onAnswer={onAnswer} />
+      {inputForm}
       <form
         class="composer"
         onSubmit={(e) => {

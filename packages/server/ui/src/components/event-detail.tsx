@@ -1,16 +1,19 @@
+import type { ApiClient } from '../api.js';
 import { diffState, type StateStep } from '../model/state-replay.js';
 import type { WireEvent } from '../types.js';
 import { formatTime, prettyJson } from './format.js';
+import { ModelCallView } from './model-call-view.js';
 
 /** Props of {@link EventDetail}. */
 export interface EventDetailProps {
+  api: ApiClient;
   event: WireEvent | undefined;
   index: number | undefined;
   step: StateStep | undefined;
 }
 
 /** The selected event: its identity, the state before and after it as a diff, and its JSON. */
-export function EventDetail({ event, index, step }: EventDetailProps) {
+export function EventDetail({ api, event, index, step }: EventDetailProps) {
   if (!event || index === undefined || !step) {
     return (
       <section class="panel detail" aria-labelledby="detail-heading">
@@ -47,6 +50,7 @@ export function EventDetail({ event, index, step }: EventDetailProps) {
           </>
         )}
       </dl>
+      <ModelCallView api={api} event={event} />
       <h3>State change</h3>
       {changes.length === 0 ? (
         <p class="muted">This event did not change the state.</p>

@@ -92,6 +92,12 @@ function FactLine({ fact }: { fact: EventFact }) {
           {fact.prompt ? <span class="muted"> — {clip(fact.prompt, 160)}</span> : null}
         </span>
       );
+    case 'progress':
+      return (
+        <span class="progress-line">
+          <span class={`tag progress ${fact.workflow}`}>{fact.workflow}</span> {fact.text}
+        </span>
+      );
     case 'answers':
       return (
         <span>

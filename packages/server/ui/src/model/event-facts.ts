@@ -1,5 +1,6 @@
 import type { Part, WireEvent } from '../types.js';
 import { isResumeRecord, resumeAnswers } from './interrupts.js';
+import { workflowProgress, type WorkflowProgress } from './workflow-progress.js';
 
 /** One thing an event says, as the event list shows it. */
 export type EventFact =
@@ -24,7 +25,9 @@ export type EventFact =
       args: Record<string, unknown>;
       prompt: string;
     }
-  | { kind: 'answers'; answers: Record<string, unknown> };
+  | { kind: 'answers'; answers: Record<string, unknown> }
+  /** A workflow agent's progress: a loop iteration, its stop reason, a sequence step, parallel branches. */
+  | ({ kind: 'progress' } & WorkflowProgress);
 
 /** What one event says, in the order the list shows it. */
 export function eventFacts(event: WireEvent): EventFact[] {
@@ -60,6 +63,8 @@ export function eventFacts(event: WireEvent): EventFact[] {
     });
   }
   if (isResumeRecord(event)) facts.push({ kind: 'answers', answers: resumeAnswers(event) });
+  const progress = workflowProgress(event);
+  if (progress) facts.push({ kind: 'progress', ...progress });
   if (event.usage) {
     const u = event.usage;
     facts.push({

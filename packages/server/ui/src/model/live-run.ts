@@ -50,6 +50,19 @@ export function localUserEvent(text: string, now: number): WireEvent {
   };
 }
 
+/** Likewise for a run started with a structured input (kept on the user event as the runner keeps it). */
+export function localInputEvent(input: Record<string, unknown>, now: number): WireEvent {
+  return {
+    id: `local-${now}`,
+    invocationId: '',
+    timestamp: now / 1000,
+    author: 'user',
+    branch: '',
+    path: '',
+    actions: { stateDelta: {}, artifactDelta: {}, agentState: { input } },
+  };
+}
+
 /** Likewise for the record of the answers sent on resume. */
 export function localResumeEvent(invocationId: string, responses: Record<string, unknown>, now: number): WireEvent {
   return {

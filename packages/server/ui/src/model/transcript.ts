@@ -47,6 +47,11 @@ export function transcript(events: readonly WireEvent[]): ChatItem[] {
     }
     if (event.interrupt) asked.set(event.interrupt.id, event.interrupt);
     const author = event.author;
+    // A run started with a structured input (an agent's inputSchema) stores it on the user event.
+    const input = author === 'user' ? structuredInput(event) : undefined;
+    const hasText = (event.content?.parts ?? []).some((part) => 'text' in part && part.text !== '');
+    if (input !== undefined && !hasText)
+      items.push({ kind: 'user', key: `${event.id}:input`, eventIndex, text: `input ${JSON.stringify(input)}` });
     eventFacts(event).forEach((fact, n) => {
       const key = `${event.id}:${n}`;
       const at = { key, eventIndex, author };
@@ -93,6 +98,9 @@ export function transcript(events: readonly WireEvent[]): ChatItem[] {
           if (isImageType(fact.mimeType))
             items.push({ kind: 'image', ...at, mimeType: fact.mimeType, data: fact.data });
           break;
+        case 'progress':
+          if (fact.workflow !== 'agent') items.push({ kind: 'step', ...at, text: fact.text });
+          break;
         case 'thought':
         case 'escalate':
         case 'state':
@@ -103,6 +111,12 @@ export function transcript(events: readonly WireEvent[]): ChatItem[] {
     });
   });
   return items;
+}
+
+/** The structured input a run was started with, recorded on its opening user event (the agent may also give it as text). */
+function structuredInput(event: WireEvent): unknown {
+  const state = event.actions.agentState;
+  return state && typeof state === 'object' && 'input' in state ? state.input : undefined;
 }
 
 /** "approved book_table", "rejected send_mail", "answered ask_name with \"Ada\"". */
