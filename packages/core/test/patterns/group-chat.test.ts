@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   ConfigurationError,
@@ -17,6 +15,7 @@ import { GroupChatAgent, GroupChatSelectorError } from '@troupe/core/patterns';
 import { ScriptedModel } from '@troupe/core/testing';
 import { SqliteSessionService } from '@troupe/sqlite';
 import { runOnce } from '../helpers.js';
+import { tempDir } from '../temp-dir.js';
 
 const speaker = (name: string, lines: string[], log: string[] = []) => {
   let turn = 0;
@@ -34,11 +33,6 @@ const final = (events: Event[], chat = 'Room') =>
   events.filter((e) => e.author === chat && e.actions.endOfAgent).map((e) => e.actions.agentState);
 const spoken = (events: Event[], names: string[]) =>
   events.filter((e) => names.includes(e.author) && !e.partial && textOf(e)).map((e) => e.author);
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
 
 describe('GroupChatAgent', () => {
   it('round_robin: participants speak in order until maxTurns; the reason is recorded', async () => {
@@ -199,8 +193,7 @@ describe('GroupChatAgent', () => {
   });
 
   it('an approval inside a participant pauses; a new runner over the same SQLite file continues that turn and the same order', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'troupe-group-chat-'));
-    dirs.push(dir);
+    const dir = tempDir('troupe-group-chat-');
     const path = join(dir, 'sessions.db');
     const log: string[] = [];
     const build = (model: ScriptedModel) => {

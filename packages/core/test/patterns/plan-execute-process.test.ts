@@ -1,25 +1,19 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Runner, getFunctionResponses } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { SqliteSessionService } from '@troupe/sqlite';
 import { bookingTrip } from './plan-execute-trip.js';
+import { tempDir } from '../temp-dir.js';
 
 const run = promisify(execFile);
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
 
 describe('PlanExecuteAgent across processes', () => {
   it('an approval inside the executor is answered in a new node process, which finishes the same step and the rest', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'troupe-plan-proc-'));
-    dirs.push(dir);
+    const dir = tempDir('troupe-plan-proc-');
     const db = join(dir, 'trip.db');
     const sessionService = new SqliteSessionService({ path: db });
     const planner = new ScriptedModel([

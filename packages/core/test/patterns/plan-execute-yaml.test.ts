@@ -1,19 +1,13 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AgentDefinitionError, InMemoryRunner, loadAgent } from '@troupe/core';
 import { PlanExecuteAgent } from '@troupe/core/patterns';
 import { ScriptedModel } from '@troupe/core/testing';
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+import { tempDir } from '../temp-dir.js';
 
 function files(entries: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'troupe-plan-yaml-'));
-  dirs.push(dir);
+  const dir = tempDir('troupe-plan-yaml-');
   for (const [name, text] of Object.entries(entries)) writeFileSync(join(dir, name), text);
   return dir;
 }

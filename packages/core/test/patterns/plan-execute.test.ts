@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   ConfigurationError,
@@ -20,6 +18,7 @@ import { PlanExecuteAgent, PlanValidationError, planSchema, replanSchema } from 
 import { ScriptedModel } from '@troupe/core/testing';
 import { SqliteSessionService } from '@troupe/sqlite';
 import { runOnce, texts } from '../helpers.js';
+import { tempDir } from '../temp-dir.js';
 
 const plan = (...steps: string[]) => JSON.stringify({ steps });
 const respond = (text: string) => JSON.stringify({ respond: text });
@@ -62,11 +61,6 @@ function trip(
     ...(options.maxIterations === undefined ? {} : { maxIterations: options.maxIterations }),
   });
 }
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
 
 describe('PlanExecuteAgent', () => {
   it('plans, executes the steps in order and stops when the plan is done (no replanner)', async () => {
@@ -202,8 +196,7 @@ describe('PlanExecuteAgent', () => {
   });
 
   it('an approval inside the executor resumes the same step with a new runner over the same SQLite file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'troupe-plan-'));
-    dirs.push(dir);
+    const dir = tempDir('troupe-plan-');
     const db = join(dir, 'trip.db');
     const booked: string[] = [];
     const bookHotel = () =>

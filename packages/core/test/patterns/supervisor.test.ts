@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   ConfigurationError,
@@ -18,6 +16,7 @@ import { SupervisorAgent } from '@troupe/core/patterns';
 import { ScriptedModel } from '@troupe/core/testing';
 import { SqliteSessionService } from '@troupe/sqlite';
 import { runOnce } from '../helpers.js';
+import { tempDir } from '../temp-dir.js';
 
 const delegate = (name: string, request: string, id: string) => ({ functionCalls: [{ name, args: { request }, id }] });
 const delegations = (events: Event[]) =>
@@ -48,11 +47,6 @@ function workers(log: string[]) {
     }),
   ];
 }
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
 
 describe('SupervisorAgent', () => {
   it('delegates, gets control back after each worker, and answers; the history is in the events', async () => {
@@ -140,8 +134,7 @@ describe('SupervisorAgent', () => {
   });
 
   it('an approval inside a worker pauses the run; a new runner over the same SQLite file resumes it without repeating work', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'troupe-supervisor-'));
-    dirs.push(dir);
+    const dir = tempDir('troupe-supervisor-');
     const path = join(dir, 'sessions.db');
     const log: string[] = [];
     const build = (model: ScriptedModel) => {
