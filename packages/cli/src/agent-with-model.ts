@@ -1,3 +1,4 @@
+import { basename, dirname, resolve } from 'node:path';
 import {
   agentsUsingDefaultModel,
   chooseDefaultModel,
@@ -26,10 +27,12 @@ export async function loadAgentWithModel(
 ): Promise<AgentWithModel> {
   const file = await resolveAgentFile(target, io.cwd);
   const definitionModel = isAgentDefinition(file) ? chooseDefaultModel(modelFlag) : undefined;
-  const loaded = await loadAgentModule(file, {
+  let loaded = await loadAgentModule(file, {
     cwd: io.cwd,
     ...(definitionModel ? { model: definitionModel.model } : {}),
   });
+  // A directory is the app, as `troupe api`/`web` name it, whatever its entry file is called (team.yaml).
+  if (file !== resolve(io.cwd, target)) loaded = { ...loaded, appName: basename(dirname(file)) };
   const defaultModel = definitionModel ?? chooseDefaultModel(modelFlag);
   if (defaultModel.offline) {
     const users = agentsUsingDefaultModel(loaded.agent, defaultModel.model);

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
-import { basename, dirname, extname, join, relative, resolve } from 'node:path';
+import { basename, dirname, extname, relative, resolve } from 'node:path';
 import { AgentDefinitionError, BaseAgent, type BaseLlm, loadAgent, TroupeError } from '@troupe/core';
-import { AGENT_ENTRY_FILES } from '@troupe/server';
+import { AGENT_ENTRY_FILES, findAppEntry } from '@troupe/server';
 import { AgentLoadError } from './errors.js';
 import { enableTypeScript, importModule, JAVASCRIPT_EXTENSIONS, TYPESCRIPT_EXTENSIONS } from './import-module.js';
 
@@ -101,13 +101,12 @@ export async function resolveAgentFile(path: string, cwd: string = process.cwd()
     );
   }
   if (kind === 'directory') {
-    for (const name of AGENT_FILE_NAMES) {
-      const candidate = join(absolute, name);
-      if ((await kindOf(candidate)) === 'file') return candidate;
-    }
+    // The app folder's entry, as `troupe api`/`web` find it: an agent.* file, or the root of its YAML definitions.
+    const entry = await findAppEntry(absolute);
+    if (entry !== undefined && (await kindOf(entry)) === 'file') return entry;
     throw new AgentLoadError(
       'not-found',
-      `Directory '${path}' has no agent module or definition: looked for ${AGENT_FILE_NAMES.join(', ')}. Create one (a module that exports 'rootAgent', or an agent.yaml), or pass the agent file itself.`,
+      `Directory '${path}' has no agent module or definition: looked for ${AGENT_FILE_NAMES.join(', ')}, or one YAML definition that no other one there names (the root of a tree). Create one (a module that exports 'rootAgent', or an agent.yaml), or pass the agent file itself.`,
     );
   }
   const extension = extname(absolute);

@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BaseAgent, loadAgent, type LoadAgentOptions } from '@troupe/core';
@@ -72,17 +72,44 @@ export async function discoverApps(agentsDir: string, options: DiscoveryOptions)
       entry.name === 'node_modules'
     )
       continue;
-    const path = join(agentsDir, entry.name);
-    const names = new Set(await readdir(path));
-    const entryFile = AGENT_ENTRY_FILES.find((name) => names.has(name));
-    if (!entryFile) continue;
-    const file = join(path, entryFile);
+    const file = await findAppEntry(join(agentsDir, entry.name));
+    if (!file) continue;
     const load = DEFINITION_EXTENSIONS.has(extname(file))
       ? () => loadDefinition(file, options.loadAgentOptions)
       : () => loadRootAgent(file, importModule);
     apps.push({ name: entry.name, file, load });
   }
   return apps;
+}
+
+/**
+ * The entry file of an app folder: the first of {@link AGENT_ENTRY_FILES} it holds; else, when
+ * its agents are YAML definitions under other names (`team.yaml` beside the `chat.yaml` it uses
+ * as a skill), the one YAML definition that no other YAML file of the folder names, the root of
+ * the tree (a definition has a top-level `name:`). Undefined when there is none, or several
+ * (which one is the app would be a guess).
+ * Files are read as text, never run.
+ */
+export async function findAppEntry(folder: string): Promise<string | undefined> {
+  const names = await readdir(folder);
+  const present = new Set(names);
+  const entryFile = AGENT_ENTRY_FILES.find((name) => present.has(name));
+  if (entryFile) return join(folder, entryFile);
+  const yamls = names.filter((name) => /\.ya?ml$/i.test(name) && !name.startsWith('.')).sort();
+  if (yamls.length === 0) return undefined;
+  const texts = await Promise.all(yamls.map((name) => readFile(join(folder, name), 'utf8').catch(() => '')));
+  // An agent definition names its agent at the top level; other YAML (CI, compose files) does not count.
+  const roots = yamls.filter(
+    (name, i) =>
+      /^name:[ \t]*\S/m.test(texts[i]!) && !texts.some((text, j) => yamls[j] !== name && namesFile(text, name)),
+  );
+  return roots.length === 1 ? join(folder, roots[0]!) : undefined;
+}
+
+/** True when a definition's text names `file` (as a skill, sub-agent or tool reference: `chat.yaml`, `./chat.yaml`). */
+function namesFile(text: string, file: string): boolean {
+  const escaped = file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(^|[\\s'"/:\\[,-])${escaped}($|[\\s'",\\]#])`, 'm').test(text);
 }
 
 async function loadRootAgent(file: string, importModule: ImportModule): Promise<BaseAgent> {

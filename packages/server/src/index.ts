@@ -30,6 +30,7 @@ export { AG_UI_USER } from './ag-ui/thread.js';
 export {
   AGENT_ENTRY_FILES,
   discoverApps,
+  findAppEntry,
   type DiscoveredApp,
   type DiscoveryOptions,
   type ImportModule,
