@@ -10,6 +10,8 @@ import {
 } from './interrupt-prompt.js';
 import type { CliIo } from './io.js';
 import type { LineReader } from './line-reader.js';
+import type { TurnMessage } from './run-input.js';
+import { PLAIN_STYLE, type TextStyle } from './terminal-style.js';
 import { isRejectedAnswer, resumeTurn, runTurn, type TurnOutcome } from './run-turn.js';
 
 /** What a {@link Conversation} talks to. */
@@ -21,6 +23,8 @@ export interface ConversationOptions {
   io: CliIo;
   /** Where open interrupts are asked; without one they are left open for later. */
   reader?: LineReader | undefined;
+  /** Colours of the questions. @default no colour */
+  style?: TextStyle | undefined;
 }
 
 /**
@@ -46,11 +50,21 @@ export class Conversation {
     return true;
   }
 
-  /** Runs one message, then answers the interrupts it raised while a reader is there to ask them. */
-  async send(message: string): Promise<TurnOutcome> {
+  /** True while a turn runs that {@link cancel} was already asked to stop. */
+  get cancelling(): boolean {
+    return this.running?.signal.aborted === true;
+  }
+
+  /**
+   * Runs one message (text, or a structured input), then answers the interrupts it raised while
+   * a reader is there to ask them.
+   */
+  async send(message: string | TurnMessage): Promise<TurnOutcome> {
     const { runner, userId, sessionId, sink } = this.options;
+    const what = typeof message === 'string' ? { text: message } : message;
+    const request = 'text' in what ? { message: what.text } : { input: what.input };
     const outcome = await this.track((abortSignal) =>
-      runTurn(runner, { userId, sessionId, message, abortSignal }, sink),
+      runTurn(runner, { userId, sessionId, ...request, abortSignal }, sink),
     );
     return outcome.status === 'interrupted' ? this.answer(outcome) : outcome;
   }
@@ -65,7 +79,8 @@ export class Conversation {
     let outcome = paused;
     while (outcome.status === 'interrupted' && reader) {
       const open = outcome.interrupts;
-      const responses = await ask(open, reader);
+      const style = this.options.style ?? PLAIN_STYLE;
+      const responses = await ask(open, reader, style);
       if (!responses) return outcome;
       for (;;) {
         const resumed = await this.track((abortSignal) =>
@@ -76,7 +91,7 @@ export class Conversation {
           break;
         }
         io.stderr.write(`${resumed.error!.message} Answer again.\n`);
-        const again = await ask(rejectedRequests(open, resumed.error!.message), reader);
+        const again = await ask(rejectedRequests(open, resumed.error!.message), reader, style);
         if (!again) return outcome;
         Object.assign(responses, again);
       }
@@ -98,16 +113,19 @@ export class Conversation {
 async function ask(
   interrupts: readonly InterruptInfo[],
   reader: LineReader,
+  style: TextStyle,
 ): Promise<Record<string, unknown> | undefined> {
   const responses: Record<string, unknown> = {};
   for (const interrupt of interrupts) {
     if (interrupt.kind === 'confirmation') {
-      const line = await reader.read(confirmationQuestion(interrupt), { always: true });
+      const question = confirmationQuestion(interrupt);
+      // The question is coloured as an approval; the space the answer is typed after is not.
+      const line = await reader.read(`${style.paint('approval', question.trimEnd())} `, { always: true });
       if (line === undefined) return undefined;
       responses[interrupt.id] = parseConfirmation(line);
       continue;
     }
-    reader.write(inputRequestText(interrupt));
+    reader.write(`${style.paint('approval', inputRequestText(interrupt).replace(/\n$/, ''))}\n`);
     let line: string | undefined;
     // An empty line is no answer: ask again.
     do line = await reader.read(INPUT_PROMPT, { always: true });

@@ -1,5 +1,6 @@
 import { AgentTool, type BaseAgent, type BaseLlm, LlmAgent, resolveModel } from '@troupe/core';
 import { CliUsageError } from './errors.js';
+import { suggestModel } from './model-suggestion.js';
 
 /** The model string used when `--model` is not given. */
 export const OFFLINE_MODEL = 'offline';
@@ -22,9 +23,23 @@ export function chooseDefaultModel(modelFlag: string | undefined): DefaultModelC
   try {
     return { model: resolveModel(modelFlag), offline: modelFlag === OFFLINE_MODEL };
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new CliUsageError(`--model ${JSON.stringify(modelFlag)} cannot be used: ${reason}`);
+    throw modelUsageError('--model', modelFlag, error);
   }
+}
+
+/**
+ * The usage error for a model string the registry refused: for a name no provider takes, the
+ * closest known one (`did you mean \`openai/gpt-4o\`?`) and the forms that work; otherwise the
+ * provider's own reason.
+ */
+export function modelUsageError(flag: string, name: string, error: unknown): CliUsageError {
+  const reason = error instanceof Error ? error.message : String(error);
+  if (!reason.startsWith('No model provider is registered'))
+    return new CliUsageError(`${flag} ${JSON.stringify(name)} cannot be used: ${reason}`);
+  const suggestion = suggestModel(name);
+  return new CliUsageError(
+    `${flag} ${JSON.stringify(name)} is not a model name troupe knows${suggestion ? `: did you mean \`${suggestion}\`?` : '.'} Model names start with their provider: openai/<model>, gemini-<version> (or gemini/<model>), anthropic/<model>, ollama/<model>, openai-compatible/<model>; or 'offline' for the demo model.`,
+  );
 }
 
 /**

@@ -18,6 +18,10 @@ export interface CliIo {
   readonly cwd: string;
   /** Calls `listener` on Ctrl-C (SIGINT) instead of exiting; returns a function that stops listening. */
   onInterrupt(listener: () => void): () => void;
+  /** The environment (`NO_COLOR`, `FORCE_COLOR`). @default process.env */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Ends the process at once with `code` (a second Ctrl-C). Without it, the command sets `process.exitCode` and returns. */
+  exit?(code: number): void;
 }
 
 /** The real process: its stdio, `process.cwd()` and SIGINT. */
@@ -30,6 +34,10 @@ export function processIo(): CliIo {
     onInterrupt(listener) {
       process.on('SIGINT', listener);
       return () => process.off('SIGINT', listener);
+    },
+    env: process.env,
+    exit(code) {
+      process.exit(code);
     },
   };
 }

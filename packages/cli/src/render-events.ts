@@ -1,4 +1,5 @@
 import { type Event, getFunctionCalls, getFunctionResponses, textOf } from '@troupe/core';
+import { PLAIN_STYLE, type TextStyle } from './terminal-style.js';
 
 /** The name of core's transfer tool; its call and result are shown as one "transferred" line. */
 const TRANSFER_TOOL = 'transfer_to_agent';
@@ -31,6 +32,8 @@ export interface RenderOptions {
   maxArgsLength?: number;
   /** Tool results (JSON) longer than this are cut. @default 120 */
   maxResultLength?: number;
+  /** Colours agent names, tool lines, transfers and pauses (see `styleFor`). @default no colour */
+  style?: TextStyle;
 }
 
 /** The state before the first event of a turn. */
@@ -55,7 +58,8 @@ export const initialRenderState: RenderState = Object.freeze({ speaker: undefine
 export function renderEvent(event: Event, state: RenderState, options: RenderOptions = {}): RenderOutput {
   const maxArgs = options.maxArgsLength ?? 200;
   const maxResult = options.maxResultLength ?? 120;
-  const w = new TranscriptWriter(state);
+  const style = options.style ?? PLAIN_STYLE;
+  const w = new TranscriptWriter(state, style);
   const author = event.author || 'agent';
   if (author === 'user') return { text: '', error: undefined, state };
 
@@ -67,25 +71,30 @@ export function renderEvent(event: Event, state: RenderState, options: RenderOpt
   if (text) w.finalText(author, text);
   for (const call of getFunctionCalls(event)) {
     if (call.name === TRANSFER_TOOL) continue;
-    w.line(author, `→ ${call.name} ${cut(JSON.stringify(call.args ?? {}), maxArgs)}`);
+    w.line(author, style.paint('tool', `→ ${call.name} ${cut(JSON.stringify(call.args ?? {}), maxArgs)}`));
   }
   for (const response of getFunctionResponses(event)) {
     const failedTransfer = response.name === TRANSFER_TOOL && 'error' in response.response;
     if (response.name === TRANSFER_TOOL && !failedTransfer) continue;
-    w.line(author, `← ${response.name}: ${cut(JSON.stringify(response.response), maxResult)}`);
+    w.line(author, style.paint('tool', `← ${response.name}: ${cut(JSON.stringify(response.response), maxResult)}`));
   }
-  if (event.actions.transferToAgent) w.line(author, `⇢ transferred to ${event.actions.transferToAgent}`);
+  if (event.actions.transferToAgent)
+    w.line(author, style.paint('muted', `⇢ transferred to ${event.actions.transferToAgent}`));
   if (event.interrupt) {
     const { kind, toolName, hint, message } = event.interrupt;
     const detail = hint ?? message;
     w.line(
       author,
-      `⏸ ${toolName} waits for ${kind === 'confirmation' ? 'confirmation' : 'input'}${detail ? `: ${detail}` : ''}`,
+      style.paint(
+        'approval',
+        `⏸ ${toolName} waits for ${kind === 'confirmation' ? 'confirmation' : 'input'}${detail ? `: ${detail}` : ''}`,
+      ),
     );
   }
   let error: string | undefined;
   if (event.errorCode !== undefined || event.errorMessage !== undefined) {
     w.endLine();
+    // Uncoloured: it goes to stderr, which the caller colours (or not) on its own terms.
     error =
       event.errorCode === 'GUARDRAIL_TRIPPED'
         ? `⛔ ${author}: blocked by a guardrail. ${event.errorMessage ?? ''}`.trimEnd()
@@ -96,7 +105,7 @@ export function renderEvent(event: Event, state: RenderState, options: RenderOpt
 
 /** Ends the transcript of a turn: closes a line left open by streamed text. */
 export function finishRender(state: RenderState): { text: string; state: RenderState } {
-  const w = new TranscriptWriter(state);
+  const w = new TranscriptWriter(state, PLAIN_STYLE);
   w.endLine();
   const { text } = w.output(undefined);
   return { text, state: { ...initialRenderState, speaker: state.speaker } };
@@ -109,7 +118,10 @@ class TranscriptWriter {
   private cursor: RenderState['cursor'];
   private streamed: string;
 
-  constructor(state: RenderState) {
+  constructor(
+    state: RenderState,
+    private readonly style: TextStyle,
+  ) {
     this.speaker = state.speaker;
     this.cursor = state.cursor;
     this.streamed = state.streamed;
@@ -159,7 +171,7 @@ class TranscriptWriter {
   private begin(author: string): void {
     if (this.speaker !== author) {
       if (this.cursor !== 'none') this.text += '\n';
-      this.text += `${author}: `;
+      this.text += `${this.style.paint('agent', `${author}:`, author)} `;
       this.speaker = author;
       this.streamed = '';
     } else if (this.cursor === 'text') {

@@ -11,11 +11,13 @@ import {
 } from '@troupe/core';
 import type { EventSink } from './event-sinks.js';
 
-/** One user message to run. */
+/** One user message to run: a text `message`, or a structured `input` (`ctx.input`), or both. */
 export interface TurnRequest {
   userId: string;
   sessionId: string;
-  message: string;
+  message?: string;
+  /** A structured input, checked against the agent's `inputSchema` by the runner. */
+  input?: Record<string, unknown>;
   abortSignal?: AbortSignal;
 }
 
@@ -44,9 +46,17 @@ export interface TurnOutcome {
  * Never throws for a failed run: the failure is the outcome.
  */
 export function runTurn(runner: Runner, request: TurnRequest, sink: EventSink): Promise<TurnOutcome> {
-  const { userId, sessionId, message, abortSignal } = request;
+  const { userId, sessionId, message, input, abortSignal } = request;
   return showTurn(
-    () => runner.runAsync({ userId, sessionId, newMessage: message, runConfig: { streaming: 'sse' }, abortSignal }),
+    () =>
+      runner.runAsync({
+        userId,
+        sessionId,
+        ...(message !== undefined ? { newMessage: message } : {}),
+        ...(input !== undefined ? { input } : {}),
+        runConfig: { streaming: 'sse' },
+        abortSignal,
+      }),
     abortSignal,
     sink,
   );
@@ -79,15 +89,18 @@ async function showTurn(
 ): Promise<TurnOutcome> {
   let errorEventShown = false;
   try {
+    sink.beginTurn?.();
     const events = start();
     for (;;) {
       const step = await events.next();
-      if (step.done)
+      if (step.done) {
+        if (step.value.status === 'completed') sink.showOutput?.(step.value.output);
         return {
           status: step.value.status,
           interrupts: step.value.status === 'interrupted' ? step.value.interrupts : [],
           errorEventShown,
         };
+      }
       if (step.value.errorCode !== undefined) errorEventShown = true;
       sink.write(step.value);
     }

@@ -34,7 +34,7 @@ describe('troupe (in process)', () => {
     [['deploy'], "Unknown command 'deploy'. The commands are: run, api, web, worker, eval, create."],
     [
       ['run', 'hello.ts', '--modle', 'x'],
-      "Unknown option '--modle' for 'troupe run' (it takes --model, --input, --json, --session, --user, --db, --memory, --compact-every, --compact-overlap, --help)",
+      "Unknown option '--modle' for 'troupe run' (it takes --model, --input, --input-json, --json, --session, --user, --db, --memory, --compact-every, --compact-overlap, --help)",
     ],
     [['run', 'hello.ts', '--model'], "Option '--model <value>' argument missing."],
     [['run'], "'troupe run' needs an agent file or directory"],
@@ -45,7 +45,7 @@ describe('troupe (in process)', () => {
     [['run', 'not-an-agent.ts'], "'not-an-agent.ts' exports no agent"],
     [
       ['run', 'hello.ts', '--model', 'nowhere/model-x', '--input', 'hi'],
-      `--model "nowhere/model-x" cannot be used: No model provider is registered for 'nowhere/model-x'`,
+      `--model "nowhere/model-x" is not a model name troupe knows. Model names start with their provider: openai/<model>,`,
     ],
   ])('exits with 2 and names the problem for %j', async (argv, message) => {
     const result = await troupe(...argv);
@@ -98,14 +98,17 @@ describe('troupe (in process)', () => {
       .split('\n')
       .map((line) => JSON.parse(line) as Event);
     expect(events.some((e) => e.partial)).toBe(false);
+    // The user's own message comes first, as in the stored session.
     expect(events.map((e) => e.author)).toEqual([
+      'user',
       'Coordinator',
       'Coordinator',
       'Forecaster',
       'Forecaster',
       'Forecaster',
     ]);
-    expect(events[1]!.actions.transferToAgent).toBe('Forecaster');
+    expect(events[0]!.content).toEqual({ role: 'user', parts: [{ text: 'what is the weather forecast in Oslo' }] });
+    expect(events[2]!.actions.transferToAgent).toBe('Forecaster');
     expect(events.at(-1)!.path).toBe('Coordinator/Forecaster');
   });
 
@@ -162,12 +165,25 @@ describe('troupe (in process)', () => {
     expect(result.out).not.toContain('Happy to help');
   });
 
-  it('cancels a one-shot run on Ctrl-C with exit code 130', async () => {
+  it('cancels a one-shot run on Ctrl-C with exit code 130, saying so at once', async () => {
     const io = fakeIo(fixtures);
     const exit = runCli(['run', 'slow.ts', '--memory', '--input', 'take your time'], io);
     await new Promise((resolve) => setTimeout(resolve, 100));
     io.interrupt();
+    expect(io.err()).toContain('Cancelling… (Ctrl-C again to quit)\n');
     expect(await exit).toBe(ExitCode.cancelled);
     expect(io.err()).toContain('(CANCELLED)');
+  });
+
+  it('quits on a second Ctrl-C before the cancelled run has stopped (exit code 130)', async () => {
+    const codes: number[] = [];
+    const io = Object.assign(fakeIo(fixtures), { exit: (code: number) => void codes.push(code) });
+    const exit = runCli(['run', 'slow.ts', '--memory', '--input', 'take your time'], io);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    io.interrupt();
+    io.interrupt();
+    expect(codes).toEqual([ExitCode.cancelled]);
+    expect(io.err()).toContain('Cancelling… (Ctrl-C again to quit)\nQuit.\n');
+    expect(await exit).toBe(ExitCode.cancelled);
   });
 });

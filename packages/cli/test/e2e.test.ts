@@ -89,16 +89,23 @@ describe('troupe run (built bin, child process)', () => {
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as Event);
-    expect(events).toHaveLength(5);
+    // The user's event, then the agents' four.
+    expect(events).toHaveLength(6);
+    expect(events[0]).toMatchObject({
+      author: 'user',
+      content: { parts: [{ text: 'what is the weather forecast in Paris' }] },
+    });
     expect(events.every((e) => !e.partial && e.invocationId === events[0]!.invocationId)).toBe(true);
-    expect(events[2]!.content?.parts[0]).toEqual({
+    expect(events[3]!.content?.parts[0]).toEqual({
       functionCall: {
         id: expect.any(String),
         name: 'get_forecast',
         args: { city: 'what is the weather forecast in Paris' },
       },
     });
-    expect(events[4]!.output).toContain('get_forecast returned');
+    expect(events[5]!.output).toContain('get_forecast returned');
+    // Timestamps as the HTTP API sends them: seconds since the epoch (with milliseconds as decimals).
+    for (const event of events) expect(Math.abs(event.timestamp - Date.now() / 1000)).toBeLessThan(600);
   });
 
   it('exits non-zero with the error on stderr when the model fails, in text and JSON mode', async () => {

@@ -163,7 +163,7 @@ describe('troupe eval', () => {
     ],
     [
       ['eval', 'eval-agent', 'eval-agent/weather.evalset.json', '--metrics', 'llm_judge'],
-      'The llm_judge metric needs a judgeModel',
+      'The llm_judge metric needs a model to judge with: add `--judge-model <model>`',
     ],
     [
       [
@@ -179,7 +179,7 @@ describe('troupe eval', () => {
     ],
     [
       ['eval', 'eval-agent', 'eval-agent/weather.evalset.json', '--judge-model', 'nowhere/judge'],
-      `--judge-model "nowhere/judge" cannot be used`,
+      `--judge-model "nowhere/judge" is not a model name troupe knows.`,
     ],
     [['eval', 'eval-agent', 'eval-agent/missing.json'], "Cannot read eval set file 'eval-agent/missing.json'"],
     [['eval', 'eval-agent', 'greeter.json'], 'greeter.json: the top level is not an eval set'],

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
@@ -61,9 +61,10 @@ export async function startServing(
   throw new Error(`troupe ${argv.join(' ')} printed no URL: ${io.out()} ${io.err()}`);
 }
 
-/** A new temporary folder, removed when the current test finishes. */
-export function tempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+/** A new temporary folder (in the system's, or in `parent`), removed when the current test finishes. */
+export function tempDir(prefix: string, parent: string = tmpdir()): string {
+  mkdirSync(parent, { recursive: true });
+  const dir = mkdtempSync(join(parent, prefix));
   onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }

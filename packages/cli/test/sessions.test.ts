@@ -126,7 +126,7 @@ describe('troupe run sessions across processes (built bin)', () => {
     const first = await troupeProcess(cwd, ['run', recall, '--input', 'first turn', '--json']);
     expect(first.code).toBe(0);
     const sessionId = sessionIdIn(first.err);
-    const [firstEvent] = first.out
+    const [, firstEvent] = first.out
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as Event);
@@ -146,11 +146,12 @@ describe('troupe run sessions across processes (built bin)', () => {
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as Event);
-    expect(events.map((e) => e.output)).toEqual(['heard so far: first turn | second turn']);
+    expect(events.map((e) => e.output)).toEqual([undefined, 'heard so far: first turn | second turn']);
 
     const stored = await storedEvents(join(cwd, '.troupe', 'troupe.db'), sessionId);
     expect(stored.map((e) => e.author)).toEqual(['user', 'Recall', 'user', 'Recall']);
     expect(stored[1]!.id).toBe(firstEvent!.id);
-    expect(stored[3]!.id).toBe(events[0]!.id);
+    expect(stored[2]!.id).toBe(events[0]!.id);
+    expect(stored[3]!.id).toBe(events[1]!.id);
   });
 });

@@ -3,8 +3,10 @@ import { Conversation } from '../conversation.js';
 import type { EventSink } from '../event-sinks.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CliIo, TextOutput } from '../io.js';
+import { interruptHandler } from '../interrupt-keys.js';
 import { createLineReader } from '../line-reader.js';
 import { outcomeMessage, type TurnOutcome } from '../run-turn.js';
+import { PLAIN_STYLE, type TextStyle } from '../terminal-style.js';
 
 /** What {@link chat} talks to. */
 export interface ChatOptions {
@@ -19,6 +21,10 @@ export interface ChatOptions {
   openInterrupts?: readonly InterruptInfo[];
   /** How to answer later, shown when the chat ends with interrupts still open. */
   resumeHint?: string;
+  /** Colours of the prompt and the questions (on `promptOutput`). @default no colour */
+  style?: TextStyle;
+  /** Called before a Ctrl-C notice prints (erases a progress line). */
+  beforeNotice?: () => void;
 }
 
 /** The words that end a chat (besides Ctrl-D). */
@@ -27,17 +33,26 @@ export const EXIT_WORDS: ReadonlySet<string> = new Set(['exit', 'quit']);
 /**
  * The interactive loop: reads a line, runs it as one turn (streamed through the sink), repeats
  * until `exit`, `quit` or end of input. When a turn pauses for a human, its interrupts are asked
- * at the prompt and the run resumes with the answers. Ctrl-C cancels the running turn, or at the
- * prompt ends the chat. A failed turn is shown and the chat goes on. The `you>` prompt is shown
+ * at the prompt and the run resumes with the answers. Ctrl-C cancels the running turn (a second
+ * one quits), or at the prompt ends the chat. A failed turn is shown and the chat goes on. The `you>` prompt is shown
  * only when a person types at a terminal; piped input gives a plain transcript (questions and
  * their answers included). Returns 0, or 4 when the chat ends with interrupts unanswered.
  */
 export async function chat(options: ChatOptions): Promise<number> {
   const { runner, userId, sessionId, sink, io, promptOutput } = options;
-  const reader = createLineReader(io, promptOutput, () => {
-    if (!conversation.cancel()) reader.close();
-  });
-  const conversation = new Conversation({ runner, userId, sessionId, sink, io, reader });
+  const style = options.style ?? PLAIN_STYLE;
+  const reader = createLineReader(
+    io,
+    promptOutput,
+    interruptHandler(
+      io,
+      () => conversation,
+      () => reader.close(),
+      options.beforeNotice,
+    ),
+  );
+  const conversation = new Conversation({ runner, userId, sessionId, sink, io, reader, style });
+  const prompt = `${style.paint('user', 'you>')} `;
   io.stderr.write(
     `Chatting with ${runner.agent.name} (app '${runner.appName}', session '${sessionId}', user '${userId}'). Type 'exit' or 'quit' to leave.\n`,
   );
@@ -60,7 +75,7 @@ export async function chat(options: ChatOptions): Promise<number> {
       if (outcome.status === 'interrupted') return ExitCode.interrupted;
     }
     for (;;) {
-      const line = await reader.read('you> ');
+      const line = await reader.read(prompt);
       if (line === undefined) break;
       const message = line.trim();
       if (message === '') continue;

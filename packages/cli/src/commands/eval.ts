@@ -12,6 +12,7 @@ import {
   sessionToEvalCase,
 } from '@troupe/eval';
 import { loadAgentWithModel } from '../agent-with-model.js';
+import { modelUsageError } from '../default-model.js';
 import { CliUsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
@@ -90,11 +91,18 @@ async function evaluateAgent(options: EvalRunOptions, io: CliIo): Promise<number
       io.stderr.write('troupe: evaluation cancelled.\n');
       return ExitCode.cancelled;
     }
-    if (error instanceof EvalConfigError) throw new CliUsageError(error.message);
+    if (error instanceof EvalConfigError) throw new CliUsageError(evalConfigMessage(error.message));
     throw error;
   } finally {
     stopListening();
   }
+}
+
+/** The evaluator's message, with the flag that fixes it when the problem is a missing judge. */
+function evalConfigMessage(message: string): string {
+  return /needs a judgeModel/.test(message)
+    ? `The llm_judge metric needs a model to judge with: add \`--judge-model <model>\` (e.g. --judge-model openai/gpt-4o-mini), or leave llm_judge out of --metrics and --threshold.`
+    : message;
 }
 
 async function readEvalSet(path: string, cwd: string): Promise<EvalSet> {
@@ -110,7 +118,7 @@ function judge(model: string): BaseLlm {
   try {
     return resolveModel(model);
   } catch (error) {
-    throw new CliUsageError(`--judge-model ${JSON.stringify(model)} cannot be used: ${(error as Error).message}`);
+    throw modelUsageError('--judge-model', model, error);
   }
 }
 

@@ -10,8 +10,12 @@ export interface RunOptions {
   target: string;
   /** `--model`: the default model string for LlmAgents that set none. */
   model: string | undefined;
-  /** `--input`: run this one message and exit. Without it the command chats. */
+  /** `--input` (or the message after the agent): run this one message and exit. Without it the command chats. */
   input: string | undefined;
+  /** `--input-json`: run with this structured input (the JSON text, parsed when the agent is loaded) and exit. */
+  inputJson: string | undefined;
+  /** Which flag gave the one-shot message, for messages about it: `--input`, `--input-json` or `the message`. */
+  inputSource: '--input' | '--input-json' | 'the message' | undefined;
   /** `--json`: one JSON line per stored event on stdout. */
   json: boolean;
   /** `--session`: the session id to continue or create. */
@@ -31,6 +35,7 @@ export interface RunOptions {
 const OPTIONS = {
   model: { type: 'string' },
   input: { type: 'string' },
+  'input-json': { type: 'string' },
   json: { type: 'boolean' },
   session: { type: 'string' },
   user: { type: 'string' },
@@ -57,6 +62,8 @@ export function parseRunOptions(args: readonly string[]): RunOptions {
       target: '',
       model: undefined,
       input: undefined,
+      inputJson: undefined,
+      inputSource: undefined,
       json: false,
       sessionId: undefined,
       userId: 'user',
@@ -70,12 +77,24 @@ export function parseRunOptions(args: readonly string[]): RunOptions {
       `'troupe run' needs an agent file or directory, e.g. 'troupe run agents/weather' or 'troupe run agent.ts'.`,
     );
   }
-  if (positionals.length > 1) {
+  if (positionals.length > 2) {
     throw new CliUsageError(
-      `'troupe run' takes one agent file or directory; got ${positionals.map((p) => `'${p}'`).join(', ')}. Quote a message that has spaces: --input "your message".`,
+      `'troupe run' takes an agent file or directory and at most one message; got ${positionals.map((p) => `'${p}'`).join(', ')}. Quote a message that has spaces: troupe run ${positionals[0]} "your message".`,
     );
   }
-  for (const name of ['model', 'input', 'session', 'user', 'db'] as const) {
+  const message = positionals[1];
+  const given = [
+    ...(values.input !== undefined ? ['--input'] : []),
+    ...(values['input-json'] !== undefined ? ['--input-json'] : []),
+    ...(message !== undefined ? [`the message '${message}'`] : []),
+  ];
+  if (given.length > 1)
+    throw new CliUsageError(
+      `'troupe run' got ${given.join(' and ')}: give the one message to run once (text with --input or after the agent, a JSON object with --input-json).`,
+    );
+  if (message !== undefined && message.trim() === '')
+    throw new CliUsageError(`The message after the agent is empty; give a message or leave it out to chat.`);
+  for (const name of ['model', 'input', 'input-json', 'session', 'user', 'db'] as const) {
     const value = values[name];
     if (value !== undefined && value.trim() === '')
       throw new CliUsageError(`--${name} is empty; give it a value or leave it out.`);
@@ -89,7 +108,16 @@ export function parseRunOptions(args: readonly string[]): RunOptions {
   return {
     target: positionals[0]!,
     model: values.model,
-    input: values.input,
+    input: values.input ?? message,
+    inputJson: values['input-json'],
+    inputSource:
+      values.input !== undefined
+        ? '--input'
+        : values['input-json'] !== undefined
+          ? '--input-json'
+          : message !== undefined
+            ? 'the message'
+            : undefined,
     json: values.json ?? false,
     sessionId: values.session,
     userId: values.user ?? 'user',

@@ -1,13 +1,26 @@
-import { AddSessionToMemoryPlugin, type InterruptInfo, Runner } from '@troupe/core';
+import {
+  AddSessionToMemoryPlugin,
+  type BasePlugin,
+  type InterruptInfo,
+  InputValidationError,
+  Runner,
+} from '@troupe/core';
 import { openInterrupts } from '@troupe/core/hosting';
 import { Conversation } from '../conversation.js';
 import { loadAgentWithModel } from '../agent-with-model.js';
+import { warnOnEmptyTeams } from '../empty-team-warning.js';
 import { jsonLinesSink, transcriptSink } from '../event-sinks.js';
 import { ExitCode, exitCodeFor } from '../exit-codes.js';
+import { interruptHandler } from '../interrupt-keys.js';
 import type { CliIo } from '../io.js';
 import { createLineReader, type LineReader } from '../line-reader.js';
+import { ProgressPlugin } from '../progress-plugin.js';
+import { inputRefusedError, oneShotMessage, type TurnMessage } from '../run-input.js';
 import { outcomeMessage, type TurnOutcome } from '../run-turn.js';
 import { createSessionStore, openSession } from '../session-store.js';
+import { ShowUserEvent } from '../show-user-event.js';
+import { Spinner } from '../spinner.js';
+import { styleFor } from '../terminal-style.js';
 import { RUN_USAGE } from '../usage.js';
 import { chat, type ChatOptions } from './chat.js';
 import { parseRunOptions, type RunOptions } from './run-options.js';
@@ -26,6 +39,21 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     return ExitCode.ok;
   }
   const { loaded, defaultModel } = await loadAgentWithModel(options.target, options.model, io);
+  const oneShot = oneShotOf(options, loaded.agent);
+  const env = io.env ?? process.env;
+  const style = styleFor(io.stdout, env);
+  const errorStyle = styleFor(io.stderr, env);
+  // The spinner is for a person watching a terminal; scripts reading --json get none.
+  const spinner = !options.json && io.stderr.isTTY === true ? new Spinner(io.stderr, errorStyle) : undefined;
+  const sink = warnOnEmptyTeams(
+    options.json ? jsonLinesSink(io) : transcriptSink(io, { style, errorStyle, ...(spinner ? { spinner } : {}) }),
+    loaded.agent,
+    io,
+    errorStyle,
+  );
+  const plugins: BasePlugin[] = [rememberEachTurn(io)];
+  if (spinner) plugins.push(new ProgressPlugin((activity) => spinner.update(activity)));
+  if (options.json) plugins.push(new ShowUserEvent(() => sink));
   const store = createSessionStore({ cwd: io.cwd, db: options.db, memory: options.memory });
   const runner = new Runner({
     appName: loaded.appName,
@@ -33,44 +61,63 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     sessionService: store.service,
     artifactService: store.artifacts,
     memoryService: store.memories,
-    plugins: [rememberEachTurn(io)],
+    plugins,
     defaultModel: defaultModel.model,
     ...(options.compaction ? { compaction: options.compaction } : {}),
   });
   try {
-    const session = await openSession(runner.sessionService, {
-      appName: runner.appName,
-      userId: options.userId,
-      sessionId: options.sessionId,
-    });
-    const sink = options.json ? jsonLinesSink(io) : transcriptSink(io);
+    const request = { appName: runner.appName, userId: options.userId, sessionId: options.sessionId };
+    const existed =
+      options.sessionId === undefined ||
+      (await runner.sessionService.getSession({ ...request, sessionId: options.sessionId })) !== undefined;
+    const session = await openSession(runner.sessionService, request);
+    if (!existed)
+      io.stderr.write(
+        `troupe: new session ${session.id}: app '${runner.appName}' has no session '${session.id}' for user '${options.userId}'${store.path !== undefined ? ` in ${store.path}` : ''}. To continue an existing one, check --session, --user and --db.\n`,
+      );
     const promptOutput = options.json ? io.stderr : io.stdout;
+    const promptStyle = options.json ? errorStyle : style;
     const resumeHint = resumeHintFor(options, session.id, store.path !== undefined);
     const waiting = openInterrupts(session.events);
-    if (options.input === undefined) {
-      return await chat({
-        runner,
-        userId: options.userId,
-        sessionId: session.id,
-        sink,
-        io,
-        promptOutput,
-        openInterrupts: waiting,
-        resumeHint,
-      });
+    const shared = {
+      runner,
+      userId: options.userId,
+      sessionId: session.id,
+      sink,
+      io,
+      promptOutput,
+      style: promptStyle,
+    };
+    const clearSpinner = () => spinner?.clear();
+    if (oneShot === undefined) {
+      return await chat({ ...shared, openInterrupts: waiting, resumeHint, beforeNotice: clearSpinner });
     }
-    const code = await runOnce(
-      { runner, userId: options.userId, sessionId: session.id, sink, io, promptOutput, resumeHint },
-      options.input,
-      waiting,
-    );
+    let code: number;
+    try {
+      code = await runOnce({ ...shared, resumeHint, beforeNotice: clearSpinner }, oneShot.message, waiting);
+    } catch (error) {
+      if (error instanceof InputValidationError && 'input' in oneShot.message)
+        throw inputRefusedError(oneShot.source, oneShot.value, loaded.agent, error.message);
+      throw error;
+    }
     // A new session's id, so the user can continue it with --session.
     if (options.sessionId === undefined && store.path !== undefined) io.stderr.write(`session: ${session.id}\n`);
     return code;
   } finally {
+    spinner?.stop();
     // Toolsets (MCP servers) hold child processes and connections that would keep Node running.
     await runner.close().finally(() => store.close());
   }
+}
+
+/** The message of a one-shot run (`--input`, `--input-json` or the message after the agent), or undefined to chat. */
+function oneShotOf(
+  options: RunOptions,
+  agent: Runner['agent'],
+): { message: TurnMessage; source: NonNullable<RunOptions['inputSource']>; value: string } | undefined {
+  const value = options.inputJson ?? options.input;
+  if (value === undefined || options.inputSource === undefined) return undefined;
+  return { message: oneShotMessage(options.inputSource, value, agent), source: options.inputSource, value };
 }
 
 /**
@@ -90,16 +137,20 @@ function rememberEachTurn(io: CliIo): AddSessionToMemoryPlugin {
 type OneShot = Omit<ChatOptions, 'openInterrupts' | 'resumeHint'> & { resumeHint: string };
 
 /**
- * Runs one message; Ctrl-C cancels the run. When a person is at the terminal, interrupts (those
- * the session already waits on, then those the run raises) are asked at the prompt; otherwise a
- * paused run ends with exit code 4 and a line saying how to answer.
+ * Runs one message; Ctrl-C cancels the run (a second one quits). When a person is at the terminal,
+ * interrupts (those the session already waits on, then those the run raises) are asked at the
+ * prompt; otherwise a paused run ends with exit code 4 and a line saying how to answer. Throws the
+ * runner's `InputValidationError` when a structured input does not match the agent's schema.
  */
-async function runOnce(shot: OneShot, message: string, waiting: readonly InterruptInfo[]): Promise<number> {
+async function runOnce(shot: OneShot, message: TurnMessage, waiting: readonly InterruptInfo[]): Promise<number> {
   const { runner, userId, sessionId, sink, io } = shot;
   let reader: LineReader | undefined;
-  const onInterrupt = (): void => {
-    if (!conversation.cancel()) reader?.close();
-  };
+  const onInterrupt = interruptHandler(
+    io,
+    () => conversation,
+    () => reader?.close(),
+    shot.beforeNotice,
+  );
   let stopListening: () => void;
   if (io.stdin.isTTY === true) {
     reader = createLineReader(io, shot.promptOutput, onInterrupt);
@@ -107,7 +158,7 @@ async function runOnce(shot: OneShot, message: string, waiting: readonly Interru
   } else {
     stopListening = io.onInterrupt(onInterrupt);
   }
-  const conversation = new Conversation({ runner, userId, sessionId, sink, io, reader });
+  const conversation = new Conversation({ runner, userId, sessionId, sink, io, reader, style: shot.style });
   try {
     let outcome: TurnOutcome | undefined;
     if (waiting.length > 0) {
@@ -115,6 +166,7 @@ async function runOnce(shot: OneShot, message: string, waiting: readonly Interru
       if (outcome.status === 'completed') outcome = undefined;
     }
     outcome ??= await conversation.send(message);
+    if (outcome.error instanceof InputValidationError && !outcome.errorEventShown) throw outcome.error;
     const line = outcomeMessage(outcome, sink, shot.resumeHint);
     if (line) io.stderr.write(`${line}\n`);
     return exitCodeFor(outcome.status);

@@ -16,6 +16,7 @@ import { enableTypeScript, importModule } from '../import-module.js';
 import { loadAgentModule } from '../load-agent.js';
 import type { CliIo } from '../io.js';
 import { stopRequested } from '../stop-requested.js';
+import { logRequests, RunLogPlugin } from './request-log.js';
 import { type MountedA2a, mountA2a } from './serve-a2a.js';
 import { parseServeOptions, type ServeMode, serveUsage } from './serve-options.js';
 import { type BackgroundQueue, openBackgroundQueue } from './serve-queue.js';
@@ -53,6 +54,8 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
     kind === 'file' ? await loadAgentModule(agentsDir, { cwd: io.cwd, model: defaultModel.model }) : undefined;
 
   const store = await openServeStore(options, io.cwd);
+  // The server console: a line per request and per run, on stderr beside the failures.
+  const log = (line: string): void => void io.stderr.write(`${line}\n`);
   let handle: ServerHandle | undefined;
   let queue: BackgroundQueue | undefined;
   let a2a: MountedA2a | undefined;
@@ -76,6 +79,7 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
       allowedOrigins: options.allowOrigins,
       allowedHosts: options.allowedHosts,
       onError: (error, request, report) => io.stderr.write(logLine(error, request, report)),
+      plugins: [new RunLogPlugin(log)],
     });
     if (options.a2a) {
       const source = single ? { single } : { agentsDir, importModule, model: defaultModel.model };
@@ -90,6 +94,7 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
       });
     }
     handle = await listen(app, options.host, options.port);
+    logRequests(handle.server, log);
     names = await appNames(app, options.token);
   } catch (error) {
     await handle?.close({ gracePeriodMs: 0 });
@@ -131,19 +136,27 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
   io.stdout.write('Press Ctrl-C to stop.\n');
 
   await stopRequested(io);
-  io.stderr.write('Stopping: runs in flight get up to 10 seconds to finish...\n');
+  io.stderr.write('Stopping: runs in flight get up to 10 seconds to finish (Ctrl-C again to quit at once)...\n');
+  // A second Ctrl-C does not wait for the runs.
+  const stopWaiting = io.onInterrupt(() => {
+    io.stderr.write('Quit without waiting for the runs in flight.\n');
+    io.exit?.(ExitCode.cancelled);
+  });
   try {
     await Promise.all([handle.close({ gracePeriodMs: GRACE_PERIOD_MS }), a2a?.shutdown(GRACE_PERIOD_MS)]);
   } finally {
+    stopWaiting();
     await queue?.close();
     await store.close();
   }
+  io.stderr.write(`${mode === 'web' ? 'Troupe dev UI' : 'Troupe API'} stopped.\n`);
   return ExitCode.ok;
 }
 
 /**
- * One report of `onError` as the terminal shows it: a server-side failure with its stack (the
- * client got only the request id), a client's doing (an upload it gave up) as one line.
+ * One report of `onError` as the terminal shows it: a server-side failure (5xx) with its stack (the
+ * client got only the request id), a client's doing (an upload it gave up) as one line. Client
+ * errors (4xx) are not reported here: their request line shows the status.
  */
 function logLine(error: unknown, request: Request, report: ErrorReport): string {
   const what = `${request.method} ${new URL(request.url).pathname} (request ${report.requestId})`;

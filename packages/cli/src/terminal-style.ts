@@ -1,0 +1,61 @@
+import type { TextOutput } from './io.js';
+
+/** Environment variables, as `process.env` holds them. */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** What a piece of transcript text is, so a terminal can colour it. */
+export type TextRole = 'user' | 'agent' | 'tool' | 'error' | 'approval' | 'muted';
+
+/** Colours transcript text by role; the plain style returns the text unchanged. */
+export interface TextStyle {
+  /** True when the style adds escape sequences. */
+  readonly colored: boolean;
+  /** `text` in the colour of `role`; for `'agent'`, `name` picks one of several colours so agents differ. */
+  paint(role: TextRole, text: string, name?: string): string;
+}
+
+/** Adds no escape sequences: for pipes, files, and NO_COLOR. */
+export const PLAIN_STYLE: TextStyle = Object.freeze({ colored: false, paint: (_role: TextRole, text: string) => text });
+
+/**
+ * Whether to colour what goes to `stream`, by the conventions terminals and tools share:
+ * `NO_COLOR` (any non-empty value) turns colour off, `FORCE_COLOR` turns it on (`0` or `false`
+ * turn it off), otherwise only a terminal gets colour.
+ */
+export function colorWanted(stream: TextOutput, env: Environment = process.env): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) return force !== '0' && force.toLowerCase() !== 'false';
+  return stream.isTTY === true;
+}
+
+/** The style for `stream`: ANSI colours when {@link colorWanted}, else {@link PLAIN_STYLE}. */
+export function styleFor(stream: TextOutput, env: Environment = process.env): TextStyle {
+  return colorWanted(stream, env) ? ANSI_STYLE : PLAIN_STYLE;
+}
+
+const RESET = '\u001b[0m';
+const ROLE_CODES: Record<Exclude<TextRole, 'agent'>, string> = {
+  user: '\u001b[1;32m', // bold green
+  tool: '\u001b[36m', // cyan
+  error: '\u001b[1;31m', // bold red
+  approval: '\u001b[1;33m', // bold yellow
+  muted: '\u001b[2m', // dim
+};
+// Agent names cycle through colours the other roles do not use, so each agent keeps its own.
+const AGENT_CODES = ['\u001b[1;34m', '\u001b[1;35m', '\u001b[1;94m', '\u001b[1;95m', '\u001b[1;96m', '\u001b[1;92m'];
+
+function agentCode(name: string): string {
+  let hash = 0;
+  for (const char of name) hash = (hash * 31 + char.codePointAt(0)!) >>> 0;
+  return AGENT_CODES[hash % AGENT_CODES.length]!;
+}
+
+const ANSI_STYLE: TextStyle = Object.freeze({
+  colored: true,
+  paint(role: TextRole, text: string, name?: string): string {
+    if (text === '') return text;
+    const code = role === 'agent' ? agentCode(name ?? text) : ROLE_CODES[role];
+    return `${code}${text}${RESET}`;
+  },
+});
