@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -6,16 +5,14 @@ import {
   FunctionAgent,
   FunctionTool,
   LlmAgent,
-  Runner,
   SequentialAgent,
   textOf,
   type Event,
 } from '@troupe/core';
 import { GroupChatAgent, GroupChatSelectorError } from '@troupe/core/patterns';
 import { ScriptedModel } from '@troupe/core/testing';
-import { SqliteSessionService } from '@troupe/sqlite';
 import { runOnce } from '../helpers.js';
-import { tempDir } from '../temp-dir.js';
+import { acrossRunners } from './approve-across-runners.js';
 
 const speaker = (name: string, lines: string[], log: string[] = []) => {
   let turn = 0;
@@ -193,8 +190,7 @@ describe('GroupChatAgent', () => {
   });
 
   it('an approval inside a participant pauses; a new runner over the same SQLite file continues that turn and the same order', async () => {
-    const dir = tempDir('troupe-group-chat-');
-    const path = join(dir, 'sessions.db');
+    const files = acrossRunners('troupe-group-chat-');
     const log: string[] = [];
     const build = (model: ScriptedModel) => {
       const publish = new FunctionTool({
@@ -215,26 +211,14 @@ describe('GroupChatAgent', () => {
         maxTurns: 3,
       });
     };
-    const service = new SqliteSessionService({ path });
-    const runner = new Runner({
-      appName: 'app',
-      agent: build(new ScriptedModel([{ functionCalls: [{ name: 'publish', args: { text: 'v1' }, id: 'p1' }] }])),
-      sessionService: service,
-    });
-    const session = await service.createSession({ appName: 'app', userId: 'u' });
-    const paused = await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'Write and publish' });
+    const paused = await files.run(
+      build(new ScriptedModel([{ functionCalls: [{ name: 'publish', args: { text: 'v1' }, id: 'p1' }] }])),
+      'Write and publish',
+    );
     expect(paused.status).toBe('interrupted');
-    await service.close();
 
     const second = new ScriptedModel(['Published v1.']);
-    const service2 = new SqliteSessionService({ path });
-    const runner2 = new Runner({ appName: 'app', agent: build(second), sessionService: service2 });
-    const resumed = await runner2.resume({
-      userId: 'u',
-      sessionId: session.id,
-      responses: { [paused.interrupts[0]!.id]: true },
-    });
-    await service2.close();
+    const resumed = await files.approve(build(second), paused);
     expect(resumed.status).toBe('completed');
     // The Writer did not speak again (the second build's Writer would have said "Writer again").
     expect(log).toEqual(['Writer: v1', 'published v1', 'Critic: fine']);

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -6,7 +5,6 @@ import {
   FunctionAgent,
   FunctionTool,
   LlmAgent,
-  Runner,
   SequentialAgent,
   getFunctionCalls,
   getFunctionResponses,
@@ -14,9 +12,8 @@ import {
 } from '@troupe/core';
 import { SupervisorAgent } from '@troupe/core/patterns';
 import { ScriptedModel } from '@troupe/core/testing';
-import { SqliteSessionService } from '@troupe/sqlite';
 import { runOnce } from '../helpers.js';
-import { tempDir } from '../temp-dir.js';
+import { acrossRunners } from './approve-across-runners.js';
 
 const delegate = (name: string, request: string, id: string) => ({ functionCalls: [{ name, args: { request }, id }] });
 const delegations = (events: Event[]) =>
@@ -134,8 +131,7 @@ describe('SupervisorAgent', () => {
   });
 
   it('an approval inside a worker pauses the run; a new runner over the same SQLite file resumes it without repeating work', async () => {
-    const dir = tempDir('troupe-supervisor-');
-    const path = join(dir, 'sessions.db');
+    const files = acrossRunners('troupe-supervisor-');
     const log: string[] = [];
     const build = (model: ScriptedModel) => {
       const refund = new FunctionTool({
@@ -156,23 +152,12 @@ describe('SupervisorAgent', () => {
       delegate('Billing', 'refund 30', 'b1'),
       { functionCalls: [{ name: 'issue_refund', args: { amount: 30 }, id: 'r1' }] },
     ]);
-    const service = new SqliteSessionService({ path });
-    const runner = new Runner({ appName: 'app', agent: build(first), sessionService: service });
-    const session = await service.createSession({ appName: 'app', userId: 'u' });
-    const paused = await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'Refund order A-1' });
+    const paused = await files.run(build(first), 'Refund order A-1');
     expect(paused.status).toBe('interrupted');
     expect(log).toEqual(['Searcher:order A-1']);
-    await service.close();
 
     const second = new ScriptedModel(['Refunded 30.', 'Order A-1 was refunded 30.']);
-    const service2 = new SqliteSessionService({ path });
-    const runner2 = new Runner({ appName: 'app', agent: build(second), sessionService: service2 });
-    const resumed = await runner2.resume({
-      userId: 'u',
-      sessionId: session.id,
-      responses: { [paused.interrupts[0]!.id]: true },
-    });
-    await service2.close();
+    const resumed = await files.approve(build(second), paused);
     expect(resumed.status).toBe('completed');
     expect(resumed.output).toBe('Order A-1 was refunded 30.');
     expect(log).toEqual(['Searcher:order A-1', 'refund 30']);
