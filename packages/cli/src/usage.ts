@@ -18,7 +18,8 @@ Options:
 Examples:
   troupe run agents/weather
   troupe run agent.ts --model openai/gpt-4o-mini --input "Weather in Paris?"
-  troupe run agents/team.yaml
+  troupe run examples/fan-out "Plan a weekend in Lisbon"
+  troupe run examples/team-yaml --input-json '{"sections": [{"title": "Intro"}]}'
   troupe web examples
   troupe api agents --redis redis://127.0.0.1:6379 & troupe worker agents --redis redis://127.0.0.1:6379
   troupe eval agents/weather evals/weather.evalset.json
@@ -26,7 +27,7 @@ Examples:
 `;
 
 /** `troupe run --help`. */
-export const RUN_USAGE = `Usage: troupe run <agent file or dir> [options]
+export const RUN_USAGE = `Usage: troupe run <agent file or dir> [message] [options]
 
 Loads the agent exported as 'rootAgent' (or the default export) from a .ts or .js module, or from
 <dir>/agent.ts or <dir>/agent.js, and chats with it. Type 'exit' or 'quit' (or press Ctrl-D) to leave.
@@ -39,13 +40,22 @@ Sessions are kept in SQLite at .troupe/troupe.db under the current directory; a 
 Options:
   --model <model>     Default model for agents that set none, e.g. openai/gpt-4o-mini
                       (without it: the offline demo model, which is not an LLM)
-  --input <text>      Run this one message and exit (exit code 0 when the run completed)
-  --json              Print each stored event as one JSON line on stdout, nothing else
-  --session <id>      Session to continue (created if missing; default: a new session)
+  --input <text>      Run this one message and exit (exit code 0 when the run completed);
+                      the same as a message after the agent. Parsed as JSON when the agent
+                      has an inputSchema
+  --input-json <json> Run with this structured input (a JSON object, checked against the
+                      agent's inputSchema) and exit
+  --json              Print each stored event (the user's too) as one JSON line on stdout,
+                      nothing else; timestamps in seconds, as the HTTP API sends them
+  --session <id>      Session to continue (a new one with that id if missing, said on stderr;
+                      default: a new session)
   --user <id>         User id (default: user)
   --db <path>         SQLite file for sessions (default: .troupe/troupe.db)
   --memory            Keep sessions in memory only, for throwaway runs (gone on exit)
 ${compactionUsage(22)}  -h, --help          Show this help
+
+Ctrl-C cancels the running turn (a second Ctrl-C quits at once). Colour: on at a terminal, off
+when piped or with NO_COLOR; FORCE_COLOR=1 forces it.
 
 Exit codes: 0 completed, 1 failed, 2 bad usage, 3 run limit hit, 4 waiting for approval,
 5 blocked by a guardrail, 130 cancelled.

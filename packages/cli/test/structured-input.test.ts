@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ExitCode } from '../src/index.js';
-import { troupe } from './helpers.js';
+import { ExitCode, runCli } from '../src/index.js';
+import { fakeIo, troupe } from './helpers.js';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const sections = JSON.stringify({ sections: [{ title: 'intro', description: 'why' }, { title: 'next steps' }] });
@@ -76,6 +76,16 @@ describe('troupe run: structured input (examples/team-yaml, a TeamAgent with an 
     expect(result.err).toContain(
       `'troupe run' got --input-json and the message 'hello': give the one message to run once`,
     );
+  });
+
+  it('in a chat, takes each line as a JSON object, and says so for a line that is not one', async () => {
+    const io = fakeIo(repo);
+    io.stdin.end(`hello\n${sections}\nexit\n`);
+    expect(await runCli(['run', 'examples/team-yaml', '--memory'], io)).toBe(ExitCode.ok);
+    expect(io.err()).toContain(
+      "The message 'hello' is not JSON (Unexpected token 'h', \"hello\" is not valid JSON). Agent 'test_team_agent' takes a structured input (it has an inputSchema).",
+    );
+    expect(io.out()).toContain('"title": "Next Steps"');
   });
 
   it('keeps a text message as text for an agent without an inputSchema', async () => {

@@ -3,8 +3,10 @@ import { Conversation } from '../conversation.js';
 import type { EventSink } from '../event-sinks.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CliIo, TextOutput } from '../io.js';
+import { CliUsageError } from '../errors.js';
 import { interruptHandler } from '../interrupt-keys.js';
 import { createLineReader } from '../line-reader.js';
+import { oneShotMessage, type TurnMessage } from '../run-input.js';
 import { outcomeMessage, type TurnOutcome } from '../run-turn.js';
 import { PLAIN_STYLE, type TextStyle } from '../terminal-style.js';
 
@@ -80,7 +82,16 @@ export async function chat(options: ChatOptions): Promise<number> {
       const message = line.trim();
       if (message === '') continue;
       if (EXIT_WORDS.has(message.toLowerCase())) break;
-      const outcome = await conversation.send(message);
+      // An agent that takes a structured input gets each line as a JSON object.
+      let turn: TurnMessage;
+      try {
+        turn = oneShotMessage('the message', message, runner.agent);
+      } catch (error) {
+        if (!(error instanceof CliUsageError)) throw error;
+        io.stderr.write(`${error.message}\n`);
+        continue;
+      }
+      const outcome = await conversation.send(turn);
       report(outcome);
       if (outcome.status === 'interrupted') return ExitCode.interrupted;
     }
