@@ -44,10 +44,9 @@ export function heldToolApp(replies: ScriptedReply[]): {
   return { app, toolStarted, release };
 }
 
-/** An agent whose `transfer_money` tool asks for confirmation before it runs; `sent` records what it sent. */
-export function bankAgent(replies: ScriptedReply[]): { agent: BaseAgent; model: ScriptedModel; sent: number[] } {
-  const sent: number[] = [];
-  const transfer = new FunctionTool({
+/** A `transfer_money` tool that asks for confirmation before it runs; each amount it sends goes into `sent`. */
+export function transferTool(sent: number[]) {
+  return new FunctionTool({
     name: 'transfer_money',
     description: 'Transfers money.',
     parameters: z.object({ amount: z.number() }),
@@ -57,8 +56,13 @@ export function bankAgent(replies: ScriptedReply[]): { agent: BaseAgent; model: 
       return { status: 'sent', amount };
     },
   });
+}
+
+/** An agent whose `transfer_money` tool asks for confirmation before it runs; `sent` records what it sent. */
+export function bankAgent(replies: ScriptedReply[]): { agent: BaseAgent; model: ScriptedModel; sent: number[] } {
+  const sent: number[] = [];
   const model = new ScriptedModel(replies);
-  return { agent: new LlmAgent({ name: 'Banker', model, tools: [transfer] }), model, sent };
+  return { agent: new LlmAgent({ name: 'Banker', model, tools: [transferTool(sent)] }), model, sent };
 }
 
 /** An app whose agent pauses for confirmation before its `transfer_money` tool runs. */

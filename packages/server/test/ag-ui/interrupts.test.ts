@@ -1,23 +1,14 @@
 import { EventType, type RunStartedEvent, type ToolCallResultEvent } from '@ag-ui/client';
 import { describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
 import { FunctionTool, LlmAgent, ParallelAgent } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { AG_UI_USER } from '../../src/index.js';
+import { transferTool } from '../helpers.js';
 import { client, input, ofType, post, runOnce, say, serveApps } from './helpers.js';
 
 function bank(replies: ConstructorParameters<typeof ScriptedModel>[0]) {
   const sent: number[] = [];
-  const transfer = new FunctionTool({
-    name: 'transfer_money',
-    description: 'Sends money.',
-    parameters: z.object({ amount: z.number() }),
-    requireConfirmation: true,
-    execute: ({ amount }) => {
-      sent.push(amount);
-      return { status: 'sent', amount };
-    },
-  });
+  const transfer = transferTool(sent);
   const askPin = new FunctionTool({
     name: 'ask_pin',
     description: 'Asks the user for their PIN.',
