@@ -3,7 +3,7 @@ import { FunctionTool, InMemorySessionService, LlmAgent } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { z } from 'zod';
 import { createApp, type TroupeApp, type WireEvent, type WireSession } from '../src/index.js';
-import { bankApp, call, createSession, expectError, message, runBody, readSse } from './helpers.js';
+import { adkAnswer, bankApp, call, createSession, expectError, message, runBody, readSse } from './helpers.js';
 
 // The requests below are built as ADK's web UI builds them (adk-web's long-running-response and
 // chat components): the answer is a user message whose one part is a function response named
@@ -32,26 +32,15 @@ function pendingConfirmations(events: readonly WireEvent[]): FunctionCallPart['f
   return events.flatMap(longRunningCalls).filter((c) => c.name === 'adk_request_confirmation' && !answered.has(c.id));
 }
 
-function adkAnswer(
+/** ADK's answer as its web UI sends it: naming the event that holds the confirmation call. */
+function adkAnswerTo(
   sessionId: string,
   confirmationCall: FunctionCallPart['functionCall'],
   functionCallEventId: string,
   response: Record<string, unknown>,
   extra: Record<string, unknown> = {},
 ) {
-  return {
-    appName: 'bank',
-    userId: 'alice',
-    sessionId,
-    newMessage: {
-      role: 'user',
-      parts: [{ functionResponse: { id: confirmationCall.id, name: confirmationCall.name, response } }],
-    },
-    streaming: false,
-    stateDelta: null,
-    functionCallEventId,
-    ...extra,
-  };
+  return adkAnswer(sessionId, confirmationCall, response, { functionCallEventId, ...extra });
 }
 
 async function readSession(app: TroupeApp, sessionId: string): Promise<WireSession> {
@@ -120,7 +109,7 @@ describe("ADK's adk_request_confirmation on the wire", () => {
       app,
       'POST',
       '/run_sse',
-      adkAnswer(sessionId, request!, pause.id, { confirmed: true, payload: payload.args }, { streaming: true }),
+      adkAnswerTo(sessionId, request!, pause.id, { confirmed: true, payload: payload.args }, { streaming: true }),
     );
     const { events } = await readSse(res);
     expect(sent).toEqual([500]);
@@ -151,7 +140,7 @@ describe("ADK's adk_request_confirmation on the wire", () => {
 
     // Answering again changes nothing: a 400 naming the problem; the tool ran once.
     const again = await expectError(
-      await call(app, 'POST', '/run_sse', adkAnswer(sessionId, request!, pause.id, { confirmed: true })),
+      await call(app, 'POST', '/run_sse', adkAnswerTo(sessionId, request!, pause.id, { confirmed: true })),
       400,
       'INTERRUPT_RESPONSE',
     );
@@ -171,7 +160,7 @@ describe("ADK's adk_request_confirmation on the wire", () => {
       bank.app,
       'POST',
       '/run',
-      adkAnswer(s.id, request!, pause.id, { response: '{"confirmed":false}' }),
+      adkAnswerTo(s.id, request!, pause.id, { response: '{"confirmed":false}' }),
     );
     expect(res.status).toBe(200);
     const events = (await res.json()) as WireEvent[];
@@ -221,7 +210,7 @@ describe("ADK's adk_request_confirmation on the wire", () => {
       app,
       'POST',
       '/run',
-      adkAnswer(s.id, { ...request!, id: 'd1' }, paused.at(-1)!.id, { confirmed: true }),
+      adkAnswerTo(s.id, { ...request!, id: 'd1' }, paused.at(-1)!.id, { confirmed: true }),
     );
     expect(res.status).toBe(200);
     expect(deleted).toEqual(['/tmp/a']);
@@ -234,7 +223,7 @@ describe("ADK's adk_request_confirmation on the wire", () => {
       app,
       'POST',
       '/run',
-      adkAnswer(
+      adkAnswerTo(
         sessionId,
         request!,
         paused.at(-1)!.id,
@@ -258,26 +247,31 @@ describe("ADK's adk_request_confirmation on the wire", () => {
       app,
       'POST',
       '/run',
-      adkAnswer(sessionId, { ...request!, id: 'Banker:nope' }, pause.id, { confirmed: true }),
+      adkAnswerTo(sessionId, { ...request!, id: 'Banker:nope' }, pause.id, { confirmed: true }),
     );
     expect(await field(unknown)).toBe('newMessage.parts.0.functionResponse.id');
     expect(await expectError(unknown, 400, 'INTERRUPT_RESPONSE')).toMatch(
       /no 'adk_request_confirmation' call 'Banker:nope'/,
     );
 
-    const notBoolean = await call(app, 'POST', '/run', adkAnswer(sessionId, request!, pause.id, { confirmed: 'yes' }));
+    const notBoolean = await call(
+      app,
+      'POST',
+      '/run',
+      adkAnswerTo(sessionId, request!, pause.id, { confirmed: 'yes' }),
+    );
     expect(await field(notBoolean)).toBe('newMessage.parts.0.functionResponse.response.confirmed');
     await expectError(notBoolean, 400, 'INVALID_REQUEST');
     const badJson = await call(
       app,
       'POST',
       '/run_sse',
-      adkAnswer(sessionId, request!, pause.id, { response: '{confirmed' }),
+      adkAnswerTo(sessionId, request!, pause.id, { response: '{confirmed' }),
     );
     expect(await field(badJson)).toBe('newMessage.parts.0.functionResponse.response.response');
     await expectError(badJson, 400, 'INVALID_REQUEST');
 
-    const mixed = adkAnswer(sessionId, request!, pause.id, { confirmed: true });
+    const mixed = adkAnswerTo(sessionId, request!, pause.id, { confirmed: true });
     mixed.newMessage.parts.push({ text: 'and also' } as never);
     const mixedRes = await call(app, 'POST', '/run', mixed);
     expect(await field(mixedRes)).toBe('newMessage.parts');
@@ -286,7 +280,7 @@ describe("ADK's adk_request_confirmation on the wire", () => {
       app,
       'POST',
       '/run',
-      adkAnswer(sessionId, request!, pause.id, { confirmed: true }, { input: { x: 1 } }),
+      adkAnswerTo(sessionId, request!, pause.id, { confirmed: true }, { input: { x: 1 } }),
     );
     expect(await field(withInput)).toBe('input');
     await expectError(withInput, 400, 'INVALID_REQUEST');
@@ -294,13 +288,13 @@ describe("ADK's adk_request_confirmation on the wire", () => {
       app,
       'POST',
       '/run',
-      adkAnswer(sessionId, request!, pause.id, { confirmed: true }, { invocationId: 'e-other' }),
+      adkAnswerTo(sessionId, request!, pause.id, { confirmed: true }, { invocationId: 'e-other' }),
     );
     expect(await field(otherInvocation)).toBe('invocationId');
     await expectError(otherInvocation, 400, 'INVALID_REQUEST');
     await expectError(
       await call(app, 'POST', '/run', {
-        ...adkAnswer(sessionId, request!, pause.id, { confirmed: true }),
+        ...adkAnswerTo(sessionId, request!, pause.id, { confirmed: true }),
         sessionId: 'missing',
       }),
       404,
@@ -334,7 +328,7 @@ describe("ADK's adk_request_confirmation on the wire", () => {
     ).json()) as WireEvent[];
     const [request] = longRunningCalls(paused.at(-1)!);
     await expectError(
-      await call(bank.app, 'POST', '/run', adkAnswer(s.id, request!, paused.at(-1)!.id, { confirmed: true }), {
+      await call(bank.app, 'POST', '/run', adkAnswerTo(s.id, request!, paused.at(-1)!.id, { confirmed: true }), {
         Authorization: 'Bearer bob-token',
       }),
       403,
@@ -342,7 +336,7 @@ describe("ADK's adk_request_confirmation on the wire", () => {
     );
     expect(bank.sent).toEqual([]);
     expect(
-      (await call(bank.app, 'POST', '/run', adkAnswer(s.id, request!, paused.at(-1)!.id, { confirmed: true }), alice))
+      (await call(bank.app, 'POST', '/run', adkAnswerTo(s.id, request!, paused.at(-1)!.id, { confirmed: true }), alice))
         .status,
     ).toBe(200);
     expect(bank.sent).toEqual([500]);

@@ -115,6 +115,27 @@ export function runBody(session: WireSession, text: string) {
   return { appName: session.appName, userId: session.userId, sessionId: session.id, newMessage: message(text) };
 }
 
+/**
+ * The body ADK's clients send to answer a confirmation request of bank/alice's session: a user
+ * message holding the function response to `request` (the adk_request_confirmation call).
+ */
+export function adkAnswer(
+  sessionId: string,
+  request: { id: string; name: string },
+  response: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+) {
+  return {
+    appName: 'bank',
+    userId: 'alice',
+    sessionId,
+    newMessage: { role: 'user', parts: [{ functionResponse: { id: request.id, name: request.name, response } }] },
+    streaming: false,
+    stateDelta: null,
+    ...extra,
+  };
+}
+
 /** Expects a JSON error response with this status and code; returns the message. */
 export async function expectError(res: Response, status: number, code: string): Promise<string> {
   const body = (await res.json()) as { error: { code: string; message: string } };

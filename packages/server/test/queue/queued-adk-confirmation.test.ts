@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { describeRedis, useRedis } from '../../../queue/test/redis-server.js';
 import type { BackgroundRunInfo, WireEvent, WireSession } from '../../src/index.js';
-import { bankAgent, call, createSession, expectError, runBody } from '../helpers.js';
+import { adkAnswer, bankAgent, call, createSession, expectError, runBody } from '../helpers.js';
 import { queuedApp, readIdFrames } from './queued-app.js';
 
 // ADK's web UI approving a tool with createApp({ queue }): its answer to adk_request_confirmation in
@@ -14,23 +14,6 @@ function confirmationCall(event: WireEvent): Call {
     (p) => 'functionCall' in p && event.longRunningToolIds?.includes(p.functionCall.id),
   );
   return (part as { functionCall: Call }).functionCall;
-}
-
-function adkAnswer(
-  sessionId: string,
-  request: Call,
-  response: Record<string, unknown>,
-  extra: Record<string, unknown> = {},
-) {
-  return {
-    appName: 'bank',
-    userId: 'alice',
-    sessionId,
-    newMessage: { role: 'user', parts: [{ functionResponse: { id: request.id, name: request.name, response } }] },
-    streaming: false,
-    stateDelta: null,
-    ...extra,
-  };
 }
 
 describeRedis("ADK's adk_request_confirmation through the queue", () => {
