@@ -219,12 +219,13 @@ type SpanBase = Pick<
 
 /**
  * Records spans from the runner's hooks. Open spans are found again by their context: the agent
- * span by its InvocationContext, a model span by its CallbackContext, a tool span by the call id.
+ * span by its InvocationContext, a model span by its CallbackContext, a tool span by its ToolContext.
  */
 class TracePlugin extends BasePlugin {
   private readonly agents = new WeakMap<InvocationContext, TraceSpan>();
   private readonly models = new WeakMap<CallbackContext, TraceSpan>();
-  private readonly tools = new Map<string, TraceSpan>();
+  // Weak: a tool call cut short by a cancellation never reaches afterTool or onToolError.
+  private readonly tools = new WeakMap<ToolContext, TraceSpan>();
 
   constructor(private readonly collector: TraceCollector) {
     super('troupe-dev-trace');
@@ -307,7 +308,7 @@ class TracePlugin extends BasePlugin {
       ...(parent ? { parentSpanId: parent.spanId } : {}),
       toolArgs: this.collector.snapshot(ctx, args),
     });
-    if (span) this.tools.set(toolKey(context), span);
+    if (span) this.tools.set(context, span);
     return undefined;
   }
 
@@ -320,9 +321,8 @@ class TracePlugin extends BasePlugin {
     context: ToolContext;
     response: Record<string, unknown>;
   }): undefined {
-    const span = this.tools.get(toolKey(context));
+    const span = this.tools.get(context);
     if (span) {
-      this.tools.delete(toolKey(context));
       span.toolResponse = this.collector.snapshot(context.invocationContext, response);
       span.endTime = Date.now();
       span.status = 'completed';
@@ -331,9 +331,8 @@ class TracePlugin extends BasePlugin {
   }
 
   override onToolError({ context, error }: { tool: BaseTool; context: ToolContext; error: unknown }): undefined {
-    const span = this.tools.get(toolKey(context));
+    const span = this.tools.get(context);
     if (span) {
-      this.tools.delete(toolKey(context));
       close(span, 'error', error, context.invocationContext);
     }
     return undefined;
@@ -365,10 +364,6 @@ class TracePlugin extends BasePlugin {
     }
     return undefined;
   }
-}
-
-function toolKey(context: ToolContext): string {
-  return `${context.invocationContext.invocationId}:${context.invocationContext.path}:${context.functionCallId}`;
 }
 
 function close(span: TraceSpan, status: string, error: unknown, ctx: InvocationContext): void {

@@ -1,8 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { InMemorySessionService } from '@troupe/core';
+import { InMemorySessionService, LlmAgent, Runner, userContent } from '@troupe/core';
+import { ScriptedModel } from '@troupe/core/testing';
 import { createApp, type WireEvent } from '../src/index.js';
 import type { SessionSummary, WireTraceSpan } from '../src/dev-ui-wire.js';
+import { TraceCollector } from '../src/trace-collector.js';
 import { rootAgent as scout } from './e2e/fixtures/debug-apps/scout/agent.js';
 import { call, createSession, expectError } from './helpers.js';
 
@@ -166,5 +168,34 @@ describe('GET /apps/{app}/eval_sets and POST .../run_eval', () => {
       400,
       'INVALID_REQUEST',
     );
+  });
+});
+
+describe('TraceCollector bounds and masking', () => {
+  it('forgets the oldest invocations beyond its bound, and masks the secrets the server was given', async () => {
+    const traces = new TraceCollector({ invocationsPerApp: 2 });
+    const agent = new LlmAgent({
+      name: 'Keeper',
+      model: new ScriptedModel(['one', 'two', 'three']),
+      instruction: 'The vault code is vault-code-7731.',
+    });
+    const runner = new Runner({
+      appName: 'vault',
+      agent,
+      sessionService: new InMemorySessionService(),
+      plugins: [traces.plugin()],
+      secrets: ['vault-code-7731'],
+    });
+    const session = await runner.sessionService.createSession({ appName: 'vault', userId: 'ada' });
+    const answers: string[] = [];
+    for (const text of ['a', 'b', 'c']) {
+      const result = await runner.run({ userId: 'ada', sessionId: session.id, newMessage: userContent(text) });
+      answers.push(result.events.at(-1)!.id);
+    }
+    expect(traces.spanOfEvent(answers[0]!)).toBeUndefined();
+    const kept = traces.spanOfEvent(answers[2]!)!;
+    expect(JSON.stringify(kept.llmRequest)).toContain('The vault code is ***.');
+    expect(JSON.stringify(kept.llmRequest)).not.toContain('7731');
+    expect(new Set(traces.sessionSpans(session.id).map((s) => s.invocationId)).size).toBe(2);
   });
 });
