@@ -29,7 +29,8 @@ interface Terminal {
 /** Runs `troupe <argv>` on a pseudo-terminal of its own. */
 function atTerminal(argv: string[], env: Record<string, string> = {}): Terminal {
   const command = [process.execPath, bin, ...argv].map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
-  const cleanEnv = { ...process.env, NO_COLOR: '', FORCE_COLOR: '' };
+  // The test runner's own colour settings are not the terminal's.
+  const cleanEnv: NodeJS.ProcessEnv = { ...process.env };
   delete cleanEnv.NO_COLOR;
   delete cleanEnv.FORCE_COLOR;
   const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], {

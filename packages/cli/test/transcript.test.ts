@@ -76,7 +76,7 @@ describe('troupe run: parallel branches take turns', () => {
 
 describe('troupe run: colour', () => {
   const hello = fileURLToPath(new URL('./fixtures/hello.ts', import.meta.url));
-  const runWith = async (env: Record<string, string>) => {
+  const runWith = async (env: Record<string, string | undefined>) => {
     const io = Object.assign(fakeIo(repo), { env });
     io.stdin.end();
     const code = await runCli(['run', hello, '--memory', '--input', 'hi'], io);
