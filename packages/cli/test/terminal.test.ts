@@ -72,8 +72,8 @@ describe.skipIf(!hasScript)('troupe run at a terminal (pseudo-terminal via scrip
     // eslint-disable-next-line no-control-regex -- terminal escape sequences are what is checked
     expect(screen).toMatch(/\u001b\[[\d;]+mGreeter:\u001b\[0m \(offline model, not an LLM\)/);
     // The spinner: a frame, what runs, the seconds; erased (CR + erase line) before the answer prints.
-    // eslint-disable-next-line no-control-regex -- terminal escape sequences are what is checked
     expect(screen).toMatch(
+      // eslint-disable-next-line no-control-regex -- terminal escape sequences are what is checked
       /\r\u001b\[K\u001b\[2m[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] [^\n]*\d+\.\ds\u001b\[0m\r\u001b\[K\u001b\[[\d;]+mGreeter:/,
     );
   }, 40_000);
