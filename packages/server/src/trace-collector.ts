@@ -254,8 +254,13 @@ class TracePlugin extends BasePlugin {
     outcome: AgentOutcome;
     error?: unknown;
   }): undefined {
-    const span = this.agents.get(context.invocationContext);
-    if (span) close(span, outcome, error, context.invocationContext);
+    const ctx = context.invocationContext;
+    const span = this.agents.get(ctx);
+    if (span) close(span, outcome, error, ctx);
+    // A model call an agent's own beforeModelCallback answered never reaches afterModel: end it with its agent.
+    for (const open of this.collector.spansOf(ctx))
+      if (open.kind !== 'agent' && open.endTime === undefined && open.path === ctx.path)
+        close(open, outcome === 'completed' ? 'skipped' : outcome, undefined, ctx);
     return undefined;
   }
 

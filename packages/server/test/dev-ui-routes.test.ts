@@ -198,4 +198,27 @@ describe('TraceCollector bounds and masking', () => {
     expect(JSON.stringify(kept.llmRequest)).not.toContain('7731');
     expect(new Set(traces.sessionSpans(session.id).map((s) => s.invocationId)).size).toBe(2);
   });
+
+  it("ends a model call the agent's own beforeModelCallback answered, when its agent ends", async () => {
+    const traces = new TraceCollector();
+    const agent = new LlmAgent({
+      name: 'Cached',
+      model: new ScriptedModel([]),
+      beforeModelCallback: () => ({ content: { role: 'model', parts: [{ text: 'from the cache' }] } }),
+    });
+    const runner = new Runner({
+      appName: 'cache',
+      agent,
+      sessionService: new InMemorySessionService(),
+      plugins: [traces.plugin()],
+    });
+    const session = await runner.sessionService.createSession({ appName: 'cache', userId: 'ada' });
+    await runner.run({ userId: 'ada', sessionId: session.id, newMessage: userContent('hi') });
+    const spans = traces.sessionSpans(session.id);
+    expect(spans.map((s) => [s.kind, s.status])).toEqual([
+      ['agent', 'completed'],
+      ['model', 'skipped'],
+    ]);
+    for (const span of spans) expect(span.endTime).toBeGreaterThanOrEqual(span.startTime);
+  });
 });
