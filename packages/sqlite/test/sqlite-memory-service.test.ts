@@ -14,6 +14,19 @@ memoryServiceContract('SqliteMemoryService', openFresh, {
   openSecond: reopenOnPath((path) => new SqliteMemoryService({ path })),
 });
 
+/** Session 's' of app/u, holding one user event that says `text`. */
+function userSaid(text: string): Session {
+  return {
+    id: 's',
+    appName: 'app',
+    userId: 'u',
+    state: {},
+    events: [createEvent({ author: 'user', content: { role: 'user', parts: [{ text }] } })],
+    lastUpdateTime: 0,
+    version: 1,
+  };
+}
+
 describe('SqliteMemoryService', () => {
   it('shares a file with SqliteSessionService: sessions stored there go into memory, the session schema is untouched, and memory survives reopening', async () => {
     await withTempFile('troupe-sqlite-memory-', 'troupe.db', async (path) => {
@@ -49,15 +62,7 @@ describe('SqliteMemoryService', () => {
   it('finds a word without its accents (FTS5 unicode61 folds them)', async () => {
     const { service, close } = await openFresh();
     try {
-      const session: Session = {
-        id: 's',
-        appName: 'app',
-        userId: 'u',
-        state: {},
-        events: [createEvent({ author: 'user', content: { role: 'user', parts: [{ text: 'Un café crème' }] } })],
-        lastUpdateTime: 0,
-        version: 1,
-      };
+      const session = userSaid('Un café crème');
       await service.addSessionToMemory(session);
       expect((await service.searchMemory({ appName: 'app', userId: 'u', query: 'cafe' })).memories).toHaveLength(1);
     } finally {
@@ -100,17 +105,7 @@ describe('SqliteMemoryService', () => {
   it('readonly: searches a file another service wrote, refuses to add (StorageError), and refuses a file without memory tables', async () => {
     const { service, path, close } = await openFresh();
     try {
-      const session: Session = {
-        id: 's',
-        appName: 'app',
-        userId: 'u',
-        state: {},
-        events: [
-          createEvent({ author: 'user', content: { role: 'user', parts: [{ text: 'The gate code is 1234.' }] } }),
-        ],
-        lastUpdateTime: 0,
-        version: 1,
-      };
+      const session = userSaid('The gate code is 1234.');
       await service.addSessionToMemory(session);
       const reader = new SqliteMemoryService({ path, readonly: true });
       expect((await reader.searchMemory({ appName: 'app', userId: 'u', query: 'gate code' })).memories).toHaveLength(1);
