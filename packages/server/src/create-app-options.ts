@@ -68,6 +68,13 @@ export interface CreateAppOptions {
   stateLimits?: StateLimits;
   /** A folder of static files (the dev UI) served at `/` under the API routes, without auth. */
   staticDir?: string;
+  /**
+   * Keep what each model call of this process's runs saw (request, response, agent/model/tool
+   * spans; bounded, secrets masked) for the dev UI's trace views (`GET /debug/trace/...`). It costs
+   * a little per model and tool call, so an API server without the dev UI keeps none unless asked.
+   * @default true when `staticDir` (the dev UI) is served, else false
+   */
+  traces?: boolean;
   /** Plugins of every app's runner. */
   plugins?: readonly BasePlugin[];
   /** Model for LlmAgents that name none (the CLI's `--model`). */

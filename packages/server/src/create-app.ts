@@ -52,7 +52,7 @@ export function createApp(options: CreateAppOptions): TroupeApp {
   const hosts = new HostPolicy(options.allowedHosts);
   const origins = new OriginPolicy(options.allowedOrigins, hosts);
   // What the model saw in each call of this process's runs, for the dev UI (GET /debug/trace/...).
-  const traces = new TraceCollector();
+  const traces = (options.traces ?? options.staticDir !== undefined) ? new TraceCollector() : undefined;
   const context: ServerContext = {
     registry: new AppRegistry({
       apps: options.apps,
@@ -62,7 +62,7 @@ export function createApp(options: CreateAppOptions): TroupeApp {
       sessionService,
       artifactService,
       memoryService: options.memoryService,
-      plugins: [...(options.plugins ?? []), traces.plugin()],
+      plugins: traces ? [...(options.plugins ?? []), traces.plugin()] : (options.plugins ?? []),
       defaultModel: options.defaultModel,
       leaseTtlMs: options.leaseTtlMs,
       secrets: options.secrets,

@@ -14,7 +14,7 @@ import { call, createSession, expectError } from './helpers.js';
 const agentsDir = fileURLToPath(new URL('./e2e/fixtures/debug-apps', import.meta.url));
 
 function scoutApp() {
-  return createApp({ apps: { scout }, agentsDir, sessionService: new InMemorySessionService() });
+  return createApp({ apps: { scout }, agentsDir, sessionService: new InMemorySessionService(), traces: true });
 }
 
 async function run(app: ReturnType<typeof createApp>, sessionId: string, text: string): Promise<WireEvent[]> {
@@ -93,6 +93,7 @@ describe('GET /debug/trace/{event_id} and /debug/trace/session/{id}', () => {
       apps: { scout },
       sessionService: new InMemorySessionService(),
       auth: { tokens: { 'ada-token': 'ada', 'bob-token': 'bob' } },
+      traces: true,
     });
     const ada = { Authorization: 'Bearer ada-token' };
     const bob = { Authorization: 'Bearer bob-token' };
@@ -115,6 +116,18 @@ describe('GET /debug/trace/{event_id} and /debug/trace/session/{id}', () => {
     await expectError(await call(app, 'GET', `/debug/trace/${answer.id}`, undefined, bob), 403, 'FORBIDDEN');
     expect(await (await call(app, 'GET', `/debug/trace/session/${session.id}`, undefined, bob)).json()).toEqual([]);
     await expectError(await call(app, 'GET', `/debug/trace/session/${session.id}`), 401, 'UNAUTHORIZED');
+  });
+});
+
+describe('traces off (an API server without the dev UI)', () => {
+  it('keeps none and says how to turn them on', async () => {
+    const app = createApp({ apps: { scout }, sessionService: new InMemorySessionService() });
+    const session = await createSession(app, 'scout', 'ada');
+    const events = await run(app, session.id, 'Weather in Oslo');
+    const res = await call(app, 'GET', `/debug/trace/${events.at(-1)!.id}`);
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toContain('traces: true');
+    expect((await call(app, 'GET', `/debug/trace/session/${session.id}`)).status).toBe(404);
   });
 });
 

@@ -12,8 +12,18 @@ import type { TraceCollector, TraceSpan } from '../trace-collector.js';
  * `gcp.vertex.agent.*` names) and `GET /debug/trace/session/{session_id}` (every span of the
  * session: agents, model calls and tools with their times). A token sees only its user's spans.
  */
-export function debugTraceRoutes(traces: TraceCollector): Hono<ServerEnv> {
+export function debugTraceRoutes(traces: TraceCollector | undefined): Hono<ServerEnv> {
   const routes = new Hono<ServerEnv>();
+  if (!traces) {
+    routes.get('/debug/trace/*', () => {
+      throw new HttpError(
+        404,
+        'NOT_FOUND',
+        'This server keeps no traces. Start it with createApp({ traces: true }) (troupe web does) to see what each model call saw.',
+      );
+    });
+    return routes;
+  }
 
   routes.get('/debug/trace/session/:session', (c) => {
     const principal = c.get('principal');
