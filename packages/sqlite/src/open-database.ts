@@ -32,17 +32,21 @@ export function openDatabase(options: ResolvedOptions): { db: Database.Database;
 /**
  * Opens the file (creating its folder) in WAL mode with the options' busy timeout and `synchronous`
  * setting, then runs `setUp` (creating or migrating tables). Storage failures become a
- * `StorageError`; nothing is left open when it fails. The artifact and memory stores open their
- * tables in the same file this way.
+ * `StorageError` naming `store` (default: the session store); nothing is left open when it fails.
+ * The artifact and memory stores open their tables in the same file this way.
  */
-export function openSqliteFile(options: ResolvedOptions, setUp: (db: Database.Database) => void): Database.Database {
+export function openSqliteFile(
+  options: ResolvedOptions,
+  setUp: (db: Database.Database) => void,
+  store?: StorageSite['store'],
+): Database.Database {
   const { path, busyTimeoutMs, synchronous, readonly } = options;
-  const site = siteOf(options);
+  const site = siteOf(options, store);
   if (path !== ':memory:' && !readonly) {
     try {
       mkdirSync(dirname(path), { recursive: true });
     } catch (error) {
-      throw folderError(error, path);
+      throw folderError(error, path, store);
     }
   }
   const db = guarded(

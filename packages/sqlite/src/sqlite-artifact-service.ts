@@ -83,10 +83,14 @@ export class SqliteArtifactService implements ArtifactService {
     this.maxBytes = resolveMaxArtifactBytes('SqliteArtifactService', options.maxArtifactBytes);
     this.path = resolved.path;
     this.site = siteOf(resolved, 'artifact store');
-    this.db = openSqliteFile(resolved, (db) => {
-      // A read-only connection cannot create it; without the table there is simply nothing to read.
-      if (!resolved.readonly) db.exec(CREATE_TABLE);
-    });
+    this.db = openSqliteFile(
+      resolved,
+      (db) => {
+        // A read-only connection cannot create it; without the table there is simply nothing to read.
+        if (!resolved.readonly) db.exec(CREATE_TABLE);
+      },
+      'artifact store',
+    );
     const hasTable =
       this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'artifacts'").get() !== undefined;
     if (!hasTable) {

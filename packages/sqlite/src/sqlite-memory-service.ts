@@ -86,10 +86,14 @@ export class SqliteMemoryService implements MemoryService {
     this.maxResults = resolveMaxResults(options.maxResults, 'SqliteMemoryService');
     this.path = resolved.path;
     this.site = siteOf(resolved, 'memory store');
-    this.db = openSqliteFile(resolved, (db) => {
-      // A read-only connection cannot create them; without the tables there is nothing to read.
-      if (!resolved.readonly) db.exec(CREATE_TABLES);
-    });
+    this.db = openSqliteFile(
+      resolved,
+      (db) => {
+        // A read-only connection cannot create them; without the tables there is nothing to read.
+        if (!resolved.readonly) db.exec(CREATE_TABLES);
+      },
+      'memory store',
+    );
     const tables = this.db
       .prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN ('memories', 'memories_fts')")
       .get();

@@ -55,11 +55,11 @@ export function storageErrorFor(error: unknown, failure: StorageFailure): Storag
  * The {@link StorageError} for a folder that could not be created for the file (a Node.js file
  * system error such as `EACCES`, `EROFS` or `ENOTDIR`).
  */
-export function folderError(error: unknown, path: string): StorageError {
+export function folderError(error: unknown, path: string, store: StorageSite['store'] = 'session store'): StorageError {
   // Node.js messages start with the code already: "EACCES: permission denied, mkdir '/srv/x'".
   const detail = error instanceof Error ? error.message : String(error);
   return new StorageError(
-    `The SQLite session store '${path}' could not be opened: its folder '${dirname(path)}' could not be created (${detail}). Create the folder, or choose a path in a folder this process may write.`,
+    `The SQLite ${store} '${path}' could not be opened: its folder '${dirname(path)}' could not be created (${detail}). Create the folder, or choose a path in a folder this process may write.`,
     { cause: error },
   );
 }

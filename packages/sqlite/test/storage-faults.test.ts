@@ -3,7 +3,13 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { SessionExistsError, createEvent, textOf, type Event } from '@troupe/core';
-import { SCHEMA_VERSION, SqliteSessionService, StorageError } from '../src/index.js';
+import {
+  SCHEMA_VERSION,
+  SqliteArtifactService,
+  SqliteMemoryService,
+  SqliteSessionService,
+  StorageError,
+} from '../src/index.js';
 import { connectionOf, useTempDb } from './helpers.js';
 
 const tempDb = useTempDb();
@@ -166,6 +172,24 @@ describe('SqliteSessionService storage faults', () => {
     // A file is where the folder should be: mkdir says EEXIST (or ENOTDIR on some systems).
     expect(underAFile.message).toMatch(/its folder '.*plain-file' could not be created \((EEXIST|ENOTDIR): /);
     expect(underAFile.cause).toMatchObject({ code: expect.stringMatching(/^(EEXIST|ENOTDIR)$/) });
+  });
+
+  it('the artifact and memory stores name themselves when their file or folder cannot be opened', () => {
+    const dir = dirname(tempDb());
+    const folder = join(dir, 'a-folder');
+    mkdirSync(folder);
+    const file = join(dir, 'plain-file');
+    writeFileSync(file, 'not a folder');
+    for (const [store, open] of [
+      ['artifact store', (path: string) => new SqliteArtifactService({ path })],
+      ['memory store', (path: string) => new SqliteMemoryService({ path })],
+    ] as const) {
+      const notAFile = failureOf(() => open(folder)) as StorageError;
+      expect(notAFile).toBeInstanceOf(StorageError);
+      expect(notAFile.message).toContain(`The SQLite ${store} '${folder}' could not open it`);
+      const underAFile = failureOf(() => open(join(file, 'x.db'))) as StorageError;
+      expect(underAFile.message).toContain(`The SQLite ${store} '${join(file, 'x.db')}' could not be opened`);
+    }
   });
 
   it('a file that is not an SQLite database fails at construction with a StorageError', () => {
