@@ -88,7 +88,9 @@ describe('examples/a2a: a trip planner calls a weather agent in another process 
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as StoredEvent);
-    expect(events[0]!.content?.parts[0]?.functionCall).toEqual({
+    // --json prints the user's own message first, as the API stores it.
+    expect(events[0]).toMatchObject({ author: 'user' });
+    expect(events[1]!.content?.parts[0]?.functionCall).toEqual({
       id: expect.any(String),
       name: 'transfer_to_agent',
       args: { agent_name: 'WeatherAgent' },

@@ -11,12 +11,17 @@ export type MessageSource = '--input' | '--input-json' | 'the message';
 /**
  * The message of a one-shot run. `--input-json` is always parsed as a JSON object; the text of
  * `--input` (or the message after the agent) too when the agent takes a structured input (it has
- * an `inputSchema`), otherwise it is a text message. Throws {@link CliUsageError} naming the flag,
- * the value and the fix when the JSON does not parse or is not an object. The schema itself is
- * checked by the runner (see {@link inputRefusedError}).
+ * an `inputSchema`), unless its schema has a `request` field and the text is not a JSON object:
+ * then it stays text, which the runner turns into `{ request: text }`. Otherwise it is a text
+ * message. Throws {@link CliUsageError} naming the flag, the value and the fix when the JSON does
+ * not parse or is not an object. The schema itself is checked by the runner (see
+ * {@link inputRefusedError}).
  */
 export function oneShotMessage(source: MessageSource, value: string, agent: BaseAgent): TurnMessage {
-  if (source !== '--input-json' && agent.inputSchema === undefined) return { text: value };
+  if (source !== '--input-json') {
+    if (agent.inputSchema === undefined) return { text: value };
+    if (!/^\s*[{[]/.test(value) && takesRequestText(agent.inputSchema)) return { text: value };
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);
@@ -30,6 +35,18 @@ export function oneShotMessage(source: MessageSource, value: string, agent: Base
       `${shown(source, value)} is ${Array.isArray(parsed) ? 'a JSON array' : `a JSON ${parsed === null ? 'null' : typeof parsed}`}, not an object. ${why(source, agent)}Give a JSON object${example(agent)}.`,
     );
   return { input: parsed as Record<string, unknown>, json: value };
+}
+
+/**
+ * Whether a plain message fits the schema: the runner makes `{ request: text }` of it, so the
+ * schema must name a `request` field (a zod object's shape, or a JSON Schema's properties).
+ */
+function takesRequestText(schema: unknown): boolean {
+  if (typeof schema !== 'object' || schema === null) return false;
+  const shape = (schema as { shape?: unknown }).shape;
+  if (typeof shape === 'object' && shape !== null) return 'request' in shape;
+  const properties = (schema as { properties?: unknown }).properties;
+  return typeof properties === 'object' && properties !== null && 'request' in properties;
 }
 
 /**
