@@ -299,14 +299,16 @@ export class PostgresSessionService implements LeasingSessionService, RunRecordS
       session.appName,
       session.userId,
       session.id,
+      event.id,
     ]);
-    const plan = await planAppend(
+    // The head read brought the event stored under this id along, if any (planAppend asks for no other id).
+    const plan = planAppend(
       params,
       head && { version: head.version, leaseEpoch: head.lease_epoch, lastUpdateTime: head.last_update_time },
-      async (id) => {
-        const [existing] = head ? await run<ValueRow>(client, this.sql.selectEventById, [head.pk, id]) : [];
-        return existing ? decodeEvent(existing, session.id) : undefined;
-      },
+      () =>
+        head?.event_format != null
+          ? decodeEvent({ format: head.event_format, data: head.event_data }, session.id)
+          : undefined,
     );
     // `head` is set whenever there is a plan: planAppend throws for a missing session.
     if (plan.kind === 'duplicate' || !head) return plan;

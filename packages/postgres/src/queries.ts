@@ -33,6 +33,9 @@ export interface SessionHeadRow {
   last_update_time: number;
   /** The epoch of the session's lease (0: never leased), checked against an append's lease. */
   lease_epoch: number;
+  /** The stored event with the appended event's id, when it was stored before (else null). */
+  event_format: ValueRow['format'] | null;
+  event_data: unknown;
 }
 
 /** A stored event: its value format and its JSONB, parsed by pg. */
@@ -92,13 +95,13 @@ export function buildQueries(schema: string) {
       'delete_session',
       `DELETE FROM ${s}.sessions WHERE app_name = $1 AND user_id = $2 AND id = $3`,
     ),
+    // The session's head, locked, and the stored event with the appended event's id ($4) if there is
+    // one (a retried append): one round trip where a head read and an id lookup would take two.
     lockSession: query(
       'lock_session',
-      `SELECT pk, version, last_update_time, lease_epoch FROM ${s}.sessions WHERE app_name = $1 AND user_id = $2 AND id = $3 FOR UPDATE`,
-    ),
-    selectEventById: query(
-      'select_event_by_id',
-      `SELECT format, data FROM ${s}.events WHERE session_pk = $1 AND id = $2`,
+      `SELECT s.pk, s.version, s.last_update_time, s.lease_epoch, e.format AS event_format, e.data AS event_data
+       FROM ${s}.sessions s LEFT JOIN ${s}.events e ON e.session_pk = s.pk AND e.id = $4
+       WHERE s.app_name = $1 AND s.user_id = $2 AND s.id = $3 FOR UPDATE OF s`,
     ),
     // $1 app, $2 user, $3 format of the app values, $4/$5 app keys to set/remove, $6/$7 user keys to
     // set/remove, $8 format of the user values. Keys arrive escaped (codec.ts encodeKey), as stored.
