@@ -8,7 +8,7 @@ import { leaseLostError, missingLeaseSessionError } from './store-errors.js';
  * `lease_owner`, `lease_epoch`, `lease_expires_at`). A session never leased holds {@link NO_LEASE}.
  */
 export interface LeaseState {
-  /** Who took it last ('' when nobody ever did). */
+  /** Who holds it ('' when nobody ever did, or since a release in a store that plans with {@link planLeaseRelease}). */
   leaseOwner: string;
   /** Counts acquisitions: 0 when never leased, +1 each time it is taken. An append's `AppendHead.leaseEpoch`. */
   leaseEpoch: number;
@@ -118,11 +118,12 @@ export function planLeaseRenewal(
 /**
  * `releaseLease` in the same kind of store as {@link planLeaseTake}: the freed lease state to store,
  * or undefined (store nothing) when the session is gone or its lease was taken over since, so a
- * late release never frees the new owner.
+ * late release never frees the new owner. The owner is dropped ('', as never leased; the epoch
+ * stays): a free lease needs no owner, and an idle session then keeps no owner string alive.
  */
 export function planLeaseRelease(current: LeaseState | undefined, lease: SessionLease): LeaseState | undefined {
   if (current?.leaseEpoch !== lease.epoch) return undefined;
-  return { leaseOwner: current.leaseOwner, leaseEpoch: current.leaseEpoch, leaseExpiresAt: 0 };
+  return { leaseOwner: '', leaseEpoch: current.leaseEpoch, leaseExpiresAt: 0 };
 }
 
 /**
