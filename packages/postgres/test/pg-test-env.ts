@@ -9,8 +9,11 @@ import { describe } from 'vitest';
 export const PG_URL = process.env.TROUPE_TEST_PG_URL ?? '';
 const IN_CI = /^(1|true|yes)$/i.test(process.env.CI ?? '');
 
+/** True outside CI when no database is configured: PostgreSQL suites are skipped then. */
+export const SKIP_POSTGRES = PG_URL === '' && !IN_CI;
+
 /** `describe` for PostgreSQL suites: skipped only outside CI when no database is configured. */
-export const describePostgres = describe.skipIf(PG_URL === '' && !IN_CI);
+export const describePostgres = describe.skipIf(SKIP_POSTGRES);
 
 /** Call in `beforeAll`: throws, with how to fix it, when the database is not configured or not reachable. */
 export async function requirePostgres(): Promise<void> {

@@ -22,7 +22,12 @@ export function sessionSummaryRoutes(ctx: ServerContext): Hono<ServerEnv> {
     assertMayAccess(c.get('principal'), userId);
     await ctx.registry.runner(appName); // 404 for an unknown app.
     const { sessions } = await ctx.sessionService.listSessions({ appName, userId });
-    const recent = [...sessions].sort((a, b) => b.lastUpdateTime - a.lastUpdateTime).slice(0, MOST_SESSIONS);
+    // Newest update first; sessions updated in the same millisecond keep the reverse of the store's
+    // order (the stores list oldest first), so the one made last comes first (the sort is stable).
+    const recent = [...sessions]
+      .reverse()
+      .sort((a, b) => b.lastUpdateTime - a.lastUpdateTime)
+      .slice(0, MOST_SESSIONS);
     const summaries = await Promise.all(
       recent.map(async (listed): Promise<SessionSummary | undefined> => {
         const session = await ctx.sessionService.getSession({ appName, userId, sessionId: listed.id });
