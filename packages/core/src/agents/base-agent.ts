@@ -11,6 +11,7 @@ import { assertValidAgentName } from './agent-names.js';
 import { CallbackContext } from './callback-context.js';
 import type { InvocationContext } from './invocation-context.js';
 import { inputToText } from './structured-input.js';
+import { drainInto, eventsOf, isEventsStopped, type EventSink } from './event-sink.js';
 
 /** An agent callback: returning content short-circuits (before) or appends a final event (after). */
 export type AgentCallback = (
@@ -172,9 +173,24 @@ export abstract class BaseAgent {
    * cancelled: the signal is checked before the agent begins.
    */
   async *runAsync(parentContext: InvocationContext): AsyncGenerator<Event, void, undefined> {
+    yield* eventsOf((sink) => this.runWithCallbacks(parentContext, sink));
+  }
+
+  /**
+   * {@link runAsync} without a generator: hands each event to `sink` and waits for it to be taken
+   * (stored, and taken by the caller when the run is iterated). Workflow agents run their children
+   * this way, so an event passes up the tree as plain calls; an agent that overrides `runAsync`
+   * runs through its override.
+   */
+  runInto(parentContext: InvocationContext, sink: EventSink): Promise<void> {
+    if (this.runAsync !== BaseAgent.prototype.runAsync) return drainInto(this.runAsync(parentContext), sink);
+    return this.runWithCallbacks(parentContext, sink);
+  }
+
+  private async runWithCallbacks(parentContext: InvocationContext, sink: EventSink): Promise<void> {
     parentContext.throwIfAborted();
     const ctx = parentContext.forAgent(this);
-    // How the agent ended, for plugins' afterAgent; stays undefined if the consumer stopped pulling.
+    // How the agent ended, for plugins' afterAgent; stays undefined if the consumer stopped taking events.
     let outcome: AgentOutcome | undefined;
     let failure: unknown;
     try {
@@ -182,7 +198,7 @@ export abstract class BaseAgent {
       if (ctx.resumeFrom === undefined) {
         const before = await this.callBeforeAgent(ctx);
         if (before) {
-          yield before.event;
+          await sink(before.event);
           if (before.skip) {
             outcome = 'completed';
             return;
@@ -190,12 +206,12 @@ export abstract class BaseAgent {
         }
       }
       let paused = false;
-      for await (const event of this.runAsyncImpl(ctx)) {
+      await this.runImplInto(ctx, (event) => {
         this.stamp(event, ctx);
         if (event.actions.escalate && event.author === this.name && ctx.loopScope) ctx.loopScope.escalated = true;
         if (event.interrupt) paused = true;
-        yield event;
-      }
+        return sink(event);
+      });
       // A paused agent has not finished: its after-callbacks run when it does, after resume.
       if (paused) {
         outcome = 'interrupted';
@@ -203,8 +219,10 @@ export abstract class BaseAgent {
       }
       outcome = 'completed';
       const after = await this.callAfterAgent(ctx);
-      if (after) yield after;
+      if (after) await sink(after);
     } catch (error) {
+      // Stopped from above (like a generator's return()): not this agent's failure.
+      if (isEventsStopped(error)) throw error;
       recordFailingAgent(error, ctx.path);
       outcome = ctx.abortSignal.aborted || error instanceof RunCancelledError ? 'cancelled' : 'failed';
       failure = error;
@@ -219,6 +237,14 @@ export abstract class BaseAgent {
 
   /** The agent's own behaviour. Yield events made with `createEvent`. */
   protected abstract runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined>;
+
+  /**
+   * The agent's own behaviour, push-based: built-in agents override it to hand events to `sink`
+   * directly. The default runs {@link runAsyncImpl}.
+   */
+  protected runImplInto(ctx: InvocationContext, sink: EventSink): Promise<void> {
+    return drainInto(this.runAsyncImpl(ctx), sink);
+  }
 
   /** Makes an event authored by this agent in `ctx`. */
   protected createEvent(ctx: InvocationContext, fields: EventInit = {}): Event {

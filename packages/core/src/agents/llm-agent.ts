@@ -26,6 +26,7 @@ import { executeFunctionCalls, type AfterToolCallback, type BeforeToolCallback }
 import { TransferTool, transferCapable, transferTargets, TRANSFER_TOOL_NAME } from './llm/transfer.js';
 import { inputToText } from './structured-input.js';
 import type { AgentKind, AgentOutline } from './agent-outline.js';
+import { eventsOf, type EventSink } from './event-sink.js';
 
 export type { Instruction } from './llm/request-builder.js';
 
@@ -224,6 +225,16 @@ export class LlmAgent extends BaseAgent {
   }
 
   protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined> {
+    yield* eventsOf((sink) => this.runTurns(ctx, sink));
+  }
+
+  protected override runImplInto(ctx: InvocationContext, sink: EventSink): Promise<void> {
+    if (this.runAsyncImpl !== LlmAgent.prototype.runAsyncImpl) return super.runImplInto(ctx, sink);
+    return this.runTurns(ctx, sink);
+  }
+
+  /** The agent's turn: model calls, their tool calls, until an answer, a transfer or a pause. */
+  private async runTurns(ctx: InvocationContext, sink: EventSink): Promise<void> {
     const model = this.canonicalModel(ctx);
     const { tools, targets } = await this.toolboxFor(ctx);
 
@@ -236,7 +247,7 @@ export class LlmAgent extends BaseAgent {
         case 'done':
           return;
         case 'transferred':
-          yield* this.transfer(ctx.with({ resumeFrom: point.from }), point.target);
+          await this.transfer(ctx.with({ resumeFrom: point.from }), point.target, sink);
           return;
         case 'pendingCalls':
           pending = { calls: point.calls, from: point.from };
@@ -283,7 +294,7 @@ export class LlmAgent extends BaseAgent {
         const call = inputCheck ? holdUntil(modelCall, inputCheck.startConcurrent()) : modelCall;
         let step = await call.next();
         while (!step.done) {
-          yield this.responseEvent(ctx, step.value, model, true);
+          await sink(this.responseEvent(ctx, step.value, model, true));
           step = await call.next();
         }
         const { response, fromModel, context } = step.value;
@@ -308,7 +319,7 @@ export class LlmAgent extends BaseAgent {
               outputRetried = true;
               event.errorCode = 'OUTPUT_VALIDATION';
               event.errorMessage = parsed.message;
-              yield event;
+              await sink(event);
               correction = [
                 {
                   role: 'user',
@@ -328,32 +339,27 @@ export class LlmAgent extends BaseAgent {
             await checkOutput(freshCtx, this.outputGuardrails, output, event.actions);
             this.setOutput(event, output);
           }
-          yield event;
+          await sink(event);
           return;
         }
-        yield event;
+        await sink(event);
       }
-      const next = yield* this.runFunctionCalls(ctx, freshCtx, calls, tools, turn, resumeFrom);
+      const next = await this.runFunctionCalls(ctx, freshCtx, calls, tools, turn, resumeFrom, sink);
       if (next === 'stop') return;
     }
   }
 
-  /** Runs one turn's calls, yields their results (and pauses), and says whether the agent's turn goes on. */
-  private async *runFunctionCalls(
+  /** Runs one turn's calls, hands on their results (and pauses), and says whether the agent's turn goes on. */
+  private async runFunctionCalls(
     ctx: InvocationContext,
     freshCtx: InvocationContext,
     calls: FunctionCall[],
     tools: ReadonlyMap<string, BaseTool>,
     turn: TurnState,
     resumeFrom: number | undefined,
-  ): AsyncGenerator<Event, 'continue' | 'stop', undefined> {
-    const execution = executeFunctionCalls(freshCtx, calls, tools, this, resumeFrom);
-    let exec = await execution.next();
-    while (!exec.done) {
-      yield exec.value;
-      exec = await execution.next();
-    }
-    const result = exec.value;
+    sink: EventSink,
+  ): Promise<'continue' | 'stop'> {
+    const result = await executeFunctionCalls(freshCtx, calls, tools, this, resumeFrom, sink);
     let actions: EventActions | undefined;
     if (result.parts.length > 0) {
       const responseEvent = this.createEvent(ctx, { content: { role: 'user', parts: result.parts } });
@@ -365,12 +371,12 @@ export class LlmAgent extends BaseAgent {
         await checkOutput(freshCtx, this.outputGuardrails, output, actions);
         this.setOutput(responseEvent, output);
       }
-      yield responseEvent;
+      await sink(responseEvent);
     }
-    for (const interrupt of result.interrupts) yield this.createEvent(ctx, { interrupt });
+    for (const interrupt of result.interrupts) await sink(this.createEvent(ctx, { interrupt }));
     if (result.paused || !actions) return 'stop';
     if (actions.transferToAgent) {
-      yield* this.transfer(freshCtx, actions.transferToAgent);
+      await this.transfer(freshCtx, actions.transferToAgent, sink);
       return 'stop';
     }
     return actions.skipSummarization || actions.escalate ? 'stop' : 'continue';
@@ -416,7 +422,7 @@ export class LlmAgent extends BaseAgent {
     if (this.outputKey !== undefined && output !== undefined) event.actions.stateDelta[this.outputKey] = output;
   }
 
-  private async *transfer(ctx: InvocationContext, targetName: string): AsyncGenerator<Event, void, undefined> {
+  private async transfer(ctx: InvocationContext, targetName: string, sink: EventSink): Promise<void> {
     const target = this.rootAgent.findAgent(targetName);
     if (!target) {
       throw new TransferTargetError(
@@ -435,7 +441,7 @@ export class LlmAgent extends BaseAgent {
       );
     }
     shared.transfers++;
-    yield* target.runAsync(ctx);
+    await target.runInto(ctx, sink);
   }
 
   private responseEvent(ctx: InvocationContext, response: LlmResponse, model: BaseLlm, partial: boolean): Event {

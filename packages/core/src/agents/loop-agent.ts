@@ -5,6 +5,8 @@ import type { InvocationContext, LoopScope } from './invocation-context.js';
 import { asAgentState, loopProgress } from './progress.js';
 import { isPause, lastCheckpoint, lastOutputOnBranch, resumePosition } from './replay.js';
 import type { AgentKind } from './agent-outline.js';
+import { ChildStop } from './child-stop.js';
+import { eventsOf, type EventSink } from './event-sink.js';
 
 /** Options of {@link LoopAgent}. */
 export interface LoopAgentOptions extends BaseAgentOptions {
@@ -47,6 +49,15 @@ export class LoopAgent extends BaseAgent {
   }
 
   protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined> {
+    yield* eventsOf((sink) => this.runIterations(ctx, sink));
+  }
+
+  protected override runImplInto(ctx: InvocationContext, sink: EventSink): Promise<void> {
+    if (this.runAsyncImpl !== LoopAgent.prototype.runAsyncImpl) return super.runImplInto(ctx, sink);
+    return this.runIterations(ctx, sink);
+  }
+
+  private async runIterations(ctx: InvocationContext, sink: EventSink): Promise<void> {
     const scope: LoopScope = { escalated: false };
     const loopCtx = ctx.fresh().with({ loopScope: scope });
     const children = this.subAgents;
@@ -73,23 +84,31 @@ export class LoopAgent extends BaseAgent {
       output = lastOutputOnBranch(ctx, ctx.branch);
       resumeCtx = loopCtx.with({ resumeFrom: from });
     }
+    let paused = false;
+    // The escalating event is the last one taken from the child: the rest of its steps are stopped.
+    const escalation = new ChildStop();
+    const stopChild = (): never => escalation.stop();
+    const childSink: EventSink = (event) => {
+      if (event.output !== undefined) output = event.output;
+      if (isPause(event)) paused = true;
+      // The escalating event's author marked the scope on its way up, before it reached this sink.
+      return scope.escalated ? sink(event).then(stopChild) : sink(event);
+    };
     while (!scope.escalated && (this.maxIterations === undefined || iteration < this.maxIterations)) {
       for (let i = start; i < children.length && !scope.escalated; i++) {
         ctx.throwIfAborted();
         const child = children[i]!;
-        let paused = false;
         const childCtx = resumeCtx && i === start ? resumeCtx : loopCtx;
         resumeCtx = undefined;
-        for await (const event of child.runAsync(childCtx)) {
-          if (event.output !== undefined) output = event.output;
-          yield event;
-          if (isPause(event)) paused = true;
-          if (scope.escalated) break;
+        try {
+          await child.runInto(childCtx, childSink);
+        } catch (error) {
+          if (!escalation.caught(error)) throw error;
         }
         if (paused) return;
         // Progress: the end of each iteration, and after custom agents (built-in ones show it themselves).
         if (!scope.escalated && (i === children.length - 1 || !child.resumable)) {
-          yield this.createEvent(ctx, { actions: { agentState: asAgentState({ iteration, next: i + 1 }) } });
+          await sink(this.createEvent(ctx, { actions: { agentState: asAgentState({ iteration, next: i + 1 }) } }));
         }
       }
       start = 0;
@@ -101,6 +120,6 @@ export class LoopAgent extends BaseAgent {
       actions: { agentState: asAgentState({ stopReason, iterations: iteration }), endOfAgent: true },
     });
     if (output !== undefined) final.output = output;
-    yield final;
+    await sink(final);
   }
 }

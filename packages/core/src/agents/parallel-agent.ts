@@ -1,11 +1,12 @@
 import type { Event } from '../events/event.js';
 import { ConfigurationError } from '../errors.js';
-import { runConcurrently } from '../utils/run-concurrently.js';
+import { runTasks } from '../utils/run-tasks.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import type { InvocationContext } from './invocation-context.js';
 import { asAgentState, parallelProgress } from './progress.js';
 import { checkpoints, isPause, lastOutputOnBranch } from './replay.js';
 import type { AgentKind } from './agent-outline.js';
+import { eventsOf, type EventSink } from './event-sink.js';
 
 /** Options of {@link ParallelAgent}. */
 export interface ParallelAgentOptions extends BaseAgentOptions {
@@ -49,6 +50,15 @@ export class ParallelAgent extends BaseAgent {
   }
 
   protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined> {
+    yield* eventsOf((sink) => this.runBranches(ctx, sink));
+  }
+
+  protected override runImplInto(ctx: InvocationContext, sink: EventSink): Promise<void> {
+    if (this.runAsyncImpl !== ParallelAgent.prototype.runAsyncImpl) return super.runImplInto(ctx, sink);
+    return this.runBranches(ctx, sink);
+  }
+
+  private async runBranches(ctx: InvocationContext, sink: EventSink): Promise<void> {
     const children = this.subAgents;
     const done = new Set<string>();
     const outputs = new Map<string, unknown>();
@@ -63,12 +73,12 @@ export class ParallelAgent extends BaseAgent {
       for (const name of done) outputs.set(name, lastOutputOnBranch(ctx, ctx.childBranch(this.name, name)));
     }
     const pending = children.filter((child) => !done.has(child.name));
-    const paused = yield* runConcurrently(
+    const paused = await runTasks(
       pending.length,
       this.maxConcurrency ?? pending.length,
       ctx.abortSignal,
       `ParallelAgent '${this.name}'`,
-      (i, signal) => this.runBranch(ctx, pending[i]!, signal, outputs),
+      (i, signal) => this.runBranch(ctx, pending[i]!, signal, outputs, sink),
     );
     ctx.throwIfAborted();
     // A paused branch has not finished; it resumes later and the others are not re-run.
@@ -83,30 +93,33 @@ export class ParallelAgent extends BaseAgent {
           : undefined;
       if (value !== undefined) output[child.name] = value;
     }
-    yield this.createEvent(ctx, {
-      output,
-      actions: { agentState: asAgentState({ completed: children.map((c) => c.name) }), endOfAgent: true },
-    });
+    await sink(
+      this.createEvent(ctx, {
+        output,
+        actions: { agentState: asAgentState({ completed: children.map((c) => c.name) }), endOfAgent: true },
+      }),
+    );
   }
 
   /** Runs one child on its own branch; returns true when it paused for a human. */
-  private async *runBranch(
+  private async runBranch(
     ctx: InvocationContext,
     child: BaseAgent,
     signal: AbortSignal,
     outputs: Map<string, unknown>,
-  ): AsyncGenerator<Event, boolean, undefined> {
+    sink: EventSink,
+  ): Promise<boolean> {
     // On resume, unfinished branches pick up where they stopped (their events are on their own branch).
     const childCtx = ctx.with({ branch: ctx.childBranch(this.name, child.name), abortSignal: signal });
     let paused = false;
-    for await (const event of child.runAsync(childCtx)) {
+    await child.runInto(childCtx, (event) => {
       if (event.output !== undefined && !event.partial) outputs.set(child.name, event.output);
       if (isPause(event)) paused = true;
-      yield event;
-    }
+      return sink(event);
+    });
     // Built-in agents show in their own events that they finished; after others, record it.
     if (!paused && !child.resumable)
-      yield this.createEvent(ctx, { actions: { agentState: asAgentState({ completed: child.name }) } });
+      await sink(this.createEvent(ctx, { actions: { agentState: asAgentState({ completed: child.name }) } }));
     return paused;
   }
 }

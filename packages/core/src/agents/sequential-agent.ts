@@ -4,6 +4,8 @@ import type { InvocationContext } from './invocation-context.js';
 import { asAgentState } from './progress.js';
 import { isPause, resumePosition } from './replay.js';
 import type { AgentKind } from './agent-outline.js';
+import { ChildStop } from './child-stop.js';
+import { eventsOf, type EventSink } from './event-sink.js';
 
 /** Options of {@link SequentialAgent}. */
 export type SequentialAgentOptions = BaseAgentOptions;
@@ -30,6 +32,15 @@ export class SequentialAgent extends BaseAgent {
   }
 
   protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined> {
+    yield* eventsOf((sink) => this.runSteps(ctx, sink));
+  }
+
+  protected override runImplInto(ctx: InvocationContext, sink: EventSink): Promise<void> {
+    if (this.runAsyncImpl !== SequentialAgent.prototype.runAsyncImpl) return super.runImplInto(ctx, sink);
+    return this.runSteps(ctx, sink);
+  }
+
+  private async runSteps(ctx: InvocationContext, sink: EventSink): Promise<void> {
     const children = this.subAgents;
     let start = 0;
     let resumeCtx: InvocationContext | undefined;
@@ -39,19 +50,29 @@ export class SequentialAgent extends BaseAgent {
       resumeCtx = ctx.with({ resumeFrom: position?.from ?? ctx.resumeFrom });
     }
     const freshCtx = ctx.fresh();
+    let paused = false;
+    // An escalation ends the steps of the nearest enclosing loop's iteration, this one included.
+    const loopScope = ctx.loopScope;
+    const escalation = new ChildStop();
+    const stopChild = (): never => escalation.stop();
+    const stepSink: EventSink = (event) => {
+      if (isPause(event)) paused = true;
+      // The escalating event's author marked the scope on its way up, before it reached this sink.
+      return loopScope?.escalated ? sink(event).then(stopChild) : sink(event);
+    };
     for (let i = start; i < children.length; i++) {
       ctx.throwIfAborted();
       const child = children[i]!;
-      let paused = false;
-      for await (const event of child.runAsync(i === start && resumeCtx ? resumeCtx : freshCtx)) {
-        yield event;
-        if (isPause(event)) paused = true;
-        // An escalation ends the steps of the nearest enclosing loop's iteration, this one included.
-        if (ctx.loopScope?.escalated) return;
+      try {
+        await child.runInto(i === start && resumeCtx ? resumeCtx : freshCtx, stepSink);
+      } catch (error) {
+        if (escalation.caught(error)) return;
+        throw error;
       }
       if (paused) return;
       // Built-in agents show in their own events that they finished; after others, record it.
-      if (!child.resumable) yield this.createEvent(ctx, { actions: { agentState: asAgentState({ next: i + 1 }) } });
+      if (!child.resumable)
+        await sink(this.createEvent(ctx, { actions: { agentState: asAgentState({ next: i + 1 }) } }));
     }
   }
 }

@@ -21,6 +21,8 @@ import { TEMP_PREFIX } from '../sessions/state-keys.js';
 import { linkedAbortController } from '../utils/abort.js';
 import type { Redactor } from '../utils/redact.js';
 import type { PluginManager } from './plugin-manager.js';
+import { ChildStop } from '../agents/child-stop.js';
+import type { EventSink } from '../agents/event-sink.js';
 import { storeWhenBack } from './late-error-record.js';
 import { compactAfterRun, type CompactionOptions } from './compaction.js';
 import type { SessionClaim } from './session-claim.js';
@@ -56,15 +58,27 @@ export interface InvocationSetup {
   compaction: Readonly<CompactionOptions> | undefined;
 }
 
+/** How a caller iterating the run takes part in it. */
+export interface InvocationStream {
+  /** Takes every event the caller sees (partial ones, stored ones, the error event); resolves once taken. */
+  deliver: EventSink;
+  /** Aborted when the caller stops iterating: the run ends as abandoned, without waiting for busy steps. */
+  left: AbortSignal;
+}
+
+/** How an invocation ended: its result, and the error a caller iterating it gets thrown. */
+export interface InvocationEnd {
+  result: RunResult;
+  thrown?: Error;
+}
+
 /**
  * Runs the agent and keeps the session the single source of truth: every non-partial event is
- * appended before it is yielded (so the agent only continues once its event is stored), limits
- * and cancellation end the run with a stored error event, and the outcome lands in `sink`.
+ * appended before the agent goes on (the agent's push resolves only once its event is stored and,
+ * when a caller iterates the run, taken), limits and cancellation end the run with a stored error
+ * event, and the outcome is the result. Events travel as plain calls (see {@link EventSink}).
  */
-export async function* runInvocation(
-  setup: InvocationSetup,
-  sink: { result?: RunResult },
-): AsyncGenerator<Event, RunResult, undefined> {
+export async function runInvocation(setup: InvocationSetup, stream?: InvocationStream): Promise<InvocationEnd> {
   const { session, sessionService, plugins, runConfig } = setup;
   const controller = linkedAbortController(setup.abortSignal);
   const timer =
@@ -113,56 +127,136 @@ export async function* runInvocation(
   const usage = shared.usage;
   const signal = controller.signal;
   const { claim } = setup;
+  const deliver = stream?.deliver;
   // A session taken over by another process: stop, since nothing this run writes would be stored.
   claim.keepAlive((lost) => controller.abort(lost));
   let output: unknown;
   let status: RunStatus = 'completed';
   let failure: Error | undefined;
   let finished = false;
+  let abandoned = false;
   let lateRecord: Event | undefined;
   // Until the opening event is stored the run has left no trace, and a failure stores none either.
   let opened = false;
-  const tree = setup.agent.runAsync(ctx);
-  // Only a caller's signal or a timeout can cancel a run while a step is busy: without either, the
-  // plain pull saves a promise per event (a lost lease is caught at the next append anyway).
-  const pull = setup.abortSignal || timer ? new AbortablePull(tree, signal) : tree;
-  try {
-    if (setup.opening) await sessionService.appendEvent({ session, event: setup.opening, lease: claim.lease });
-    opened = true;
-    await plugins.run('beforeRun', { context: ctx });
-    for (;;) {
-      const step = await pull.next();
-      if (step.done) break;
-      let event = step.value;
-      if (plugins.has('onEvent')) event = (await plugins.run('onEvent', { context: ctx, event })) ?? event;
+  // How the runner stops the tree after a stored event: the invocation ended, or the run was cancelled.
+  const treeStop = new ChildStop();
+  let stopReason: unknown;
+  stream?.left.addEventListener(
+    'abort',
+    () => {
+      abandoned = true;
+      if (!signal.aborted) controller.abort(RUN_ENDED);
+    },
+    { once: true },
+  );
+  const hasOnEvent = plugins.has('onEvent');
+  const take = async (pushed: Event): Promise<void> => {
+    try {
+      const event = hasOnEvent ? ((await plugins.run('onEvent', { context: ctx, event: pushed })) ?? pushed) : pushed;
       if (event.partial) {
-        yield event;
-        continue;
+        if (deliver) await deliver(event);
+        return;
       }
       const stored = await sessionService.appendEvent({ session, event, lease: claim.lease });
       events.push(stored);
       if (stored.usage) addUsage(usage, stored.author, stored.usage);
       if (stored.output !== undefined) output = stored.output;
       if (stored.interrupt) interrupts.set(stored.interrupt.id, stored.interrupt);
-      yield stored;
-      if (shared.endInvocation) break;
-      // After every stored event: a cancelled run starts nothing more.
-      if (signal.aborted) throw signal.reason;
+      if (deliver) await deliver(stored);
+    } catch (error) {
+      // The runner's own failure (a store, a plugin, a caller who left), not the agents': the tree is
+      // stopped, and the run ends with this error.
+      stopReason = error;
+      treeStop.stop();
+    }
+    if (shared.endInvocation) treeStop.stop();
+    // After every stored event: a cancelled run starts nothing more.
+    if (signal.aborted) {
+      stopReason = signal.reason;
+      treeStop.stop();
+    }
+  };
+  const sink = new SerialSink(take);
+  let tree: Promise<void> | undefined;
+  try {
+    if (setup.opening) await sessionService.appendEvent({ session, event: setup.opening, lease: claim.lease });
+    opened = true;
+    await plugins.run('beforeRun', { context: ctx });
+    tree = setup.agent.runInto(ctx, sink.push);
+    try {
+      // Only a caller's signal, a timeout or a caller that can leave can end a run while a step is
+      // busy: without them, awaiting the tree itself saves a promise and a listener per run.
+      await (setup.abortSignal || timer || stream ? untilAborted(tree, signal) : tree);
+    } catch (stopped) {
+      if (!treeStop.caught(stopped)) throw stopped;
+      // The tree stopped after a stored event: the invocation ended there, or was cancelled.
+      if (stopReason !== undefined) throw stopReason;
     }
     finished = true;
   } catch (caught) {
-    const error = classify(caught, setup.abortSignal, signal);
-    status =
-      error instanceof GuardrailTrippedError
-        ? 'blocked'
-        : error instanceof RunLimitError
-          ? 'limit'
-          : error instanceof RunCancelledError || error instanceof RunDrainedError
-            ? 'cancelled'
-            : 'failed';
-    failure = error;
-    // A drained run (its process shutting down) stores no ending, so another process resumes it.
-    if (error instanceof RunDrainedError) throw error;
+    if (!abandoned) {
+      const error = classify(caught, setup.abortSignal, signal);
+      status =
+        error instanceof GuardrailTrippedError
+          ? 'blocked'
+          : error instanceof RunLimitError
+            ? 'limit'
+            : error instanceof RunCancelledError || error instanceof RunDrainedError
+              ? 'cancelled'
+              : 'failed';
+      failure = error;
+      // A drained run (its process shutting down) stores no ending, so another process resumes it.
+      if (!(error instanceof RunDrainedError)) lateRecord = await storeErrorEvent(error, caught);
+    }
+  }
+  // Events pushed from here on (work that ignored the signal) are never stored.
+  sink.close(RUN_ENDED);
+  // Not waited for: a step still in flight must not hold the session.
+  tree?.catch(() => undefined);
+  if (timer) clearTimeout(timer);
+  // After a normal end nothing is running; otherwise stop whatever still is.
+  if (!finished && !signal.aborted) controller.abort(RUN_ENDED);
+  controller.dispose();
+  for (const key of Object.keys(session.state)) if (key.startsWith(TEMP_PREFIX)) delete session.state[key];
+  // Still under the run's claim, so the compaction lands right after this invocation.
+  if (finished && !failure && interrupts.size === 0 && setup.compaction) {
+    await compactAfterRun({
+      options: setup.compaction,
+      session,
+      sessionService,
+      claim,
+      ctx,
+      abortSignal: setup.abortSignal,
+      redact: setup.redact,
+    });
+  }
+  if (lateRecord) void storeWhenBack(sessionService, session, lateRecord, claim);
+  else await claim.release();
+  // A caller that stopped iterating early abandoned the run.
+  if (!finished && !failure) status = 'cancelled';
+  if (status === 'completed' && interrupts.size > 0) status = 'interrupted';
+  const result: RunResult = {
+    status,
+    invocationId: setup.invocationId,
+    events,
+    output,
+    state: { ...session.state },
+    usage,
+    interrupts: [...interrupts.values()],
+  };
+  if (failure) result.error = failure;
+  if (failure instanceof RunLimitError) result.stopReason = failure.limit;
+  const end: InvocationEnd = { result };
+  if (failure) end.thrown = failure;
+  try {
+    await plugins.run('afterRun', { context: ctx, result });
+  } catch (error) {
+    end.thrown = error as Error;
+  }
+  return end;
+
+  /** Stores (and shows) the event recording a failure; returns it when the store is down, to store later. */
+  async function storeErrorEvent(error: Error, caught: unknown): Promise<Event | undefined> {
     const path = failingAgentPath(caught);
     let errorEvent = createEvent({
       invocationId: setup.invocationId,
@@ -171,82 +265,81 @@ export async function* runInvocation(
       errorCode: error instanceof TroupeError ? error.code : 'ERROR',
       errorMessage: setup.redact(error.message),
     });
+    let late: Event | undefined;
     try {
-      if (plugins.has('onEvent'))
-        errorEvent = (await plugins.run('onEvent', { context: ctx, event: errorEvent })) ?? errorEvent;
+      if (hasOnEvent) errorEvent = (await plugins.run('onEvent', { context: ctx, event: errorEvent })) ?? errorEvent;
       events.push(await sessionService.appendEvent({ session, event: errorEvent, lease: claim.lease }));
     } catch (refused) {
       // The store is down: the record is stored once it is back (the session stays claimed until
-      // then). Other refusals (a lost lease, a plugin) leave it unstored; the error below still
-      // reports the failure.
-      if (refused instanceof StorageError && opened) lateRecord = errorEvent;
+      // then). Other refusals (a lost lease, a plugin) leave it unstored; the result still reports
+      // the failure.
+      if (refused instanceof StorageError && opened) late = errorEvent;
     }
-    yield errorEvent;
-    throw error;
-  } finally {
-    if (timer) clearTimeout(timer);
-    // After a normal end nothing is running; otherwise stop whatever still is.
-    if (!finished && !signal.aborted) controller.abort(RUN_ENDED);
-    controller.dispose();
-    // A step still in flight (work that ignores the signal) is not waited for: its events are never
-    // stored, and the session is free now.
-    if (!finished) tree.return(undefined).catch(() => undefined);
-    for (const key of Object.keys(session.state)) if (key.startsWith(TEMP_PREFIX)) delete session.state[key];
-    // Still under the run's claim, so the compaction lands right after this invocation.
-    if (finished && !failure && interrupts.size === 0 && setup.compaction) {
-      await compactAfterRun({
-        options: setup.compaction,
-        session,
-        sessionService,
-        claim,
-        ctx,
-        abortSignal: setup.abortSignal,
-        redact: setup.redact,
-      });
-    }
-    if (lateRecord) void storeWhenBack(sessionService, session, lateRecord, claim);
-    else await claim.release();
-    // A consumer that stopped iterating early abandoned the run.
-    if (!finished && !failure) status = 'cancelled';
-    if (status === 'completed' && interrupts.size > 0) status = 'interrupted';
-    const result: RunResult = {
-      status,
-      invocationId: setup.invocationId,
-      events,
-      output,
-      state: { ...session.state },
-      usage,
-      interrupts: [...interrupts.values()],
-    };
-    if (failure) result.error = failure;
-    if (failure instanceof RunLimitError) result.stopReason = failure.limit;
-    sink.result = result;
-    await plugins.run('afterRun', { context: ctx, result });
+    // A caller who left meanwhile does not see it.
+    if (deliver) await deliver(errorEvent).catch(() => undefined);
+    return late;
   }
-  return sink.result;
 }
 
 /**
- * Pulls the tree's events, but gives up waiting as soon as the run is aborted, even while a step
- * that ignores the signal is still busy. One abort listener per run; each pull costs one promise.
+ * Takes pushed events one at a time, in the order they were pushed, whoever pushes them (parallel
+ * branches, concurrent tool calls): the next waits until the one before it is stored and taken.
+ * Once a take fails, the waiting and later pushes fail with the same error, so every producer stops.
  */
-class AbortablePull {
-  private reject: ((reason: unknown) => void) | undefined;
+class SerialSink {
+  private busy = false;
+  private readonly waiting: { event: Event; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  private failure: { error: unknown } | undefined;
 
-  constructor(
-    private readonly tree: AsyncGenerator<Event, void, undefined>,
-    private readonly signal: AbortSignal,
-  ) {
-    signal.addEventListener('abort', () => this.reject?.(signal.reason), { once: true });
+  constructor(private readonly take: (event: Event) => Promise<void>) {}
+
+  readonly push = (event: Event): Promise<void> => {
+    if (this.failure) return Promise.reject(this.failure.error);
+    if (this.busy) return new Promise((resolve, reject) => this.waiting.push({ event, resolve, reject }));
+    this.busy = true;
+    return this.takeNow(event);
+  };
+
+  /** Refuses later pushes (and any still waiting) with `error`. */
+  close(error: unknown): void {
+    this.failure ??= { error };
+    for (const pending of this.waiting.splice(0)) pending.reject(this.failure.error);
   }
 
-  next(): Promise<IteratorResult<Event, void>> {
-    if (this.signal.aborted) return Promise.reject(this.signal.reason as Error);
-    return new Promise((resolve, reject) => {
-      this.reject = reject;
-      this.tree.next().then(resolve, reject);
-    });
+  private async takeNow(event: Event): Promise<void> {
+    try {
+      await this.take(event);
+    } catch (error) {
+      this.close(error);
+      throw error;
+    } finally {
+      this.busy = false;
+      const next = this.waiting.shift();
+      if (next) {
+        this.busy = true;
+        this.takeNow(next.event).then(next.resolve, next.reject);
+      }
+    }
   }
+}
+
+/** The tree's promise, or the run's abort reason as soon as it aborts (even while a step ignoring the signal is busy). */
+function untilAborted(tree: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    tree.then(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 // One shared reason (an Error captures a stack when made): it only reaches work still running after the run ended.

@@ -29,6 +29,8 @@ import type { ArtifactService } from '../artifacts/artifact-service.js';
 import type { MemoryService } from '../memory/memory-service.js';
 import type { BasePlugin } from './base-plugin.js';
 import { runInvocation, type InvocationSetup } from './invocation.js';
+import { EventsStopped } from '../agents/event-sink.js';
+import { EventChannel } from '../utils/event-channel.js';
 
 /** What differs between a new turn and a resumed one, for {@link Runner.setup}. */
 type InvocationTurn = Pick<
@@ -202,7 +204,7 @@ export class Runner {
    * (stored too) and then throws.
    */
   async *runAsync(params: RunParams): AsyncGenerator<Event, RunResult, undefined> {
-    return yield* runInvocation(await this.prepareRun(params), {});
+    return yield* streamInvocation(await this.prepareRun(params));
   }
 
   /**
@@ -229,7 +231,7 @@ export class Runner {
    * died (`invocationId`, no responses), without repeating finished steps. Yields the new events.
    */
   async *resumeAsync(params: ResumeParams): AsyncGenerator<Event, RunResult, undefined> {
-    return yield* runInvocation(await this.prepareResume(params), {});
+    return yield* streamInvocation(await this.prepareResume(params));
   }
 
   /**
@@ -551,7 +553,7 @@ function checkIds(params: { userId: string; sessionId: string }): { userId: stri
 
 /** An invocation's events; returning before the first step releases the claimed session. */
 function claimed(setup: InvocationSetup): AsyncGenerator<Event, RunResult, undefined> {
-  const events = runInvocation(setup, {});
+  const events = streamInvocation(setup);
   let started = false;
   return {
     next: (...args) => {
@@ -576,13 +578,30 @@ function claimed(setup: InvocationSetup): AsyncGenerator<Event, RunResult, undef
 
 /** Runs an invocation to the end; failures inside the tree become the result's status. */
 async function collect(setup: InvocationSetup): Promise<RunResult> {
-  const sink: { result?: RunResult } = {};
+  return (await runInvocation(setup)).result;
+}
+
+/**
+ * An invocation's events for a caller that iterates them: each is handed over once stored, the
+ * agent going on only when the caller asks for the next. A failure inside the tree is yielded as
+ * its error event and then thrown; a caller that stops early abandons the run (status `cancelled`).
+ */
+async function* streamInvocation(setup: InvocationSetup): AsyncGenerator<Event, RunResult, undefined> {
+  const channel = new EventChannel();
+  const left = new AbortController();
+  const done = runInvocation(setup, { deliver: (event) => channel.push(event), left: left.signal });
+  let completed = false;
   try {
-    for await (const _ of runInvocation(setup, sink)) {
-      // runInvocation collects the events into the result.
-    }
-  } catch (error) {
-    if (!sink.result) throw error;
+    yield* channel.drain(done, () => {
+      left.abort();
+      return new EventsStopped();
+    });
+    completed = true;
+  } finally {
+    // The run ends (its session released, plugins told) before the caller's return() resolves.
+    if (!completed) await done.catch(() => undefined);
   }
-  return sink.result!;
+  const { result, thrown } = await done;
+  if (thrown) throw thrown;
+  return result;
 }

@@ -37,11 +37,15 @@ export class EventChannel {
       () => this.close(),
     );
     let completed = false;
+    // The event the consumer holds: its producer waits for the consumer to come back for the next.
+    let inHand: Pending | undefined;
     try {
       for (;;) {
         const next = this.queue.shift();
         if (next) {
+          inHand = next;
           yield next.event;
+          inHand = undefined;
           next.resolve();
           continue;
         }
@@ -52,7 +56,12 @@ export class EventChannel {
       }
       completed = true;
     } finally {
-      if (!completed) this.fail(stopReason());
+      if (!completed) {
+        const reason = stopReason();
+        // The consumer left holding an event: its producer is stopped too, not left waiting forever.
+        inHand?.reject(reason);
+        this.fail(reason);
+      }
     }
   }
 

@@ -1,12 +1,11 @@
 import type { FunctionCall, FunctionResponse, Part } from '../../events/content.js';
-import type { Event, InterruptInfo } from '../../events/event.js';
-import { RunCancelledError } from '../../errors.js';
+import type { InterruptInfo } from '../../events/event.js';
 import { endsRun } from '../../runner/ends-run.js';
 import { ToolInterrupt, ToolPaused, ToolRejected } from '../../interrupts/signals.js';
 import { firstResult, type OneOrMany } from '../../runner/plugin-manager.js';
 import { BaseTool, toFunctionResponse } from '../../tools/base-tool.js';
 import { ToolContext } from '../../tools/tool-context.js';
-import { EventChannel } from '../../utils/event-channel.js';
+import type { EventSink } from '../event-sink.js';
 import { findForbiddenKey } from '../../utils/forbidden-keys.js';
 import type { InvocationContext } from '../invocation-context.js';
 
@@ -47,29 +46,26 @@ export interface ToolTurn {
 type CallOutcome = { response: ToolResult } | { interrupt: InterruptInfo } | { paused: true };
 
 /**
- * Runs the function calls of one model turn concurrently and yields the events their tools emit
- * (AgentTool), then returns the finished responses in call order and any pauses.
+ * Runs the function calls of one model turn concurrently, handing the events their tools emit
+ * (AgentTool) to `sink`, then returns the finished responses in call order and any pauses.
  */
-export async function* executeFunctionCalls(
+export async function executeFunctionCalls(
   ctx: InvocationContext,
   calls: readonly FunctionCall[],
   tools: ReadonlyMap<string, BaseTool>,
   callbacks: ToolCallbacks,
-  resumeFrom?: number,
-): AsyncGenerator<Event, ToolTurn, undefined> {
-  const channel = new EventChannel();
-  const emit = (event: Event): Promise<void> => channel.push(event);
-  const contexts = calls.map((call) => new ToolContext(ctx, call.id, emit, resumeFrom));
+  resumeFrom: number | undefined,
+  sink: EventSink,
+): Promise<ToolTurn> {
+  const contexts = calls.map((call) => new ToolContext(ctx, call.id, sink, resumeFrom));
   const outcomes: CallOutcome[] = new Array(calls.length);
   const checking = checkCalls(ctx, calls, tools, contexts);
   if (checking) await checking;
-  const done = Promise.all(
+  await Promise.all(
     calls.map(async (call, i) => {
       outcomes[i] = await callTool(ctx, call, tools, callbacks, contexts[i]!);
     }),
   );
-  yield* channel.drain(done, () => new RunCancelledError('The tool calls were stopped because the run ended.'));
-  await done;
   const turn: ToolTurn = { parts: [], contexts: [], interrupts: [], paused: false };
   outcomes.forEach((outcome, i) => {
     const call = calls[i]!;
