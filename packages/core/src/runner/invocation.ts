@@ -194,6 +194,8 @@ export async function runInvocation(setup: InvocationSetup, stream?: InvocationS
     }
     finished = true;
   } catch (caught) {
+    // Nothing more is stored for the tree; an append already under way lands before the ending.
+    await sink.settle(RUN_ENDED);
     if (!abandoned) {
       const error = classify(caught, setup.abortSignal, signal);
       status =
@@ -290,6 +292,8 @@ class SerialSink {
   private busy = false;
   private readonly waiting: { event: Event; resolve: () => void; reject: (error: unknown) => void }[] = [];
   private failure: { error: unknown } | undefined;
+  /** The take under way, if any. */
+  private current: Promise<void> | undefined;
 
   constructor(private readonly take: (event: Event) => Promise<void>) {}
 
@@ -306,14 +310,21 @@ class SerialSink {
     for (const pending of this.waiting.splice(0)) pending.reject(this.failure.error);
   }
 
+  /** {@link close}, then waits for the take under way (its append lands before whatever comes next). */
+  async settle(error: unknown): Promise<void> {
+    this.close(error);
+    await this.current?.catch(() => undefined);
+  }
+
   private async takeNow(event: Event): Promise<void> {
     try {
-      await this.take(event);
+      await (this.current = this.take(event));
     } catch (error) {
       this.close(error);
       throw error;
     } finally {
       this.busy = false;
+      this.current = undefined;
       const next = this.waiting.shift();
       if (next) {
         this.busy = true;
