@@ -195,7 +195,7 @@ export abstract class BaseAgent {
     let failure: unknown;
     try {
       // A resumed agent already passed its before-callbacks when it first started.
-      if (ctx.resumeFrom === undefined) {
+      if (ctx.resumeFrom === undefined && (this.beforeAgentCallback || ctx.shared.plugins.has('beforeAgent'))) {
         const before = await this.callBeforeAgent(ctx);
         if (before) {
           await sink(before.event);
@@ -218,8 +218,11 @@ export abstract class BaseAgent {
         return;
       }
       outcome = 'completed';
-      const after = await this.callAfterAgent(ctx);
-      if (after) await sink(after);
+      // Most agents have no after-callbacks: no promise for them.
+      if (this.afterAgentCallback || ctx.shared.plugins.has('afterAgent')) {
+        const after = await this.callAfterAgent(ctx);
+        if (after) await sink(after);
+      }
     } catch (error) {
       // Stopped from above (like a generator's return()): not this agent's failure.
       if (isEventsStopped(error)) throw error;

@@ -19,7 +19,13 @@ import type { InvocationContext } from './invocation-context.js';
 import { parseStructured, toolTurnOutput } from './llm/final-output.js';
 import type { IncludeContents } from './llm/history.js';
 import { checkIncludeContents } from './llm/include-contents.js';
-import { callModel, type AfterModelCallback, type BeforeModelCallback } from './llm/model-call.js';
+import {
+  callModel,
+  modelCallChunks,
+  type AfterModelCallback,
+  type BeforeModelCallback,
+  type ModelCallResult,
+} from './llm/model-call.js';
 import { buildRequest, type Instruction, type RequestSource } from './llm/request-builder.js';
 import { findLlmResumePoint } from './llm/resume-point.js';
 import { executeFunctionCalls, type AfterToolCallback, type BeforeToolCallback } from './llm/tool-execution.js';
@@ -236,7 +242,10 @@ export class LlmAgent extends BaseAgent {
   /** The agent's turn: model calls, their tool calls, until an answer, a transfer or a pause. */
   private async runTurns(ctx: InvocationContext, sink: EventSink): Promise<void> {
     const model = this.canonicalModel(ctx);
-    const { tools, targets } = await this.toolboxFor(ctx);
+    const { tools, targets } =
+      this.toolsets.length === 0 && ctx.shared.runConfig.clientTools.length === 0
+        ? this.toolbox()
+        : await this.toolboxFor(ctx);
 
     const turn: TurnState = { lastText: undefined };
     let pending: { calls: FunctionCall[]; from: number } | undefined;
@@ -289,15 +298,21 @@ export class LlmAgent extends BaseAgent {
         const request = await buildRequest(freshCtx, source, model, tools, targets);
         request.contents.push(...correction);
         correction = [];
-        const modelCall = callModel(freshCtx, model, request, this);
-        // The first response (streamed chunks too) is held until the concurrent input guardrails pass.
-        const call = inputCheck ? holdUntil(modelCall, inputCheck.startConcurrent()) : modelCall;
-        let step = await call.next();
-        while (!step.done) {
-          await sink(this.responseEvent(ctx, step.value, model, true));
-          step = await call.next();
+        const partial = (chunk: LlmResponse): Promise<void> => sink(this.responseEvent(ctx, chunk, model, true));
+        let called: ModelCallResult;
+        if (inputCheck) {
+          // The first response (streamed chunks too) is held until the concurrent input guardrails pass.
+          const call = holdUntil(modelCallChunks(freshCtx, model, request, this), inputCheck.startConcurrent());
+          let step = await call.next();
+          while (!step.done) {
+            await partial(step.value);
+            step = await call.next();
+          }
+          called = step.value;
+        } else {
+          called = await callModel(freshCtx, model, request, this, partial);
         }
-        const { response, fromModel, context } = step.value;
+        const { response, fromModel, context } = called;
         const event = this.responseEvent(ctx, response, model, false);
         context?.applyTo(event.actions);
         inputCheck?.applyTo(event.actions);
@@ -332,11 +347,13 @@ export class LlmAgent extends BaseAgent {
               ];
               continue;
             }
-            await checkOutput(freshCtx, this.outputGuardrails, parsed.value, event.actions);
+            const check = checkOutput(freshCtx, this.outputGuardrails, parsed.value, event.actions);
+            if (check) await check;
             this.setOutput(event, parsed.value);
           } else {
             const output = text || turn.lastText || '';
-            await checkOutput(freshCtx, this.outputGuardrails, output, event.actions);
+            const check = checkOutput(freshCtx, this.outputGuardrails, output, event.actions);
+            if (check) await check;
             this.setOutput(event, output);
           }
           await sink(event);
@@ -368,7 +385,8 @@ export class LlmAgent extends BaseAgent {
       if (result.paused) delete actions.transferToAgent;
       if (actions.skipSummarization && !actions.transferToAgent && !result.paused) {
         const output = turn.lastText ?? toolTurnOutput(result.parts);
-        await checkOutput(freshCtx, this.outputGuardrails, output, actions);
+        const check = checkOutput(freshCtx, this.outputGuardrails, output, actions);
+        if (check) await check;
         this.setOutput(responseEvent, output);
       }
       await sink(responseEvent);

@@ -9,13 +9,23 @@ import { runGuardrails } from './run-guardrails.js';
  * A tripwire throws (so neither the answer nor its `outputKey` is stored); when all pass, the state
  * the guardrails wrote goes on that event's `actions`.
  */
-export async function checkOutput(
+export function checkOutput(
+  ctx: InvocationContext,
+  guardrails: readonly OutputGuardrail[],
+  output: unknown,
+  actions: EventActions,
+): Promise<void> | undefined {
+  // Most agents have none: no promise for them (this runs on every answer).
+  if (guardrails.length === 0) return undefined;
+  return runOutputGuardrails(ctx, guardrails, output, actions);
+}
+
+async function runOutputGuardrails(
   ctx: InvocationContext,
   guardrails: readonly OutputGuardrail[],
   output: unknown,
   actions: EventActions,
 ): Promise<void> {
-  if (guardrails.length === 0) return;
   const context = new CallbackContext(ctx);
   await runGuardrails(guardrails, context, output, { kind: 'output', agent: ctx.agent.name }, ctx.abortSignal);
   context.applyTo(actions);

@@ -76,10 +76,14 @@ export async function pickWithModel(
   for (let attempt = 0; ; attempt++) {
     ctx.throwIfAborted();
     const request: LlmRequest = { model: model.model, contents: [...contents], config: { systemInstruction } };
-    const call = callModel(ctx, model, request, { beforeModelCallback: undefined, afterModelCallback: undefined });
-    let step = await call.next();
-    while (!step.done) step = await call.next();
-    const response = step.value.response;
+    // The selector's streamed chunks are not shown: only its final answer matters.
+    const { response } = await callModel(
+      ctx,
+      model,
+      request,
+      { beforeModelCallback: undefined, afterModelCallback: undefined },
+      ignoreChunk,
+    );
     if (response.usage) usage = addUsage(usage, response.usage);
     const answer = contentText(response.content).trim();
     const picked = matchName(answer, names);
@@ -124,3 +128,5 @@ function addUsage(total: Usage | undefined, more: Usage): Usage {
   if (!total) return { ...more };
   return { inputTokens: total.inputTokens + more.inputTokens, outputTokens: total.outputTokens + more.outputTokens };
 }
+
+async function ignoreChunk(): Promise<void> {}

@@ -1,7 +1,7 @@
 import type { Event } from '../events/event.js';
 
-interface Pending {
-  event: Event;
+interface Pending<T> {
+  event: T;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -12,14 +12,14 @@ interface Pending {
  * event and been resumed, i.e. after the runner appended it. So no producer runs ahead of the
  * session it reads.
  */
-export class EventChannel {
-  private readonly queue: Pending[] = [];
+export class EventChannel<T = Event> {
+  private readonly queue: Pending<T>[] = [];
   private wake: (() => void) | undefined;
   private closed = false;
   private failure: { error: unknown } | undefined;
 
   /** Queues an event; resolves once the consumer has taken it downstream. */
-  push(event: Event): Promise<void> {
+  push(event: T): Promise<void> {
     if (this.failure) return Promise.reject(this.failure.error);
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ event, resolve, reject });
@@ -31,14 +31,14 @@ export class EventChannel {
    * Yields queued events until `done` settles and the queue is empty. If the consumer stops early
    * (return or throw), every waiting producer is rejected with `stopReason`.
    */
-  async *drain(done: Promise<unknown>, stopReason: () => unknown): AsyncGenerator<Event, void, undefined> {
+  async *drain(done: Promise<unknown>, stopReason: () => unknown): AsyncGenerator<T, void, undefined> {
     done.then(
       () => this.close(),
       () => this.close(),
     );
     let completed = false;
     // The event the consumer holds: its producer waits for the consumer to come back for the next.
-    let inHand: Pending | undefined;
+    let inHand: Pending<T> | undefined;
     try {
       for (;;) {
         const next = this.queue.shift();

@@ -3,7 +3,9 @@ import { ModelError, RunLimitError, TroupeError } from '../../errors.js';
 import type { BaseLlm } from '../../models/base-llm.js';
 import type { LlmRequest, LlmResponse } from '../../models/llm-request.js';
 import { firstResult, type OneOrMany } from '../../runner/plugin-manager.js';
+import { EventChannel } from '../../utils/event-channel.js';
 import { CallbackContext } from '../callback-context.js';
+import { EventsStopped } from '../event-sink.js';
 import type { InvocationContext } from '../invocation-context.js';
 
 type MaybeResponse = LlmResponse | undefined | void | Promise<LlmResponse | undefined | void>;
@@ -28,14 +30,15 @@ export interface ModelCallResult {
 
 /**
  * Calls the model with plugins and callbacks around it, enforcing the run's call and token limits.
- * Yields streamed chunks (partial responses) and returns the final response.
+ * Hands streamed chunks (partial responses) to `onPartial`, each awaited, and returns the final response.
  */
-export async function* callModel(
+export async function callModel(
   ctx: InvocationContext,
   model: BaseLlm,
   request: LlmRequest,
   callbacks: ModelCallbacks,
-): AsyncGenerator<LlmResponse, ModelCallResult, undefined> {
+  onPartial: (chunk: LlmResponse) => Promise<void>,
+): Promise<ModelCallResult> {
   const plugins = ctx.shared.plugins;
   // Made only when something will see it: most model calls have no callbacks or plugins.
   const cb =
@@ -84,7 +87,7 @@ export async function* callModel(
       if (chunk.partial) {
         streamed = true;
         streamedText += textOf(chunk.content);
-        yield chunk;
+        await onPartial(chunk);
         continue;
       }
       response = chunk;
@@ -113,6 +116,32 @@ export async function* callModel(
     ((await plugins.run('afterModel', { context: cb, response })) ??
       (await firstResult(callbacks.afterModelCallback, { context: cb, response })));
   return { response: replaced ?? response, fromModel: true, context: cb };
+}
+
+/**
+ * {@link callModel} as a generator of its partial chunks, returning its result: for holdUntil,
+ * which holds the chunks back until the agent's input guardrails pass.
+ */
+export async function* modelCallChunks(
+  ctx: InvocationContext,
+  model: BaseLlm,
+  request: LlmRequest,
+  callbacks: ModelCallbacks,
+): AsyncGenerator<LlmResponse, ModelCallResult, undefined> {
+  const channel = new EventChannel<LlmResponse>();
+  let result: ModelCallResult | undefined;
+  const done = callModel(ctx, model, request, callbacks, (chunk) => channel.push(chunk)).then((value) => {
+    result = value;
+  });
+  let completed = false;
+  try {
+    yield* channel.drain(done, () => new EventsStopped());
+    completed = true;
+  } finally {
+    if (!completed) await done.catch(() => undefined);
+  }
+  await done;
+  return result!;
 }
 
 function textOf(content: Content | undefined): string {

@@ -37,7 +37,11 @@ export async function buildRequest(
   const name = source.agent.name;
   const system: string[] = [];
   if (source.globalInstruction) system.push(await render(source.globalInstruction, ctx, name));
-  if (source.instruction) system.push(await render(source.instruction, ctx, name));
+  if (source.instruction) {
+    // A template fills synchronously: no promise for it (every model call has one).
+    const own = render(source.instruction, ctx, name);
+    system.push(typeof own === 'string' ? own : await own);
+  }
   if (targets.length > 0) system.push(transferInstruction(source.agent, targets));
 
   const include = source.includeContents;
@@ -51,7 +55,13 @@ export async function buildRequest(
   if (systemInstruction) request.config.systemInstruction = systemInstruction;
   const declarations: FunctionDeclaration[] = [];
   for (const tool of tools.values()) {
-    const declaration = await tool.getDeclaration();
+    const pending = tool.getDeclaration();
+    // Tools that keep their declaration hand back the same promise each time: read it without awaiting.
+    let declaration = settledDeclarations.get(pending);
+    if (declaration === undefined) {
+      declaration = (await pending) ?? null;
+      settledDeclarations.set(pending, declaration);
+    }
     if (declaration) declarations.push(declaration);
   }
   if (declarations.length > 0) request.config.tools = declarations;
@@ -67,8 +77,10 @@ export async function buildRequest(
   return request;
 }
 
+const settledDeclarations = new WeakMap<Promise<FunctionDeclaration | undefined>, FunctionDeclaration | null>();
+
 /** Function instructions are called as they are; templates resolve from a skill's input first, then state. */
-async function render(instruction: Instruction, ctx: InvocationContext, agentName: string): Promise<string> {
+function render(instruction: Instruction, ctx: InvocationContext, agentName: string): string | Promise<string> {
   if (typeof instruction === 'function') return instruction(ctx);
   const input = ctx.historyScope?.templateInput;
   const state = ctx.session.state;
