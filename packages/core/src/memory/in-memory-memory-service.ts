@@ -12,7 +12,12 @@ export interface InMemoryMemoryServiceOptions {
 
 interface StoredMemory {
   entry: MemoryEntry;
-  words: ReadonlySet<string>;
+  /**
+   * Its distinct words, each between spaces (` lisbon city `): one flat string per memory instead
+   * of a Set of word strings (each holding on to the text it was cut from), since every session of
+   * a server stays indexed.
+   */
+  words: string;
 }
 
 /**
@@ -42,9 +47,10 @@ export class InMemoryMemoryService implements MemoryService {
     const key = userKey(session.appName, session.userId);
     let sessions = this.users.get(key);
     if (!sessions) this.users.set(key, (sessions = new Map()));
+    // The entries are the service's own already (sessionMemories builds new contents).
     const stored = sessionMemories(session).map(({ entry, text }) => ({
-      entry: structuredClone(entry),
-      words: new Set(memoryWords(text)),
+      entry,
+      words: ` ${memoryWords(text).join(' ')} `,
     }));
     if (stored.length === 0) sessions.delete(session.id);
     else sessions.set(session.id, stored);
@@ -58,13 +64,14 @@ export class InMemoryMemoryService implements MemoryService {
     // Inverse document frequency: a word few entries share says more than one most of them share.
     const weight = new Map<string, number>();
     for (const word of words) {
-      const frequency = all.reduce((n, memory) => (memory.words.has(word) ? n + 1 : n), 0);
-      if (frequency > 0) weight.set(word, Math.log(1 + all.length / frequency));
+      const spaced = ` ${word} `;
+      const frequency = all.reduce((n, memory) => (memory.words.includes(spaced) ? n + 1 : n), 0);
+      if (frequency > 0) weight.set(spaced, Math.log(1 + all.length / frequency));
     }
     const scored: { memory: StoredMemory; score: number }[] = [];
     for (const memory of all) {
       let score = 0;
-      for (const [word, w] of weight) if (memory.words.has(word)) score += w;
+      for (const [spaced, w] of weight) if (memory.words.includes(spaced)) score += w;
       if (score > 0) scored.push({ memory, score });
     }
     scored.sort((a, b) => b.score - a.score || (b.memory.entry.timestamp ?? 0) - (a.memory.entry.timestamp ?? 0));
