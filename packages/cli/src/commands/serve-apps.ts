@@ -18,6 +18,7 @@ import type { CliIo } from '../io.js';
 import { stopRequested } from '../stop-requested.js';
 import { logRequests, RunLogPlugin } from './request-log.js';
 import { type MountedA2a, mountA2a } from './serve-a2a.js';
+import { typescriptNeeded } from '../typescript-needed.js';
 import { parseServeOptions, type ServeMode, serveUsage } from './serve-options.js';
 import { type BackgroundQueue, openBackgroundQueue } from './serve-queue.js';
 import { openServeStore } from './serve-store.js';
@@ -46,8 +47,9 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
   const staticDir = mode === 'web' ? devUiDir() : undefined;
   const defaultModel = chooseDefaultModel(options.model);
   // TypeScript modules named by YAML definitions (tools, sub-agents) are imported by core's loader,
-  // so tsx is registered for the whole process, as for the agent modules themselves.
-  await enableTypeScript();
+  // so tsx is registered for the whole process, as for the agent modules themselves. The dev UI
+  // always has it (apps come and go while developing); an API server only when its apps may need it.
+  if (mode === 'web' || (await typescriptNeeded(agentsDir, kind))) await enableTypeScript();
   // A file named on the command line is the only app, loaded now; a directory's apps are found
   // without running any code and loaded on first use.
   const single =
