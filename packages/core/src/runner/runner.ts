@@ -28,7 +28,7 @@ import { validate } from '../utils/schema.js';
 import type { ArtifactService } from '../artifacts/artifact-service.js';
 import type { MemoryService } from '../memory/memory-service.js';
 import type { BasePlugin } from './base-plugin.js';
-import { runInvocation, type InvocationSetup } from './invocation.js';
+import { runInvocation, type InvocationSetup, type InvocationStream } from './invocation.js';
 import { EventsStopped } from '../agents/event-sink.js';
 import { EventChannel } from '../utils/event-channel.js';
 
@@ -588,12 +588,12 @@ async function collect(setup: InvocationSetup): Promise<RunResult> {
  */
 async function* streamInvocation(setup: InvocationSetup): AsyncGenerator<Event, RunResult, undefined> {
   const channel = new EventChannel();
-  const left = new AbortController();
-  const done = runInvocation(setup, { deliver: (event) => channel.push(event), left: left.signal });
+  const stream: InvocationStream = { deliver: (event) => channel.push(event) };
+  const done = runInvocation(setup, stream);
   let completed = false;
   try {
     yield* channel.drain(done, () => {
-      left.abort();
+      stream.leave?.();
       return new EventsStopped();
     });
     completed = true;
