@@ -16,6 +16,15 @@ export interface ServeOptions {
   port?: number;
   /** How long `close()` lets runs in flight finish before cancelling them. @default 10_000 */
   gracePeriodMs?: number;
+  /**
+   * Replace the process's global `Request` and `Response` with @hono/node-server's lightweight
+   * ones, which write a response straight to the socket instead of building a web `Response` and
+   * its body stream first (about a third more requests per second on small JSON answers). They
+   * behave like the built-in classes (`instanceof` holds) but are globals of the whole process, so
+   * a library leaves them alone; an application that owns its process (as `troupe api` does) may
+   * turn this on. @default false
+   */
+  overrideGlobalObjects?: boolean;
 }
 
 /** A listening server. */
@@ -72,8 +81,8 @@ export async function serve(app: TroupeApp, options: ServeOptions = {}): Promise
   let closing = false;
   const server = createAdaptorServer({
     fetch: (request: Request) => (closing ? shuttingDown() : app.fetch(request)),
-    // A library does not replace the process's global Request and Response.
-    overrideGlobalObjects: false,
+    // A library does not replace the process's global Request and Response unless asked to.
+    overrideGlobalObjects: options.overrideGlobalObjects ?? false,
   });
   if (!(server instanceof Server))
     throw new ConfigurationError('serve() expected an HTTP/1.1 server from @hono/node-server.');

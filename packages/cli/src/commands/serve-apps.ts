@@ -193,7 +193,8 @@ function packageRoot(entry: string): string {
 
 async function listen(app: TroupeApp, host: string, port: number): Promise<ServerHandle> {
   try {
-    return await serve(app, { host, port, gracePeriodMs: GRACE_PERIOD_MS });
+    // The CLI owns its process: the Node adapter's lightweight Request/Response may be its globals.
+    return await serve(app, { host, port, gracePeriodMs: GRACE_PERIOD_MS, overrideGlobalObjects: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE')
