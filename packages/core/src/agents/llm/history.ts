@@ -1,6 +1,7 @@
 import type { Content, Part } from '../../events/content.js';
 import type { Event } from '../../events/event.js';
 import type { InvocationContext } from '../invocation-context.js';
+import { BranchIndex } from './branch-index.js';
 import { isBranchVisible } from './branch-visibility.js';
 import { planHistory, isHistoryRewrite, type HistoryPlan } from './history-plan.js';
 
@@ -41,29 +42,33 @@ interface HistoryCache {
   contents: Content[];
   /** Whether each content is the agent's own turn (its model turns and its tool results). */
   own: boolean[];
-  /** Own function calls still waiting for their response: id → index in `contents`. */
-  openCalls: Map<string, number>;
+  /** Own function calls still waiting for their response: id → index in `contents` (made on the first call). */
+  openCalls: Map<string, number> | undefined;
 }
 
 /** What is cached for one event list (a run's session, or an isolated AgentTool/skill conversation). */
 interface SourceCache {
   /** Per agent and branch: what it folded so far. */
   readonly byAgent: Map<string, HistoryCache>;
-  /** Other agents' turns as context; every agent but the author sees an event the same way. */
-  readonly foreign: Map<Event, Content | null>;
+  /**
+   * Other agents' turns as context, and the user's messages: every agent but the author sees an
+   * event the same way, so each is built once and shared.
+   */
+  readonly views: Map<Event, Content | null>;
+  /** The user's messages among those views: how windows find turns without a second walk over the events. */
+  readonly userMessages: Set<Content>;
   /** How many events were checked for compaction and rewind records. */
   scanned: number;
   /** Events left out and summaries put in, once the list holds a compaction or rewind record. */
   plan: HistoryPlan | undefined;
+  /** The events by branch, so a new agent or branch reads only what it can see. */
+  readonly branches: BranchIndex;
 }
 
 // History is built incrementally: each agent/branch keeps what it folded so far, keyed by the
 // event list it came from, so a model call costs O(new events), not O(all events). Everything
 // cached hangs off that list and is freed with it.
 const caches = new WeakMap<Event[], SourceCache>();
-
-// The user's messages, as folded: how windows find turns without a second walk over the events.
-const userMessages = new WeakSet<Content>();
 
 /**
  * The contents an LlmAgent sends to its model: the visible events in order; the user's messages as
@@ -80,7 +85,14 @@ export function buildHistory(
   const source = ctx.historyScope?.events ?? ctx.session.events;
   let sourceCache = caches.get(source);
   if (!sourceCache) {
-    sourceCache = { byAgent: new Map(), foreign: new Map(), scanned: 0, plan: undefined };
+    sourceCache = {
+      byAgent: new Map(),
+      views: new Map(),
+      userMessages: new Set(),
+      scanned: 0,
+      plan: undefined,
+      branches: new BranchIndex(),
+    };
     caches.set(source, sourceCache);
   }
   const fanIn = ctx.historyScope?.fanIn ?? ctx.shared.fanIn;
@@ -97,12 +109,13 @@ export function buildHistory(
   const key = `${agentName}\u0000${ctx.branch}`;
   let cache = sourceCache.byAgent.get(key);
   if (!cache) {
-    cache = { processed: 0, contents: [], own: [], openCalls: new Map() };
+    cache = { processed: 0, contents: [], own: [], openCalls: undefined };
     sourceCache.byAgent.set(key, cache);
   }
-  for (let i = cache.processed; i < source.length; i++) {
-    const event = source[i]!;
-    if (plan) {
+  if (plan) {
+    // Summaries sit at events of any branch: every event is looked at.
+    for (let i = cache.processed; i < source.length; i++) {
+      const event = source[i]!;
       const summaries = plan.summariesAt.get(event);
       if (summaries) {
         for (const summary of summaries) {
@@ -111,10 +124,14 @@ export function buildHistory(
         }
       }
       if (plan.skipped.has(event)) continue;
+      if (!isBranchVisible(event.branch, ctx.branch, fanIn)) continue;
+      foldEvent(cache, event, agentName, sourceCache);
     }
-    if (event.partial || !event.content || event.content.parts.length === 0) continue;
-    if (!isBranchVisible(event.branch, ctx.branch, fanIn)) continue;
-    fold(cache, event, agentName, sourceCache.foreign);
+  } else {
+    sourceCache.branches.update(source);
+    for (const i of sourceCache.branches.visibleFrom(ctx.branch, fanIn, cache.processed)) {
+      foldEvent(cache, source[i]!, agentName, sourceCache);
+    }
   }
   cache.processed = source.length;
 
@@ -124,7 +141,9 @@ export function buildHistory(
     if (start < 0) start = 0;
   }
   const sliced = cache.contents.slice(start);
-  const contents = cache.openCalls.size === 0 ? sliced : withoutOpenCalls(sliced, cache, start);
+  const open = cache.openCalls;
+  const contents = !open || open.size === 0 ? sliced : withoutOpenCalls(sliced, open, start);
+  const userMessages = sourceCache.userMessages;
   const userTurns = (): number[] => {
     const turns: number[] = [];
     for (let i = 0; i < contents.length; i++) if (userMessages.has(contents[i]!)) turns.push(i);
@@ -133,11 +152,16 @@ export function buildHistory(
   return { contents, userTurns };
 }
 
-function fold(cache: HistoryCache, event: Event, agentName: string, foreignViews: Map<Event, Content | null>): void {
-  const content = event.content!;
+function foldEvent(cache: HistoryCache, event: Event, agentName: string, source: SourceCache): void {
+  if (event.partial || !event.content || event.content.parts.length === 0) return;
+  const content = event.content;
   if (event.author === 'user') {
-    const message: Content = { role: 'user', parts: content.parts };
-    userMessages.add(message);
+    let message = source.views.get(event);
+    if (!message) {
+      message = { role: 'user', parts: content.parts };
+      source.views.set(event, message);
+      source.userMessages.add(message);
+    }
     cache.contents.push(message);
     cache.own.push(false);
     return;
@@ -148,22 +172,23 @@ function fold(cache: HistoryCache, event: Event, agentName: string, foreignViews
       if ('text' in part && part.thought) continue;
       if ('functionResponse' in part) {
         // A response without its call (e.g. the call was never stored) would be invalid for providers.
-        if (!cache.openCalls.delete(part.functionResponse.id)) continue;
+        if (!cache.openCalls?.delete(part.functionResponse.id)) continue;
       }
       parts.push(part);
     }
     if (parts.length === 0) return;
     const index = cache.contents.length;
-    for (const part of parts) if ('functionCall' in part) cache.openCalls.set(part.functionCall.id, index);
+    for (const part of parts)
+      if ('functionCall' in part) (cache.openCalls ??= new Map()).set(part.functionCall.id, index);
     cache.contents.push({ role: content.role, parts });
     cache.own.push(true);
     return;
   }
-  let foreign = foreignViews.get(event);
+  let foreign = source.views.get(event);
   if (foreign === undefined) {
     const parts = rewriteForeign(event.author, content.parts);
     foreign = parts.length === 0 ? null : { role: 'user', parts };
-    foreignViews.set(event, foreign);
+    source.views.set(event, foreign);
   }
   if (foreign === null) return;
   cache.contents.push(foreign);
@@ -192,9 +217,9 @@ function rewriteForeign(author: string, source: Part[]): Part[] {
 }
 
 /** Drops function calls that never got a response (a crashed or paused earlier turn). */
-function withoutOpenCalls(contents: Content[], cache: HistoryCache, start: number): Content[] {
+function withoutOpenCalls(contents: Content[], openCalls: ReadonlyMap<string, number>, start: number): Content[] {
   const touched = new Set<number>();
-  for (const index of cache.openCalls.values()) if (index >= start) touched.add(index - start);
+  for (const index of openCalls.values()) if (index >= start) touched.add(index - start);
   const out: Content[] = [];
   for (let i = 0; i < contents.length; i++) {
     const content = contents[i]!;
@@ -202,7 +227,7 @@ function withoutOpenCalls(contents: Content[], cache: HistoryCache, start: numbe
       out.push(content);
       continue;
     }
-    const parts = content.parts.filter((p) => !('functionCall' in p && cache.openCalls.has(p.functionCall.id)));
+    const parts = content.parts.filter((p) => !('functionCall' in p && openCalls.has(p.functionCall.id)));
     if (parts.length > 0) out.push({ role: content.role, parts });
   }
   return out;
