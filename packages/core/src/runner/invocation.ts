@@ -126,7 +126,8 @@ export async function runInvocation(setup: InvocationSetup, stream?: InvocationS
     resumeFrom: setup.resumeFrom,
   });
   const events: Event[] = [];
-  const interrupts = new Map<string, InterruptInfo>();
+  // Made on the first pause: most runs have none.
+  let interrupts: Map<string, InterruptInfo> | undefined;
   const usage = shared.usage;
   const signal = controller.signal;
   const { claim } = setup;
@@ -162,7 +163,7 @@ export async function runInvocation(setup: InvocationSetup, stream?: InvocationS
       events.push(stored);
       if (stored.usage) addUsage(usage, stored.author, stored.usage);
       if (stored.output !== undefined) output = stored.output;
-      if (stored.interrupt) interrupts.set(stored.interrupt.id, stored.interrupt);
+      if (stored.interrupt) (interrupts ??= new Map()).set(stored.interrupt.id, stored.interrupt);
       if (deliver) await deliver(stored);
     } catch (error) {
       // The runner's own failure (a store, a plugin, a caller who left), not the agents': the tree is
@@ -222,7 +223,7 @@ export async function runInvocation(setup: InvocationSetup, stream?: InvocationS
   controller.dispose();
   for (const key of Object.keys(session.state)) if (key.startsWith(TEMP_PREFIX)) delete session.state[key];
   // Still under the run's claim, so the compaction lands right after this invocation.
-  if (finished && !failure && interrupts.size === 0 && setup.compaction) {
+  if (finished && !failure && !interrupts && setup.compaction) {
     await compactAfterRun({
       options: setup.compaction,
       session,
@@ -237,7 +238,7 @@ export async function runInvocation(setup: InvocationSetup, stream?: InvocationS
   else await claim.release();
   // A caller that stopped iterating early abandoned the run.
   if (!finished && !failure) status = 'cancelled';
-  if (status === 'completed' && interrupts.size > 0) status = 'interrupted';
+  if (status === 'completed' && interrupts) status = 'interrupted';
   const result: RunResult = {
     status,
     invocationId: setup.invocationId,
@@ -245,7 +246,7 @@ export async function runInvocation(setup: InvocationSetup, stream?: InvocationS
     output,
     state: { ...session.state },
     usage,
-    interrupts: [...interrupts.values()],
+    interrupts: interrupts ? [...interrupts.values()] : [],
   };
   if (failure) result.error = failure;
   if (failure instanceof RunLimitError) result.stopReason = failure.limit;

@@ -13,13 +13,27 @@ interface BranchNode {
  * event: a fan-out of n branches costs O(visible events) per branch, not O(n × events).
  */
 export class BranchIndex {
-  private readonly root: BranchNode = newNode();
-  private readonly byBranch = new Map<string, BranchNode>([['', this.root]]);
+  // Made when the first event off the root branch arrives: until then (most conversations, which
+  // have no workflow branches) every event is visible to every agent and nothing is indexed.
+  private root: BranchNode | undefined;
+  private byBranch: Map<string, BranchNode> | undefined;
   private indexed = 0;
 
   /** Adds the events appended to `events` since the last call. */
   update(events: readonly Event[]): void {
-    for (let i = this.indexed; i < events.length; i++) this.nodeOf(events[i]!.branch ?? '').events.push(i);
+    let i = this.indexed;
+    if (!this.root) {
+      while (i < events.length && !events[i]!.branch) i++;
+      if (i === events.length) {
+        this.indexed = i;
+        return;
+      }
+      // The first branched event: index everything so far, all on the root branch.
+      this.root = newNode();
+      for (let j = 0; j < i; j++) this.root.events.push(j);
+      this.byBranch = new Map([['', this.root]]);
+    }
+    for (; i < events.length; i++) this.nodeOf(events[i]!.branch ?? '').events.push(i);
     this.indexed = events.length;
   }
 
@@ -28,6 +42,12 @@ export class BranchIndex {
    * branch, its ancestors (whole segments), and descendants made only by fan-in agents.
    */
   visibleFrom(agentBranch: string, fanIn: ReadonlySet<string>, from: number): number[] {
+    if (!this.root) {
+      // Only root events so far: all of them are visible to every branch.
+      const all: number[] = [];
+      for (let i = from; i < this.indexed; i++) all.push(i);
+      return all;
+    }
     const lists: number[][] = [];
     let node: BranchNode | undefined = this.root;
     lists.push(node.events);
@@ -52,15 +72,15 @@ export class BranchIndex {
   }
 
   private nodeOf(branch: string): BranchNode {
-    const known = this.byBranch.get(branch);
+    const known = this.byBranch!.get(branch);
     if (known) return known;
-    let node = this.root;
+    let node = this.root!;
     for (const segment of branch.split('.')) {
       let child: BranchNode | undefined = node.children.get(segment);
       if (!child) node.children.set(segment, (child = newNode()));
       node = child;
     }
-    this.byBranch.set(branch, node);
+    this.byBranch!.set(branch, node);
     return node;
   }
 }

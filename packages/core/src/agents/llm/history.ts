@@ -54,9 +54,9 @@ interface SourceCache {
    * Other agents' turns as context, and the user's messages: every agent but the author sees an
    * event the same way, so each is built once and shared.
    */
-  readonly views: Map<Event, Content | null>;
+  views: Map<Event, Content | null> | undefined;
   /** The user's messages among those views: how windows find turns without a second walk over the events. */
-  readonly userMessages: Set<Content>;
+  userMessages: Set<Content> | undefined;
   /** How many events were checked for compaction and rewind records. */
   scanned: number;
   /** Events left out and summaries put in, once the list holds a compaction or rewind record. */
@@ -87,8 +87,8 @@ export function buildHistory(
   if (!sourceCache) {
     sourceCache = {
       byAgent: new Map(),
-      views: new Map(),
-      userMessages: new Set(),
+      views: undefined,
+      userMessages: undefined,
       scanned: 0,
       plan: undefined,
       branches: new BranchIndex(),
@@ -146,7 +146,7 @@ export function buildHistory(
   const userMessages = sourceCache.userMessages;
   const userTurns = (): number[] => {
     const turns: number[] = [];
-    for (let i = 0; i < contents.length; i++) if (userMessages.has(contents[i]!)) turns.push(i);
+    for (let i = 0; i < contents.length; i++) if (userMessages?.has(contents[i]!)) turns.push(i);
     return turns;
   };
   return { contents, userTurns };
@@ -156,11 +156,11 @@ function foldEvent(cache: HistoryCache, event: Event, agentName: string, source:
   if (event.partial || !event.content || event.content.parts.length === 0) return;
   const content = event.content;
   if (event.author === 'user') {
-    let message = source.views.get(event);
+    let message = source.views?.get(event);
     if (!message) {
       message = { role: 'user', parts: content.parts };
-      source.views.set(event, message);
-      source.userMessages.add(message);
+      (source.views ??= new Map()).set(event, message);
+      (source.userMessages ??= new Set()).add(message);
     }
     cache.contents.push(message);
     cache.own.push(false);
@@ -184,11 +184,11 @@ function foldEvent(cache: HistoryCache, event: Event, agentName: string, source:
     cache.own.push(true);
     return;
   }
-  let foreign = source.views.get(event);
+  let foreign = source.views?.get(event);
   if (foreign === undefined) {
     const parts = rewriteForeign(event.author, content.parts);
     foreign = parts.length === 0 ? null : { role: 'user', parts };
-    source.views.set(event, foreign);
+    (source.views ??= new Map()).set(event, foreign);
   }
   if (foreign === null) return;
   cache.contents.push(foreign);

@@ -78,6 +78,17 @@ export class TransferTool extends BaseTool {
 
 /** The system-instruction paragraph that tells the model about its transfer targets. */
 export function transferInstruction(agent: BaseAgent, targets: readonly BaseAgent[]): string {
+  // The same targets (an agent's cached toolbox) give the same text: made once, not per model call.
+  const known = instructions.get(targets);
+  if (known?.agent === agent) return known.text;
+  const text = writeTransferInstruction(agent, targets);
+  instructions.set(targets, { agent, text });
+  return text;
+}
+
+const instructions = new WeakMap<readonly BaseAgent[], { agent: BaseAgent; text: string }>();
+
+function writeTransferInstruction(agent: BaseAgent, targets: readonly BaseAgent[]): string {
   const lines = targets.map((t) => `- ${t.name}${t.description ? `: ${t.description}` : ''}`);
   let text =
     `You are agent '${agent.name}'. You can hand the conversation to one of these agents:\n${lines.join('\n')}\n` +
