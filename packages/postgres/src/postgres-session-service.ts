@@ -61,6 +61,8 @@ import { inTransaction } from './transaction.js';
 export type { PostgresSessionServiceOptions } from './options.js';
 
 // Repeating a compare-and-set that did take effect finds the run changed and returns undefined.
+const APPEND_MAYBE_DONE =
+  'Appending it again is safe: an event whose id is stored is not stored twice (reload the session first, its version may have moved).';
 const UPDATE_MAYBE_DONE =
   'It may or may not have taken effect; read the run back with getRun before repeating the update.';
 
@@ -209,13 +211,65 @@ export class PostgresSessionService implements LeasingSessionService, RunRecordS
     const { session, event } = params;
     if (event.partial) return event;
     await this.ensureReady();
-    const plan = await inTransaction(this.pool, (client) => this.appendInTransaction(client, params), {
-      action: `appending event '${event.id}' to session '${session.id}'`,
-      ifCommitLost:
-        'Appending it again is safe: an event whose id is stored is not stored twice (reload the session first, its version may have moved).',
-    });
+    const action = `appending event '${event.id}' to session '${session.id}'`;
+    const plan =
+      (await this.appendDirect(params, action)) ??
+      (await inTransaction(this.pool, (client) => this.appendInTransaction(client, params), {
+        action,
+        ifCommitLost: APPEND_MAYBE_DONE,
+      }));
     // The live session changes only after the commit.
     return finishAppend(params, plan);
+  }
+
+  /**
+   * The usual append in one statement (one round trip instead of BEGIN, a locked read, a write and
+   * COMMIT): planned as if the stored session were the caller's copy, and written only if it is
+   * (same version, same lease epoch, no event of that id yet). Undefined when it wrote nothing, or
+   * the append is not the usual one (app: or user: state, a plan that fails): the locked transaction
+   * then does it, or says exactly why not.
+   */
+  private async appendDirect(params: AppendEventParams, action: string): Promise<AppendPlan | undefined> {
+    const { session, event, lease } = params;
+    let plan: AppendPlan;
+    let data: ReturnType<typeof encodeValue>;
+    let changes: ReturnType<typeof encodeChanges>;
+    try {
+      plan = planAppend(
+        params,
+        { version: session.version, leaseEpoch: lease?.epoch ?? 0, lastUpdateTime: session.lastUpdateTime },
+        () => undefined,
+      );
+      if (plan.kind !== 'write' || plan.scoped.app.any || plan.scoped.user.any) return undefined;
+      data = encodeValue(plan.persisted, () => `Event '${event.id}' of session '${session.id}'`);
+      changes = encodeChanges(plan.scoped.session, () => `The state delta of event '${event.id}'`);
+    } catch {
+      // The locked path reports it, after the checks that come first (a missing session, a lost lease).
+      return undefined;
+    }
+    const rows = await this.guard(
+      action,
+      () =>
+        run<{ last_update_time: number }>(this.pool, this.sql.appendDirect, [
+          session.appName,
+          session.userId,
+          event.id,
+          event.timestamp,
+          plan.version,
+          data.format,
+          data.text,
+          plan.scoped.session.any,
+          changes.set.text,
+          changes.removed,
+          session.version,
+          changes.set.format,
+          lease ? lease.epoch : null,
+          session.id,
+        ]),
+      APPEND_MAYBE_DONE,
+    );
+    if (rows.length !== 1) return undefined;
+    return { ...plan, lastUpdateTime: rows[0]!.last_update_time };
   }
 
   async leaseSession(params: LeaseParams): Promise<SessionLease | undefined> {

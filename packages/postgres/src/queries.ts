@@ -134,6 +134,32 @@ export function buildQueries(schema: string) {
          state_format = CASE WHEN $8::boolean THEN GREATEST(state_format, $12) ELSE state_format END
        WHERE pk = $1 AND version = $11`,
     ),
+    // One statement, one round trip: the append of an event to a session still at version $11
+    // whose lease epoch is $13 (NULL: no lease), with no event of id $3 yet. Any other case writes
+    // nothing and returns no row; the locked transaction then decides what it is (see appendEvent).
+    // $1 app, $2 user, $3 event id, $4 timestamp, $5 new version (the event's seq), $6 event format,
+    // $7 event, $8 whether session keys change, $9/$10 session keys to set/remove, $11 expected
+    // version, $12 format of the session keys' changes, $13 lease epoch, $14 session id.
+    appendDirect: query(
+      'append_direct',
+      `WITH head AS (
+         SELECT pk FROM ${s}.sessions
+         WHERE app_name = $1 AND user_id = $2 AND id = $14 AND version = $11
+           AND ($13::integer IS NULL OR lease_epoch = $13::integer)
+         FOR UPDATE),
+       inserted AS (
+         INSERT INTO ${s}.events (session_pk, seq, id, timestamp, format, data)
+         SELECT pk, $5, $3, $4, $6, $7::jsonb FROM head
+         ON CONFLICT DO NOTHING
+         RETURNING session_pk)
+       UPDATE ${s}.sessions SET version = $5, last_update_time = GREATEST(last_update_time, $4),
+         state = CASE WHEN $8::boolean THEN (
+             CASE WHEN state_format < $12 THEN replace(state::text, chr(65533), chr(65533) || 'fffd')::jsonb ELSE state END || $9::jsonb
+           ) - $10::text[] ELSE state END,
+         state_format = CASE WHEN $8::boolean THEN GREATEST(state_format, $12) ELSE state_format END
+       FROM inserted WHERE pk = inserted.session_pk
+       RETURNING last_update_time`,
+    ),
   };
 }
 

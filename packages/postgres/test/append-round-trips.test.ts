@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import pg from 'pg';
+import { createEvent, StaleSessionError, LeaseLostError } from '@troupe/core';
+import { PostgresSessionService } from '../src/index.js';
+import { PG_URL, describePostgres, dropSchema, requirePostgres, uniqueSchema } from './pg-test-env.js';
+
+// An append to a current session is one statement (no BEGIN, locked read, write, COMMIT); every
+// other case still gets the locked transaction's exact answer.
+describePostgres('PostgresSessionService appends in one round trip', () => {
+  const schema = uniqueSchema('append_trips');
+  let pool: pg.Pool;
+  let service: PostgresSessionService;
+  const statements: string[] = [];
+  beforeAll(async () => {
+    await requirePostgres();
+    pool = new pg.Pool({ connectionString: PG_URL, max: 4 });
+    // Every statement the service sends (the pool's own query() goes through a client too), by
+    // its name without the schema's prefix, or its text.
+    const record = (query: unknown): void => {
+      const name = typeof query === 'string' ? query : ((query as { name?: string }).name ?? 'unnamed');
+      statements.push(name.replace(/^troupe_[0-9a-f]+_/, ''));
+    };
+    pool.on('connect', (client) => {
+      const clientQuery = client.query.bind(client);
+      client.query = ((query: unknown, ...rest: unknown[]) => {
+        record(query);
+        return (clientQuery as (...args: unknown[]) => unknown)(query, ...rest);
+      }) as typeof client.query;
+    });
+    service = new PostgresSessionService({ pool, schema });
+  });
+  afterAll(async () => {
+    await service?.close();
+    await pool?.end();
+    if (PG_URL !== '') await dropSchema(schema);
+  });
+
+  it('stores an event of a current session with one statement, state and all', async () => {
+    const session = await service.createSession({ appName: 'a', userId: 'u', state: { n: 0 } });
+    statements.length = 0;
+    const stored = await service.appendEvent({ session, event: createEvent({ actions: { stateDelta: { n: 1 } } }) });
+    expect(statements).toEqual(['append_direct']);
+    expect(session.version).toBe(1);
+    const read = await service.getSession({ appName: 'a', userId: 'u', sessionId: session.id });
+    expect(read!.state).toEqual({ n: 1 });
+    expect(read!.events.map((e) => e.id)).toEqual([stored.id]);
+    expect(read!.lastUpdateTime).toBe(session.lastUpdateTime);
+  });
+
+  it('a stale copy, a retried event and a lost lease still get the locked answers', async () => {
+    const session = await service.createSession({ appName: 'a', userId: 'u' });
+    const stale = await service.getSession({ appName: 'a', userId: 'u', sessionId: session.id });
+    const first = createEvent({});
+    await service.appendEvent({ session, event: first });
+    // The same event again from the stale copy: the stored one comes back, nothing is written twice.
+    const again = await service.appendEvent({ session: stale!, event: first });
+    expect(again.id).toBe(first.id);
+    await expect(service.appendEvent({ session: stale!, event: createEvent({}) })).rejects.toBeInstanceOf(
+      StaleSessionError,
+    );
+    const lease = await service.leaseSession({
+      appName: 'a',
+      userId: 'u',
+      sessionId: session.id,
+      owner: 'w1',
+      ttlMs: 60_000,
+    });
+    await service.releaseLease(lease!);
+    await service.leaseSession({ appName: 'a', userId: 'u', sessionId: session.id, owner: 'w2', ttlMs: 60_000 });
+    await expect(service.appendEvent({ session, event: createEvent({}), lease: lease! })).rejects.toBeInstanceOf(
+      LeaseLostError,
+    );
+    const read = await service.getSession({ appName: 'a', userId: 'u', sessionId: session.id });
+    expect(read!.events.map((e) => e.id)).toEqual([first.id]);
+  });
+
+  it('app: and user: state take the locked transaction', async () => {
+    const session = await service.createSession({ appName: 'a', userId: 'u' });
+    statements.length = 0;
+    await service.appendEvent({ session, event: createEvent({ actions: { stateDelta: { 'user:theme': 'dark' } } }) });
+    expect(statements).toContain('BEGIN');
+    expect(statements).not.toContain('append_direct');
+    const read = await service.getSession({ appName: 'a', userId: 'u', sessionId: session.id });
+    expect(read!.state['user:theme']).toBe('dark');
+  });
+});
