@@ -287,6 +287,7 @@ export class LlmAgent extends BaseAgent {
     };
     let outputRetried = false;
     let correction: Content[] = [];
+    const partial = (chunk: LlmResponse): Promise<void> => sink(this.responseEvent(ctx, chunk, model, true));
     for (;;) {
       let calls: FunctionCall[];
       let resumeFrom: number | undefined;
@@ -298,7 +299,6 @@ export class LlmAgent extends BaseAgent {
         const request = await buildRequest(freshCtx, source, model, tools, targets);
         request.contents.push(...correction);
         correction = [];
-        const partial = (chunk: LlmResponse): Promise<void> => sink(this.responseEvent(ctx, chunk, model, true));
         let called: ModelCallResult;
         if (inputCheck) {
           // The first response (streamed chunks too) is held until the concurrent input guardrails pass.

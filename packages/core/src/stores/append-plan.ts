@@ -95,10 +95,14 @@ function planAfterLookup(
   const persistedDelta = withoutTempKeys(delta);
   const persisted =
     persistedDelta === delta ? event : { ...event, actions: { ...event.actions, stateDelta: persistedDelta } };
+  // Split on first read: only stores that keep scopes apart read it (the in-memory store does not).
+  let scoped: ScopedDelta | undefined;
   return {
     kind: 'write',
     persisted,
-    scoped: splitDelta(persistedDelta),
+    get scoped() {
+      return (scoped ??= splitDelta(persistedDelta));
+    },
     version: head.version + 1,
     lastUpdateTime: Math.max(event.timestamp, head.lastUpdateTime),
   };
