@@ -1,15 +1,18 @@
 // Extra measurements, each in its own process (spawned by run.mjs), each printing one JSON line.
 // Usage: node --expose-gc bench/extras.mjs loop-flatness
+//        node --expose-gc bench/extras.mjs warm <troupe|floor|adk>
 //        node --expose-gc bench/extras.mjs streaming
 //        node --expose-gc bench/extras.mjs fanout <agents>
 // (import cost: bench/import-cost.mjs)
 import process from 'node:process';
 import console from 'node:console';
 import { performance } from 'node:perf_hooks';
+import { URL } from 'node:url';
 import { BaseLlm, LlmAgent, ParallelAgent } from '../packages/core/dist/index.js';
 import { TEXT, WORDS, counters, resetCounters, respond } from './fake-model.mjs';
 import * as floor from './scenarios/floor.mjs';
-import { INSTRUCTION, USER_MESSAGE } from './scenarios/spec.mjs';
+import { INSTRUCTION, PEER_FRAMEWORKS, USER_MESSAGE } from './scenarios/spec.mjs';
+import * as troupe from './scenarios/troupe.mjs';
 import { FakeLlm, loopN, troupeApp } from './scenarios/troupe.mjs';
 import { gc, heapAfterGc, median, quantile, round } from './stats.mjs';
 
@@ -225,10 +228,64 @@ async function fanout(n) {
   };
 }
 
+/**
+ * The scenarios once the JIT has done its work, for one framework per process. The scenario
+ * table's counted runs are few (loop200: 20, fanout100: 50), so its numbers include the first runs
+ * of a fresh process, while code is still interpreted or being compiled: several times slower per
+ * run than later (see docs/performance.md). Here each scenario (not sessions10k) runs for `WARM_MS`
+ * first, then in `BLOCKS` blocks of about `BLOCK_MS`, each on a fresh app (so the retained sessions
+ * stay one block's worth); the figure is the median over blocks of the mean µs per run, GC included.
+ */
+async function warm(framework) {
+  const WARM_MS = 1500;
+  const BLOCKS = 5;
+  const BLOCK_MS = 300;
+  const module =
+    framework === 'troupe'
+      ? troupe
+      : framework === 'floor'
+        ? floor
+        : await import(new URL(PEER_FRAMEWORKS[framework], import.meta.url).href);
+  const out = { framework, scenario: 'warm' };
+  for (const scenario of WARM_SCENARIOS) {
+    const make = module[scenario];
+    const warmApp = make();
+    let runs = 0;
+    const start = performance.now();
+    while (performance.now() - start < WARM_MS) {
+      await warmApp.run();
+      runs++;
+    }
+    const perBlock = Math.max(3, Math.round((runs * BLOCK_MS) / WARM_MS));
+    const samples = [];
+    for (let block = 0; block < BLOCKS; block++) {
+      const app = make();
+      gc();
+      samples.push((await meanMs(app.run, perBlock)) * 1000);
+    }
+    out[`${scenario}_us`] = round(median(samples), 1);
+  }
+  out.notes = `each scenario after ${WARM_MS} ms of runs (JIT warm); median of ${BLOCKS} blocks of ~${BLOCK_MS} ms on a fresh app, mean µs per run, GC included`;
+  return out;
+}
+
+/** The scenarios `warm` measures (sessions10k is one long run already). */
+export const WARM_SCENARIOS = ['seq10', 'fanout100', 'loop200', 'tools10', 'transfer'];
+
 const [what, arg] = process.argv.slice(2);
-const jobs = { 'loop-flatness': loopFlatness, streaming, fanout: () => fanout(Number(arg)) };
-if (!jobs[what] || (what === 'fanout' && !(Number(arg) > 0))) {
-  console.error('usage: extras.mjs loop-flatness | streaming | fanout <agents>');
+const jobs = {
+  'loop-flatness': loopFlatness,
+  streaming,
+  // `warm adk`: ADK JS (installed by npm run bench:peers).
+  warm: () => warm(arg),
+  fanout: () => fanout(Number(arg)),
+};
+if (
+  !jobs[what] ||
+  (what === 'fanout' && !(Number(arg) > 0)) ||
+  (what === 'warm' && !['troupe', 'floor', ...Object.keys(PEER_FRAMEWORKS)].includes(arg))
+) {
+  console.error('usage: extras.mjs loop-flatness | streaming | warm <troupe|floor|adk> | fanout <agents>');
   process.exit(2);
 }
 console.log(JSON.stringify(await jobs[what]()));

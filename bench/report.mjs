@@ -153,3 +153,32 @@ export function peerTable(rows, peer) {
   }
   return lines;
 }
+
+/**
+ * The after-warm-up table: µs per run (mean, GC included) per framework, Troupe ÷ floor, and for
+ * each peer how many times Troupe's time it takes. `warm` maps framework → extras.mjs warm line.
+ */
+export function warmTable(warm, peers) {
+  const title = 'After JIT warm-up (extras.mjs warm: mean µs per run over blocks on fresh apps, GC included)';
+  const header = [
+    'scenario',
+    'troupe µs',
+    'floor µs',
+    'troupe/floor',
+    ...peers.flatMap((p) => [`${p} µs`, `× faster than ${p}`]),
+  ];
+  const widths = [12, 11, 10, 13, ...peers.flatMap(() => [12, 18])];
+  const lines = [title, header.map((h, i) => pad(h, widths[i])).join(' '), widths.map((w) => '-'.repeat(w)).join(' ')];
+  const scenarios = Object.keys(warm.troupe ?? {})
+    .filter((key) => key.endsWith('_us'))
+    .map((key) => key.slice(0, -3));
+  for (const scenario of scenarios) {
+    const us = (framework) => warm[framework]?.[`${scenario}_us`] ?? NaN;
+    const ratio = (a, b) => (a > 0 && b > 0 ? `${round(a / b, 2)}×` : 'n/a');
+    const show = (x) => (Number.isFinite(x) ? fmt(x) : 'n/a');
+    const cells = [scenario, show(us('troupe')), show(us('floor')), ratio(us('troupe'), us('floor'))];
+    for (const peer of peers) cells.push(show(us(peer)), ratio(us(peer), us('troupe')));
+    lines.push(cells.map((c, i) => pad(c, widths[i])).join(' '));
+  }
+  return lines.join('\n');
+}

@@ -2,6 +2,7 @@
 // alternating Troupe/floor within one invocation, then the extra measurements.
 // Usage: npm run bench [-- --rounds 9 --only seq10,transfer --no-extras --strict --no-build]
 //        npm run bench:peers [-- --rounds 5 --only seq10]   (adds the peer frameworks of bench/peers: ADK JS)
+// Both end with each scenario measured again after JIT warm-up (extras.mjs warm), per framework.
 //
 // It measures the BUILT code (packages/core/dist): run `npm run build` first. This script runs the
 // build itself when dist is missing or older than packages/core/src (unless --no-build), so numbers
@@ -20,7 +21,7 @@ import console from 'node:console';
 import { performance } from 'node:perf_hooks';
 import { URL, fileURLToPath } from 'node:url';
 import { ensurePeersInstalled } from './peers/install.mjs';
-import { TARGETS, aggregate, peerRatios, peerTable, ratioTable, ratios } from './report.mjs';
+import { TARGETS, aggregate, peerRatios, peerTable, ratioTable, ratios, warmTable } from './report.mjs';
 import { FRAMEWORKS as OWN_FRAMEWORKS, PEER_FRAMEWORKS, SCENARIOS } from './scenarios/spec.mjs';
 import { round } from './stats.mjs';
 
@@ -137,6 +138,16 @@ if (args.extras) {
   console.log('');
   for (const value of [extras.import, extras.loop, extras.streaming, ...extras.fanout])
     if (value) console.log(JSON.stringify(value));
+}
+// After JIT warm-up, one process per framework (with --peers too, where the other extras are off).
+if (args.extras || args.peers) {
+  extras.warm = {};
+  for (const framework of FRAMEWORKS) {
+    log(`extras: ${framework} after JIT warm-up`);
+    extras.warm[framework] = await extra(['--expose-gc', join(benchDir, 'extras.mjs'), 'warm', framework]);
+  }
+  console.log('');
+  console.log(warmTable(extras.warm, PEERS));
 }
 
 // ---- summary ---------------------------------------------------------------------------------
