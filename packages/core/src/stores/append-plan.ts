@@ -95,14 +95,10 @@ function planAfterLookup(
   const persistedDelta = withoutTempKeys(delta);
   const persisted =
     persistedDelta === delta ? event : { ...event, actions: { ...event.actions, stateDelta: persistedDelta } };
-  // Split on first read: only stores that keep scopes apart read it (the in-memory store does not).
-  let scoped: ScopedDelta | undefined;
   return {
     kind: 'write',
     persisted,
-    get scoped() {
-      return (scoped ??= splitDelta(persistedDelta));
-    },
+    scoped: splitDelta(persistedDelta),
     version: head.version + 1,
     lastUpdateTime: Math.max(event.timestamp, head.lastUpdateTime),
   };

@@ -20,19 +20,18 @@ export function splitDelta(delta: Record<string, unknown>): ScopedDelta {
   let scoped: ScopedDelta | undefined;
   for (const key in delta) {
     if (key.startsWith(TEMP_PREFIX)) continue;
-    scoped ??= { session: emptyChanges(), app: emptyChanges(), user: emptyChanges() };
-    const changes = key.startsWith(APP_PREFIX)
-      ? scoped.app
-      : key.startsWith(USER_PREFIX)
-        ? scoped.user
-        : scoped.session;
+    // Most events change no state, and most deltas only session keys: scopes without changes share
+    // one frozen empty record, made per scope only when a key of it comes up.
+    scoped ??= { session: NO_SCOPE_CHANGES, app: NO_SCOPE_CHANGES, user: NO_SCOPE_CHANGES };
+    const scope = key.startsWith(APP_PREFIX) ? 'app' : key.startsWith(USER_PREFIX) ? 'user' : 'session';
+    let changes = scoped[scope];
+    if (changes === NO_SCOPE_CHANGES) scoped[scope] = changes = emptyChanges();
     const value = delta[key];
     // JSON has no `undefined`: writing it removes the key (every store does the same).
     if (value === undefined) changes.removed.push(key);
     else changes.set[key] = value;
     changes.any = true;
   }
-  // Most events change no state: they share one frozen empty split instead of allocating three.
   return scoped ?? NO_CHANGES;
 }
 
