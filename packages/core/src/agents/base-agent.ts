@@ -11,7 +11,7 @@ import { assertValidAgentName } from './agent-names.js';
 import { CallbackContext } from './callback-context.js';
 import type { InvocationContext } from './invocation-context.js';
 import { inputToText } from './structured-input.js';
-import { drainInto, eventsOf, isEventsStopped, type EventSink } from './event-sink.js';
+import { drainInto, generatorOf, isEventsStopped, type EventSink } from './event-sink.js';
 
 /** An agent callback: returning content short-circuits (before) or appends a final event (after). */
 export type AgentCallback = (
@@ -173,7 +173,7 @@ export abstract class BaseAgent {
    * cancelled: the signal is checked before the agent begins.
    */
   async *runAsync(parentContext: InvocationContext): AsyncGenerator<Event, void, undefined> {
-    yield* eventsOf((sink) => this.runWithCallbacks(parentContext, sink));
+    yield* generatorOf((sink) => this.runWithCallbacks(parentContext, sink));
   }
 
   /**

@@ -34,13 +34,19 @@ export async function drainInto(events: AsyncIterable<Event>, sink: EventSink): 
 }
 
 /**
- * The pull-based view of push-based work: runs `work` with a sink and yields what it pushes, each
- * push resolving once the consumer has asked for the next event. A consumer that stops early
- * rejects the waiting push with {@link EventsStopped} and waits for `work` to unwind.
+ * The pull-based view of push-based work: runs `work` with a push function and yields what it
+ * pushes, each push resolving once the consumer has asked for the next item; returns what `work`
+ * resolves with. A consumer that stops early rejects the waiting push with {@link EventsStopped} and
+ * waits for `work` to unwind. Agents' `runAsync` and model calls held for guardrails are made this way.
  */
-export async function* eventsOf(work: (sink: EventSink) => Promise<void>): AsyncGenerator<Event, void, undefined> {
-  const channel = new EventChannel();
-  const done = work((event) => channel.push(event));
+export async function* generatorOf<T = Event, R = void>(
+  work: (push: (item: T) => Promise<void>) => Promise<R>,
+): AsyncGenerator<T, R, undefined> {
+  const channel = new EventChannel<T>();
+  let result: R | undefined;
+  const done = work((item) => channel.push(item)).then((value) => {
+    result = value;
+  });
   let completed = false;
   try {
     yield* channel.drain(done, () => new EventsStopped());
@@ -50,4 +56,5 @@ export async function* eventsOf(work: (sink: EventSink) => Promise<void>): Async
     if (!completed) await done.catch(() => undefined);
   }
   await done;
+  return result as R;
 }

@@ -32,7 +32,7 @@ import { executeFunctionCalls, type AfterToolCallback, type BeforeToolCallback }
 import { TransferTool, transferCapable, transferTargets, TRANSFER_TOOL_NAME } from './llm/transfer.js';
 import { inputToText } from './structured-input.js';
 import type { AgentKind, AgentOutline } from './agent-outline.js';
-import { eventsOf, type EventSink } from './event-sink.js';
+import { generatorOf, type EventSink } from './event-sink.js';
 
 export type { Instruction } from './llm/request-builder.js';
 
@@ -231,7 +231,7 @@ export class LlmAgent extends BaseAgent {
   }
 
   protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined> {
-    yield* eventsOf((sink) => this.runTurns(ctx, sink));
+    yield* generatorOf((sink) => this.runTurns(ctx, sink));
   }
 
   protected override runImplInto(ctx: InvocationContext, sink: EventSink): Promise<void> {

@@ -6,7 +6,7 @@ import { asAgentState, loopProgress } from './progress.js';
 import { isPause, lastCheckpoint, lastOutputOnBranch, resumePosition } from './replay.js';
 import type { AgentKind } from './agent-outline.js';
 import { ChildStop } from './child-stop.js';
-import { eventsOf, type EventSink } from './event-sink.js';
+import { generatorOf, type EventSink } from './event-sink.js';
 
 /** Options of {@link LoopAgent}. */
 export interface LoopAgentOptions extends BaseAgentOptions {
@@ -49,7 +49,7 @@ export class LoopAgent extends BaseAgent {
   }
 
   protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined> {
-    yield* eventsOf((sink) => this.runIterations(ctx, sink));
+    yield* generatorOf((sink) => this.runIterations(ctx, sink));
   }
 
   protected override runImplInto(ctx: InvocationContext, sink: EventSink): Promise<void> {

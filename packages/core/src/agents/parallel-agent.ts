@@ -6,7 +6,7 @@ import type { InvocationContext } from './invocation-context.js';
 import { asAgentState, parallelProgress } from './progress.js';
 import { checkpoints, isPause, lastOutputOnBranch } from './replay.js';
 import type { AgentKind } from './agent-outline.js';
-import { eventsOf, type EventSink } from './event-sink.js';
+import { generatorOf, type EventSink } from './event-sink.js';
 
 /** Options of {@link ParallelAgent}. */
 export interface ParallelAgentOptions extends BaseAgentOptions {
@@ -50,7 +50,7 @@ export class ParallelAgent extends BaseAgent {
   }
 
   protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined> {
-    yield* eventsOf((sink) => this.runBranches(ctx, sink));
+    yield* generatorOf((sink) => this.runBranches(ctx, sink));
   }
 
   protected override runImplInto(ctx: InvocationContext, sink: EventSink): Promise<void> {

@@ -5,7 +5,7 @@ import { asAgentState } from './progress.js';
 import { isPause, resumePosition } from './replay.js';
 import type { AgentKind } from './agent-outline.js';
 import { ChildStop } from './child-stop.js';
-import { eventsOf, type EventSink } from './event-sink.js';
+import { generatorOf, type EventSink } from './event-sink.js';
 
 /** Options of {@link SequentialAgent}. */
 export type SequentialAgentOptions = BaseAgentOptions;
@@ -32,7 +32,7 @@ export class SequentialAgent extends BaseAgent {
   }
 
   protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined> {
-    yield* eventsOf((sink) => this.runSteps(ctx, sink));
+    yield* generatorOf((sink) => this.runSteps(ctx, sink));
   }
 
   protected override runImplInto(ctx: InvocationContext, sink: EventSink): Promise<void> {

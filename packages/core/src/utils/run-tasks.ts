@@ -4,8 +4,8 @@ import { linkedAbortController } from './abort.js';
 /**
  * Runs `count` tasks with at most `limit` at once and resolves with their results in task order.
  * The first failure aborts the others (through the signal each task gets) and is rethrown once
- * all have stopped, so nothing is left running behind the caller. (The push-based sibling of
- * `runConcurrently`: tasks hand their events to a sink themselves.)
+ * all have stopped, so nothing is left running behind the caller. Tasks that produce events hand
+ * them to a sink themselves (ParallelAgent); `runConcurrently` adapts generator tasks.
  */
 export async function runTasks<T>(
   count: number,

@@ -3,9 +3,8 @@ import { ModelError, RunLimitError, TroupeError } from '../../errors.js';
 import type { BaseLlm } from '../../models/base-llm.js';
 import type { LlmRequest, LlmResponse } from '../../models/llm-request.js';
 import { firstResult, type OneOrMany } from '../../runner/plugin-manager.js';
-import { EventChannel } from '../../utils/event-channel.js';
 import { CallbackContext } from '../callback-context.js';
-import { EventsStopped } from '../event-sink.js';
+import { generatorOf } from '../event-sink.js';
 import type { InvocationContext } from '../invocation-context.js';
 
 type MaybeResponse = LlmResponse | undefined | void | Promise<LlmResponse | undefined | void>;
@@ -122,26 +121,13 @@ export async function callModel(
  * {@link callModel} as a generator of its partial chunks, returning its result: for holdUntil,
  * which holds the chunks back until the agent's input guardrails pass.
  */
-export async function* modelCallChunks(
+export function modelCallChunks(
   ctx: InvocationContext,
   model: BaseLlm,
   request: LlmRequest,
   callbacks: ModelCallbacks,
 ): AsyncGenerator<LlmResponse, ModelCallResult, undefined> {
-  const channel = new EventChannel<LlmResponse>();
-  let result: ModelCallResult | undefined;
-  const done = callModel(ctx, model, request, callbacks, (chunk) => channel.push(chunk)).then((value) => {
-    result = value;
-  });
-  let completed = false;
-  try {
-    yield* channel.drain(done, () => new EventsStopped());
-    completed = true;
-  } finally {
-    if (!completed) await done.catch(() => undefined);
-  }
-  await done;
-  return result!;
+  return generatorOf<LlmResponse, ModelCallResult>((push) => callModel(ctx, model, request, callbacks, push));
 }
 
 function textOf(content: Content | undefined): string {
