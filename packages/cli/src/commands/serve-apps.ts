@@ -16,6 +16,7 @@ import { enableTypeScript, importModule } from '../import-module.js';
 import { loadAgentModule } from '../load-agent.js';
 import type { CliIo } from '../io.js';
 import { stopRequested } from '../stop-requested.js';
+import { consoleBuffer } from './console-buffer.js';
 import { logRequests, RunLogPlugin } from './request-log.js';
 import { type MountedA2a, mountA2a } from './serve-a2a.js';
 import { typescriptNeeded } from '../typescript-needed.js';
@@ -57,7 +58,8 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
 
   const store = await openServeStore(options, io.cwd);
   // The server console: a line per request and per run, on stderr beside the failures.
-  const log = (line: string): void => void io.stderr.write(`${line}\n`);
+  const serverConsole = consoleBuffer(io.stderr);
+  const log = serverConsole.line;
   let handle: ServerHandle | undefined;
   let queue: BackgroundQueue | undefined;
   let a2a: MountedA2a | undefined;
@@ -80,7 +82,7 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
       ...(staticDir ? { staticDir } : {}),
       allowedOrigins: options.allowOrigins,
       allowedHosts: options.allowedHosts,
-      onError: (error, request, report) => io.stderr.write(logLine(error, request, report)),
+      onError: (error, request, report) => serverConsole.write(logLine(error, request, report)),
       plugins: [new RunLogPlugin(log)],
     });
     if (options.a2a) {
@@ -138,9 +140,11 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
   io.stdout.write('Press Ctrl-C to stop.\n');
 
   await stopRequested(io);
+  serverConsole.flush();
   io.stderr.write('Stopping: runs in flight get up to 10 seconds to finish (Ctrl-C again to quit at once)...\n');
   // A second Ctrl-C does not wait for the runs.
   const stopWaiting = io.onInterrupt(() => {
+    serverConsole.flush();
     io.stderr.write('Quit without waiting for the runs in flight.\n');
     io.exit?.(ExitCode.cancelled);
   });
@@ -151,6 +155,8 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
     await queue?.close();
     await store.close();
   }
+  // The lines of the runs that finished during the grace period come first.
+  serverConsole.flush();
   io.stderr.write(`${mode === 'web' ? 'Troupe dev UI' : 'Troupe API'} stopped.\n`);
   return ExitCode.ok;
 }
