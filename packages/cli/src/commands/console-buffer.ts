@@ -6,11 +6,11 @@
  */
 export interface ConsoleBuffer {
   /** Queues `text` (already ending in a newline). */
-  write(text: string): void;
+  write(this: void, text: string): void;
   /** Queues one line. */
-  line(line: string): void;
+  line(this: void, line: string): void;
   /** Writes what is queued now. */
-  flush(): void;
+  flush(this: void): void;
 }
 
 export function consoleBuffer(out: { write(text: string): unknown }): ConsoleBuffer {
