@@ -28,9 +28,8 @@ import { validate } from '../utils/schema.js';
 import type { ArtifactService } from '../artifacts/artifact-service.js';
 import type { MemoryService } from '../memory/memory-service.js';
 import type { BasePlugin } from './base-plugin.js';
-import { runInvocation, type InvocationSetup, type InvocationStream } from './invocation.js';
-import { EventsStopped } from '../agents/event-sink.js';
-import { EventChannel } from '../utils/event-channel.js';
+import type { InvocationSetup } from './invocation.js';
+import { claimed, collect, streamInvocation } from './invocation-callers.js';
 
 /** What differs between a new turn and a resumed one, for {@link Runner.setup}. */
 type InvocationTurn = Pick<
@@ -549,59 +548,4 @@ function checkIds(params: { userId: string; sessionId: string }): { userId: stri
     );
   }
   return { userId, sessionId };
-}
-
-/** An invocation's events; returning before the first step releases the claimed session. */
-function claimed(setup: InvocationSetup): AsyncGenerator<Event, RunResult, undefined> {
-  const events = streamInvocation(setup);
-  let started = false;
-  return {
-    next: (...args) => {
-      started = true;
-      return events.next(...args);
-    },
-    return: async (value) => {
-      if (!started) await setup.claim.release();
-      started = true;
-      return events.return(value);
-    },
-    throw: async (error) => {
-      if (!started) await setup.claim.release();
-      started = true;
-      return events.throw(error);
-    },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-  };
-}
-
-/** Runs an invocation to the end; failures inside the tree become the result's status. */
-async function collect(setup: InvocationSetup): Promise<RunResult> {
-  return (await runInvocation(setup)).result;
-}
-
-/**
- * An invocation's events for a caller that iterates them: each is handed over once stored, the
- * agent going on only when the caller asks for the next. A failure inside the tree is yielded as
- * its error event and then thrown; a caller that stops early abandons the run (status `cancelled`).
- */
-async function* streamInvocation(setup: InvocationSetup): AsyncGenerator<Event, RunResult, undefined> {
-  const channel = new EventChannel();
-  const stream: InvocationStream = { deliver: (event) => channel.push(event) };
-  const done = runInvocation(setup, stream);
-  let completed = false;
-  try {
-    yield* channel.drain(done, () => {
-      stream.leave?.();
-      return new EventsStopped();
-    });
-    completed = true;
-  } finally {
-    // The run ends (its session released, plugins told) before the caller's return() resolves.
-    if (!completed) await done.catch(() => undefined);
-  }
-  const { result, thrown } = await done;
-  if (thrown) throw thrown;
-  return result;
 }
