@@ -228,15 +228,7 @@ export async function readText(request: Request, limit: number): Promise<string>
     try {
       step = await reader.read();
     } catch (error) {
-      // The body comes from the client's connection: it fails only when that connection does.
-      const why = error instanceof Error ? error.message : String(error);
-      throw new HttpError(
-        400,
-        'REQUEST_ABORTED',
-        `The client stopped sending the request body after ${size} bytes (${why}); the request was dropped.`,
-        undefined,
-        { cause: error },
-      );
+      throw clientStopped(`after ${size} bytes`, error);
     }
     const { done, value } = step;
     if (done) break;
@@ -254,16 +246,20 @@ async function readDeclared(request: Request, declared: number): Promise<string>
   try {
     return await request.text();
   } catch (error) {
-    // The body comes from the client's connection: it fails only when that connection does.
-    const why = error instanceof Error ? error.message : String(error);
-    throw new HttpError(
-      400,
-      'REQUEST_ABORTED',
-      `The client stopped sending the request body before its declared ${declared} bytes (${why}); the request was dropped.`,
-      undefined,
-      { cause: error },
-    );
+    throw clientStopped(`before its declared ${declared} bytes`, error);
   }
+}
+
+/** The body comes from the client's connection: reading it fails only when that connection does. */
+function clientStopped(when: string, error: unknown): HttpError {
+  const why = error instanceof Error ? error.message : String(error);
+  return new HttpError(
+    400,
+    'REQUEST_ABORTED',
+    `The client stopped sending the request body ${when} (${why}); the request was dropped.`,
+    undefined,
+    { cause: error },
+  );
 }
 
 /** Validates a value (a parsed body or a query) and turns the first issue into a 400 naming its field. */
