@@ -242,10 +242,8 @@ export class LlmAgent extends BaseAgent {
   /** The agent's turn: model calls, their tool calls, until an answer, a transfer or a pause. */
   private async runTurns(ctx: InvocationContext, sink: EventSink): Promise<void> {
     const model = this.canonicalModel(ctx);
-    const { tools, targets } =
-      this.toolsets.length === 0 && ctx.shared.runConfig.clientTools.length === 0
-        ? this.toolbox()
-        : await this.toolboxFor(ctx);
+    const toolbox = this.toolboxFor(ctx);
+    const { tools, targets } = toolbox instanceof Promise ? await toolbox : toolbox;
 
     const turn: TurnState = { lastText: undefined };
     let pending: { calls: FunctionCall[]; from: number } | undefined;
@@ -401,12 +399,19 @@ export class LlmAgent extends BaseAgent {
   }
 
   /** The tools of this run: the fixed ones, then each toolset's current tools, then the caller's client tools. */
-  private async toolboxFor(
-    ctx: InvocationContext,
-  ): Promise<{ tools: ReadonlyMap<string, BaseTool>; targets: readonly BaseAgent[] }> {
+  private toolboxFor(ctx: InvocationContext): Toolbox | Promise<Toolbox> {
     const fixed = this.toolbox();
     const clientTools = ctx.shared.runConfig.clientTools;
+    // Most agents have neither: their fixed toolbox, with no promise.
     if (this.toolsets.length === 0 && clientTools.length === 0) return fixed;
+    return this.withRunTools(fixed, clientTools, ctx);
+  }
+
+  private async withRunTools(
+    fixed: Toolbox,
+    clientTools: readonly BaseTool[],
+    ctx: InvocationContext,
+  ): Promise<Toolbox> {
     const tools = new Map(fixed.tools);
     for (const toolset of this.toolsets) {
       for (const tool of await toolset.getTools(ctx)) {
@@ -424,7 +429,7 @@ export class LlmAgent extends BaseAgent {
   }
 
   /** The tools offered to the model, with the transfer tool; rebuilt only when the tree around the agent changes. */
-  private toolbox(): { tools: ReadonlyMap<string, BaseTool>; targets: readonly BaseAgent[] } {
+  private toolbox(): Toolbox {
     const parent = this.parentAgent;
     if (this.cachedToolbox && this.cachedToolbox.parent === parent) return this.cachedToolbox;
     const tools = new Map<string, BaseTool>();
@@ -468,6 +473,12 @@ export class LlmAgent extends BaseAgent {
     if (partial) event.partial = true;
     return event;
   }
+}
+
+/** The tools an agent offers its model in a run, and the agents it may transfer to. */
+interface Toolbox {
+  tools: ReadonlyMap<string, BaseTool>;
+  targets: readonly BaseAgent[];
 }
 
 /** ADK's name for {@link LlmAgent}. */
