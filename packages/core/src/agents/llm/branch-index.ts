@@ -19,6 +19,11 @@ export class BranchIndex {
   private byBranch: Map<string, BranchNode> | undefined;
   private indexed = 0;
 
+  /** False while every event is on the root branch: then every event is visible to every agent. */
+  get branched(): boolean {
+    return this.root !== undefined;
+  }
+
   /** Adds the events appended to `events` since the last call. */
   update(events: readonly Event[]): void {
     let i = this.indexed;

@@ -128,9 +128,14 @@ export function buildHistory(
       foldEvent(cache, event, agentName, sourceCache);
     }
   } else {
-    sourceCache.branches.update(source);
-    for (const i of sourceCache.branches.visibleFrom(ctx.branch, fanIn, cache.processed)) {
-      foldEvent(cache, source[i]!, agentName, sourceCache);
+    const branches = sourceCache.branches;
+    branches.update(source);
+    if (!branches.branched) {
+      for (let i = cache.processed; i < source.length; i++) foldEvent(cache, source[i]!, agentName, sourceCache);
+    } else {
+      for (const i of branches.visibleFrom(ctx.branch, fanIn, cache.processed)) {
+        foldEvent(cache, source[i]!, agentName, sourceCache);
+      }
     }
   }
   cache.processed = source.length;
