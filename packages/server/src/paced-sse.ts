@@ -1,3 +1,5 @@
+import type { ServerResponse } from 'node:http';
+import { withNodeBody } from './node-body.js';
 import type { TrackedRun } from './run-tracker.js';
 
 /** How a paced stream turns its items into frames and ends. */
@@ -12,48 +14,52 @@ export interface PacedSseHooks<T> {
   onEnd(): void;
 }
 
+/** Where a pump writes its frames: a web stream's controller, or Node's response. */
+interface FrameSink {
+  /** Sends one frame; false once the connection is gone (the pump stops sending). */
+  send(frame: string): boolean;
+  /** True while the client has not taken what was sent. */
+  readonly full: boolean;
+  close(): void;
+}
+
+const DISCONNECTED = 'The client disconnected; the run was cancelled.';
+
 /**
- * A run's items as server-sent events, pumped by one loop that is the source's only reader. While
- * the run goes on, the loop takes the next item only when the client has taken the last one, so a
- * slow client slows its run instead of filling a buffer. Once the run is cancelled (the client went
- * away, a cancel request, shutdown), it stops waiting for the client and runs the source to its end,
- * so the cancellation is stored and the session released even if nobody reads: a cancelled run
- * yields at most a few more items. `/run_sse` and AG-UI streams are made this way.
+ * A run's items as a server-sent-events response, pumped by one loop that is the source's only
+ * reader. While the run goes on, the loop takes the next item only when the client has taken the
+ * last one, so a slow client slows its run instead of filling a buffer. Once the run is cancelled
+ * (the client went away, a cancel request, shutdown), it stops waiting for the client and runs the
+ * source to its end, so the cancellation is stored and the session released even if nobody reads:
+ * a cancelled run yields at most a few more items. `/run_sse` and AG-UI streams are made this way.
+ *
+ * The body is a web stream that starts the run when first read. Served by `serve()`, the frames
+ * are written to Node's response instead (see {@link withNodeBody}): no web stream, and the frames
+ * a run yields within one turn of the event loop leave in one write with the headers.
  */
 export function pacedSse<T>(
   tracked: TrackedRun,
   source: AsyncIterator<T>,
   hooks: PacedSseHooks<T>,
-): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  let open = true;
+  init: ResponseInit,
+): Response {
   let wake: (() => void) | undefined;
   const wakeUp = () => {
     wake?.();
     wake = undefined;
   };
   tracked.signal.addEventListener('abort', wakeUp, { once: true });
+  let started = false;
 
-  const send = (item: T) => {
-    if (!open) return;
-    try {
-      controller.enqueue(encoder.encode(hooks.frame(item)));
-    } catch {
-      // The stream was torn down with the connection; the run goes on to store its end.
-      open = false;
-    }
-  };
-  const clientWantsMore = async () => {
-    while (open && !tracked.signal.aborted && (controller.desiredSize ?? 0) <= 0) {
-      await new Promise<void>((resolve) => (wake = resolve));
-    }
-  };
-
-  const pump = async () => {
+  const pump = async (sink: FrameSink) => {
+    let open = true;
+    const send = (item: T) => {
+      // Once the connection is torn down, the run goes on to store its end.
+      if (open) open = sink.send(hooks.frame(item));
+    };
     try {
       for (;;) {
-        await clientWantsMore();
+        while (open && !tracked.signal.aborted && sink.full) await new Promise<void>((resolve) => (wake = resolve));
         const step = await source.next();
         if (step.done) break;
         hooks.onItem?.(step.value);
@@ -63,26 +69,89 @@ export function pacedSse<T>(
       for (const item of hooks.onError(error)) send(item);
     } finally {
       hooks.onEnd();
-      if (open) {
-        open = false;
-        controller.close();
-      }
+      if (open) sink.close();
     }
   };
 
-  return new ReadableStream<Uint8Array>(
+  // With no high-water mark the stream calls `pull` only when its reader waits: the run starts on
+  // the first read (unless `serve()` claims the body first), and later pulls wake the pump. The
+  // pump goes one item ahead of the reader, as a stream that holds one chunk would.
+  let cancelled = false;
+  const body = new ReadableStream<Uint8Array>(
     {
-      start(c) {
-        controller = c;
-        void pump();
+      pull(controller) {
+        if (started) return wakeUp();
+        started = true;
+        const encoder = new TextEncoder();
+        void pump({
+          send(frame) {
+            if (!cancelled) controller.enqueue(encoder.encode(frame));
+            return !cancelled;
+          },
+          get full() {
+            return (controller.desiredSize ?? 0) < 0;
+          },
+          close() {
+            if (!cancelled) controller.close();
+          },
+        });
       },
-      pull: wakeUp,
       cancel() {
-        open = false;
-        tracked.cancel('The client disconnected; the run was cancelled.');
+        cancelled = true;
+        tracked.cancel(DISCONNECTED);
         wakeUp();
       },
     },
-    { highWaterMark: 1 },
+    { highWaterMark: 0 },
   );
+
+  return withNodeBody(new Response(body, init), () => {
+    if (started) return undefined;
+    started = true;
+    return (outgoing) => void pump(nodeSink(outgoing, wakeUp));
+  });
+}
+
+/**
+ * Frames written to Node's response. Writes within one turn of the event loop are corked together
+ * (one system call for the headers, the frames and the end of a quick run); `write` returning
+ * false is the client's backpressure, lifted by 'drain'.
+ */
+function nodeSink(outgoing: ServerResponse, wakeUp: () => void): FrameSink {
+  let full = false;
+  let corked = false;
+  let ended = false;
+  const uncork = () => {
+    corked = false;
+    if (!ended) outgoing.uncork();
+  };
+  const batch = () => {
+    if (corked) return;
+    corked = true;
+    outgoing.cork();
+    process.nextTick(uncork);
+  };
+  outgoing.on('drain', () => {
+    full = false;
+    wakeUp();
+  });
+  // A client that goes away cancels the run (see clientGoneOf), which wakes the pump.
+  // The status line and headers leave with the first frames, or on their own at the end of this turn.
+  batch();
+  outgoing.flushHeaders();
+  return {
+    send(frame) {
+      if (outgoing.destroyed) return false;
+      batch();
+      if (!outgoing.write(frame)) full = true;
+      return true;
+    },
+    get full() {
+      return full;
+    },
+    close() {
+      ended = true;
+      outgoing.end();
+    },
+  };
 }

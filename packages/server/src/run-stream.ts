@@ -38,31 +38,32 @@ export async function streamRun(
     tracked.end();
     throw toHttpError(error);
   }
-  return new Response(eventStream(tracked, events, onFailure), { status: 200, headers: SSE_HEADERS });
+  return eventStream(tracked, events, onFailure);
 }
 
 /** The run's events as SSE frames, paced by the client (see {@link pacedSse}). */
-function eventStream(
-  tracked: TrackedRun,
-  events: RunEvents,
-  onFailure: RunFailureListener,
-): ReadableStream<Uint8Array> {
+function eventStream(tracked: TrackedRun, events: RunEvents, onFailure: RunFailureListener): Response {
   let last: Event | undefined;
   let lastStored: Event | undefined;
-  return pacedSse(tracked, events, {
-    frame: (event) => sseFrame(event),
-    onItem(event) {
-      last = event;
-      if (!event.partial) lastStored = event;
+  return pacedSse(
+    tracked,
+    events,
+    {
+      frame: (event) => sseFrame(event),
+      onItem(event) {
+        last = event;
+        if (!event.partial) lastStored = event;
+      },
+      onError(error) {
+        // The runner yields the failure as an event before throwing; anything else becomes one here.
+        if (last?.errorCode !== undefined) return [];
+        onFailure(error);
+        return [failureEvent(error, last)];
+      },
+      onEnd: () => tracked.end(lastStored),
     },
-    onError(error) {
-      // The runner yields the failure as an event before throwing; anything else becomes one here.
-      if (last?.errorCode !== undefined) return [];
-      onFailure(error);
-      return [failureEvent(error, last)];
-    },
-    onEnd: () => tracked.end(lastStored),
-  });
+    { status: 200, headers: SSE_HEADERS },
+  );
 }
 
 /**

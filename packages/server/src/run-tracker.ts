@@ -1,4 +1,5 @@
 import { type Event, RunCancelledError } from '@troupe/core';
+import type { ClientGone } from './client-gone.js';
 import { HttpError } from './http-error.js';
 
 /** One run the server is executing: its abort controller and when it has finished. */
@@ -12,19 +13,12 @@ export class TrackedRun {
   constructor(
     readonly key: string,
     private readonly onEnd: (run: TrackedRun) => void,
-    requestSignal: AbortSignal | undefined,
+    clientGone: ClientGone | undefined,
   ) {
     this.finished = new Promise((resolve) => {
       this.settle = resolve;
     });
-    if (requestSignal) {
-      const onAbort = () => this.cancel('The client disconnected; the run was cancelled.');
-      if (requestSignal.aborted) onAbort();
-      else {
-        requestSignal.addEventListener('abort', onAbort, { once: true });
-        this.detach = () => requestSignal.removeEventListener('abort', onAbort);
-      }
-    }
+    this.detach = clientGone?.(() => this.cancel('The client disconnected; the run was cancelled.'));
   }
 
   /** Passed to the runner as the run's abortSignal. */
@@ -56,15 +50,15 @@ export class RunTracker {
     return this.runs.size;
   }
 
-  /** Registers a run on `key` (app, user, session); the request's signal cancels it. Refused (503) while shutting down. */
-  begin(key: string, requestSignal: AbortSignal | undefined): TrackedRun {
+  /** Registers a run on `key` (app, user, session); its client going away cancels it. Refused (503) while shutting down. */
+  begin(key: string, clientGone: ClientGone | undefined): TrackedRun {
     if (this.closing)
       throw new HttpError(
         503,
         'SERVER_CLOSING',
         'The server is shutting down and starts no new runs. Retry against another instance.',
       );
-    const run = new TrackedRun(key, (r) => this.runs.delete(r), requestSignal);
+    const run = new TrackedRun(key, (r) => this.runs.delete(r), clientGone);
     this.runs.add(run);
     return run;
   }

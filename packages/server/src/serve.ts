@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Server } from 'node:http';
+import { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAdaptorServer } from '@hono/node-server';
+import { createAdaptorServer, type Http2Bindings, type HttpBindings } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { ConfigurationError } from '@troupe/core';
 import { HttpError } from './http-error.js';
 import { isLoopback } from './loopback.js';
+import { sendNodeBody } from './node-body.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 import { contextOf, type TroupeApp } from './server-context.js';
 
@@ -80,7 +82,8 @@ export async function serve(app: TroupeApp, options: ServeOptions = {}): Promise
 
   let closing = false;
   const server = createAdaptorServer({
-    fetch: (request: Request) => (closing ? shuttingDown() : app.fetch(request)),
+    fetch: (request: Request, env: HttpBindings | Http2Bindings) =>
+      closing ? shuttingDown() : respond(app, request, env),
     // A library does not replace the process's global Request and Response unless asked to.
     overrideGlobalObjects: options.overrideGlobalObjects ?? false,
   });
@@ -138,6 +141,16 @@ export async function serve(app: TroupeApp, options: ServeOptions = {}): Promise
       return closed;
     },
   };
+}
+
+/**
+ * The app's answer; a streamed one that can write itself to Node's response does so (see
+ * `withNodeBody`), and @hono/node-server is told it was sent.
+ */
+async function respond(app: TroupeApp, request: Request, env: HttpBindings | Http2Bindings): Promise<Response> {
+  const response = await app.fetch(request, env);
+  const { outgoing } = env;
+  return outgoing instanceof ServerResponse && sendNodeBody(response, outgoing) ? RESPONSE_ALREADY_SENT : response;
 }
 
 function shuttingDown(): Response {

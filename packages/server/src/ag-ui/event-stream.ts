@@ -47,19 +47,23 @@ export function agUiResponse(
   onFailure: (error: unknown) => void,
 ): Response {
   const encoder = new EventEncoder();
-  const body = pacedSse(tracked, events, {
-    frame: (event) => encoder.encodeSSE(event),
-    onError(error): AgUiEvent[] {
-      // Only a bug gets here (the run's own failures are events): the client still gets an end.
-      onFailure(error);
-      const runError: RunErrorEvent = {
-        type: EventType.RUN_ERROR,
-        message: toHttpError(error).clientMessage,
-        code: 'INTERNAL',
-      };
-      return [runError];
+  return pacedSse(
+    tracked,
+    events,
+    {
+      frame: (event) => encoder.encodeSSE(event),
+      onError(error): AgUiEvent[] {
+        // Only a bug gets here (the run's own failures are events): the client still gets an end.
+        onFailure(error);
+        const runError: RunErrorEvent = {
+          type: EventType.RUN_ERROR,
+          message: toHttpError(error).clientMessage,
+          code: 'INTERNAL',
+        };
+        return [runError];
+      },
+      onEnd: () => tracked.end(translator.lastEvent),
     },
-    onEnd: () => tracked.end(translator.lastEvent),
-  });
-  return new Response(body, { status: 200, headers: { ...SSE_HEADERS, 'Content-Type': encoder.getContentType() } });
+    { status: 200, headers: { ...SSE_HEADERS, 'Content-Type': encoder.getContentType() } },
+  );
 }

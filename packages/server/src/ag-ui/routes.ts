@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { clientGoneOf } from '../client-gone.js';
 import { reportFailures } from '../routes/run.js';
 import type { ServerContext, ServerEnv } from '../server-context.js';
 import { capabilitiesOf } from './capabilities.js';
@@ -36,7 +37,7 @@ export function agUiRoutes(ctx: ServerContext): Hono<ServerEnv> {
     const thread = await threadSession(ctx.sessionService, key);
     let started: StartedRun;
     try {
-      started = await startRun(ctx, runner, thread.session, input, principal, c.req.raw.signal);
+      started = await startRun(ctx, runner, thread.session, input, principal, clientGoneOf(c));
     } catch (error) {
       // A refused request stores nothing, not even the thread it made.
       if (thread.created) await ctx.sessionService.deleteSession(key).catch(() => undefined);

@@ -1,6 +1,7 @@
 import type { RunAgentInput } from '@ag-ui/core';
 import { type RunConfig, type Runner, type Session } from '@troupe/core';
 import { openInterrupts } from '@troupe/core/hosting';
+import type { ClientGone } from '../client-gone.js';
 import { toHttpError } from '../http-error.js';
 import type { RunEvents } from '../run-stream.js';
 import { sessionKey, type TrackedRun } from '../run-tracker.js';
@@ -31,7 +32,7 @@ export async function startRun(
   session: Session,
   input: RunAgentInput,
   principal: string,
-  requestSignal: AbortSignal,
+  clientGone: ClientGone,
 ): Promise<StartedRun> {
   const { appName, userId, id: sessionId } = session;
   const plan = planTurn(input, session);
@@ -42,7 +43,7 @@ export async function startRun(
     clientTools: clientToolDeclarations(input.tools, openInterrupts(session.events)),
     ...(plan.kind === 'run' && plan.abandonInterrupts ? { abandonInterrupts: true } : {}),
   };
-  const tracked = ctx.runs.begin(sessionKey(appName, userId, sessionId), requestSignal);
+  const tracked = ctx.runs.begin(sessionKey(appName, userId, sessionId), clientGone);
   let events: RunEvents | undefined;
   try {
     events =

@@ -1,5 +1,6 @@
 import { type Context, Hono } from 'hono';
 import type { BackgroundRuns } from '../background-runs.js';
+import { clientGoneOf } from '../client-gone.js';
 import { HttpError } from '../http-error.js';
 import { queuedRunStream } from '../queued-run-stream.js';
 import { backgroundRunBody, readBody } from '../request-body.js';
@@ -54,7 +55,7 @@ export function backgroundRunRoutes(ctx: ServerContext, queue: BackgroundRuns): 
     const session = await sessionOfPath(ctx, c);
     const { runId } = await runOfSession(queue, c.req.param('runId'), session);
     const lastEventId = lastEventIdOf(c);
-    const tracked = ctx.runs.begin(sessionKey(session.appName, session.userId, session.sessionId), c.req.raw.signal);
+    const tracked = ctx.runs.begin(sessionKey(session.appName, session.userId, session.sessionId), clientGoneOf(c));
     return queuedRunStream({ queue, runId, lastEventId, tracked, onFailure: reportFailures(ctx, c) });
   });
 

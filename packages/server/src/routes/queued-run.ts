@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { assertMayAccess } from '../auth.js';
+import { clientGoneOf } from '../client-gone.js';
 import { adkResumeOf, hasStateDelta, type AdkResume } from '../adk-resume.js';
 import type { BackgroundRunParams, BackgroundRuns, BackgroundStreamEntry } from '../background-runs.js';
 import { HttpError, toHttpError } from '../http-error.js';
@@ -69,7 +70,7 @@ export function queuedRunRoutes(ctx: ServerContext, queue: BackgroundRuns): Hono
     const body = await readRunRequest(ctx, c);
     await ctx.registry.runner(body.appName);
     const resume = await adkResumeOf(ctx, body);
-    const tracked = ctx.runs.begin(sessionKey(body.appName, body.userId, body.sessionId), c.req.raw.signal);
+    const tracked = ctx.runs.begin(sessionKey(body.appName, body.userId, body.sessionId), clientGoneOf(c));
     if (resume) {
       const { runId, select } = await resumeForAdk(body, resume, tracked);
       return c.json((await collectQueuedRun(queue, runId, tracked, reportFailures(ctx, c), select)).map(encodeEvent));
@@ -82,7 +83,7 @@ export function queuedRunRoutes(ctx: ServerContext, queue: BackgroundRuns): Hono
     const body = await readRunRequest(ctx, c);
     await ctx.registry.runner(body.appName);
     const resume = await adkResumeOf(ctx, body);
-    const tracked = ctx.runs.begin(sessionKey(body.appName, body.userId, body.sessionId), c.req.raw.signal);
+    const tracked = ctx.runs.begin(sessionKey(body.appName, body.userId, body.sessionId), clientGoneOf(c));
     if (resume) {
       const { runId, select } = await resumeForAdk(body, resume, tracked);
       return queuedRunStream({ queue, runId, tracked, onFailure: reportFailures(ctx, c), select });
@@ -108,7 +109,7 @@ export function queuedRunRoutes(ctx: ServerContext, queue: BackgroundRuns): Hono
     const { runId } = await runOfSession(queue, body.invocationId ?? interruptedInvocation(session), key);
     // What the client has already seen: the stream of the resumed run starts with it.
     const before = session.events.filter((event) => event.invocationId === runId);
-    const tracked = ctx.runs.begin(sessionKey(appName, userId, sessionId), c.req.raw.signal);
+    const tracked = ctx.runs.begin(sessionKey(appName, userId, sessionId), clientGoneOf(c));
     try {
       await queue.resume({ runId, responses: body.responses ?? {}, ...(body.streaming ? { streaming: true } : {}) });
     } catch (error) {

@@ -2,6 +2,7 @@ import { type Context, Hono } from 'hono';
 import type { RunConfig, Runner } from '@troupe/core';
 import { adkResumeOf, hasStateDelta } from '../adk-resume.js';
 import { assertMayAccess } from '../auth.js';
+import { clientGoneOf } from '../client-gone.js';
 import { toHttpError } from '../http-error.js';
 import { readBody, resumeBody, runBody, type RunBody } from '../request-body.js';
 import { assertResumeAnswers } from '../resume-guard.js';
@@ -25,7 +26,7 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
     const body = await runRequest(c);
     const runner = await ctx.registry.runner(body.appName);
     const start = await runStart(ctx, runner, body);
-    const tracked = ctx.runs.begin(sessionKey(body.appName, body.userId, body.sessionId), c.req.raw.signal);
+    const tracked = ctx.runs.begin(sessionKey(body.appName, body.userId, body.sessionId), clientGoneOf(c));
     try {
       // Misuse (unknown or busy session, open interrupts) rejects here, before anything is stored.
       const events = await start(tracked.signal);
@@ -41,7 +42,7 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
     const body = await runRequest(c);
     const runner = await ctx.registry.runner(body.appName);
     const start = await runStart(ctx, runner, body);
-    const tracked = ctx.runs.begin(sessionKey(body.appName, body.userId, body.sessionId), c.req.raw.signal);
+    const tracked = ctx.runs.begin(sessionKey(body.appName, body.userId, body.sessionId), clientGoneOf(c));
     return streamRun(tracked, () => start(tracked.signal), failureReporter(c));
   });
 
@@ -51,7 +52,7 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
     const body = await readBody(c, resumeBody);
     const runner = await ctx.registry.runner(appName);
     await assertResumeAnswers(ctx.sessionService, { appName, userId, sessionId }, body.responses, body.invocationId);
-    const tracked = ctx.runs.begin(sessionKey(appName, userId, sessionId), c.req.raw.signal);
+    const tracked = ctx.runs.begin(sessionKey(appName, userId, sessionId), clientGoneOf(c));
     return streamRun(
       tracked,
       () =>
