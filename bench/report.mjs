@@ -4,6 +4,7 @@ import { median, round } from './stats.mjs';
 export const TARGETS = Object.freeze({
   throughputRatio: 3, // floor runs/s ÷ Troupe runs/s, every scenario
   loopRatio: 1.2, // per-iteration cost at 400 iterations ÷ at 50
+  memoryRatio: 2, // cost of remembering a turn at 2,000 session events ÷ at 100
   sessionKb: 1.5, // heap per idle in-memory session with one completed run
   importMs: 100,
   importMb: 10,

@@ -128,6 +128,8 @@ if (args.extras) {
   extras.import = await extra([join(benchDir, 'import-cost.mjs'), '7'], true);
   log('extras: loop flatness');
   extras.loop = await extra(['--expose-gc', join(benchDir, 'extras.mjs'), 'loop-flatness']);
+  log('extras: memory indexing as a session grows');
+  extras.memory = await extra(['--expose-gc', join(benchDir, 'memory-flatness.mjs')]);
   log('extras: streaming');
   extras.streaming = await extra(['--expose-gc', join(benchDir, 'extras.mjs'), 'streaming']);
   extras.fanout = [];
@@ -136,7 +138,7 @@ if (args.extras) {
     extras.fanout.push(await extra(['--expose-gc', join(benchDir, 'extras.mjs'), 'fanout', String(n)]));
   }
   console.log('');
-  for (const value of [extras.import, extras.loop, extras.streaming, ...extras.fanout])
+  for (const value of [extras.import, extras.loop, extras.memory, extras.streaming, ...extras.fanout])
     if (value) console.log(JSON.stringify(value));
 }
 // After JIT warm-up, one process per framework (with --peers too, where the other extras are off).
@@ -174,6 +176,18 @@ if (extras.loop) {
     value: `${l.ratio_400_vs_50}× (${l.us_per_iteration_50} → ${l.us_per_iteration_200} → ${l.us_per_iteration_400} µs/iteration at 50/200/400)`,
     ok: l.ratio_400_vs_50 <= TARGETS.loopRatio,
   });
+}
+if (extras.memory) {
+  const m = extras.memory;
+  for (const store of ['in_memory', 'sqlite', 'pg']) {
+    const ratio = m[`${store}_ratio_2000_vs_100`];
+    if (ratio === undefined) continue;
+    checks.push({
+      target: `remembering a turn (${store}) at 2,000 session events ≤ ${TARGETS.memoryRatio}× at 100`,
+      value: `${ratio}× (${m[`${store}_ms_per_turn_100`]} → ${m[`${store}_ms_per_turn_2000`]} ms per turn)`,
+      ok: ratio <= TARGETS.memoryRatio,
+    });
+  }
 }
 if (extras.import) {
   const i = extras.import;

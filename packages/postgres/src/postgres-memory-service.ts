@@ -6,7 +6,7 @@ import {
   type SearchMemoryResponse,
   type Session,
 } from '@troupe/core';
-import { checkMemorySession, memoryWords, resolveMaxResults, searchWords, sessionMemories } from '@troupe/core/stores';
+import { checkMemorySession, memoryWords, planMemoryUpdate, resolveMaxResults, searchWords } from '@troupe/core/stores';
 import { resolveOptions, type PostgresSessionServiceOptions } from './options.js';
 import { asStorageError } from './pool.js';
 import { SideTable } from './side-table.js';
@@ -16,6 +16,12 @@ import { inTransaction } from './transaction.js';
 export interface PostgresMemoryServiceOptions extends PostgresSessionServiceOptions {
   /** The most memories one search returns, best first. @default 10 */
   maxResults?: number;
+}
+
+interface ProgressRow {
+  event_count: number;
+  last_event_id: string | null;
+  memory_count: number;
 }
 
 interface MemoryRow {
@@ -36,7 +42,8 @@ interface MemoryRow {
  * database locale changes what matches. The query becomes an OR of those words, each a quoted
  * `tsquery` lexeme: text such as `'a' | b:*` or `!(` is searched as words, never run as syntax.
  * Adding a session replaces its earlier memories in one transaction (under an advisory lock on the
- * session), so several services and processes may share the database.
+ * session), so several services and processes may share the database. A table beside it records
+ * how far each session is indexed, so an add after a turn writes only that turn's memories.
  *
  * @example
  * import { PostgresMemoryService } from '@troupe/postgres';
@@ -69,6 +76,17 @@ export class PostgresMemoryService implements MemoryService {
           PRIMARY KEY (app_name, user_id, session_id, seq)
         )`);
       await client.query(`CREATE INDEX IF NOT EXISTS memories_words ON ${name} USING GIN (words)`);
+      // How far each session is indexed (see planMemoryUpdate): an add after a turn writes that turn only.
+      await client.query(`
+        CREATE TABLE IF NOT EXISTS ${name}_progress (
+          app_name TEXT NOT NULL,
+          user_id TEXT NOT NULL,
+          session_id TEXT NOT NULL,
+          event_count INTEGER NOT NULL,
+          last_event_id TEXT,
+          memory_count INTEGER NOT NULL,
+          PRIMARY KEY (app_name, user_id, session_id)
+        )`);
     });
   }
 
@@ -81,36 +99,59 @@ export class PostgresMemoryService implements MemoryService {
     checkMemorySession(session, 'PostgresMemoryService');
     await this.table.ensureReady();
     const key = [session.appName, session.userId, session.id];
-    const memories = sessionMemories(session);
+    const table = this.table.name;
     await inTransaction(
       this.table.pool,
       async (client) => {
-        // Adds of one session take turns (each deletes, then inserts); other sessions are not blocked.
+        // Adds of one session take turns (each reads how far the session is indexed, then writes); other sessions are not blocked.
         await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
           JSON.stringify(['troupe-memory', this.table.schema, ...key]),
         ]);
-        await client.query(
-          `DELETE FROM ${this.table.name} WHERE app_name = $1 AND user_id = $2 AND session_id = $3`,
+        const { rows } = await client.query<ProgressRow>(
+          `SELECT event_count, last_event_id, memory_count FROM ${table}_progress
+           WHERE app_name = $1 AND user_id = $2 AND session_id = $3`,
           key,
         );
-        if (memories.length === 0) return;
+        const row = rows[0];
+        const update = planMemoryUpdate(
+          session,
+          row && {
+            eventCount: row.event_count,
+            lastEventId: row.last_event_id ?? undefined,
+            memoryCount: row.memory_count,
+          },
+        );
+        if (update.kind === 'replace')
+          await client.query(`DELETE FROM ${table} WHERE app_name = $1 AND user_id = $2 AND session_id = $3`, key);
+        const { memories, progress } = update;
+        // Appended memories number on from those kept.
+        const firstSeq = progress.memoryCount - memories.length;
         await client.query(
-          `INSERT INTO ${this.table.name} (app_name, user_id, session_id, seq, author, timestamp, content, words)
-           SELECT $1, $2, $3, m.seq, m.author, m.timestamp, m.content, to_tsvector('simple', m.words)
-           FROM unnest($4::int[], $5::text[], $6::float8[], $7::text[], $8::text[]) AS m (seq, author, timestamp, content, words)`,
+          `WITH added AS (
+             INSERT INTO ${table} (app_name, user_id, session_id, seq, author, timestamp, content, words)
+             SELECT $1, $2, $3, m.seq, m.author, m.timestamp, m.content, to_tsvector('simple', m.words)
+             FROM unnest($4::int[], $5::text[], $6::float8[], $7::text[], $8::text[]) AS m (seq, author, timestamp, content, words)
+           )
+           INSERT INTO ${table}_progress (app_name, user_id, session_id, event_count, last_event_id, memory_count)
+           VALUES ($1, $2, $3, $9, $10, $11)
+           ON CONFLICT (app_name, user_id, session_id) DO UPDATE SET
+             event_count = EXCLUDED.event_count, last_event_id = EXCLUDED.last_event_id, memory_count = EXCLUDED.memory_count`,
           [
             ...key,
-            memories.map((_, i) => i),
+            memories.map((_, i) => firstSeq + i),
             memories.map(({ entry }) => entry.author ?? null),
             memories.map(({ entry }) => entry.timestamp ?? null),
             memories.map(({ entry }) => JSON.stringify(entry.content)),
             memories.map(({ text }) => memoryWords(text).join(' ')),
+            progress.eventCount,
+            progress.lastEventId ?? null,
+            progress.memoryCount,
           ],
         );
       },
       {
         action: `adding session '${session.id}' to memory`,
-        ifCommitLost: 'Adding the session again is safe: it replaces what it added.',
+        ifCommitLost: 'Adding the session again is safe: it never adds a turn twice.',
       },
     );
   }

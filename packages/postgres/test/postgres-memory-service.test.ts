@@ -17,7 +17,7 @@ describePostgres('PostgresMemoryService on a real server', () => {
     const service = new PostgresMemoryService({ connectionString: PG_URL, schema });
     return { service, close: () => service.close() };
   };
-  memoryServiceContract('PostgresMemoryService', open, { openSecond: open });
+  memoryServiceContract('PostgresMemoryService', open, { openSecond: open, incremental: true });
 
   const session = (id: string, texts: string[], userId = 'u1'): Session => ({
     id,

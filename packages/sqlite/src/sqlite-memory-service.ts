@@ -9,7 +9,7 @@ import {
   type SearchMemoryResponse,
   type Session,
 } from '@troupe/core';
-import { checkMemorySession, memoryWords, resolveMaxResults, searchWords, sessionMemories } from '@troupe/core/stores';
+import { checkMemorySession, memoryWords, planMemoryUpdate, resolveMaxResults, searchWords } from '@troupe/core/stores';
 import { resolveOptions, type SqliteSessionServiceOptions } from './options.js';
 import { openSqliteFile, siteOf } from './open-database.js';
 import { guarded, type StorageSite } from './storage-errors.js';
@@ -27,7 +27,10 @@ export interface SqliteMemoryServiceOptions extends SqliteSessionServiceOptions 
  * of its `memories` row; `unicode61` with diacritics removed, so `cafe` also finds `café`. Its
  * `scope` column holds one token naming the app and user (see {@link scopeToken}), so a search
  * intersects the query's words with that user's entries inside the index instead of matching every
- * user's entries and filtering them afterwards.
+ * user's entries and filtering them afterwards. `memory_progress` records how far each session is
+ * indexed (see `planMemoryUpdate`), so adding a session after a turn writes only that turn's
+ * memories; a file made before it had this table gets it on open, and its sessions are indexed
+ * whole once more on their next add.
  */
 const CREATE_TABLES = `
   CREATE TABLE IF NOT EXISTS memories (
@@ -41,7 +44,22 @@ const CREATE_TABLES = `
   );
   CREATE INDEX IF NOT EXISTS memories_session ON memories (app_name, user_id, session_id);
   CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(words, scope, tokenize = 'unicode61 remove_diacritics 2');
+  CREATE TABLE IF NOT EXISTS memory_progress (
+    app_name TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    event_count INTEGER NOT NULL,
+    last_event_id TEXT,
+    memory_count INTEGER NOT NULL,
+    PRIMARY KEY (app_name, user_id, session_id)
+  ) WITHOUT ROWID;
 `;
+
+interface ProgressRow {
+  event_count: number;
+  last_event_id: string | null;
+  memory_count: number;
+}
 
 interface MemoryRow {
   author: string | null;
@@ -55,8 +73,9 @@ interface MemoryRow {
  * the user's memories sharing a word with the query, ranked by BM25 (entries sharing more, and
  * rarer, words first), at most `maxResults`. The query is split into words by the service and each
  * word is quoted, so text such as `"a" OR b*` or `NEAR(` is searched as words, never run as FTS5
- * syntax. Adding a session replaces its earlier memories in one write transaction, so several
- * services and processes may share the file.
+ * syntax. Adding a session replaces its earlier memories (writing only the new turns' when it
+ * grew since the last add) in one write transaction, so several services and processes may share
+ * the file.
  *
  * @example
  * import { SqliteMemoryService, SqliteSessionService } from '@troupe/sqlite';
@@ -74,7 +93,7 @@ export class SqliteMemoryService implements MemoryService {
   private readonly db: Database.Database;
   private readonly maxResults: number;
   private readonly sql: ReturnType<typeof prepare>;
-  private readonly replace: Database.Transaction<(session: Session) => void>;
+  private readonly add: Database.Transaction<(session: Session) => void>;
   private closed = false;
 
   /**
@@ -104,11 +123,24 @@ export class SqliteMemoryService implements MemoryService {
       );
     }
     this.sql = prepare(this.db);
-    this.replace = this.db.transaction((session: Session) => {
+    // A readonly service over a file from before `memory_progress` cannot add anyway.
+    const progress = hasTable(this.db, 'memory_progress') ? prepareProgress(this.db) : undefined;
+    this.add = this.db.transaction((session: Session) => {
       const key = [session.appName, session.userId, session.id] as const;
-      this.sql.deleteWords.run(...key);
-      this.sql.deleteMemories.run(...key);
-      for (const { entry, text } of sessionMemories(session)) {
+      const row = progress?.read.get(...key);
+      const update = planMemoryUpdate(
+        session,
+        row && {
+          eventCount: row.event_count,
+          lastEventId: row.last_event_id ?? undefined,
+          memoryCount: row.memory_count,
+        },
+      );
+      if (update.kind === 'replace') {
+        this.sql.deleteWords.run(...key);
+        this.sql.deleteMemories.run(...key);
+      }
+      for (const { entry, text } of update.memories) {
         const { lastInsertRowid } = this.sql.insertMemory.run(
           ...key,
           entry.author ?? null,
@@ -121,6 +153,8 @@ export class SqliteMemoryService implements MemoryService {
           scopeToken(session.appName, session.userId),
         );
       }
+      const { eventCount, lastEventId, memoryCount } = update.progress;
+      progress?.write.run(...key, eventCount, lastEventId ?? null, memoryCount);
     });
   }
 
@@ -131,7 +165,7 @@ export class SqliteMemoryService implements MemoryService {
       this.site,
       true,
       () => `add session '${session.id}' to memory`,
-      () => this.replace.immediate(session),
+      () => this.add.immediate(session),
     );
   }
 
@@ -163,6 +197,24 @@ export class SqliteMemoryService implements MemoryService {
         `The SqliteMemoryService for '${this.path}' is closed. Create a new SqliteMemoryService to use the file again.`,
       );
   }
+}
+
+function hasTable(db: Database.Database, name: string): boolean {
+  return db.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(name) !== undefined;
+}
+
+function prepareProgress(db: Database.Database) {
+  return {
+    read: db.prepare<[string, string, string], ProgressRow>(
+      'SELECT event_count, last_event_id, memory_count FROM memory_progress WHERE app_name = ? AND user_id = ? AND session_id = ?',
+    ),
+    write: db.prepare<[string, string, string, number, string | null, number]>(
+      `INSERT INTO memory_progress (app_name, user_id, session_id, event_count, last_event_id, memory_count)
+       VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (app_name, user_id, session_id) DO UPDATE SET
+         event_count = excluded.event_count, last_event_id = excluded.last_event_id, memory_count = excluded.memory_count`,
+    ),
+  };
 }
 
 function prepare(db: Database.Database) {

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError, createEvent, LlmAgent, preloadMemoryTool, Runner, type Session } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
@@ -12,6 +13,7 @@ const openFresh = () =>
 
 memoryServiceContract('SqliteMemoryService', openFresh, {
   openSecond: reopenOnPath((path) => new SqliteMemoryService({ path })),
+  incremental: true,
 });
 
 /** Session 's' of app/u, holding one user event that says `text`. */
@@ -120,6 +122,41 @@ describe('SqliteMemoryService', () => {
     } finally {
       await close();
     }
+  });
+
+  it('a file from before memory_progress gets the table on open; its sessions are indexed whole once, then turn by turn', async () => {
+    await withTempFile('troupe-sqlite-memory-', 'old.db', async (path) => {
+      const first = userSaid('The shed key is under the pot.');
+      const memory = new SqliteMemoryService({ path });
+      await memory.addSessionToMemory(first);
+      await memory.close();
+      // The file as an older Troupe left it: memories, no progress table.
+      const raw = new Database(path);
+      raw.exec('DROP TABLE memory_progress');
+      raw.close();
+
+      const reader = new SqliteMemoryService({ path, readonly: true });
+      expect((await reader.searchMemory({ appName: 'app', userId: 'u', query: 'shed' })).memories).toHaveLength(1);
+      await expect(reader.addSessionToMemory(first)).rejects.toThrow(StorageError);
+      await reader.close();
+
+      const reopened = new SqliteMemoryService({ path });
+      const grown = {
+        ...first,
+        events: [
+          ...first.events,
+          createEvent({ author: 'user', content: { role: 'user', parts: [{ text: 'The shed is blue.' }] } }),
+        ],
+      };
+      await reopened.addSessionToMemory(grown);
+      await reopened.addSessionToMemory(grown);
+      const { memories } = await reopened.searchMemory({ appName: 'app', userId: 'u', query: 'shed' });
+      expect(memories.map((m) => m.content.parts)).toEqual(
+        expect.arrayContaining([[{ text: 'The shed key is under the pot.' }], [{ text: 'The shed is blue.' }]]),
+      );
+      expect(memories).toHaveLength(2);
+      await reopened.close();
+    });
   });
 
   it('rejects bad options and use after close with a ConfigurationError', async () => {

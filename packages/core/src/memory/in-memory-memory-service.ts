@@ -1,8 +1,8 @@
 import type { Session } from '../sessions/session.js';
 import { checkMemorySession, resolveMaxResults, searchWords } from './memory-params.js';
 import type { MemoryEntry, MemoryService, SearchMemoryParams, SearchMemoryResponse } from './memory-service.js';
+import { planMemoryUpdate, type MemoryProgress } from './memory-progress.js';
 import { memoryWords } from './memory-words.js';
-import { sessionMemories } from './session-memories.js';
 
 /** Options of {@link InMemoryMemoryService}. */
 export interface InMemoryMemoryServiceOptions {
@@ -18,6 +18,12 @@ interface StoredMemory {
    * a server stays indexed.
    */
   words: string;
+}
+
+/** One session's memories, and how far they cover it. */
+interface SessionIndex {
+  progress: MemoryProgress;
+  memories: StoredMemory[];
 }
 
 /**
@@ -36,7 +42,7 @@ interface StoredMemory {
 export class InMemoryMemoryService implements MemoryService {
   private readonly maxResults: number;
   /** App and user → session id → that session's memories. */
-  private readonly users = new Map<string, Map<string, StoredMemory[]>>();
+  private readonly users = new Map<string, Map<string, SessionIndex>>();
 
   constructor(options: InMemoryMemoryServiceOptions = {}) {
     this.maxResults = resolveMaxResults(options.maxResults, 'InMemoryMemoryService');
@@ -47,20 +53,23 @@ export class InMemoryMemoryService implements MemoryService {
     const key = userKey(session.appName, session.userId);
     let sessions = this.users.get(key);
     if (!sessions) this.users.set(key, (sessions = new Map()));
-    // The entries are the service's own already (sessionMemories builds new contents).
-    const stored = sessionMemories(session).map(({ entry, text }) => ({
-      entry,
-      words: ` ${memoryWords(text).join(' ')} `,
-    }));
-    if (stored.length === 0) sessions.delete(session.id);
-    else sessions.set(session.id, stored);
+    const index = sessions.get(session.id);
+    const update = planMemoryUpdate(session, index?.progress);
+    // The entries are the service's own already (memories are built with new contents).
+    const added = update.memories.map(({ entry, text }) => ({ entry, words: ` ${memoryWords(text).join(' ')} ` }));
+    if (update.kind === 'append' && index) {
+      index.progress = update.progress;
+      for (const memory of added) index.memories.push(memory);
+    } else {
+      sessions.set(session.id, { progress: update.progress, memories: added });
+    }
   }
 
   async searchMemory(params: SearchMemoryParams): Promise<SearchMemoryResponse> {
     const words = searchWords(params, 'InMemoryMemoryService');
     const sessions = this.users.get(userKey(params.appName, params.userId));
     if (words.length === 0 || !sessions) return { memories: [] };
-    const all = [...sessions.values()].flat();
+    const all = [...sessions.values()].flatMap((index) => index.memories);
     // Inverse document frequency: a word few entries share says more than one most of them share.
     const weight = new Map<string, number>();
     for (const word of words) {

@@ -30,7 +30,8 @@ export function sessionMemories(session: Session): SessionMemory[] {
   return memories;
 }
 
-function memoryOf(event: Event): SessionMemory | undefined {
+/** The memory of one stored event, or undefined when it adds none (see {@link sessionMemories}). */
+export function memoryOf(event: Event): SessionMemory | undefined {
   if (event.partial || event.errorCode !== undefined || !event.content) return undefined;
   const parts: TextPart[] = [];
   for (const part of event.content.parts) {

@@ -87,4 +87,5 @@ export {
 } from '../artifacts/artifact-checks.js';
 export { memoryWords } from '../memory/memory-words.js';
 export { sessionMemories, type SessionMemory } from '../memory/session-memories.js';
+export { planMemoryUpdate, type MemoryProgress, type MemoryUpdate } from '../memory/memory-progress.js';
 export { searchWords, checkMemorySession, resolveMaxResults } from '../memory/memory-params.js';

@@ -3,7 +3,9 @@ import { ConfigurationError, InMemoryMemoryService, createEvent, type Session } 
 import { memoryServiceContract } from '@troupe/core/testing/contracts';
 
 // In-memory storage belongs to one instance, so there is no second instance over the same storage.
-memoryServiceContract('InMemoryMemoryService', async () => ({ service: new InMemoryMemoryService() }));
+memoryServiceContract('InMemoryMemoryService', async () => ({ service: new InMemoryMemoryService() }), {
+  incremental: true,
+});
 
 describe('InMemoryMemoryService options', () => {
   const session = (texts: string[]): Session => ({

@@ -38,6 +38,11 @@ export interface MemoryServiceFixture {
 export interface MemoryServiceContractOptions<F extends MemoryServiceFixture> {
   /** Opens a second service over the same storage as `first` (as a second process would). */
   openSecond?: (first: F) => Promise<MemoryServiceFixture>;
+  /**
+   * The service indexes a growing session incrementally (as Troupe's stores do, see
+   * `planMemoryUpdate`): an add after a turn must not read the events the last add saw.
+   */
+  incremental?: boolean;
 }
 
 const ALICE = 'alice';
@@ -151,6 +156,74 @@ export function memoryServiceContract<F extends MemoryServiceFixture>(
       expect(texts(await search('Pepper'))).toEqual(['My cat is named Pepper.']);
       expect(texts(await search('named'))).toEqual(['My cat is named Pepper.']);
     });
+
+    it('a session added after every turn keeps each turn once; a shorter or branched copy of it replaces them', async () => {
+      const turns = [user('I grow tomatoes.'), agent('Tomatoes noted.'), user('I also grow basil.')];
+      await service.addSessionToMemory(session('s1', turns.slice(0, 1)));
+      await service.addSessionToMemory(session('s1', turns.slice(0, 2)));
+      await service.addSessionToMemory(session('s1', turns.slice(0, 2)));
+      await service.addSessionToMemory(session('s1', turns));
+      expect(texts(await search('grow tomatoes basil noted')).sort()).toEqual([
+        'I also grow basil.',
+        'I grow tomatoes.',
+        'Tomatoes noted.',
+      ]);
+
+      // An older copy of the session (fewer events) is what the session is now.
+      await service.addSessionToMemory(session('s1', turns.slice(0, 2)));
+      expect(await search('basil')).toEqual([]);
+      // A copy that branched off after the first turn, then grew past the length indexed before.
+      const branched = [turns[0]!, user('I grow peppers.'), agent('Peppers noted.'), user('And chili.')];
+      await service.addSessionToMemory(session('s1', branched));
+      expect(texts(await search('tomatoes peppers noted chili')).sort()).toEqual([
+        'And chili.',
+        'I grow peppers.',
+        'I grow tomatoes.',
+        'Peppers noted.',
+      ]);
+    });
+
+    it('a rewind after an add takes back the turns it rewound', async () => {
+      const kept = user('My bike is red.', { invocationId: 'i1' });
+      const undone = user('My bike is yellow.', { invocationId: 'i2' });
+      const answer = agent('Yellow bike noted.', { invocationId: 'i2' });
+      await service.addSessionToMemory(session('s1', [kept, undone, answer]));
+      expect(texts(await search('yellow'))).toHaveLength(2);
+
+      const rewind = createEvent({
+        author: 'user',
+        timestamp: clock++,
+        invocationId: 'i3',
+        actions: { rewindBeforeInvocationId: 'i2' },
+      });
+      await service.addSessionToMemory(session('s1', [kept, undone, answer, rewind]));
+      expect(await search('yellow')).toEqual([]);
+      expect(texts(await search('bike'))).toEqual(['My bike is red.']);
+    });
+
+    if (options.incremental) {
+      it('an add after a turn reads only the events since the last add', async () => {
+        const events = [user('I collect stamps.'), agent('Stamps noted.')];
+        await service.addSessionToMemory(session('s1', [...events]));
+        events.push(user('I collect coins too.'), agent('Coins noted.'));
+        // Reading an event the last add saw (but its last, which tells the copy is the same) fails the add.
+        const seen = 1;
+        const guarded = new Proxy(events, {
+          get(target, property, receiver) {
+            if (typeof property === 'string' && /^\d+$/.test(property) && Number(property) < seen)
+              throw new Error(`event ${property} was read again`);
+            return Reflect.get(target, property, receiver) as unknown;
+          },
+        });
+        await service.addSessionToMemory(session('s1', guarded));
+        expect(texts(await search('collect noted')).sort()).toEqual([
+          'Coins noted.',
+          'I collect coins too.',
+          'I collect stamps.',
+          'Stamps noted.',
+        ]);
+      });
+    }
 
     it("a user's memories are never returned to another user, nor in another app (also for the same session id)", async () => {
       await service.addSessionToMemory(session('s1', [user('My locker code is 4417 zebra.')], ALICE));
@@ -352,6 +425,24 @@ export function memoryServiceContract<F extends MemoryServiceFixture>(
         await second.service.addSessionToMemory(session('s1', [user('The wifi password is egret.')]));
         expect(await search('heron')).toEqual([]);
         expect(texts(await search('egret'))).toEqual(['The wifi password is egret.']);
+      });
+
+      it('two services adding turns of one growing session in turn keep each turn once', async () => {
+        const second = await openSecond(fixture);
+        extraClosers.push(async () => second.close?.());
+        const turns = [
+          user('The boat is called Wren.'),
+          user('The boat is moored at pier 4.'),
+          user('The boat needs paint.'),
+        ];
+        await service.addSessionToMemory(session('s1', turns.slice(0, 1)));
+        await second.service.addSessionToMemory(session('s1', turns.slice(0, 2)));
+        await service.addSessionToMemory(session('s1', turns));
+        expect(texts(await search('boat')).sort()).toEqual([
+          'The boat is called Wren.',
+          'The boat is moored at pier 4.',
+          'The boat needs paint.',
+        ]);
       });
     }
   });
