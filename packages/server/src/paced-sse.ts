@@ -131,11 +131,13 @@ function nodeSink(outgoing: ServerResponse, wakeUp: () => void): FrameSink {
     outgoing.cork();
     process.nextTick(uncork);
   };
-  outgoing.on('drain', () => {
+  const unblock = () => {
     full = false;
     wakeUp();
-  });
-  // A client that goes away cancels the run (see clientGoneOf), which wakes the pump.
+  };
+  outgoing.on('drain', unblock);
+  // A client that goes away cancels the run (see clientGoneOf); the pump stops waiting for it in any case.
+  outgoing.once('close', unblock);
   // The status line and headers leave with the first frames, or on their own at the end of this turn.
   batch();
   outgoing.flushHeaders();
