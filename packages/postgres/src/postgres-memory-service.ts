@@ -22,6 +22,8 @@ interface ProgressRow {
   event_count: number;
   last_event_id: string | null;
   memory_count: number;
+  /** One past the session's highest memory seq: differs from memory_count after a writer that keeps no progress. */
+  stored: number;
 }
 
 interface MemoryRow {
@@ -108,19 +110,23 @@ export class PostgresMemoryService implements MemoryService {
           JSON.stringify(['troupe-memory', this.table.schema, ...key]),
         ]);
         const { rows } = await client.query<ProgressRow>(
-          `SELECT event_count, last_event_id, memory_count FROM ${table}_progress
-           WHERE app_name = $1 AND user_id = $2 AND session_id = $3`,
+          `SELECT p.event_count, p.last_event_id, p.memory_count,
+             (SELECT COALESCE(MAX(m.seq) + 1, 0) FROM ${table} m
+              WHERE m.app_name = p.app_name AND m.user_id = p.user_id AND m.session_id = p.session_id)::int AS stored
+           FROM ${table}_progress p WHERE p.app_name = $1 AND p.user_id = $2 AND p.session_id = $3`,
           key,
         );
         const row = rows[0];
-        const update = planMemoryUpdate(
-          session,
-          row && {
-            eventCount: row.event_count,
-            lastEventId: row.last_event_id ?? undefined,
-            memoryCount: row.memory_count,
-          },
-        );
+        // An older Troupe sharing the database replaces a session's memories without recording progress.
+        const indexed =
+          row !== undefined && row.stored === row.memory_count
+            ? {
+                eventCount: row.event_count,
+                lastEventId: row.last_event_id ?? undefined,
+                memoryCount: row.memory_count,
+              }
+            : undefined;
+        const update = planMemoryUpdate(session, indexed);
         if (update.kind === 'replace')
           await client.query(`DELETE FROM ${table} WHERE app_name = $1 AND user_id = $2 AND session_id = $3`, key);
         const { memories, progress } = update;

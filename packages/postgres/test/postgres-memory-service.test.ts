@@ -74,6 +74,42 @@ describePostgres('PostgresMemoryService on a real server', () => {
       }
     });
 
+    it("after an older Troupe replaced a session's memories without recording progress, the next add indexes it whole", async () => {
+      const memory = new PostgresMemoryService({ connectionString: PG_URL, schema });
+      const texts = ['The kayak is green.', 'The kayak is stored in the barn.', 'The kayak needs a new paddle.'];
+      const grown = session('older-writer', texts, 'kayaker');
+      const prefix = (n: number) => ({ ...grown, events: grown.events.slice(0, n) });
+      const kayak = async () =>
+        (await memory.searchMemory({ appName: 'pg-memory-app', userId: 'kayaker', query: 'kayak' })).memories;
+      try {
+        await memory.addSessionToMemory(prefix(1));
+        // What an older version's add of the first two turns did: replace the rows, leave progress alone.
+        const key = ['pg-memory-app', 'kayaker', 'older-writer'];
+        await adminQuery(
+          `DELETE FROM "${schema}".memories WHERE app_name = $1 AND user_id = $2 AND session_id = $3`,
+          key,
+        );
+        await adminQuery(
+          `INSERT INTO "${schema}".memories (app_name, user_id, session_id, seq, author, timestamp, content, words)
+           SELECT $1, $2, $3, m.seq, 'user', 0, m.content, to_tsvector('simple', m.words)
+           FROM unnest($4::int[], $5::text[], $6::text[]) AS m (seq, content, words)`,
+          [
+            ...key,
+            [0, 1],
+            texts.slice(0, 2).map((text) => JSON.stringify({ role: 'user', parts: [{ text }] })),
+            texts.slice(0, 2).map((text) => text.toLowerCase().replace(/[^a-z ]/g, '')),
+          ],
+        );
+        await memory.addSessionToMemory(grown);
+        expect((await kayak()).map((m) => m.content.parts[0])).toEqual(
+          expect.arrayContaining(texts.map((text) => ({ text }))),
+        );
+        expect(await kayak()).toHaveLength(3);
+      } finally {
+        await memory.close();
+      }
+    });
+
     it('uses a pool it is given and leaves it open; a text with a NUL character is stored', async () => {
       const pool = new pg.Pool({ connectionString: PG_URL });
       const memory = new PostgresMemoryService({ pool, schema, maxResults: 1 });

@@ -51,6 +51,7 @@ const CREATE_TABLES = `
     event_count INTEGER NOT NULL,
     last_event_id TEXT,
     memory_count INTEGER NOT NULL,
+    last_memory_id INTEGER,
     PRIMARY KEY (app_name, user_id, session_id)
   ) WITHOUT ROWID;
 `;
@@ -59,6 +60,9 @@ interface ProgressRow {
   event_count: number;
   last_event_id: string | null;
   memory_count: number;
+  last_memory_id: number | null;
+  /** The id of the session's last stored memory: a writer that keeps no progress changes it. */
+  stored_last_id: number | null;
 }
 
 interface MemoryRow {
@@ -128,18 +132,17 @@ export class SqliteMemoryService implements MemoryService {
     this.add = this.db.transaction((session: Session) => {
       const key = [session.appName, session.userId, session.id] as const;
       const row = progress?.read.get(...key);
-      const update = planMemoryUpdate(
-        session,
-        row && {
-          eventCount: row.event_count,
-          lastEventId: row.last_event_id ?? undefined,
-          memoryCount: row.memory_count,
-        },
-      );
+      // An older Troupe sharing the file replaces a session's memories without recording progress.
+      const indexed =
+        row !== undefined && row.stored_last_id === row.last_memory_id
+          ? { eventCount: row.event_count, lastEventId: row.last_event_id ?? undefined, memoryCount: row.memory_count }
+          : undefined;
+      const update = planMemoryUpdate(session, indexed);
       if (update.kind === 'replace') {
         this.sql.deleteWords.run(...key);
         this.sql.deleteMemories.run(...key);
       }
+      let lastMemoryId = update.kind === 'append' ? (row?.last_memory_id ?? null) : null;
       for (const { entry, text } of update.memories) {
         const { lastInsertRowid } = this.sql.insertMemory.run(
           ...key,
@@ -152,9 +155,10 @@ export class SqliteMemoryService implements MemoryService {
           memoryWords(text).join(' '),
           scopeToken(session.appName, session.userId),
         );
+        lastMemoryId = Number(lastInsertRowid);
       }
       const { eventCount, lastEventId, memoryCount } = update.progress;
-      progress?.write.run(...key, eventCount, lastEventId ?? null, memoryCount);
+      progress?.write.run(...key, eventCount, lastEventId ?? null, memoryCount, lastMemoryId);
     });
   }
 
@@ -206,13 +210,17 @@ function hasTable(db: Database.Database, name: string): boolean {
 function prepareProgress(db: Database.Database) {
   return {
     read: db.prepare<[string, string, string], ProgressRow>(
-      'SELECT event_count, last_event_id, memory_count FROM memory_progress WHERE app_name = ? AND user_id = ? AND session_id = ?',
+      `SELECT p.event_count, p.last_event_id, p.memory_count, p.last_memory_id,
+         (SELECT MAX(m.id) FROM memories m
+          WHERE m.app_name = p.app_name AND m.user_id = p.user_id AND m.session_id = p.session_id) AS stored_last_id
+       FROM memory_progress p WHERE p.app_name = ? AND p.user_id = ? AND p.session_id = ?`,
     ),
-    write: db.prepare<[string, string, string, number, string | null, number]>(
-      `INSERT INTO memory_progress (app_name, user_id, session_id, event_count, last_event_id, memory_count)
-       VALUES (?, ?, ?, ?, ?, ?)
+    write: db.prepare<[string, string, string, number, string | null, number, number | null]>(
+      `INSERT INTO memory_progress (app_name, user_id, session_id, event_count, last_event_id, memory_count, last_memory_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (app_name, user_id, session_id) DO UPDATE SET
-         event_count = excluded.event_count, last_event_id = excluded.last_event_id, memory_count = excluded.memory_count`,
+         event_count = excluded.event_count, last_event_id = excluded.last_event_id,
+         memory_count = excluded.memory_count, last_memory_id = excluded.last_memory_id`,
     ),
   };
 }

@@ -159,6 +159,45 @@ describe('SqliteMemoryService', () => {
     });
   });
 
+  it("after an older Troupe replaced a session's memories without recording progress, the next add indexes it whole", async () => {
+    await withTempFile('troupe-sqlite-memory-', 'shared.db', async (path) => {
+      const memory = new SqliteMemoryService({ path });
+      const first = userSaid('The kayak is green.');
+      const said = (text: string) => createEvent({ author: 'user', content: { role: 'user', parts: [{ text }] } });
+      const second = said('The kayak is stored in the barn.');
+      const grown = { ...first, events: [...first.events, second, said('The kayak needs a new paddle.')] };
+      await memory.addSessionToMemory(first);
+      // What an older version's add of the first two turns did: replace the rows, leave progress alone.
+      const raw = new Database(path);
+      const scope = raw.prepare<[], { scope: string }>('SELECT scope FROM memories_fts LIMIT 1').get()!.scope;
+      raw.exec('DELETE FROM memories_fts; DELETE FROM memories;');
+      for (const event of [first.events[0]!, second]) {
+        const { lastInsertRowid } = raw
+          .prepare(
+            'INSERT INTO memories (app_name, user_id, session_id, author, timestamp, content) VALUES (?, ?, ?, ?, ?, ?)',
+          )
+          .run('app', 'u', 's', 'user', event.timestamp, JSON.stringify(event.content));
+        const text = (event.content!.parts[0] as { text: string }).text;
+        raw
+          .prepare('INSERT INTO memories_fts (rowid, words, scope) VALUES (?, ?, ?)')
+          .run(lastInsertRowid, text.toLowerCase().replace(/[^a-z ]/g, ''), scope);
+      }
+      raw.close();
+
+      await memory.addSessionToMemory(grown);
+      const { memories } = await memory.searchMemory({ appName: 'app', userId: 'u', query: 'kayak' });
+      expect(memories.map((m) => m.content.parts[0])).toEqual(
+        expect.arrayContaining([
+          { text: 'The kayak is green.' },
+          { text: 'The kayak is stored in the barn.' },
+          { text: 'The kayak needs a new paddle.' },
+        ]),
+      );
+      expect(memories).toHaveLength(3);
+      await memory.close();
+    });
+  });
+
   it('rejects bad options and use after close with a ConfigurationError', async () => {
     expect(() => new SqliteMemoryService({ path: '' })).toThrow(/SqliteMemoryService option 'path'/);
     expect(() => new SqliteMemoryService({ path: ':memory:', maxResults: -1 })).toThrow(
