@@ -35,24 +35,27 @@ export function planMemoryUpdate(session: Session, progress: MemoryProgress | un
   const from = progress?.eventCount ?? -1;
   const continues =
     progress !== undefined && from <= events.length && (from === 0 || events[from - 1]!.id === progress.lastEventId);
-  if (continues) {
-    const memories: SessionMemory[] = [];
-    let rewound = false;
-    for (let i = from; i < events.length && !rewound; i++) {
-      const event = events[i]!;
-      rewound = event.actions.rewindBeforeInvocationId !== undefined;
-      const memory = memoryOf(event);
-      if (memory) memories.push(memory);
-    }
-    if (!rewound) {
-      const memoryCount = progress.memoryCount + memories.length;
-      return { kind: 'append', memories, progress: { eventCount: events.length, lastEventId: last, memoryCount } };
-    }
+  const after = (memoryCount: number): MemoryProgress => ({
+    eventCount: events.length,
+    lastEventId: last,
+    memoryCount,
+  });
+  // A session seen for the first time is read from its start the same way; only a rewind needs the whole rule.
+  const read = memoriesFrom(events, continues ? from : 0);
+  if (read && continues)
+    return { kind: 'append', memories: read, progress: after(progress!.memoryCount + read.length) };
+  const memories = read ?? sessionMemories(session);
+  return { kind: 'replace', memories, progress: after(memories.length) };
+}
+
+/** The memories of `events` from index `from` on; undefined when one of them is a rewind (it may take back earlier turns). */
+function memoriesFrom(events: Session['events'], from: number): SessionMemory[] | undefined {
+  const memories: SessionMemory[] = [];
+  for (let i = from; i < events.length; i++) {
+    const event = events[i]!;
+    if (event.actions.rewindBeforeInvocationId !== undefined) return undefined;
+    const memory = memoryOf(event);
+    if (memory) memories.push(memory);
   }
-  const memories = sessionMemories(session);
-  return {
-    kind: 'replace',
-    memories,
-    progress: { eventCount: events.length, lastEventId: last, memoryCount: memories.length },
-  };
+  return memories;
 }
