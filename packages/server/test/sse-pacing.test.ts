@@ -80,7 +80,7 @@ describe('/run_sse is paced by its client', () => {
     await new Promise((resolve) => response.once('end', resolve));
     const frames = parseFrames(Buffer.concat(chunks).toString('utf8'));
     expect(frames).toHaveLength(EVENTS);
-    expect(frames.map((f) => Number(f.content!.parts[0]!.text!.split(' ')[0]))).toEqual(
+    expect(frames.map((f) => Number((f.content!.parts[0] as { text: string }).text.split(' ')[0]))).toEqual(
       Array.from({ length: EVENTS }, (_, i) => i),
     );
     expect(progress.yielded).toBe(EVENTS);
