@@ -42,8 +42,7 @@ export function planMemoryUpdate(session: Session, progress: MemoryProgress | un
   });
   // A session seen for the first time is read from its start the same way; only a rewind needs the whole rule.
   const read = memoriesFrom(events, continues ? from : 0);
-  if (read && continues)
-    return { kind: 'append', memories: read, progress: after(progress.memoryCount + read.length) };
+  if (read && continues) return { kind: 'append', memories: read, progress: after(progress.memoryCount + read.length) };
   const memories = read ?? sessionMemories(session);
   return { kind: 'replace', memories, progress: after(memories.length) };
 }
