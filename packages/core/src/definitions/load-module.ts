@@ -125,7 +125,10 @@ export async function importModule(file: string, at: DefinitionLocation): Promis
     const code = (error as { code?: unknown }).code;
     if (
       TYPESCRIPT_EXTENSIONS.has(extname(file)) &&
-      (code === 'ERR_UNKNOWN_FILE_EXTENSION' || code === 'ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING')
+      (code === 'ERR_UNKNOWN_FILE_EXTENSION' ||
+        code === 'ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING' ||
+        // Node 22.18+ and 24 strip types by themselves, but not syntax that needs compiling (enums, namespaces).
+        code === 'ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX')
     ) {
       throw new AgentDefinitionError(
         at,
