@@ -11,6 +11,7 @@ import {
 } from './create-app-options.js';
 import { defaultImportModule } from './discover-apps.js';
 import { errorResponse } from './error-response.js';
+import { frameGuard } from './frame-guard.js';
 import { hostCheck, HostPolicy } from './host-check.js';
 import { HttpError } from './http-error.js';
 import { DEFAULT_JSON_LIMITS } from './json-limits.js';
@@ -80,9 +81,11 @@ export function createApp(options: CreateAppOptions): TroupeApp {
   const jsonLimits = { ...DEFAULT_JSON_LIMITS, ...options.jsonLimits };
 
   const app = new Hono<ServerEnv>();
-  // In this order: every answer carries its request id; a request for a foreign Host is refused
-  // before anything else looks at it; then the origin (CORS preflights need no token); then auth.
+  // In this order: every answer carries its request id and refuses to be framed; a request for a
+  // foreign Host is refused before anything else looks at it; then the origin (CORS preflights need
+  // no token); then auth.
   app.use('*', requestIds());
+  app.use('*', frameGuard());
   app.use('*', hostCheck(hosts));
   app.use('*', originCheck(origins));
   app.use('*', async (c, next) => {
