@@ -53,6 +53,7 @@ export type {
   InvocationStart,
   ResumeAnswers,
 } from './agents/progress.js';
+export { describeProgress, type ProgressKind, type ProgressWords } from './agents/progress-words.js';
 export { CallbackContext, type MutableActions } from './agents/callback-context.js';
 export { FunctionAgent, type FunctionAgentOptions } from './agents/function-agent.js';
 export { LlmAgent, Agent, type LlmAgentOptions, type Instruction } from './agents/llm-agent.js';
