@@ -28,6 +28,8 @@ export interface TranscriptOptions {
   errorStyle?: TextStyle;
   /** A progress line on stderr while a turn runs (terminals only). */
   spinner?: Spinner;
+  /** The kind of each agent by name, for the words of its progress records (see `RenderOptions.agentKind`). */
+  agentKind?: (author: string) => string | undefined;
 }
 
 /**
@@ -40,12 +42,13 @@ export function transcriptSink(io: CliIo, options: TranscriptOptions = {}): Even
   const style = options.style ?? PLAIN_STYLE;
   const errorStyle = options.errorStyle ?? PLAIN_STYLE;
   const spinner = options.spinner;
+  const render = { style, ...(options.agentKind ? { agentKind: options.agentKind } : {}) };
   let state: RenderState = initialRenderState;
   let floor = new BranchFloor();
   let shownTexts = new Set<string>();
   let lastOutput: Event | undefined;
   const show = (event: Event): void => {
-    const out = renderEvent(labelled(event), state, { style });
+    const out = renderEvent(labelled(event), state, render);
     state = out.state;
     if (!event.partial) {
       const text = textOf(event);

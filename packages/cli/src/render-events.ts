@@ -1,4 +1,4 @@
-import { type Event, getFunctionCalls, getFunctionResponses, textOf } from '@troupe/core';
+import { describeProgress, type Event, getFunctionCalls, getFunctionResponses, textOf } from '@troupe/core';
 import { PLAIN_STYLE, type TextStyle } from './terminal-style.js';
 
 /** The name of core's transfer tool; its call and result are shown as one "transferred" line. */
@@ -34,6 +34,12 @@ export interface RenderOptions {
   maxResultLength?: number;
   /** Colours agent names, tool lines, transfers and pauses (see `styleFor`). @default no colour */
   style?: TextStyle;
+  /**
+   * The kind of the agent named `author` (`BaseAgent.kind`, e.g. from `rootAgent.findAgent(author)`),
+   * for the words of its progress records: a loop and a plan both stop on `maxIterations`.
+   * @default the record's shape alone decides
+   */
+  agentKind?: (author: string) => string | undefined;
 }
 
 /** The state before the first event of a turn. */
@@ -42,8 +48,10 @@ export const initialRenderState: RenderState = Object.freeze({ speaker: undefine
 /**
  * Renders one event as terminal transcript text: the speaking agent's name when it changes
  * (`Weather: ...`, later lines indented under it), streamed text as it arrives, tool calls
- * (`→ name {args}`), short tool results (`← name: {...}`), transfers (`⇢ transferred to X`) and
- * interrupts. Errors come back separately, for stderr. A pure function: no output, no clock.
+ * (`→ name {args}`), short tool results (`← name: {...}`), transfers (`⇢ transferred to X`),
+ * interrupts, and the workflow and pattern agents' progress in words (`· Loop stopped: escalated
+ * after 2 iterations`, `· Plan answered after 3 steps`; see core's `describeProgress`). Errors come
+ * back separately, for stderr. A pure function: no output, no clock.
  *
  * @example
  * let state = initialRenderState;
@@ -91,6 +99,8 @@ export function renderEvent(event: Event, state: RenderState, options: RenderOpt
       ),
     );
   }
+  const progress = describeProgress(event.actions.agentState, options.agentKind?.(author));
+  if (progress) w.line(author, style.paint('muted', `· ${progress.text}`));
   let error: string | undefined;
   if (event.errorCode !== undefined || event.errorMessage !== undefined) {
     w.endLine();

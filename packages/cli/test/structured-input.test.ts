@@ -10,13 +10,16 @@ describe('troupe run: structured input (examples/team-yaml, a TeamAgent with an 
   it('runs the folder by its name with --input-json and prints the object output as pretty JSON', async () => {
     const result = await troupe(repo, 'run', 'examples/team-yaml', '--memory', '--input-json', sections);
     expect(result.code).toBe(ExitCode.ok);
-    const at = result.out.indexOf('test_team_agent: {');
+    // The JSON is indented under the agent's name (after its progress lines, e.g. "· Team finished");
+    // unindented, it parses back to the run's output.
+    const indent = 'test_team_agent: '.length;
+    const lines = result.out.split('\n');
+    const at = lines.findIndex((line) => /^(test_team_agent: | +)\{$/.test(line) && line.length === indent + 1);
     expect(at).toBeGreaterThan(0);
-    // The JSON is indented under the agent's name; unindented, it parses back to the run's output.
-    const json = result.out
-      .slice(at + 'test_team_agent: '.length)
-      .split('\n')
-      .map((line, i) => (i === 0 ? line : line.slice('test_team_agent: '.length)))
+    expect(lines.slice(0, at).join('\n')).toContain('· Team finished');
+    const json = lines
+      .slice(at)
+      .map((line) => line.slice(indent))
       .join('\n');
     const output = JSON.parse(json) as { sections: { title: string; word_count: number }[] };
     expect(output.sections.map(({ title, word_count }) => [title, word_count])).toEqual([

@@ -46,7 +46,14 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   // The spinner is for a person watching a terminal; scripts reading --json get none.
   const spinner = !options.json && io.stderr.isTTY === true ? new Spinner(io.stderr, errorStyle) : undefined;
   const sink = warnOnEmptyTeams(
-    options.json ? jsonLinesSink(io) : transcriptSink(io, { style, errorStyle, ...(spinner ? { spinner } : {}) }),
+    options.json
+      ? jsonLinesSink(io)
+      : transcriptSink(io, {
+          style,
+          errorStyle,
+          ...(spinner ? { spinner } : {}),
+          agentKind: (author) => loaded.agent.findAgent(author)?.kind,
+        }),
     loaded.agent,
     io,
     errorStyle,
