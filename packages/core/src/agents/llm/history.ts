@@ -3,6 +3,7 @@ import type { Event } from '../../events/event.js';
 import type { InvocationContext } from '../invocation-context.js';
 import { BranchIndex } from './branch-index.js';
 import { isBranchVisible } from './branch-visibility.js';
+import { callIdsOf, inCallOrder } from './call-order.js';
 import { planHistory, isHistoryRewrite, type HistoryPlan } from './history-plan.js';
 
 /**
@@ -42,8 +43,21 @@ interface HistoryCache {
   contents: Content[];
   /** Whether each content is the agent's own turn (its model turns and its tool results). */
   own: boolean[];
-  /** Own function calls still waiting for their response: id → index in `contents` (made on the first call). */
-  openCalls: Map<string, number> | undefined;
+  /** Own function calls still waiting for their response: id → the model turn asking (made on the first call). */
+  openCalls: Map<string, OpenTurn> | undefined;
+}
+
+/** One of the agent's model turns while some of its calls have no response yet. */
+interface OpenTurn {
+  /** Index in `contents` of the model turn, and its call ids in order. */
+  readonly at: number;
+  readonly callIds: readonly string[];
+  /**
+   * Index in `contents` of the tool-result turn holding the responses so far. Responses stored
+   * later (a resume answers some calls after the others) join it, in call order: the model sees
+   * one result turn right after its calls, whether or not the turn paused.
+   */
+  results: number | undefined;
 }
 
 /** What is cached for one event list (a run's session, or an isolated AgentTool/skill conversation). */
@@ -172,20 +186,39 @@ function foldEvent(cache: HistoryCache, event: Event, agentName: string, source:
     return;
   }
   if (event.author === agentName) {
+    const index = cache.contents.length;
     const parts: Part[] = [];
+    // Responses to a turn whose result turn is already in `contents`, by that turn.
+    let late: Map<OpenTurn, Part[]> | undefined;
     for (const part of content.parts) {
       if ('text' in part && part.thought) continue;
       if ('functionResponse' in part) {
+        const id = part.functionResponse.id;
+        const turn = cache.openCalls?.get(id);
         // A response without its call (e.g. the call was never stored) would be invalid for providers.
-        if (!cache.openCalls?.delete(part.functionResponse.id)) continue;
+        if (!turn) continue;
+        cache.openCalls!.delete(id);
+        if (turn.results !== undefined && turn.results !== index) {
+          late ??= new Map();
+          const added = late.get(turn);
+          if (added) added.push(part);
+          else late.set(turn, [part]);
+          continue;
+        }
+        turn.results = index;
       }
       parts.push(part);
     }
+    if (late) for (const [turn, added] of late) joinResults(cache, turn, added);
     if (parts.length === 0) return;
-    const index = cache.contents.length;
-    for (const part of parts)
-      if ('functionCall' in part) (cache.openCalls ??= new Map()).set(part.functionCall.id, index);
-    cache.contents.push({ role: content.role, parts });
+    const folded: Content = { role: content.role, parts };
+    const callIds = callIdsOf(folded);
+    if (callIds.length > 0) {
+      const turn: OpenTurn = { at: index, callIds, results: undefined };
+      const open = (cache.openCalls ??= new Map());
+      for (const id of callIds) open.set(id, turn);
+    }
+    cache.contents.push(folded);
     cache.own.push(true);
     return;
   }
@@ -221,10 +254,20 @@ function rewriteForeign(author: string, source: Part[]): Part[] {
   return parts;
 }
 
+/**
+ * Puts responses stored after a turn's first results into that result turn, in call order. The
+ * content is replaced, not edited: requests built earlier hold the old one.
+ */
+function joinResults(cache: HistoryCache, turn: OpenTurn, added: Part[]): void {
+  const at = turn.results!;
+  const results = cache.contents[at]!;
+  cache.contents[at] = { role: results.role, parts: inCallOrder(turn.callIds, [...results.parts, ...added]) };
+}
+
 /** Drops function calls that never got a response (a crashed or paused earlier turn). */
-function withoutOpenCalls(contents: Content[], openCalls: ReadonlyMap<string, number>, start: number): Content[] {
+function withoutOpenCalls(contents: Content[], openCalls: ReadonlyMap<string, OpenTurn>, start: number): Content[] {
   const touched = new Set<number>();
-  for (const index of openCalls.values()) if (index >= start) touched.add(index - start);
+  for (const { at } of openCalls.values()) if (at >= start) touched.add(at - start);
   const out: Content[] = [];
   for (let i = 0; i < contents.length; i++) {
     const content = contents[i]!;
