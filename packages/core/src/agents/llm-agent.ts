@@ -27,7 +27,8 @@ import {
   type ModelCallResult,
 } from './llm/model-call.js';
 import { buildRequest, type Instruction, type RequestSource } from './llm/request-builder.js';
-import { findLlmResumePoint } from './llm/resume-point.js';
+import { inCallOrder } from './llm/call-order.js';
+import { findLlmResumePoint, type EarlierResults } from './llm/resume-point.js';
 import { executeFunctionCalls, type AfterToolCallback, type BeforeToolCallback } from './llm/tool-execution.js';
 import { TransferTool, transferCapable, transferTargets, TRANSFER_TOOL_NAME } from './llm/transfer.js';
 import { inputToText } from './structured-input.js';
@@ -39,6 +40,15 @@ export type { Instruction } from './llm/request-builder.js';
 interface TurnState {
   /** The agent's most recent text in this run (for outputKey when the turn ends without text). */
   lastText: string | undefined;
+}
+
+/** The function calls of one model turn to run now. */
+interface CallStep {
+  calls: FunctionCall[];
+  /** On a resume: where the paused calls' own events start. */
+  resumeFrom: number | undefined;
+  /** On a resume: what the turn's other calls gave before it (only the unanswered calls run again). */
+  earlier: EarlierResults | undefined;
 }
 
 /** Options of {@link LlmAgent} (ADK names). */
@@ -246,7 +256,7 @@ export class LlmAgent extends BaseAgent {
     const { tools, targets } = toolbox instanceof Promise ? await toolbox : toolbox;
 
     const turn: TurnState = { lastText: undefined };
-    let pending: { calls: FunctionCall[]; from: number } | undefined;
+    let pending: CallStep | undefined;
     let resumed = false;
     if (ctx.resumeFrom !== undefined) {
       const point = findLlmResumePoint(ctx, this.name);
@@ -257,7 +267,7 @@ export class LlmAgent extends BaseAgent {
           await this.transfer(ctx.with({ resumeFrom: point.from }), point.target, sink);
           return;
         case 'pendingCalls':
-          pending = { calls: point.calls, from: point.from };
+          pending = { calls: point.calls, resumeFrom: point.from, earlier: point.earlier };
           turn.lastText = point.lastText;
           resumed = true;
           break;
@@ -287,10 +297,9 @@ export class LlmAgent extends BaseAgent {
     let correction: Content[] = [];
     const partial = (chunk: LlmResponse): Promise<void> => sink(this.responseEvent(ctx, chunk, model, true));
     for (;;) {
-      let calls: FunctionCall[];
-      let resumeFrom: number | undefined;
+      let step: CallStep;
       if (pending) {
-        ({ calls, from: resumeFrom } = pending);
+        step = pending;
         pending = undefined;
       } else {
         ctx.throwIfAborted();
@@ -319,8 +328,8 @@ export class LlmAgent extends BaseAgent {
         const text = contentText(event.content);
         if (text) turn.lastText = text;
 
-        calls = functionCallsOf(event);
-        if (calls.length === 0) {
+        step = { calls: functionCallsOf(event), resumeFrom: undefined, earlier: undefined };
+        if (step.calls.length === 0) {
           if (this.outputSchema) {
             const parsed = await parseStructured(this.outputSchema, text);
             if (!parsed.ok) {
@@ -359,7 +368,7 @@ export class LlmAgent extends BaseAgent {
         }
         await sink(event);
       }
-      const next = await this.runFunctionCalls(ctx, freshCtx, calls, tools, turn, resumeFrom, sink);
+      const next = await this.runFunctionCalls(ctx, freshCtx, step, tools, turn, sink);
       if (next === 'stop') return;
     }
   }
@@ -368,10 +377,9 @@ export class LlmAgent extends BaseAgent {
   private async runFunctionCalls(
     ctx: InvocationContext,
     freshCtx: InvocationContext,
-    calls: FunctionCall[],
+    { calls, resumeFrom, earlier }: CallStep,
     tools: ReadonlyMap<string, BaseTool>,
     turn: TurnState,
-    resumeFrom: number | undefined,
     sink: EventSink,
   ): Promise<'continue' | 'stop'> {
     const result = await executeFunctionCalls(freshCtx, calls, tools, this, resumeFrom, sink);
@@ -381,8 +389,12 @@ export class LlmAgent extends BaseAgent {
       for (const toolCtx of result.contexts) toolCtx.applyTo(responseEvent.actions);
       actions = responseEvent.actions;
       if (result.paused) delete actions.transferToAgent;
+      // A tool of this turn that finished before the pause still ends the turn once its siblings
+      // are answered, with the whole turn's results, as the turn would have without the pause.
+      if (earlier?.skipSummarization && !result.paused) actions.skipSummarization = true;
       if (actions.skipSummarization && !actions.transferToAgent && !result.paused) {
-        const output = turn.lastText ?? toolTurnOutput(result.parts);
+        const parts = earlier ? inCallOrder(earlier.callIds, [...earlier.parts, ...result.parts]) : result.parts;
+        const output = turn.lastText ?? toolTurnOutput(parts);
         const check = checkOutput(freshCtx, this.outputGuardrails, output, actions);
         if (check) await check;
         this.setOutput(responseEvent, output);
@@ -395,7 +407,7 @@ export class LlmAgent extends BaseAgent {
       await this.transfer(freshCtx, actions.transferToAgent, sink);
       return 'stop';
     }
-    return actions.skipSummarization || actions.escalate ? 'stop' : 'continue';
+    return actions.skipSummarization || actions.escalate || earlier?.ended ? 'stop' : 'continue';
   }
 
   /** The tools of this run: the fixed ones, then each toolset's current tools, then the caller's client tools. */
