@@ -30,12 +30,36 @@ export function finishReasonOf(reason: string | null | undefined): string | unde
 
 export function usageOf(usage: CompletionUsage | null | undefined): Usage | undefined {
   if (!usage) return undefined;
-  const result: Usage = { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 };
+  const input = usage.prompt_tokens ?? 0;
+  const completion = usage.completion_tokens ?? 0;
   const cached = usage.prompt_tokens_details?.cached_tokens;
   const reasoning = usage.completion_tokens_details?.reasoning_tokens;
+  const apart =
+    typeof reasoning === 'number' && reasoningCountedApart(input, completion, reasoning, usage.total_tokens);
+  const result: Usage = { inputTokens: input, outputTokens: apart ? completion + reasoning : completion };
   if (typeof cached === 'number') result.cachedTokens = cached;
   if (typeof reasoning === 'number') result.thoughtTokens = reasoning;
   return result;
+}
+
+/**
+ * Whether the server counted reasoning tokens apart from `completion_tokens`. OpenAI counts them
+ * inside (`reasoning_tokens` is a part of `completion_tokens`, `total_tokens` = prompt + completion);
+ * xAI and some others count them apart (`total_tokens` = prompt + completion + reasoning). The
+ * reply itself tells which: by its total, or, without a telling one, by reasoning exceeding the
+ * completion it would be a part of.
+ */
+function reasoningCountedApart(
+  input: number,
+  completion: number,
+  reasoning: number,
+  total: number | undefined,
+): boolean {
+  if (reasoning <= 0) return false;
+  if (total === input + completion + reasoning) return true;
+  if (total === input + completion) return false;
+  // No total, or one that fits neither accounting: a part cannot exceed its whole.
+  return reasoning > completion;
 }
 
 /** The Troupe response for a complete (non-streamed) chat completion. */
