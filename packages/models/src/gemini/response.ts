@@ -1,6 +1,7 @@
 import type { LlmResponse, Usage } from '@troupe/core';
 import type { GenerateContentResponse, GenerateContentResponseUsageMetadata } from '@google/genai';
 import { ResponseBuilder } from '../shared/response-builder.js';
+import { StreamedCallAssembler } from './streamed-calls.js';
 
 export function usageOf(usage: GenerateContentResponseUsageMetadata | undefined): Usage | undefined {
   if (!usage) return undefined;
@@ -21,6 +22,7 @@ export function usageOf(usage: GenerateContentResponseUsageMetadata | undefined)
  */
 export class GeminiAccumulator {
   private readonly builder = new ResponseBuilder();
+  private readonly streamedCalls = new StreamedCallAssembler();
   /** Whether a chunk said why the turn ended; a stream without it was cut off. */
   finished = false;
   /**
@@ -44,7 +46,9 @@ export class GeminiAccumulator {
     const candidate = response.candidates?.[0];
     for (const part of candidate?.content?.parts ?? []) {
       const signature = part.thoughtSignature ? { thoughtSignature: part.thoughtSignature } : undefined;
-      if (part.functionCall?.name) {
+      if (part.functionCall && this.streamedCalls.takes(part.functionCall)) {
+        this.streamedCalls.add(part.functionCall, signature, builder);
+      } else if (part.functionCall?.name) {
         builder.addCall(
           { id: part.functionCall.id, name: part.functionCall.name, args: part.functionCall.args },
           signature,
@@ -60,6 +64,8 @@ export class GeminiAccumulator {
       }
     }
     if (candidate?.finishReason) {
+      // The turn is over: a call still waiting for pieces gets none.
+      this.streamedCalls.flushInto(builder);
       this.finished = true;
       builder.finishReason = candidate.finishReason;
       if (candidate.finishMessage) builder.finishMessage = candidate.finishMessage;
@@ -70,6 +76,7 @@ export class GeminiAccumulator {
   }
 
   final(): LlmResponse {
+    this.streamedCalls.flushInto(this.builder);
     return this.builder.build();
   }
 }
