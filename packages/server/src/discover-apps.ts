@@ -3,6 +3,7 @@ import { extname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BaseAgent, loadAgent, type LoadAgentOptions } from '@troupe/core';
 import { HttpError } from './http-error.js';
+import { loadFailureSite } from './load-failure-site.js';
 
 /** Imports a module file and returns its namespace. The CLI passes one that compiles TypeScript (tsx). */
 export type ImportModule = (path: string) => Promise<unknown>;
@@ -117,7 +118,8 @@ async function loadRootAgent(file: string, importModule: ImportModule): Promise<
   try {
     namespace = await importModule(file);
   } catch (error) {
-    throw loadError(file, `importing it failed: ${(error as Error).message}`, error);
+    const site = loadFailureSite(file, error);
+    throw loadError(file, `importing it failed${site ? ` at ${site}` : ''}: ${(error as Error).message}`, error);
   }
   if (!isRecord(namespace)) throw loadError(file, 'the importer returned no module namespace');
   return pickAgent(namespace, file);

@@ -9,6 +9,7 @@ import {
   type ServerHandle,
   type TroupeApp,
 } from '@troupe/server';
+import { TroupeError } from '@troupe/core';
 import { chooseDefaultModel } from '../default-model.js';
 import { CliUsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -60,6 +61,7 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
   // The server console: a line per request and per run, on stderr beside the failures.
   const serverConsole = consoleBuffer(io.stderr);
   const log = serverConsole.line;
+  const loadFailures = new Set<string>();
   let handle: ServerHandle | undefined;
   let queue: BackgroundQueue | undefined;
   let a2a: MountedA2a | undefined;
@@ -82,7 +84,10 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
       ...(staticDir ? { staticDir } : {}),
       allowedOrigins: options.allowOrigins,
       allowedHosts: options.allowedHosts,
-      onError: (error, request, report) => serverConsole.write(logLine(error, request, report)),
+      onError: (error, request, report) => {
+        const line = logLine(error, request, report, loadFailures);
+        if (line !== undefined) serverConsole.write(line);
+      },
       plugins: [new RunLogPlugin(log)],
     });
     if (options.a2a) {
@@ -164,10 +169,20 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
 /**
  * One report of `onError` as the terminal shows it: a server-side failure (5xx) with its stack (the
  * client got only the request id), a client's doing (an upload it gave up) as one line. Client
- * errors (4xx) are not reported here: their request line shows the status.
+ * errors (4xx) are not reported here: their request line shows the status. An app that fails to
+ * load is one line naming the file, the line and the reason, once: each request of the dev UI
+ * tries to load it again and fails the same way (undefined then: nothing to print).
  */
-function logLine(error: unknown, request: Request, report: ErrorReport): string {
+function logLine(error: unknown, request: Request, report: ErrorReport, loadFailures: Set<string>): string | undefined {
   const what = `${request.method} ${new URL(request.url).pathname} (request ${report.requestId})`;
+  if (error instanceof TroupeError && error.code === 'AGENT_LOAD') {
+    const message = error.message.replace(/\s*\n\s*/g, ' ');
+    if (loadFailures.has(message)) return undefined;
+    // Bounded: a file edited again and again fails with new messages.
+    if (loadFailures.size >= 100) loadFailures.clear();
+    loadFailures.add(message);
+    return `troupe: ${what} failed: ${message} (the next request loads it again)\n`;
+  }
   if (report.level === 'info') return `troupe: ${what}: ${error instanceof Error ? error.message : String(error)}\n`;
   return `troupe: ${what} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`;
 }
