@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   ARTIFACT_TOO_LARGE: 'ArtifactTooLargeError',
   INTERRUPT_RESPONSE: 'InterruptResponseError',
   PENDING_INTERRUPT: 'PendingInterruptError',
+  INTERRUPT_ANSWERED: 'InterruptAnsweredError',
   SESSION_BUSY: 'SessionBusyError',
   SESSION_EXISTS: 'SessionExistsError',
   SESSION_NOT_FOUND: 'SessionNotFoundError',
@@ -98,6 +99,7 @@ export const ERROR_CODES = {
   SCHEDULE_NOT_FOUND: 'HttpError',
   CANCEL_PENDING: 'HttpError',
   SERVER_CLOSING: 'HttpError',
+  RUN_OUTCOME_UNKNOWN: 'HttpError',
   AGENTS_DIR: 'HttpError',
   INTERNAL: 'HttpError',
 } as const satisfies Readonly<Record<string, string | null>>;

@@ -1,4 +1,17 @@
 import type { ErrorCode } from './error-codes.js';
+import type { SessionKey } from './sessions/session.js';
+
+/** Options of every {@link TroupeError}. */
+export interface TroupeErrorOptions {
+  /** The error this one was made from. */
+  cause?: unknown;
+  /**
+   * The fix, when it is a call of this library (`runner.resume({ responses })`): the message is
+   * the problem, then this. Kept apart ({@link TroupeError.remedy}) so a host that offers Troupe
+   * another way, such as the HTTP server, can name its own fix (the route to call) instead.
+   */
+  remedy?: string;
+}
 
 /**
  * Every error Troupe throws on purpose is a {@link TroupeError}: it has a stable `code`
@@ -7,12 +20,27 @@ import type { ErrorCode } from './error-codes.js';
 export class TroupeError extends Error {
   /** A stable, machine-readable code such as `AGENT_TREE` or `SESSION_BUSY`: one of {@link ERROR_CODES} (docs/errors.md). */
   readonly code: ErrorCode;
+  /** The message without {@link remedy}: what happened and the value at fault. */
+  readonly problem: string;
+  /** The fix named in the message when it is a call of this library (see {@link TroupeErrorOptions.remedy}). */
+  readonly remedy: string | undefined;
 
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+  constructor(code: ErrorCode, message: string, options?: TroupeErrorOptions) {
+    super(
+      options?.remedy === undefined ? message : `${message} ${options.remedy}`,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.code = code;
+    this.problem = message;
+    this.remedy = options?.remedy;
     this.name = new.target.name;
   }
+}
+
+/** Options of the errors about one session: which session, so a host can name its own routes for it. */
+export interface SessionErrorOptions extends TroupeErrorOptions {
+  /** The session the error is about. */
+  session?: SessionKey;
 }
 
 /** The agent tree is malformed: bad or duplicate names, or an agent given a second parent. */
@@ -70,8 +98,8 @@ export class InputValidationError extends TroupeError {
 
 /** Bad options given to a constructor or a call. */
 export class ConfigurationError extends TroupeError {
-  constructor(message: string) {
-    super('CONFIGURATION', message);
+  constructor(message: string, options?: TroupeErrorOptions) {
+    super('CONFIGURATION', message, options);
   }
 }
 
@@ -97,8 +125,18 @@ export class TransferLimitError extends RunLimitError {
 
 /** A second invocation was started on a session that is already running one. */
 export class SessionBusyError extends TroupeError {
-  constructor(message: string) {
-    super('SESSION_BUSY', message);
+  /** The busy session, when known. */
+  readonly session: SessionKey | undefined;
+  /**
+   * How long until the session frees at the latest, when that is known: the lease of a process that
+   * stopped expires by then. Undefined when it frees as soon as the run holding it ends.
+   */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(message: string, options?: SessionErrorOptions & { retryAfterMs?: number }) {
+    super('SESSION_BUSY', message, options);
+    this.session = options?.session;
+    this.retryAfterMs = options?.retryAfterMs;
   }
 }
 
@@ -118,8 +156,12 @@ export class SessionExistsError extends TroupeError {
 
 /** A session was asked for that does not exist. */
 export class SessionNotFoundError extends TroupeError {
-  constructor(message: string) {
-    super('SESSION_NOT_FOUND', message);
+  /** The missing session, when known. */
+  readonly session: SessionKey | undefined;
+
+  constructor(message: string, options?: SessionErrorOptions) {
+    super('SESSION_NOT_FOUND', message, options);
+    this.session = options?.session;
   }
 }
 
@@ -141,11 +183,37 @@ export class SchemaVersionError extends TroupeError {
 
 /** A new message was sent to a session that still has unanswered interrupts. */
 export class PendingInterruptError extends TroupeError {
+  /** The session, when known. */
+  readonly session: SessionKey | undefined;
+
   constructor(
     message: string,
     readonly interruptIds: readonly string[],
+    options?: SessionErrorOptions,
   ) {
-    super('PENDING_INTERRUPT', message);
+    super('PENDING_INTERRUPT', message, options);
+    this.session = options?.session;
+  }
+}
+
+/**
+ * A resume answered an interrupt that was answered already (a second click, a retried request).
+ * Nothing was stored: the first answer stands.
+ */
+export class InterruptAnsweredError extends TroupeError {
+  /** The session, when known. */
+  readonly session: SessionKey | undefined;
+
+  constructor(
+    message: string,
+    /** The interrupt answered twice. */
+    readonly interruptId: string,
+    /** The invocation it belongs to. */
+    readonly invocationId: string,
+    options?: SessionErrorOptions,
+  ) {
+    super('INTERRUPT_ANSWERED', message, options);
+    this.session = options?.session;
   }
 }
 
@@ -214,8 +282,15 @@ export class GuardrailError extends TroupeError {
 
 /** A run was given an `invocationId` the session already holds. Nothing was stored. */
 export class InvocationExistsError extends TroupeError {
-  constructor(message: string) {
-    super('INVOCATION_EXISTS', message);
+  /** The session, when known. */
+  readonly session: SessionKey | undefined;
+  /** The invocation id that is taken, when known. */
+  readonly invocationId: string | undefined;
+
+  constructor(message: string, options?: SessionErrorOptions & { invocationId?: string }) {
+    super('INVOCATION_EXISTS', message, options);
+    this.session = options?.session;
+    this.invocationId = options?.invocationId;
   }
 }
 

@@ -139,8 +139,9 @@ function readConfirmation(response: Record<string, unknown>, field: string): Con
  * answer is matched to the session's confirmation interrupts by the id of its
  * `adk_request_confirmation` call (the interrupt's id) or, failing that, by the id of the original
  * tool call, the latest first. An id that matches no confirmation of the session, answers that span
- * invocations, an `invocationId` that is not theirs, or a confirmation no longer open (answered
- * already) are 400s, before anything is stored; the runner checks again under the session's claim.
+ * invocations, an `invocationId` that is not theirs, or a confirmation left for a newer turn are
+ * 400s, and one answered already is a 409 `INTERRUPT_ANSWERED`, before anything is stored; the
+ * runner checks again under the session's claim.
  */
 export function confirmationResume(
   session: Session,
@@ -183,14 +184,31 @@ export function confirmationResume(
   const open = new Set(openInterrupts(session.events, answered).map((interrupt) => interrupt.id));
   for (const [id, field] of fields) {
     if (open.has(id)) continue;
+    if (answeredBefore(session.events, id)) {
+      const path = `/apps/${session.appName}/users/${session.userId}/sessions/${session.id}`;
+      throw new HttpError(
+        409,
+        'INTERRUPT_ANSWERED',
+        `Field '${field}.id': the confirmation '${id}' of invocation '${answered}' in session '${session.id}' was already answered; this answer was not stored, and the first one stands. GET ${path} shows that answer and what followed it.`,
+        `${field}.id`,
+      );
+    }
     throw new HttpError(
       400,
       'INTERRUPT_RESPONSE',
-      `Invalid request body: field '${field}.id': the confirmation '${id}' of session '${session.id}' was already answered, or its run was left for a newer turn; nothing waits for it. Open confirmations: ${[...open].join(', ') || 'none'}.`,
+      `Invalid request body: field '${field}.id': the confirmation '${id}' of session '${session.id}' was left for a newer turn; nothing waits for it. Open confirmations: ${[...open].join(', ') || 'none'}.`,
       `${field}.id`,
     );
   }
   return { invocationId: answered!, responses };
+}
+
+/** True when a stored resume record answered interrupt `id`. */
+function answeredBefore(events: readonly Event[], id: string): boolean {
+  return events.some((event) => {
+    const answers = resumeRecordAnswers(event);
+    return answers !== undefined && Object.hasOwn(answers, id);
+  });
 }
 
 function findConfirmation(events: readonly Event[], callId: string): Event | undefined {

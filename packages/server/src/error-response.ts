@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { reportedError, toHttpError } from './http-error.js';
+import { retryAfterOf } from './http-remedy.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 import type { ServerEnv } from './server-context.js';
 
@@ -29,5 +30,8 @@ export function errorResponse(error: unknown, c: Context<ServerEnv>, onError: Er
   else if (http.code === 'REQUEST_ABORTED') onError?.(http, c.req.raw, { requestId, level: 'info' });
   const headers: Record<string, string> = { [REQUEST_ID_HEADER]: requestId };
   if (http.status === 401) headers['WWW-Authenticate'] = 'Bearer';
+  // A busy session whose lease frees by a known time (its holder may have stopped) says when.
+  const retryAfter = retryAfterOf(reportedError(http));
+  if (retryAfter !== undefined) headers['Retry-After'] = retryAfter;
   return c.json(http.toBody(http.status >= 500 ? requestId : undefined), http.status, headers);
 }

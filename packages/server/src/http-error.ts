@@ -1,4 +1,5 @@
 import { TroupeError, type ErrorCode } from '@troupe/core';
+import { httpMessage } from './http-remedy.js';
 
 /** HTTP statuses the API answers errors with. */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 500 | 503;
@@ -13,11 +14,13 @@ export interface ErrorBody {
     field?: string;
     /** On every 5xx: the request's id, as in the `X-Request-Id` header and the server's log (`onError`). */
     requestId?: string;
+    /** `RUN_OUTCOME_UNKNOWN`: the run's invocation, whose events in the session tell how far it got. */
+    invocationId?: string;
   };
 }
 
 /** 5xx codes whose messages the server writes itself, without internal detail: sent as they are. */
-const OWN_MESSAGES: ReadonlySet<string> = new Set(['SERVER_CLOSING', 'CANCEL_PENDING']);
+const OWN_MESSAGES: ReadonlySet<string> = new Set(['SERVER_CLOSING', 'CANCEL_PENDING', 'RUN_OUTCOME_UNKNOWN']);
 
 /** What the client of a 5xx is told, by code (see {@link HttpError.clientMessage}). */
 const SERVER_SIDE_MESSAGES: Readonly<Record<string, string>> = {
@@ -32,14 +35,18 @@ const SERVER_SIDE_MESSAGES: Readonly<Record<string, string>> = {
 
 /** An error the API reports with an HTTP status (bad request, unknown app, busy session, ...). */
 export class HttpError extends TroupeError {
+  /** The invocation the error is about, sent in the body (`RUN_OUTCOME_UNKNOWN`). */
+  readonly invocationId: string | undefined;
+
   constructor(
     readonly status: ErrorStatus,
     code: ErrorCode,
     message: string,
     readonly field?: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; invocationId?: string },
   ) {
-    super(code, message, options);
+    super(code, message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.invocationId = options?.invocationId;
   }
 
   /**
@@ -63,6 +70,7 @@ export class HttpError extends TroupeError {
         message: requestId === undefined ? this.clientMessage : `${this.clientMessage} Request id: ${requestId}.`,
         ...(this.field === undefined ? {} : { field: this.field }),
         ...(requestId === undefined ? {} : { requestId }),
+        ...(this.invocationId === undefined ? {} : { invocationId: this.invocationId }),
       },
     };
   }
@@ -75,6 +83,7 @@ const STATUS_BY_CODE: Readonly<Record<string, ErrorStatus>> = {
   SESSION_BUSY: 409,
   SESSION_EXISTS: 409,
   PENDING_INTERRUPT: 409,
+  INTERRUPT_ANSWERED: 409,
   STALE_SESSION: 409,
   INVOCATION_EXISTS: 409,
   RUN_NOT_FOUND: 404,
@@ -119,7 +128,9 @@ export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
   let wrapper: HttpError;
   if (error instanceof TroupeError) {
-    wrapper = new HttpError(STATUS_BY_CODE[error.code] ?? 500, error.code, error.message, undefined, { cause: error });
+    wrapper = new HttpError(STATUS_BY_CODE[error.code] ?? 500, error.code, httpMessage(error), undefined, {
+      cause: error,
+    });
   } else {
     const message = error instanceof Error ? error.message : String(error);
     wrapper = new HttpError(500, 'INTERNAL', `The server failed to handle the request: ${message}`, undefined, {

@@ -1,5 +1,6 @@
 import { createEvent, type Event, type RunResult, TroupeError } from '@troupe/core';
-import { toHttpError } from './http-error.js';
+import { storedOutcomeOf } from '@troupe/core/hosting';
+import { isStoreFailure, toHttpError } from './http-error.js';
 import { pacedSse } from './paced-sse.js';
 import type { TrackedRun } from './run-tracker.js';
 import { sseFrame } from './wire.js';
@@ -58,6 +59,8 @@ function eventStream(tracked: TrackedRun, events: RunEvents, onFailure: RunFailu
         // The runner yields the failure as an event before throwing; anything else becomes one here.
         if (last?.errorCode !== undefined) return [];
         onFailure(error);
+        // The run's end is stored; a store failure after it (adding the session to memory) is not the run's.
+        if (isStoreFailure(error) && storedOutcomeOf(error)?.stored === 'outcome') return [];
         return [failureEvent(error, last)];
       },
       onEnd: () => tracked.end(lastStored),

@@ -138,11 +138,11 @@ describe("ADK's adk_request_confirmation on the wire", () => {
       ],
     });
 
-    // Answering again changes nothing: a 400 naming the problem; the tool ran once.
+    // Answering again changes nothing: a 409 naming the interrupt; the tool ran once.
     const again = await expectError(
       await call(app, 'POST', '/run_sse', adkAnswerTo(sessionId, request!, pause.id, { confirmed: true })),
-      400,
-      'INTERRUPT_RESPONSE',
+      409,
+      'INTERRUPT_ANSWERED',
     );
     expect(again).toMatch(/already answered/);
     expect(sent).toEqual([500]);

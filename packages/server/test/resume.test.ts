@@ -37,15 +37,15 @@ describe('interrupt and resume over HTTP', () => {
     });
     expect(events.at(-1)!.content!.parts).toEqual([{ text: 'Done: sent 500.' }]);
 
-    // Nothing is open any more: answering again is a 400 naming the problem, and a new turn is allowed.
+    // Nothing is open any more: answering again is a 409 naming the interrupt, and a new turn is allowed.
     const again = await expectError(
       await call(app, 'POST', `/apps/bank/users/alice/sessions/${sessionId}/resume`, {
         responses: { [interrupt.id]: true },
       }),
-      400,
-      'CONFIGURATION',
+      409,
+      'INTERRUPT_ANSWERED',
     );
-    expect(again).toMatch(/no open interrupts/);
+    expect(again).toMatch(/already answered/);
   });
 
   it('a rejection never runs the tool; the invocationId may be given explicitly', async () => {

@@ -6,8 +6,10 @@ import { bankApp, call, createSession, expectError, message, readSse } from './h
 import { OutageStore, ShortLeaseStore } from './stores.js';
 
 // Errors that come from the store or from another process map to statuses a client can act on:
-// 503 STORAGE (retry once the store is back), 409 LEASE_LOST (another process took the session
-// over), 409 INVOCATION_EXISTS (this invocation id was used already). Never a 500, never a crash.
+// 503 STORAGE (nothing was stored: retry once the store is back), 500 RUN_OUTCOME_UNKNOWN (a run
+// stored part of itself: look up its invocation before doing it again), 409 LEASE_LOST (another
+// process took the session over), 409 INVOCATION_EXISTS (this invocation id was used already).
+// Never a crash.
 
 /** Waits (at most 5 s) until no run holds the session, e.g. one storing its error record late. */
 async function untilFree(store: OutageStore, sessionId: string): Promise<void> {
@@ -89,12 +91,14 @@ describe('a session store that is down', () => {
     expect((await call(app, 'POST', '/run', run(s.id, 'hi'))).status).toBe(200);
   });
 
-  it('/run: a store that fails mid-run is a 503, not a 200 with part of the events; the session is free afterwards', async () => {
+  it('/run: a store that fails mid-run, after part of the run was stored, is a 500 RUN_OUTCOME_UNKNOWN naming the invocation (not a 503 that invites a retry, nor a 200 with part of the events); the session is free afterwards', async () => {
     const { app, store } = outageApp();
     const s = await createSession(app, 'pipeline', 'u');
-    expect(await expectError(await call(app, 'POST', '/run', run(s.id, 'break')), 503, 'STORAGE')).toMatch(
-      /^The session store failed/,
-    );
+    const res = await call(app, 'POST', '/run', run(s.id, 'break', { invocationId: 'break-1' }));
+    const { error } = (await res.json()) as ErrorBody;
+    expect([res.status, error.code, error.invocationId]).toEqual([500, 'RUN_OUTCOME_UNKNOWN', 'break-1']);
+    expect(error.message).toMatch(/^The session store failed during the run of invocation 'break-1'/);
+    expect(error.message).not.toContain('db.internal');
     store.down = false;
     // The run's error record is stored once the store is back; until then the session stays claimed.
     await untilFree(store, s.id);

@@ -10,6 +10,7 @@ export function toA2aError(error: unknown): unknown {
   switch (error.code) {
     case 'CONFIGURATION':
     case 'INTERRUPT_RESPONSE':
+    case 'INTERRUPT_ANSWERED':
     case 'INPUT_VALIDATION':
     case 'INVALID_STATE_KEY':
       return new RequestMalformedError({ message: error.message, cause: error });

@@ -1,8 +1,8 @@
 /**
  * For code that hosts runs for others (`@troupe/core/hosting`): servers, queues, workers and protocol
  * adapters. The background-runs contract that `@troupe/queue` implements and `@troupe/server` serves,
- * bearer-token checks, the invocation id format, a session's open interrupts and rewound events, and
- * whether a session is busy in this process. An application that only builds and runs agents needs
+ * bearer-token checks, the invocation id format, a session's open interrupts and rewound events,
+ * whether a session is busy in this process, and what a run that threw left stored. An application that only builds and runs agents needs
  * none of it; it lives here so the root entry stays the API users write against.
  * @packageDocumentation
  */
@@ -20,5 +20,6 @@ export type {
 export { tokenVerifier, type TokenAuthOptions, type TokenVerifier } from '../utils/token-auth.js';
 export { INVOCATION_ID_PATTERN } from '../runner/runner.js';
 export { isSessionBusy } from '../runner/session-lock.js';
+export { storedOutcomeOf, type RunStoredOutcome, type StoredOutcome } from '../runner/stored-outcome.js';
 export { openInterrupts } from '../interrupts/open-interrupts.js';
 export { rewoundEventIds, rewoundEvents } from '../events/rewound-events.js';

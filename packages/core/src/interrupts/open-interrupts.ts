@@ -1,5 +1,6 @@
 import type { Event, InterruptInfo } from '../events/event.js';
-import { ConfigurationError, TroupeError } from '../errors.js';
+import { ConfigurationError, type SessionErrorOptions, TroupeError } from '../errors.js';
+import type { SessionKey } from '../sessions/session.js';
 import { validate } from '../utils/schema.js';
 import { resumeAnswers } from '../agents/progress.js';
 
@@ -27,6 +28,15 @@ export function openInterrupts(events: readonly Event[], invocationId?: string):
   return [...open.values()].reverse();
 }
 
+/** The invocation whose interrupt `interruptId` was answered (by a stored resume record), if it was. */
+export function answeredIn(events: readonly Event[], interruptId: string): string | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const record = resumeAnswers(events[i]!);
+    if (record && Object.hasOwn(record.resume.responses, interruptId)) return events[i]!.invocationId;
+  }
+  return undefined;
+}
+
 /** Every answer given so far in an invocation, by interrupt id. */
 export function answersOf(events: readonly Event[], invocationId: string): Map<string, unknown> {
   const answers = new Map<string, unknown>();
@@ -39,8 +49,12 @@ export function answersOf(events: readonly Event[], invocationId: string): Map<s
 
 /** An answer that does not fit its interrupt, or an interrupt that is not open. */
 export class InterruptResponseError extends TroupeError {
-  constructor(message: string) {
-    super('INTERRUPT_RESPONSE', message);
+  /** The session, when known. */
+  readonly session: SessionKey | undefined;
+
+  constructor(message: string, options?: SessionErrorOptions) {
+    super('INTERRUPT_RESPONSE', message, options);
+    this.session = options?.session;
   }
 }
 
@@ -51,8 +65,8 @@ export class InterruptResponseError extends TroupeError {
  */
 export async function checkResponses(
   open: readonly InterruptInfo[],
-  earlier: ReadonlyMap<string, unknown>,
   responses: Record<string, unknown>,
+  session?: SessionKey,
 ): Promise<Record<string, unknown>> {
   if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) {
     throw new ConfigurationError(
@@ -66,9 +80,8 @@ export async function checkResponses(
     if (!interrupt) {
       const openIds = open.map((i) => i.id).join(', ') || 'none';
       throw new InterruptResponseError(
-        earlier.has(id)
-          ? `Interrupt '${id}' was already answered. Open interrupts: ${openIds}.`
-          : `There is no open interrupt '${id}' in this session. Open interrupts: ${openIds}. Use the ids from RunResult.interrupts.`,
+        `There is no open interrupt '${id}' in this session. Open interrupts: ${openIds}.`,
+        { ...(session ? { session } : {}), remedy: 'Use the ids from RunResult.interrupts.' },
       );
     }
     if (interrupt.kind === 'confirmation') {

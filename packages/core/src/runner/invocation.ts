@@ -24,6 +24,7 @@ import type { PluginManager } from './plugin-manager.js';
 import { ChildStop } from '../agents/child-stop.js';
 import type { EventSink } from '../agents/event-sink.js';
 import { storeWhenBack } from './late-error-record.js';
+import { recordStoredOutcome, type StoredOutcome, wasStored } from './stored-outcome.js';
 import { compactAfterRun, type CompactionOptions } from './compaction.js';
 import type { SessionClaim } from './session-claim.js';
 import type { ResolvedRunConfig } from './run-config.js';
@@ -142,6 +143,11 @@ export async function runInvocation(setup: InvocationSetup, stream?: InvocationS
   let lateRecord: Event | undefined;
   // Until the opening event is stored the run has left no trace, and a failure stores none either.
   let opened = false;
+  // What the run may have stored besides `events`: a write that failed may have landed all the same
+  // (a connection lost during COMMIT), until a read of the session says otherwise.
+  let maybeStored = false;
+  // The run's end (its error event) is stored.
+  let recorded = false;
   // How the runner stops the tree after a stored event: the invocation ended, or the run was cancelled.
   const treeStop = new ChildStop();
   let stopReason: unknown;
@@ -159,7 +165,13 @@ export async function runInvocation(setup: InvocationSetup, stream?: InvocationS
         if (deliver) await deliver(event);
         return;
       }
-      const stored = await sessionService.appendEvent({ session, event, lease: claim.lease });
+      let stored: Event;
+      try {
+        stored = await sessionService.appendEvent({ session, event, lease: claim.lease });
+      } catch (error) {
+        if (error instanceof StorageError) maybeStored = true;
+        throw error;
+      }
       events.push(stored);
       if (stored.usage) addUsage(usage, stored.author, stored.usage);
       if (stored.output !== undefined) output = stored.output;
@@ -181,7 +193,7 @@ export async function runInvocation(setup: InvocationSetup, stream?: InvocationS
   const sink = new SerialSink(take);
   let tree: Promise<void> | undefined;
   try {
-    if (setup.opening) await sessionService.appendEvent({ session, event: setup.opening, lease: claim.lease });
+    if (setup.opening) await appendOpening(setup.opening);
     opened = true;
     await plugins.run('beforeRun', { context: ctx });
     tree = setup.agent.runInto(ctx, sink.push);
@@ -257,7 +269,32 @@ export async function runInvocation(setup: InvocationSetup, stream?: InvocationS
   } catch (error) {
     end.thrown = error as Error;
   }
+  if (end.thrown) recordStoredOutcome(end.thrown, { invocationId: setup.invocationId, stored: storedOutcome() });
   return end;
+
+  /**
+   * Appends the opening event. A store failure there may hide a write that landed (a connection
+   * lost during COMMIT): the session is read back to tell "nothing stored" from "stored".
+   */
+  async function appendOpening(opening: Event): Promise<void> {
+    try {
+      await sessionService.appendEvent({ session, event: opening, lease: claim.lease });
+    } catch (error) {
+      if (error instanceof StorageError) {
+        const landed = await wasStored(sessionService, session, opening);
+        if (landed !== false) maybeStored = true;
+        // It is in the session: a failure from here on is recorded after it, as for any started run.
+        if (landed === true) opened = true;
+      }
+      throw error;
+    }
+  }
+
+  /** What the run leaves stored, for the caller it throws to (see {@link StoredOutcome}). */
+  function storedOutcome(): StoredOutcome {
+    if (!failure || recorded) return 'outcome';
+    return !opened && events.length === 0 && !maybeStored ? 'nothing' : 'unknown';
+  }
 
   /** Stores (and shows) the event recording a failure; returns it when the store is down, to store later. */
   async function storeErrorEvent(error: Error, caught: unknown): Promise<Event | undefined> {
@@ -272,7 +309,11 @@ export async function runInvocation(setup: InvocationSetup, stream?: InvocationS
     let late: Event | undefined;
     try {
       if (hasOnEvent) errorEvent = (await plugins.run('onEvent', { context: ctx, event: errorEvent })) ?? errorEvent;
-      events.push(await sessionService.appendEvent({ session, event: errorEvent, lease: claim.lease }));
+      // A run that left no trace (its opening event is not stored) stores none of its failure either.
+      if (opened) {
+        events.push(await sessionService.appendEvent({ session, event: errorEvent, lease: claim.lease }));
+        recorded = true;
+      }
     } catch (refused) {
       // The store is down: the record is stored once it is back (the session stays claimed until
       // then). Other refusals (a lost lease, a plugin) leave it unstored; the result still reports

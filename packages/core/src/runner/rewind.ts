@@ -59,6 +59,7 @@ export async function rewindSession(params: RewindSessionParams): Promise<Event>
     if (!session) {
       throw new SessionNotFoundError(
         `Session '${sessionId}' not found for app '${appName}' and user '${userId}', so there is nothing to rewind.`,
+        { session: key },
       );
     }
     const events = session.events;
@@ -96,7 +97,7 @@ export function refuseRewound(events: readonly Event[], invocationId: string, se
   const first = events.find((e) => e.invocationId === invocationId);
   if (first && rewound.has(first)) {
     throw new ConfigurationError(
-      `Invocation '${invocationId}' of session '${sessionId}' was rewound, so it can no longer be resumed. Start a new turn with runner.run.`,
+      `Invocation '${invocationId}' of session '${sessionId}' was rewound, so it can no longer be resumed: start a new turn (a new message) instead.`,
     );
   }
 }

@@ -15,11 +15,12 @@ import {
   SessionNotFoundError,
 } from '../errors.js';
 import { answersOf, checkResponses, openInterrupts } from '../interrupts/open-interrupts.js';
+import { refuseAnsweredTwice } from '../interrupts/answered-twice.js';
 import type { BaseLlm } from '../models/base-llm.js';
 import { resolveModel } from '../models/registry.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
 import { InMemoryArtifactService } from '../artifacts/in-memory-artifact-service.js';
-import type { Session, SessionService } from '../sessions/session.js';
+import type { Session, SessionKey, SessionService } from '../sessions/session.js';
 import { assertValidDelta } from '../sessions/state-keys.js';
 import { newId } from '../utils/ids.js';
 import { findForbiddenKey } from '../utils/forbidden-keys.js';
@@ -299,14 +300,24 @@ export class Runner {
       const pending = openInterrupts(session.events);
       if (pending.length > 0 && !runConfig.abandonInterrupts) {
         throw new PendingInterruptError(
-          `Session '${sessionId}' has ${pending.length} unanswered interrupt(s) (${pending.map((i) => i.id).join(', ')}). Answer them with runner.resume({ responses }), or pass runConfig.abandonInterrupts to start a new turn anyway.`,
+          `Session '${sessionId}' has ${pending.length} unanswered interrupt(s) (${pending.map((i) => i.id).join(', ')}).`,
           pending.map((i) => i.id),
+          {
+            session: this.keyOf(userId, sessionId),
+            remedy:
+              'Answer them with runner.resume({ responses }), or pass runConfig.abandonInterrupts to start a new turn anyway.',
+          },
         );
       }
       const invocationId = params.invocationId ?? flat(`e-${newId()}`);
       if (params.invocationId !== undefined && session.events.some((e) => e.invocationId === invocationId)) {
         throw new InvocationExistsError(
-          `Session '${sessionId}' already holds invocation '${invocationId}'; nothing was stored. Continue it with runner.resume({ userId, sessionId, invocationId: '${invocationId}' }), or choose a new invocationId.`,
+          `Session '${sessionId}' already holds invocation '${invocationId}'; nothing was stored.`,
+          {
+            session: this.keyOf(userId, sessionId),
+            invocationId,
+            remedy: `Continue it with runner.resume({ userId, sessionId, invocationId: '${invocationId}' }), or choose a new invocationId.`,
+          },
         );
       }
       const agent = runConfig.restartFromRoot ? this.agent : findAgentToRun(this.agent, session.events);
@@ -347,10 +358,12 @@ export class Runner {
     const { session, claim } = await this.claim(userId, sessionId);
     try {
       const events = session.events;
+      const key = this.keyOf(userId, sessionId);
       const invocationId =
         params.invocationId ??
         (openInterrupts(events).length > 0 ? events[events.length - 1]!.invocationId : undefined);
       if (!invocationId) {
+        refuseAnsweredTwice(events, params.responses, [], key);
         throw new ConfigurationError(
           `Session '${sessionId}' has no open interrupts to answer. To continue a run that stopped (e.g. its process died), pass its invocationId.`,
         );
@@ -368,9 +381,10 @@ export class Runner {
           `Invocation '${invocationId}' of session '${sessionId}' was followed by newer turns and can no longer be resumed.`,
         );
       }
-      const earlier = answersOf(events, invocationId);
       const open = openInterrupts(events, invocationId);
-      const checked = await checkResponses(open, earlier, params.responses ?? {});
+      refuseAnsweredTwice(events, params.responses, open, key);
+      const earlier = answersOf(events, invocationId);
+      const checked = await checkResponses(open, params.responses ?? {}, key);
       // Resuming a paused invocation without answering anything would only raise the same
       // interrupts again (and store them again): refuse it, under the session's claim, storing nothing.
       if (open.length > 0 && Object.keys(checked).length === 0) {
@@ -470,9 +484,14 @@ export class Runner {
 
   private async createMissing(userId: string, sessionId: string): Promise<Session> {
     if (this.autoCreateSession) return this.sessionService.createSession({ appName: this.appName, userId, sessionId });
-    throw new SessionNotFoundError(
-      `Session '${sessionId}' not found for app '${this.appName}' and user '${userId}'. Create it first with runner.sessionService.createSession({ appName: '${this.appName}', userId: '${userId}' }), or set autoCreateSession.`,
-    );
+    throw new SessionNotFoundError(`Session '${sessionId}' not found for app '${this.appName}' and user '${userId}'.`, {
+      session: this.keyOf(userId, sessionId),
+      remedy: `Create it first with runner.sessionService.createSession({ appName: '${this.appName}', userId: '${userId}' }), or set autoCreateSession.`,
+    });
+  }
+
+  private keyOf(userId: string, sessionId: string): SessionKey {
+    return { appName: this.appName, userId, sessionId };
   }
 
   private async structuredInput(agent: BaseAgent, params: RunParams): Promise<Record<string, unknown>> {

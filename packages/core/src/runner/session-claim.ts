@@ -1,8 +1,9 @@
 import { hostname } from 'node:os';
-import { LeaseLostError, SessionBusyError } from '../errors.js';
+import { LeaseLostError, SessionBusyError, StorageError } from '../errors.js';
 import type { SessionKey, SessionService } from '../sessions/session.js';
 import { supportsLeases, type LeasingSessionService, type SessionLease } from '../sessions/session-lease.js';
 import { acquireSession } from './session-lock.js';
+import { rememberMaybeLeased, rememberUnreleased, takeOverOwner } from './unreleased-leases.js';
 
 /**
  * A running invocation's hold on its session: the in-process lock (one invocation per session in
@@ -34,25 +35,37 @@ export async function claimSession(service: SessionService, key: SessionKey, ttl
   const unlock = acquireSession(service, key.appName, key.userId, key.sessionId);
   if (!supportsLeases(service)) return new LocalClaim(unlock);
   let lease: SessionLease | undefined;
+  const leasedAt = Date.now();
+  // A lease an earlier run of this process could not give back is taken again by its owner name.
+  const owner = takeOverOwner(service, key) ?? `${PROCESS_OWNER}:${++claims}`;
   try {
     lease = await service.leaseSession({
       appName: key.appName,
       userId: key.userId,
       sessionId: key.sessionId,
-      owner: `${PROCESS_OWNER}:${++claims}`,
+      owner,
       ttlMs,
     });
   } catch (error) {
     unlock();
+    // The store may have granted it before the failure: the next claim asks under this name again.
+    if (error instanceof StorageError) rememberMaybeLeased(service, key, owner, leasedAt + ttlMs);
     throw error;
   }
   if (!lease) {
     unlock();
+    const seconds = Math.ceil(ttlMs / 1000);
     throw new SessionBusyError(
-      `Session '${key.sessionId}' (app '${key.appName}', user '${key.userId}') is running an invocation in another process (it holds the session's lease). Wait for it to finish, or use another session; if that process died, its lease expires after the runner's leaseTtlMs (30 s by default) and the invocation can then be resumed with its invocationId.`,
+      `Session '${key.sessionId}' (app '${key.appName}', user '${key.userId}') is running an invocation in another process (it holds the session's lease). It frees when that invocation ends; if that process stopped, its lease expires within ${seconds} s (leases last ${seconds} s unless renewed, if it leases as this runner does).`,
+      {
+        session: { appName: key.appName, userId: key.userId, sessionId: key.sessionId },
+        retryAfterMs: ttlMs,
+        remedy:
+          "Wait for it to finish, or use another session; once the lease expires (the runner's leaseTtlMs, 30 s by default), the invocation of a process that stopped can be resumed with its invocationId.",
+      },
     );
   }
-  return new LeasedClaim(service, lease, ttlMs, unlock);
+  return new LeasedClaim(service, lease, ttlMs, unlock, leasedAt);
 }
 
 /** A store without leases: only this process's lock. */
@@ -73,12 +86,18 @@ class LeasedClaim implements SessionClaim {
   private renewing = false;
   private released: Promise<void> | undefined;
 
+  /** When the lease expires at the latest, on this process's clock: its last taking or renewal began before. */
+  private expiresBy: number;
+
   constructor(
     private readonly service: LeasingSessionService,
     public lease: SessionLease,
     readonly ttlMs: number,
     private readonly unlock: () => void,
-  ) {}
+    leasedAt: number,
+  ) {
+    this.expiresBy = leasedAt + ttlMs;
+  }
 
   keepAlive(onLost: (error: LeaseLostError) => void): void {
     this.onLost = onLost;
@@ -90,10 +109,12 @@ class LeasedClaim implements SessionClaim {
   renew(): void {
     if (this.renewing) return;
     this.renewing = true;
+    const renewedAt = Date.now();
     this.service.renewLease(this.lease, this.ttlMs).then(
       (renewed) => {
         this.renewing = false;
         this.lease = renewed;
+        this.expiresBy = renewedAt + this.ttlMs;
         this.renewAt = Date.now() + this.ttlMs / 3;
       },
       (error: unknown) => {
@@ -118,7 +139,10 @@ class LeasedClaim implements SessionClaim {
     try {
       await this.service.releaseLease(this.lease);
     } catch {
-      // The store is unreachable: the lease then simply expires after its time to live.
+      // The store is unreachable: the run has ended all the same, so its lease must not keep the
+      // session busy until it expires. It is released once the store answers, and the next claim
+      // of this process takes it back at once (see unreleased-leases.ts).
+      rememberUnreleased(this.service, this.lease, this.expiresBy);
     }
   }
 }

@@ -24,7 +24,8 @@ export function acquireSession(
   const key = `${appName}\u0000${userId}\u0000${sessionId}`;
   if (keys.has(key)) {
     throw new SessionBusyError(
-      `Session '${sessionId}' (app '${appName}', user '${userId}') is already running an invocation. Wait for it to finish, or use another session.`,
+      `Session '${sessionId}' (app '${appName}', user '${userId}') is already running an invocation.`,
+      { session: { appName, userId, sessionId }, remedy: 'Wait for it to finish, or use another session.' },
     );
   }
   keys.add(key);

@@ -45,7 +45,8 @@ export async function updateSessionState(
     const session = await service.getSession(key);
     if (!session) {
       throw new SessionNotFoundError(
-        `Session '${key.sessionId}' not found for app '${key.appName}' and user '${key.userId}'. Create it first with sessionService.createSession.`,
+        `Session '${key.sessionId}' not found for app '${key.appName}' and user '${key.userId}'.`,
+        { session: key, remedy: 'Create it first with sessionService.createSession.' },
       );
     }
     const paused = openInterrupts(session.events).length > 0 ? session.events.at(-1)!.invocationId : undefined;

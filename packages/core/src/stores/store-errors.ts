@@ -21,7 +21,11 @@ export function sessionExistsError(appName: string, userId: string, sessionId: s
 /** appendEvent to a session that is not stored. */
 export function missingSessionError(session: Session): SessionNotFoundError {
   return new SessionNotFoundError(
-    `Cannot append to session '${session.id}' (app '${session.appName}', user '${session.userId}'): it does not exist. Create it with createSession first.`,
+    `Cannot append to session '${session.id}' (app '${session.appName}', user '${session.userId}'): it does not exist.`,
+    {
+      session: { appName: session.appName, userId: session.userId, sessionId: session.id },
+      remedy: 'Create it with createSession first.',
+    },
   );
 }
 
@@ -48,7 +52,11 @@ export function missingLeaseSessionError(key: {
   sessionId: string;
 }): SessionNotFoundError {
   return new SessionNotFoundError(
-    `Cannot lease session '${key.sessionId}' (app '${key.appName}', user '${key.userId}'): it does not exist. Create it with createSession first.`,
+    `Cannot lease session '${key.sessionId}' (app '${key.appName}', user '${key.userId}'): it does not exist.`,
+    {
+      session: { appName: key.appName, userId: key.userId, sessionId: key.sessionId },
+      remedy: 'Create it with createSession first.',
+    },
   );
 }
 
@@ -62,7 +70,11 @@ export function runExistsError(runId: string): InvocationExistsError {
 /** createRun for a session that is not stored. */
 export function missingRunSessionError(runId: string, key: SessionKey): SessionNotFoundError {
   return new SessionNotFoundError(
-    `Cannot create run '${runId}' for session '${key.sessionId}' (app '${key.appName}', user '${key.userId}'): it does not exist. Create it with createSession first.`,
+    `Cannot create run '${runId}' for session '${key.sessionId}' (app '${key.appName}', user '${key.userId}'): it does not exist.`,
+    {
+      session: { appName: key.appName, userId: key.userId, sessionId: key.sessionId },
+      remedy: 'Create it with createSession first.',
+    },
   );
 }
 

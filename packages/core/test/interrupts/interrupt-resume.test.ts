@@ -74,9 +74,12 @@ describe('interrupt and resume', () => {
     // The model saw its call answered exactly once.
     expect(JSON.stringify(model.requests[1]!.contents).match(/functionResponse/g)).toHaveLength(1);
 
-    await expect(runner.resume({ userId, sessionId, responses: { 'Banker:c1': true } })).rejects.toThrow(
-      /no open interrupts/,
-    );
+    // A second answer to the answered approval: refused, naming it; nothing is stored.
+    await expect(runner.resume({ userId, sessionId, responses: { 'Banker:c1': true } })).rejects.toMatchObject({
+      code: 'INTERRUPT_ANSWERED',
+      interruptId: 'Banker:c1',
+      invocationId: paused.invocationId,
+    });
     const session = await service.getSession({ appName: 'hitl', userId, sessionId });
     expect(session!.events.filter((e) => e.interrupt)).toHaveLength(1);
   });

@@ -30,7 +30,8 @@ export function runRoutes(ctx: ServerContext): Hono<ServerEnv> {
     try {
       // Misuse (unknown or busy session, open interrupts) rejects here, before anything is stored.
       const events = await start(tracked.signal);
-      return c.json((await collectRun(tracked, events, failureReporter(c))).map(encodeEvent));
+      const session = { appName: body.appName, userId: body.userId, sessionId: body.sessionId };
+      return c.json((await collectRun(tracked, events, failureReporter(c), session)).map(encodeEvent));
     } catch (error) {
       throw toHttpError(error);
     } finally {

@@ -67,8 +67,8 @@ describeRedis("ADK's adk_request_confirmation through the queue", () => {
       expect(
         await expectError(
           await call(api.app, 'POST', '/run_sse', adkAnswer(s.id, request, { confirmed: true })),
-          400,
-          'INTERRUPT_RESPONSE',
+          409,
+          'INTERRUPT_ANSWERED',
         ),
       ).toMatch(/already answered/);
       expect(sent).toEqual([500]);
