@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import {
@@ -10,6 +10,7 @@ import {
   type TroupeApp,
 } from '@troupe/server';
 import { TroupeError } from '@troupe/core';
+import type { BaseLlm } from '@troupe/core';
 import { chooseDefaultModel } from '../default-model.js';
 import { CliUsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -24,6 +25,7 @@ import { typescriptNeeded } from '../typescript-needed.js';
 import { parseServeOptions, type ServeMode, serveUsage } from './serve-options.js';
 import { type BackgroundQueue, openBackgroundQueue } from './serve-queue.js';
 import { openServeStore } from './serve-store.js';
+import { servedApps } from '../served-apps.js';
 
 /** How long a stopping server lets runs in flight finish before cancelling them. */
 const GRACE_PERIOD_MS = 10_000;
@@ -40,8 +42,8 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
     return ExitCode.ok;
   }
   const agentsDir = resolve(io.cwd, options.agentsDir);
-  const kind = pathKind(agentsDir);
-  if (kind === 'missing') {
+  const served = await servedApps(agentsDir);
+  if (!served) {
     throw new CliUsageError(
       `'${options.agentsDir}' is not a directory or an agent file (looked for ${agentsDir}). Pass the folder that holds your apps, e.g. 'troupe ${mode} examples', or one agent file.`,
     );
@@ -51,11 +53,13 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
   // TypeScript modules named by YAML definitions (tools, sub-agents) are imported by core's loader,
   // so tsx is registered for the whole process, as for the agent modules themselves. The dev UI
   // always has it (apps come and go while developing); an API server only when its apps may need it.
-  if (mode === 'web' || (await typescriptNeeded(agentsDir, kind))) await enableTypeScript();
-  // A file named on the command line is the only app, loaded now; a directory's apps are found
-  // without running any code and loaded on first use.
+  const tsNeeded =
+    served.kind === 'one' ? typescriptNeeded(served.file, 'file') : typescriptNeeded(agentsDir, 'directory');
+  if (mode === 'web' || (await tsNeeded)) await enableTypeScript();
+  // A file named on the command line (or the entry of a folder that is itself an app) is the only
+  // app, loaded now; a directory's apps are found without running any code and loaded on first use.
   const single =
-    kind === 'file' ? await loadAgentModule(agentsDir, { cwd: io.cwd, model: defaultModel.model }) : undefined;
+    served.kind === 'one' ? await loadSingle(served.file, served.appName, io.cwd, defaultModel.model) : undefined;
 
   const store = await openServeStore(options, io.cwd);
   // The server console: a line per request and per run, on stderr beside the failures.
@@ -187,6 +191,12 @@ function logLine(error: unknown, request: Request, report: ErrorReport, loadFail
   return `troupe: ${what} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`;
 }
 
+/** The one app served: the file's agent, named after its folder when that folder was named. */
+async function loadSingle(file: string, appName: string | undefined, cwd: string, model: BaseLlm) {
+  const loaded = await loadAgentModule(file, { cwd, model });
+  return appName === undefined ? loaded : { ...loaded, appName };
+}
+
 /** The built dev UI: `dist/ui` of the @troupe/server package. */
 export function devUiDir(): string {
   const dir = join(packageRoot(createRequire(import.meta.url).resolve('@troupe/server')), 'dist', 'ui');
@@ -240,12 +250,4 @@ async function appNames(app: TroupeApp, token: string | undefined): Promise<stri
     throw new Error(`Listing the apps failed: ${message}`);
   }
   return body as string[];
-}
-
-function pathKind(path: string): 'directory' | 'file' | 'missing' {
-  try {
-    return statSync(path).isDirectory() ? 'directory' : 'file';
-  } catch {
-    return 'missing';
-  }
 }

@@ -1,4 +1,3 @@
-import { statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import type { BaseAgent, BaseLlm } from '@troupe/core';
 import { discoverApps } from '@troupe/server';
@@ -9,6 +8,7 @@ import { enableTypeScript, importModule } from '../import-module.js';
 import type { CliIo } from '../io.js';
 import { loadAgentModule } from '../load-agent.js';
 import { redactUrl } from '../redact-url.js';
+import { servedApps } from '../served-apps.js';
 import { stopRequested } from '../stop-requested.js';
 import { checkRunRecords, importQueue, probeRedis } from './queue-support.js';
 import { openServeStore } from './serve-store.js';
@@ -88,19 +88,20 @@ export async function workerCommand(args: readonly string[], io: CliIo): Promise
   return ExitCode.ok;
 }
 
-/** The apps of a directory, found as `troupe api` finds them and loaded now; or the one agent of a file. */
+/**
+ * The apps of a directory, found as `troupe api` finds them and loaded now; or the one agent of a
+ * file, or of a folder that is itself an app (see `servedApps`).
+ */
 async function loadApps(path: string, given: string, cwd: string, model: BaseLlm): Promise<Record<string, BaseAgent>> {
-  let directory: boolean;
-  try {
-    directory = statSync(path).isDirectory();
-  } catch {
+  const served = await servedApps(path);
+  if (!served) {
     throw new CliUsageError(
       `'${given}' is not a directory or an agent file (looked for ${path}). Give the folder 'troupe api' serves, e.g. 'troupe worker examples --redis redis://127.0.0.1:6379'.`,
     );
   }
-  if (!directory) {
-    const single = await loadAgentModule(path, { cwd, model });
-    return { [single.appName]: single.agent };
+  if (served.kind === 'one') {
+    const single = await loadAgentModule(served.file, { cwd, model });
+    return { [served.appName ?? single.appName]: single.agent };
   }
   const apps: Record<string, BaseAgent> = {};
   // The same discovery as the API's, but every app is loaded up front: a worker must be able to run any of them.
