@@ -1,4 +1,4 @@
-import type { InterruptInfo } from '@troupe/core';
+import { describeSchemaShape, type InterruptInfo } from '@troupe/core';
 
 /** Tool arguments longer than this are cut in a question. */
 const MAX_ARGS_LENGTH = 200;
@@ -43,30 +43,9 @@ export function parseInputAnswer(line: string): unknown {
 
 /**
  * A short, TypeScript-like summary of a JSON Schema: `{ date: string, nights?: integer }`,
- * `"economy" | "business"`, `string[]`. Nested objects are summarised two levels deep.
+ * `"economy" | "business"`, `string[]`: core's `describeSchemaShape`, which the runner's messages use too.
  */
-export function describeSchema(schema: unknown, depth = 0): string {
-  if (typeof schema !== 'object' || schema === null) return 'any';
-  const s = schema as Record<string, unknown>;
-  if (Array.isArray(s.enum)) return s.enum.map((v) => JSON.stringify(v)).join(' | ');
-  if ('const' in s) return JSON.stringify(s.const);
-  for (const key of ['anyOf', 'oneOf'] as const) {
-    const options = s[key];
-    if (Array.isArray(options)) return options.map((o) => describeSchema(o, depth)).join(' | ');
-  }
-  const type = Array.isArray(s.type) ? s.type.join(' | ') : s.type;
-  if (type === 'array') return `${describeSchema(s.items, depth)}[]`;
-  const properties = s.properties;
-  if ((type === 'object' || type === undefined) && typeof properties === 'object' && properties !== null) {
-    if (depth >= 2) return 'object';
-    const required = new Set(Array.isArray(s.required) ? s.required : []);
-    const fields = Object.entries(properties).map(
-      ([name, sub]) => `${name}${required.has(name) ? '' : '?'}: ${describeSchema(sub, depth + 1)}`,
-    );
-    return `{ ${fields.join(', ')} }`;
-  }
-  return typeof type === 'string' ? type : 'any';
-}
+export const describeSchema = describeSchemaShape;
 
 /** Which of `asked` a rejected answer was about: the input requests the core's error names, else all of them. */
 export function rejectedRequests(asked: readonly InterruptInfo[], errorMessage: string): InterruptInfo[] {

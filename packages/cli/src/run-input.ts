@@ -1,4 +1,4 @@
-import type { BaseAgent } from '@troupe/core';
+import { type BaseAgent, takesTextMessage } from '@troupe/core';
 import { CliUsageError } from './errors.js';
 import { describeSchema } from './interrupt-prompt.js';
 
@@ -20,7 +20,7 @@ export type MessageSource = '--input' | '--input-json' | 'the message';
 export function oneShotMessage(source: MessageSource, value: string, agent: BaseAgent): TurnMessage {
   if (source !== '--input-json') {
     if (agent.inputSchema === undefined) return { text: value };
-    if (!/^\s*[{[]/.test(value) && takesRequestText(agent.inputSchema)) return { text: value };
+    if (!/^\s*[{[]/.test(value) && takesTextMessage(agent.inputSchema)) return { text: value };
   }
   let parsed: unknown;
   try {
@@ -35,18 +35,6 @@ export function oneShotMessage(source: MessageSource, value: string, agent: Base
       `${shown(source, value)} is ${Array.isArray(parsed) ? 'a JSON array' : `a JSON ${parsed === null ? 'null' : typeof parsed}`}, not an object. ${why(source, agent)}Give a JSON object${example(agent)}.`,
     );
   return { input: parsed as Record<string, unknown>, json: value };
-}
-
-/**
- * Whether a plain message fits the schema: the runner makes `{ request: text }` of it, so the
- * schema must name a `request` field (a zod object's shape, or a JSON Schema's properties).
- */
-function takesRequestText(schema: unknown): boolean {
-  if (typeof schema !== 'object' || schema === null) return false;
-  const shape = (schema as { shape?: unknown }).shape;
-  if (typeof shape === 'object' && shape !== null) return 'request' in shape;
-  const properties = (schema as { properties?: unknown }).properties;
-  return typeof properties === 'object' && properties !== null && 'request' in properties;
 }
 
 /**

@@ -91,6 +91,7 @@ export type { RunConfig } from './runner/run-config.js';
 export type { RunResult, RunStatus, UsageTotals } from './runner/run-result.js';
 export { BasePlugin, type AgentOutcome } from './runner/base-plugin.js';
 export type { Schema, JsonSchema, Infer } from './utils/schema.js';
+export { describeSchemaShape, takesTextMessage } from './utils/schema-shape.js';
 export { withRetry, type RetryOptions } from './models/retry.js';
 export { loadAgent, AgentDefinitionError, type LoadAgentOptions } from './definitions/load-agent.js';
 export { registerToolEntry, type ToolEntryFactory, type ToolEntryContext } from './definitions/tool-entries.js';

@@ -137,6 +137,18 @@ export abstract class BaseAgent {
   }
 
   /**
+   * True when the agent works on its structured input (`ctx.input`, checked against its
+   * `inputSchema`) rather than on the conversation, as a TeamAgent or a FunctionAgent does. Such an
+   * agent with an `inputSchema` is not run on a text message (which stands for `{ request: text }`)
+   * unless the schema names a `request` field: the runner refuses it, naming the shape, instead of
+   * running the agent without its input. False (the default, and for LlmAgent, which reads the
+   * message itself): a text message runs it. Override it in a custom agent that needs its input.
+   */
+  get runsOnInput(): boolean {
+    return false;
+  }
+
+  /**
    * What kind of agent this is, read by whatever describes agents: the server's
    * `GET /apps/{app}/graph`, the dev UI, the A2A agent card and OpenTelemetry spans. Built-in agents
    * use the names of definition files' `type:` (`'llm'`, `'sequential'`, `'supervisor'`, …); a

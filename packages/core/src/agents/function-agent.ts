@@ -56,6 +56,11 @@ export class FunctionAgent<I extends Schema | undefined = undefined, O = unknown
     return true;
   }
 
+  /** Its `run` gets the input. */
+  override get runsOnInput(): boolean {
+    return true;
+  }
+
   protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined> {
     // Resumed after its one event was stored: it already ran.
     if (ctx.resumeFrom !== undefined && hasOwnEvent(ctx, this.name)) return;

@@ -3,7 +3,7 @@ import { LlmAgent } from '../agents/llm-agent.js';
 import { AgentTool } from '../tools/agent-tool.js';
 import type { BaseToolset } from '../tools/base-toolset.js';
 import { findAgentToRun } from '../agents/llm/transfer.js';
-import { inputFromContent } from '../agents/structured-input.js';
+import { inputFromContent, messageInput } from '../agents/structured-input.js';
 import { asAgentState, invocationStart, type InvocationStart } from '../agents/progress.js';
 import { userContent as toUserContent, type Content } from '../events/content.js';
 import { createEvent, type Event } from '../events/event.js';
@@ -495,7 +495,8 @@ export class Runner {
   }
 
   private async structuredInput(agent: BaseAgent, params: RunParams): Promise<Record<string, unknown>> {
-    if (params.input === undefined) return inputFromContent(toUserContent(params.newMessage!));
+    // A text message stands for { request: text }; an agent that runs on its input may need more (refused, naming it).
+    if (params.input === undefined) return messageInput(agent, toUserContent(params.newMessage!));
     if (typeof params.input !== 'object' || params.input === null || Array.isArray(params.input)) {
       throw new ConfigurationError(`run's input must be a plain object; got ${JSON.stringify(params.input)}.`);
     }

@@ -143,6 +143,11 @@ export class TeamAgent extends BaseAgent {
     return true;
   }
 
+  /** Its skills get the input (and `iterateOn` reads its items from it). */
+  override get runsOnInput(): boolean {
+    return true;
+  }
+
   protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, undefined> {
     const progress = readProgress(ctx, this.name);
     if (progress.finished) return;
