@@ -124,7 +124,7 @@ export function createApp(options: CreateAppOptions): TroupeApp {
   app.notFound((c) =>
     c.json(new HttpError(404, 'NOT_FOUND', `No route for ${c.req.method} ${c.req.path}.`).toBody(), 404),
   );
-  app.onError((error, c) => errorResponse(error, c, options.onError));
+  app.onError((error, c) => errorResponse(error, c, options.onError, hosts));
   registerContext(app, context);
   return app;
 }

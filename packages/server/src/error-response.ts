@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import type { HostPolicy } from './host-check.js';
 import { reportedError, toHttpError } from './http-error.js';
 import { retryAfterOf } from './http-remedy.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
@@ -21,9 +22,16 @@ export type ErrorListener = (error: unknown, request: Request, report: ErrorRepo
 /**
  * The JSON response for anything thrown while handling a request (createApp's `app.onError`), and
  * the report to `onError`: every 5xx with what caused it (the store's StorageError, the bug's
- * Error, not an HTTP wrapper made of it), and a client that gave up mid-upload at info level.
+ * Error, not an HTTP wrapper made of it), and a client that gave up mid-upload at info level. A
+ * server bound to loopback only (`hosts`) answers on its own machine, so it names the file, line
+ * and reason of an app that failed to load (see {@link HttpError.toBody}).
  */
-export function errorResponse(error: unknown, c: Context<ServerEnv>, onError: ErrorListener | undefined): Response {
+export function errorResponse(
+  error: unknown,
+  c: Context<ServerEnv>,
+  onError: ErrorListener | undefined,
+  hosts?: HostPolicy,
+): Response {
   const http = toHttpError(error);
   const requestId = c.get('requestId');
   if (http.status >= 500) onError?.(reportedError(http), c.req.raw, { requestId, level: 'error' });
@@ -33,5 +41,6 @@ export function errorResponse(error: unknown, c: Context<ServerEnv>, onError: Er
   // A busy session whose lease frees by a known time (its holder may have stopped) says when.
   const retryAfter = retryAfterOf(reportedError(http));
   if (retryAfter !== undefined) headers['Retry-After'] = retryAfter;
-  return c.json(http.toBody(http.status >= 500 ? requestId : undefined), http.status, headers);
+  const local = hosts?.loopbackOnly === true;
+  return c.json(http.toBody(http.status >= 500 ? requestId : undefined, local), http.status, headers);
 }

@@ -26,6 +26,14 @@ export class HostPolicy {
     this.entries = (allowedHosts ?? []).map(parseAllowedHost);
   }
 
+  /**
+   * True once `serve` listens, and only on loopback addresses: every client is on this machine
+   * (the developer at the dev UI), so errors may name local files.
+   */
+  get loopbackOnly(): boolean {
+    return this.ports.size > 0 && !this.boundElsewhere;
+  }
+
   /** The `allowedHosts` entries as given, normalized (lower case), for messages. */
   get allowed(): readonly string[] {
     return this.entries.map((entry) => entry.text);

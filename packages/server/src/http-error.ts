@@ -22,6 +22,12 @@ export interface ErrorBody {
 /** 5xx codes whose messages the server writes itself, without internal detail: sent as they are. */
 const OWN_MESSAGES: ReadonlySet<string> = new Set(['SERVER_CLOSING', 'CANCEL_PENDING', 'RUN_OUTCOME_UNKNOWN']);
 
+/**
+ * 5xx codes whose own message a client on the server's machine is told (see {@link HttpError.toBody}):
+ * an app that failed to load names its file, line and reason, which the developer at the dev UI needs.
+ */
+const LOCAL_MESSAGES: ReadonlySet<string> = new Set(['AGENT_LOAD']);
+
 /** What the client of a 5xx is told, by code (see {@link HttpError.clientMessage}). */
 const SERVER_SIDE_MESSAGES: Readonly<Record<string, string>> = {
   STORAGE:
@@ -62,12 +68,17 @@ export class HttpError extends TroupeError {
     );
   }
 
-  /** The response body for this error, with the request's id when given (5xx). */
-  toBody(requestId?: string): ErrorBody {
+  /**
+   * The response body for this error, with the request's id when given (5xx). `local`: the client is
+   * on the server's machine (a server bound to loopback only), and is told the message of an app
+   * that failed to load in full.
+   */
+  toBody(requestId?: string, local = false): ErrorBody {
+    const message = local && LOCAL_MESSAGES.has(this.code) ? this.message : this.clientMessage;
     return {
       error: {
         code: this.code,
-        message: requestId === undefined ? this.clientMessage : `${this.clientMessage} Request id: ${requestId}.`,
+        message: requestId === undefined ? message : `${message} Request id: ${requestId}.`,
         ...(this.field === undefined ? {} : { field: this.field }),
         ...(requestId === undefined ? {} : { requestId }),
         ...(this.invocationId === undefined ? {} : { invocationId: this.invocationId }),
