@@ -12,18 +12,24 @@ import { isAgentDefinition, type LoadedAgent, loadAgentModule, resolveAgentFile 
 export interface AgentWithModel {
   loaded: LoadedAgent;
   defaultModel: DefaultModelChoice;
+  /**
+   * The line saying that the offline demo model answers for some agents, when it does: for the
+   * command to print on stderr once its arguments are accepted, so that it never comes before a
+   * usage error.
+   */
+  offlineNotice: string | undefined;
 }
 
 /**
  * Loads the agent a command names (file, definition or directory) and chooses the default model
  * from `--model`: a YAML/JSON definition gets it from the loader; a module is loaded first, as it
  * may register the providers `--model` names. When the offline demo model would answer for some
- * agent, says so on stderr.
+ * agent, the notice says so.
  */
 export async function loadAgentWithModel(
   target: string,
   modelFlag: string | undefined,
-  io: CliIo,
+  io: Pick<CliIo, 'cwd'>,
 ): Promise<AgentWithModel> {
   const file = await resolveAgentFile(target, io.cwd);
   const definitionModel = isAgentDefinition(file) ? chooseDefaultModel(modelFlag) : undefined;
@@ -34,9 +40,6 @@ export async function loadAgentWithModel(
   // A directory is the app, as `troupe api`/`web` name it, whatever its entry file is called (team.yaml).
   if (file !== resolve(io.cwd, target)) loaded = { ...loaded, appName: basename(dirname(file)) };
   const defaultModel = definitionModel ?? chooseDefaultModel(modelFlag);
-  if (defaultModel.offline) {
-    const users = agentsUsingDefaultModel(loaded.agent, defaultModel.model);
-    if (users.length > 0) io.stderr.write(`${offlineModelNotice(users)}\n`);
-  }
-  return { loaded, defaultModel };
+  const users = defaultModel.offline ? agentsUsingDefaultModel(loaded.agent, defaultModel.model) : [];
+  return { loaded, defaultModel, offlineNotice: users.length > 0 ? offlineModelNotice(users) : undefined };
 }

@@ -29,9 +29,12 @@ export function colorWanted(stream: TextOutput, env: Environment = process.env):
   return stream.isTTY === true;
 }
 
-/** The style for `stream`: ANSI colours when {@link colorWanted}, else {@link PLAIN_STYLE}. */
+/**
+ * The style for `stream`: ANSI colours when {@link colorWanted}, else {@link PLAIN_STYLE}. Each
+ * call makes a style of its own, whose agents get their colours in order of appearance.
+ */
 export function styleFor(stream: TextOutput, env: Environment = process.env): TextStyle {
-  return colorWanted(stream, env) ? ANSI_STYLE : PLAIN_STYLE;
+  return colorWanted(stream, env) ? ansiStyle() : PLAIN_STYLE;
 }
 
 const RESET = '\u001b[0m';
@@ -42,20 +45,26 @@ const ROLE_CODES: Record<Exclude<TextRole, 'agent'>, string> = {
   approval: '\u001b[1;33m', // bold yellow
   muted: '\u001b[2m', // dim
 };
-// Agent names cycle through colours the other roles do not use, so each agent keeps its own.
+// Colours the other roles do not use, given to agents in the order they first speak: the first
+// six agents of a transcript never share one (a hash of the name made two of six collide).
 const AGENT_CODES = ['\u001b[1;34m', '\u001b[1;35m', '\u001b[1;94m', '\u001b[1;95m', '\u001b[1;96m', '\u001b[1;92m'];
 
-function agentCode(name: string): string {
-  let hash = 0;
-  for (const char of name) hash = (hash * 31 + char.codePointAt(0)!) >>> 0;
-  return AGENT_CODES[hash % AGENT_CODES.length]!;
+function ansiStyle(): TextStyle {
+  const agents = new Map<string, string>();
+  const agentCode = (name: string): string => {
+    let code = agents.get(name);
+    if (code === undefined) {
+      code = AGENT_CODES[agents.size % AGENT_CODES.length]!;
+      agents.set(name, code);
+    }
+    return code;
+  };
+  return Object.freeze({
+    colored: true,
+    paint(role: TextRole, text: string, name?: string): string {
+      if (text === '') return text;
+      const code = role === 'agent' ? agentCode(name ?? text) : ROLE_CODES[role];
+      return `${code}${text}${RESET}`;
+    },
+  });
 }
-
-const ANSI_STYLE: TextStyle = Object.freeze({
-  colored: true,
-  paint(role: TextRole, text: string, name?: string): string {
-    if (text === '') return text;
-    const code = role === 'agent' ? agentCode(name ?? text) : ROLE_CODES[role];
-    return `${code}${text}${RESET}`;
-  },
-});

@@ -71,10 +71,11 @@ describe.skipIf(!hasScript)('troupe run at a terminal (pseudo-terminal via scrip
     const screen = terminal.screen();
     // eslint-disable-next-line no-control-regex -- terminal escape sequences are what is checked
     expect(screen).toMatch(/\u001b\[[\d;]+mGreeter:\u001b\[0m \(offline model, not an LLM\)/);
-    // The spinner: a frame, what runs, the seconds; erased (CR + erase line) before the answer prints.
+    // The spinner: a frame, what runs, the seconds; erased (CR + erase line) before the answer prints,
+    // and before the offline model's note, which comes once the run has started.
     expect(screen).toMatch(
       // eslint-disable-next-line no-control-regex -- terminal escape sequences are what is checked
-      /\r\u001b\[K\u001b\[2m[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] [^\n]*\d+\.\ds\u001b\[0m\r\u001b\[K\u001b\[[\d;]+mGreeter:/,
+      /\r\u001b\[K\u001b\[2m[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] [^\n]*\d+\.\ds\u001b\[0m\r\u001b\[K(?:Note: [^\n]*\n)?\u001b\[[\d;]+mGreeter:/,
     );
   }, 40_000);
 

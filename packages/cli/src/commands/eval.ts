@@ -70,8 +70,10 @@ export async function evalCommand(args: readonly string[], io: CliIo): Promise<n
 
 async function evaluateAgent(options: EvalRunOptions, io: CliIo): Promise<number> {
   const evalSet = await readEvalSet(options.evalSetPath, io.cwd);
-  const { loaded, defaultModel } = await loadAgentWithModel(options.target, options.model, io);
+  const { loaded, defaultModel, offlineNotice } = await loadAgentWithModel(options.target, options.model, io);
   const judgeModel = options.judgeModel === undefined ? undefined : judge(options.judgeModel);
+  // Once the command line is accepted: a bad --judge-model is the only thing to say then.
+  if (offlineNotice) io.stderr.write(`${offlineNotice}\n`);
   const controller = new AbortController();
   const stopListening = io.onInterrupt(() => controller.abort());
   try {

@@ -4,6 +4,8 @@ import {
   type InterruptInfo,
   InputValidationError,
   Runner,
+  type SessionKey,
+  type SessionService,
 } from '@troupe/core';
 import { openInterrupts } from '@troupe/core/hosting';
 import { Conversation } from '../conversation.js';
@@ -11,6 +13,7 @@ import { loadAgentWithModel } from '../agent-with-model.js';
 import { warnOnEmptyTeams } from '../empty-team-warning.js';
 import { jsonLinesSink, transcriptSink } from '../event-sinks.js';
 import { ExitCode, exitCodeFor } from '../exit-codes.js';
+import { FirstRunNotice } from '../first-run-notice.js';
 import { interruptHandler } from '../interrupt-keys.js';
 import type { CliIo } from '../io.js';
 import { createLineReader, type LineReader } from '../line-reader.js';
@@ -38,7 +41,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     io.stdout.write(RUN_USAGE);
     return ExitCode.ok;
   }
-  const { loaded, defaultModel } = await loadAgentWithModel(options.target, options.model, io);
+  const { loaded, defaultModel, offlineNotice } = await loadAgentWithModel(options.target, options.model, io);
   const oneShot = oneShotOf(options, loaded.agent);
   const env = io.env ?? process.env;
   const style = styleFor(io.stdout, env);
@@ -58,7 +61,13 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     io,
     errorStyle,
   );
-  const plugins: BasePlugin[] = [rememberEachTurn(io)];
+  // Printed when the run starts (a chat: before its prompt), never before a usage error.
+  const notice = new FirstRunNotice((text) => {
+    spinner?.clear();
+    io.stderr.write(text);
+  });
+  if (offlineNotice) notice.add(offlineNotice);
+  const plugins: BasePlugin[] = [notice, rememberEachTurn(io)];
   if (spinner) plugins.push(new ProgressPlugin((activity) => spinner.update(activity)));
   if (options.json) plugins.push(new ShowUserEvent(() => sink));
   const store = createSessionStore({ cwd: io.cwd, db: options.db, memory: options.memory });
@@ -74,13 +83,14 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   });
   try {
     const request = { appName: runner.appName, userId: options.userId, sessionId: options.sessionId };
-    const existed =
+    // The session this command makes: a new one, or the --session named that did not exist yet.
+    const made =
       options.sessionId === undefined ||
-      (await runner.sessionService.getSession({ ...request, sessionId: options.sessionId })) !== undefined;
+      (await runner.sessionService.getSession({ ...request, sessionId: options.sessionId })) === undefined;
     const session = await openSession(runner.sessionService, request);
-    if (!existed)
-      io.stderr.write(
-        `troupe: new session ${session.id}: app '${runner.appName}' has no session '${session.id}' for user '${options.userId}'${store.path !== undefined ? ` in ${store.path}` : ''}. To continue an existing one, check --session, --user and --db.\n`,
+    if (made && options.sessionId !== undefined)
+      notice.add(
+        `troupe: new session ${session.id}: app '${runner.appName}' has no session '${session.id}' for user '${options.userId}'${store.path !== undefined ? ` in ${store.path}` : ''}. To continue an existing one, check --session, --user and --db.`,
       );
     const promptOutput = options.json ? io.stderr : io.stdout;
     const promptStyle = options.json ? errorStyle : style;
@@ -97,12 +107,15 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     };
     const clearSpinner = () => spinner?.clear();
     if (oneShot === undefined) {
+      notice.flush();
       return await chat({ ...shared, openInterrupts: waiting, resumeHint, beforeNotice: clearSpinner });
     }
     let code: number;
     try {
       code = await runOnce({ ...shared, resumeHint, beforeNotice: clearSpinner }, oneShot.message, waiting);
     } catch (error) {
+      // A run refused before it stored anything leaves no session of its own making behind.
+      if (made) await forgetIfEmpty(runner.sessionService, { ...request, sessionId: session.id });
       if (error instanceof InputValidationError && 'input' in oneShot.message)
         throw inputRefusedError(oneShot.source, oneShot.value, loaded.agent, error.message);
       throw error;
@@ -114,6 +127,16 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     spinner?.stop();
     // Toolsets (MCP servers) hold child processes and connections that would keep Node running.
     await runner.close().finally(() => store.close());
+  }
+}
+
+/** Deletes a session this command made when nothing was stored in it (the store's failure to do so is not the user's problem). */
+async function forgetIfEmpty(service: SessionService, key: SessionKey): Promise<void> {
+  try {
+    const session = await service.getSession({ ...key, numRecentEvents: 1 });
+    if (session && session.events.length === 0) await service.deleteSession(key);
+  } catch {
+    // The refusal is what the user needs to hear; an empty session left behind is harmless.
   }
 }
 
