@@ -169,13 +169,13 @@ describe.skipIf(NO_BROWSER)('troupe web: what the model saw (Chromium)', () => {
       'Sequence: step 1 done, step 2 next',
       'Loop iteration 1: step 1 done',
       'Loop iteration 2: step 1 done',
-      'Loop stopped: reached its maximum of iterations after 2 iterations',
+      'Loop stopped: reached its maximum of 2 iterations',
       'Parallel branches finished: Grammar, Facts',
     ])
       expect(lines.some((line) => line.includes(expected))).toBe(true);
     expect(await page.locator('.event').filter({ hasText: '(no content)' }).count()).toBe(0);
     expect(await page.getByRole('log', { name: 'Conversation' }).innerText()).toContain(
-      'Loop stopped: reached its maximum of iterations after 2 iterations',
+      'Loop stopped: reached its maximum of 2 iterations',
     );
     await page
       .locator('.event')

@@ -139,7 +139,7 @@ describe.skipIf(NO_BROWSER)('troupe web: the dev UI in Chromium', () => {
     await page.getByRole('button', { name: '▶ Replay' }).waitFor();
   }, 60_000);
 
-  it("shows a plan-execute run's plan with its finished and next steps", async () => {
+  it("shows a plan-execute run's plan with its finished steps, and why it stopped before the last", async () => {
     const { page, baseUrl } = web;
     await page.goto(baseUrl);
     await page.getByLabel('App').selectOption('todo-plan');
@@ -151,7 +151,8 @@ describe.skipIf(NO_BROWSER)('troupe web: the dev UI in Chromium', () => {
     const plan = page.getByRole('list', { name: 'Plan of Checklist' });
     const steps = async () =>
       (await plan.getByRole('listitem').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim()).join(' | ');
-    await expect.poll(steps, POLL).toBe('✓ Pack (done) | ✓ Lock the door (done) | ▶ Water the plants (current)');
+    await expect.poll(steps, POLL).toBe('✓ Pack (done) | ✓ Lock the door (done) | ○ Water the plants (open)');
+    expect(await page.locator('.plan-status').innerText()).toBe('Plan stopped: reached its maximum of 2 steps');
   });
 
   it('Stop cancels a run: the stored cancellation is shown at once, and the session takes the next message', async () => {

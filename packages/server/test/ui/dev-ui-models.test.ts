@@ -32,7 +32,7 @@ it('reads loop iterations and stop reasons, sequence steps and parallel branches
   );
   expect(workflowProgress(progressEvent('Drafts', { stopReason: 'maxIterations', iterations: 2 }, true))).toEqual({
     workflow: 'loop',
-    text: 'Loop stopped: reached its maximum of iterations after 2 iterations',
+    text: 'Loop stopped: reached its maximum of 2 iterations',
   });
   expect(workflowProgress(progressEvent('Drafts', { stopReason: 'escalated', iterations: 1 }))?.text).toBe(
     'Loop stopped: escalated after 1 iteration',
@@ -51,6 +51,45 @@ it('reads loop iterations and stop reasons, sequence steps and parallel branches
   expect(transcript([progressEvent('Reviews', { completed: ['Grammar', 'Facts'] })]).map((i) => i.kind)).toEqual([
     'step',
   ]);
+});
+
+it("gives the patterns' records their own words, by the kind of their author, and a custom record its JSON", () => {
+  const kinds: Record<string, string> = {
+    Trip: 'plan_execute',
+    Room: 'group_chat',
+    Lead: 'supervisor',
+    Drafts: 'loop',
+  };
+  const kindOf = (author: string) => kinds[author];
+  // A plan that answered is no loop that reached its maximum.
+  expect(workflowProgress(progressEvent('Trip', { stopReason: 'responded', iterations: 2 }, true), kindOf)).toEqual({
+    workflow: 'plan_execute',
+    text: 'Plan answered after 2 steps',
+  });
+  expect(workflowProgress(progressEvent('Trip', { stopReason: 'maxIterations', iterations: 3 }), kindOf)?.text).toBe(
+    'Plan stopped: reached its maximum of 3 steps',
+  );
+  expect(workflowProgress(progressEvent('Drafts', { stopReason: 'maxIterations', iterations: 3 }), kindOf)?.text).toBe(
+    'Loop stopped: reached its maximum of 3 iterations',
+  );
+  const next = { next: 'execute', iteration: 1, plan: ['Go'], pastSteps: [{ step: 'Pack', result: 'ok' }] };
+  expect(workflowProgress(progressEvent('Trip', next), kindOf)?.text).toBe('Plan: step 2 of 2 next: Go');
+  expect(workflowProgress(progressEvent('Room', { speakers: ['Writer'], done: false }), kindOf)?.text).toBe(
+    'Group chat: turn 1, Writer speaks',
+  );
+  expect(workflowProgress(progressEvent('Lead', { stopReason: 'answered', delegations: 2 }), kindOf)?.text).toBe(
+    'Supervisor answered after 2 delegations',
+  );
+  expect(workflowProgress(progressEvent('Custom', { step: 3 }))).toEqual({
+    workflow: 'agent',
+    text: 'Custom recorded its progress: {"step":3}',
+  });
+  // The chat shows the patterns' lines too, with the kinds given.
+  expect(
+    transcript([progressEvent('Trip', { stopReason: 'planCompleted', iterations: 1 })], kindOf).map((i) =>
+      'text' in i ? i.text : i.kind,
+    ),
+  ).toEqual(['Plan completed: all 1 step done']);
 });
 
 it('builds a form from an inputSchema and turns its values into the input, checking what was typed', () => {

@@ -280,9 +280,40 @@ describe('pattern progress', () => {
           { text: 'Book the hotel', state: 'current' },
           { text: 'Rent a car', state: 'open' },
         ],
+        status: undefined,
+        finished: false,
       },
     ]);
     expect(patternProgress(graph, [], {}).plans).toEqual([]);
+  });
+
+  it('keeps a finished plan with its steps ticked and says why it stopped; the steps it never ran are not current', () => {
+    const record = (agentState: Record<string, unknown>) => ({
+      ...event({ author: 'Trip', path: 'Root/Trip' }),
+      actions: { stateDelta: {}, artifactDelta: {}, agentState },
+    });
+    // Its only step done: no steps left in the plan.
+    const done = { plan: { steps: [] }, pastSteps: [{ step: 'Book the flight', result: 'AF123' }] };
+    expect(patternProgress(graph, [record({ stopReason: 'planCompleted', iterations: 1 })], done).plans).toEqual([
+      {
+        agent: 'Trip',
+        steps: [{ text: 'Book the flight', state: 'done' }],
+        status: 'Plan completed: all 1 step done',
+        finished: true,
+      },
+    ]);
+    // Answered early: the remaining step is left open, and a maxIterations stop is the plan's, not a loop's.
+    const early = { plan: { steps: ['Rent a car'] }, pastSteps: [{ step: 'Book the flight', result: 'AF123' }] };
+    expect(
+      patternProgress(graph, [record({ stopReason: 'maxIterations', iterations: 1 })], early).plans[0],
+    ).toMatchObject({
+      steps: [
+        { text: 'Book the flight', state: 'done' },
+        { text: 'Rent a car', state: 'open' },
+      ],
+      status: 'Plan stopped: reached its maximum of 1 step',
+      finished: true,
+    });
   });
 
   it("lists a group chat's speakers in order, one entry per turn, only the chat's own participants", () => {

@@ -12,6 +12,7 @@ import { PatternPanel } from './components/pattern-panel.js';
 import { SessionsPanel } from './components/sessions-panel.js';
 import { TokenForm } from './components/token-form.js';
 import { TraceView } from './components/trace-view.js';
+import { kindsOf } from './model/agent-kinds.js';
 import { openInterrupts } from './model/interrupts.js';
 import { foldEvent, localInputEvent, localResumeEvent, localUserEvent, type LiveView } from './model/live-run.js';
 import { patternProgress } from './model/pattern-progress.js';
@@ -48,6 +49,8 @@ export function App({ api, url, setToken, onTokenChange }: AppProps) {
   const [app, setApp] = useState<string | undefined>(url.initial.app);
   const [user, setUser] = useState(url.initial.user ?? 'user');
   const [sessions, setSessions] = useState<WireSession[]>([]);
+  /** Why the sessions could not be listed, shown in their panel instead of "No sessions yet." */
+  const [sessionsError, setSessionsError] = useState<string>();
   const [summaries, setSummaries] = useState<ReadonlyMap<string, SessionSummary>>(new Map());
   const [inputSchema, setInputSchema] = useState<Record<string, unknown> | null>(null);
   const [tab, setTab] = useState<Tab>('events');
@@ -63,6 +66,8 @@ export function App({ api, url, setToken, onTokenChange }: AppProps) {
   const [error, setError] = useState<string>();
   const [needToken, setNeedToken] = useState(false);
   const [reload, setReload] = useState(0);
+  /** Bumped to open the structured input form (after a text message the agent refused). */
+  const [openInputForm, setOpenInputForm] = useState(0);
   const pendingSession = useRef(url.initial.session);
   const currentRun = useRef<{ ref: SessionRef; controller: AbortController } | undefined>(undefined);
   const creating = useRef<Promise<SessionRef | undefined> | undefined>(undefined);
@@ -123,6 +128,7 @@ export function App({ api, url, setToken, onTokenChange }: AppProps) {
     setGraph(undefined);
     setInputSchema(null);
     setSessions([]);
+    setSessionsError(undefined);
     setSummaries(new Map());
     setSessionId(undefined);
     setView(EMPTY_VIEW);
@@ -131,14 +137,25 @@ export function App({ api, url, setToken, onTokenChange }: AppProps) {
     url.record({ app, user });
     let current = true;
     (async () => {
-      const [tree, list, schema] = await Promise.all([
+      // Each read on its own: an app that fails to load still lists its stored sessions, and a
+      // listing that fails says so in the Sessions panel.
+      const [tree, listed, schema] = await Promise.allSettled([
         api.graph(app),
         api.listSessions(app, user),
         api.inputSchema(app),
       ]);
       if (!current) return;
-      setGraph(tree);
-      setInputSchema(schema);
+      if (tree.status === 'fulfilled') setGraph(tree.value);
+      else report(tree.reason);
+      // The schema needs the app loaded too: its failure is the graph's, reported once.
+      if (schema.status === 'fulfilled') setInputSchema(schema.value);
+      else if (tree.status === 'fulfilled') report(schema.reason);
+      if (listed.status === 'rejected') {
+        if (listed.reason instanceof ApiError && listed.reason.status === 401) report(listed.reason);
+        else setSessionsError(messageOf(listed.reason));
+        return;
+      }
+      const list = listed.value;
       void refreshSummaries(app).catch(report);
       // A session created while the list was loading is kept.
       setSessions((known) => [...list, ...known.filter((s) => !list.some((l) => l.id === s.id))]);
@@ -154,7 +171,14 @@ export function App({ api, url, setToken, onTokenChange }: AppProps) {
 
   const refreshSessions = useCallback(async () => {
     if (app === undefined) return;
-    setSessions(await api.listSessions(app, user));
+    try {
+      setSessions(await api.listSessions(app, user));
+      setSessionsError(undefined);
+    } catch (caught) {
+      if (caught instanceof ApiError && caught.status === 401) throw caught;
+      setSessionsError(messageOf(caught));
+      return;
+    }
     await refreshSummaries(app);
   }, [api, app, user, refreshSummaries]);
 
@@ -200,7 +224,13 @@ export function App({ api, url, setToken, onTokenChange }: AppProps) {
           setView((v) => foldEvent(v, event));
         }, controller.signal);
       } catch (caught) {
-        report(caught);
+        // A text message (its opening event holds text, no input) to an agent that takes a
+        // structured input: the server names the shape; the form under the chat is the way to send it.
+        const text = opening.content !== undefined && opening.actions.agentState === undefined;
+        if (caught instanceof ApiError && caught.code === 'INPUT_VALIDATION' && text && inputSchema !== null) {
+          setError(`${caught.message} Fill in the Structured input form under the chat instead.`);
+          setOpenInputForm((n) => n + 1);
+        } else report(caught);
       } finally {
         currentRun.current = undefined;
         setRunning(false);
@@ -210,7 +240,7 @@ export function App({ api, url, setToken, onTokenChange }: AppProps) {
         await refreshSessions().catch(report);
       }
     },
-    [openSession, refreshSessions, report],
+    [openSession, refreshSessions, report, inputSchema],
   );
 
   const send = useCallback(
@@ -278,6 +308,7 @@ export function App({ api, url, setToken, onTokenChange }: AppProps) {
     return () => clearTimeout(timer);
   }, [replayAt, events.length]);
 
+  const kindOf = useMemo(() => kindsOf(graph), [graph]);
   const steps = useMemo(() => replayStates(initial, events), [initial, events]);
   // The patterns as of the selected event (or the latest), like the state view.
   const patterns = useMemo(() => {
@@ -285,7 +316,7 @@ export function App({ api, url, setToken, onTokenChange }: AppProps) {
     return patternProgress(graph, events.slice(0, upTo + 1), steps[upTo]?.after ?? initial);
   }, [graph, events, steps, selected, initial]);
   const shownEvents = replayAt === undefined ? events : events.slice(0, replayAt + 1);
-  const items = useMemo(() => transcript(shownEvents), [shownEvents]);
+  const items = useMemo(() => transcript(shownEvents, kindOf), [shownEvents, kindOf]);
   const selectedEvent = selected === undefined ? undefined : events[selected];
   const active = running
     ? speaking
@@ -333,6 +364,7 @@ export function App({ api, url, setToken, onTokenChange }: AppProps) {
         <div class="column left">
           <SessionsPanel
             sessions={sessions}
+            error={sessionsError}
             summaries={summaries}
             current={sessionId}
             disabled={running || app === undefined}
@@ -360,7 +392,12 @@ export function App({ api, url, setToken, onTokenChange }: AppProps) {
           onSend={(text) => void send({ text })}
           inputForm={
             inputSchema ? (
-              <InputForm schema={inputSchema} sendBlocked={sendBlocked} onSend={(input) => void send({ input })} />
+              <InputForm
+                schema={inputSchema}
+                sendBlocked={sendBlocked}
+                onSend={(input) => void send({ input })}
+                openRequest={openInputForm}
+              />
             ) : undefined
           }
           onAnswer={answer}
@@ -406,6 +443,7 @@ export function App({ api, url, setToken, onTokenChange }: AppProps) {
             <>
               <EventsPanel
                 events={events}
+                kindOf={kindOf}
                 selected={selected}
                 onSelect={(index) => {
                   setReplayAt(undefined);
@@ -436,4 +474,9 @@ export function App({ api, url, setToken, onTokenChange }: AppProps) {
       </main>
     </div>
   );
+}
+
+/** The message of anything caught, for a line of the page. */
+function messageOf(caught: unknown): string {
+  return caught instanceof Error ? caught.message : String(caught);
 }

@@ -95,7 +95,10 @@ function FactLine({ fact }: { fact: EventFact }) {
     case 'progress':
       return (
         <span class="progress-line">
-          <span class={`tag progress ${fact.workflow}`}>{fact.workflow}</span> {fact.text}
+          <span class={`tag progress ${fact.workflow}`}>
+            {fact.workflow === 'plan_execute' ? 'plan' : fact.workflow.replace('_', ' ')}
+          </span>{' '}
+          {fact.text}
         </span>
       );
     case 'answers':

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef } from 'preact/hooks';
 import { eventFacts } from '../model/event-facts.js';
 import { compactionOf, rewoundIds } from '../model/rewind.js';
+import type { KindOf } from '../model/workflow-progress.js';
 import type { WireEvent } from '../types.js';
 import { EventFactsView } from './event-facts-view.js';
 import { formatTime } from './format.js';
@@ -8,6 +9,8 @@ import { formatTime } from './format.js';
 /** Props of {@link EventsPanel}. */
 export interface EventsPanelProps {
   events: readonly WireEvent[];
+  /** The kind of each author, for the words of its progress records. */
+  kindOf?: KindOf;
   selected: number | undefined;
   onSelect: (index: number) => void;
   /** Replay: step through the events from the first, the chat and the tree following along. */
@@ -26,6 +29,7 @@ export interface EventsPanelProps {
  */
 export function EventsPanel({
   events,
+  kindOf,
   selected,
   onSelect,
   replaying,
@@ -37,8 +41,9 @@ export function EventsPanel({
   const rewound = useMemo(() => rewoundIds(events), [events]);
   const list = useRef<HTMLOListElement>(null);
   useEffect(() => {
-    const row = selected === undefined ? list.current?.lastElementChild : list.current?.children[selected];
-    row?.scrollIntoView({ block: 'nearest' });
+    const container = list.current;
+    const row = selected === undefined ? container?.lastElementChild : container?.children[selected];
+    if (container && row instanceof HTMLElement) scrollWithin(container, row);
   }, [selected, events.length]);
 
   const last = events.length - 1;
@@ -130,7 +135,7 @@ export function EventsPanel({
                     <strong>Rewound</strong> to before invocation <code>{rewoundTo}</code>
                   </div>
                 )}
-                <EventFactsView facts={eventFacts(event)} />
+                <EventFactsView facts={eventFacts(event, kindOf)} />
                 {canRewind && (
                   <button
                     type="button"
@@ -155,4 +160,16 @@ export function EventsPanel({
       )}
     </section>
   );
+}
+
+/**
+ * Scrolls the list (only the list) so that the row is in view. `scrollIntoView` would scroll every
+ * scrolling ancestor too, and so move the whole page away from the panel the user was looking at
+ * when a session opens.
+ */
+function scrollWithin(container: HTMLElement, row: HTMLElement): void {
+  const top = row.offsetTop - container.offsetTop;
+  const bottom = top + row.offsetHeight;
+  if (top < container.scrollTop) container.scrollTop = top;
+  else if (bottom > container.scrollTop + container.clientHeight) container.scrollTop = bottom - container.clientHeight;
 }

@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { type FormValues, formFields, formValue } from '../model/schema-form.js';
 
 /** Props of {@link InputForm}. */
@@ -8,17 +8,26 @@ export interface InputFormProps {
   /** Why sending is not possible now, if it is not. */
   sendBlocked: string | undefined;
   onSend: (input: Record<string, unknown>) => void;
+  /** Opens the form and focuses its first field whenever it grows (0: leave it as the user left it). */
+  openRequest?: number;
 }
 
 /** A form generated from the root agent's inputSchema; it starts a run with the structured `input`. */
-export function InputForm({ schema, sendBlocked, onSend }: InputFormProps) {
+export function InputForm({ schema, sendBlocked, onSend, openRequest = 0 }: InputFormProps) {
   const fields = useMemo(() => formFields(schema), [schema]);
   const [values, setValues] = useState<FormValues>({});
   const [problem, setProblem] = useState<string>();
   const set = (name: string, value: string | boolean) => setValues((v) => ({ ...v, [name]: value }));
+  const details = useRef<HTMLDetailsElement>(null);
+  useEffect(() => {
+    const element = details.current;
+    if (openRequest === 0 || !element) return;
+    element.open = true;
+    element.querySelector<HTMLElement>('input, select, textarea')?.focus();
+  }, [openRequest]);
 
   return (
-    <details class="input-form">
+    <details class="input-form" ref={details}>
       <summary>Structured input</summary>
       <form
         aria-label="Structured input"

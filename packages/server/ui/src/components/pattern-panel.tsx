@@ -1,6 +1,9 @@
 import type { PatternProgress } from '../model/pattern-progress.js';
 
-/** A plan-execute agent's plan and step progress, and a group chat's speaker order; nothing when the app has neither. */
+/**
+ * A plan-execute agent's plan with its finished steps ticked and its latest progress in words (kept
+ * after the plan ended), and a group chat's speaker order; nothing when the app has neither.
+ */
 export function PatternPanel({ progress }: { progress: PatternProgress }) {
   if (progress.plans.length === 0 && progress.chats.length === 0) return null;
   return (
@@ -11,6 +14,11 @@ export function PatternPanel({ progress }: { progress: PatternProgress }) {
       {progress.plans.map((plan) => (
         <div class="pattern" key={`plan-${plan.agent}`}>
           <h3 class="small-text">{plan.agent}: plan</h3>
+          {plan.status !== undefined && (
+            <p class={plan.finished ? 'plan-status finished' : 'plan-status'} data-finished={plan.finished}>
+              {plan.status}
+            </p>
+          )}
           <ol class="plan-steps" aria-label={`Plan of ${plan.agent}`}>
             {plan.steps.map((step, i) => (
               <li key={i} class={`plan-step ${step.state}`} data-state={step.state}>

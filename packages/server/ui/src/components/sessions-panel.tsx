@@ -3,6 +3,8 @@ import type { SessionSummary, WireSession } from '../types.js';
 /** Props of {@link SessionsPanel}. */
 export interface SessionsPanelProps {
   sessions: readonly WireSession[];
+  /** Why the sessions could not be listed (the server's message), when they could not. */
+  error?: string | undefined;
   /** Names and start times by session id (read after the list; a session without one shows its id). */
   summaries: ReadonlyMap<string, SessionSummary>;
   current: string | undefined;
@@ -12,7 +14,7 @@ export interface SessionsPanelProps {
 }
 
 /** The user's stored sessions of the app, newest first, named by their first message; opening one replays its events. */
-export function SessionsPanel({ sessions, summaries, current, disabled, onOpen, onNew }: SessionsPanelProps) {
+export function SessionsPanel({ sessions, error, summaries, current, disabled, onOpen, onNew }: SessionsPanelProps) {
   const sorted = [...sessions].sort((a, b) => b.lastUpdateTime - a.lastUpdateTime);
   return (
     <section class="panel sessions" aria-labelledby="sessions-heading">
@@ -22,7 +24,11 @@ export function SessionsPanel({ sessions, summaries, current, disabled, onOpen, 
           New session
         </button>
       </div>
-      {sorted.length === 0 ? (
+      {error !== undefined && sorted.length === 0 ? (
+        <p class="empty error-text" role="alert">
+          Could not list the sessions: {error}
+        </p>
+      ) : sorted.length === 0 ? (
         <p class="empty">No sessions yet.</p>
       ) : (
         <ul class="session-list">

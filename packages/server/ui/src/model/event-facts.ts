@@ -1,6 +1,6 @@
 import type { Part, WireEvent } from '../types.js';
 import { isResumeRecord, resumeAnswers } from './interrupts.js';
-import { workflowProgress, type WorkflowProgress } from './workflow-progress.js';
+import { type KindOf, workflowProgress, type WorkflowProgress } from './workflow-progress.js';
 
 /** One thing an event says, as the event list shows it. */
 export type EventFact =
@@ -26,11 +26,11 @@ export type EventFact =
       prompt: string;
     }
   | { kind: 'answers'; answers: Record<string, unknown> }
-  /** A workflow agent's progress: a loop iteration, its stop reason, a sequence step, parallel branches. */
+  /** A workflow or pattern agent's progress: a loop iteration, a plan step, a stop reason, parallel branches. */
   | ({ kind: 'progress' } & WorkflowProgress);
 
-/** What one event says, in the order the list shows it. */
-export function eventFacts(event: WireEvent): EventFact[] {
+/** What one event says, in the order the list shows it; `kindOf` names the kind of its author (for its progress words). */
+export function eventFacts(event: WireEvent, kindOf?: KindOf): EventFact[] {
   const facts: EventFact[] = [];
   const adkForm = event.interrupt !== undefined || isResumeRecord(event);
   for (const part of event.content?.parts ?? []) {
@@ -63,7 +63,7 @@ export function eventFacts(event: WireEvent): EventFact[] {
     });
   }
   if (isResumeRecord(event)) facts.push({ kind: 'answers', answers: resumeAnswers(event) });
-  const progress = workflowProgress(event);
+  const progress = workflowProgress(event, kindOf);
   if (progress) facts.push({ kind: 'progress', ...progress });
   if (event.usage) {
     const u = event.usage;

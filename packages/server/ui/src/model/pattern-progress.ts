@@ -1,10 +1,17 @@
+import { describeProgress } from '@troupe/core/progress-words';
 import type { AgentGraphNode, WireEvent } from '../types.js';
+import { walkGraph } from './agent-kinds.js';
 import type { StateMap } from './state-replay.js';
 
 /** A plan-execute agent's plan, as the session's state has it (`plan.steps`, `pastSteps`). */
 export interface PlanProgress {
   agent: string;
+  /** Done, current (the step running or next), or open (not reached; after the end, never run). */
   steps: { text: string; state: 'done' | 'current' | 'open' }[];
+  /** The agent's latest progress in words ("Plan answered after 2 steps"), when it recorded any. */
+  status: string | undefined;
+  /** True once its final record says why it stopped: no step is current any more. */
+  finished: boolean;
 }
 
 /** Who spoke in a group chat, in order (one entry per turn). */
@@ -30,9 +37,9 @@ export function patternProgress(
   state: StateMap,
 ): PatternProgress {
   const progress: PatternProgress = { plans: [], chats: [] };
-  for (const node of walk(graph)) {
+  for (const node of walkGraph(graph)) {
     if (node.type === 'plan_execute') {
-      const plan = planOf(node.name, state);
+      const plan = planOf(node.name, state, events);
       if (plan) progress.plans.push(plan);
     } else if (node.type === 'group_chat') {
       progress.chats.push({ agent: node.name, speakers: speakersOf(node, events) });
@@ -41,23 +48,39 @@ export function patternProgress(
   return progress;
 }
 
-function planOf(agent: string, state: StateMap): PlanProgress | undefined {
+function planOf(agent: string, state: StateMap, events: readonly WireEvent[]): PlanProgress | undefined {
   const plan = state.plan as { steps?: unknown } | undefined;
-  const steps = Array.isArray(plan?.steps) ? plan.steps.map(String) : undefined;
-  if (!steps || steps.length === 0) return undefined;
-  // The plan holds the steps still to do; pastSteps those done, oldest first.
+  const steps = Array.isArray(plan?.steps) ? plan.steps.map(String) : [];
+  // The plan holds the steps still to do; pastSteps those done, oldest first. A finished plan has
+  // no steps left, and still shows what was done.
   const past = Array.isArray(state.pastSteps) ? state.pastSteps : [];
+  if (steps.length === 0 && past.length === 0) return undefined;
   const done = past.map((p) =>
     typeof p === 'object' && p !== null && 'step' in p ? String((p as { step: unknown }).step) : String(p),
   );
+  const words = latestWords(agent, events);
+  const finished = words?.final === true;
   const open = steps.filter((s) => !done.includes(s));
   return {
     agent,
     steps: [
       ...done.map((text) => ({ text, state: 'done' as const })),
-      ...open.map((text, i) => ({ text, state: i === 0 ? ('current' as const) : ('open' as const) })),
+      ...open.map((text, i) => ({ text, state: i === 0 && !finished ? ('current' as const) : ('open' as const) })),
     ],
+    status: words?.text,
+    finished,
   };
+}
+
+/** The words of the agent's latest progress record among the events (those up to the selected one). */
+function latestWords(agent: string, events: readonly WireEvent[]) {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!;
+    if (event.author !== agent || event.actions.agentState === undefined) continue;
+    const words = describeProgress(event.actions.agentState, 'plan_execute');
+    if (words) return words;
+  }
+  return undefined;
 }
 
 function speakersOf(chat: AgentGraphNode, events: readonly WireEvent[]): string[] {
@@ -75,11 +98,4 @@ function speakersOf(chat: AgentGraphNode, events: readonly WireEvent[]): string[
     speakers.push(event.author);
   }
   return speakers;
-}
-
-function* walk(node: AgentGraphNode | undefined): Generator<AgentGraphNode> {
-  if (!node) return;
-  yield node;
-  for (const child of node.children) yield* walk(child);
-  for (const tool of node.tools) yield* walk(tool.agent);
 }

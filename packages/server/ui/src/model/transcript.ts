@@ -2,6 +2,7 @@ import type { InterruptInfo, WireEvent } from '../types.js';
 import { blockedTitle, eventFacts } from './event-facts.js';
 import { isImageType } from './image-types.js';
 import { compactionOf, invocationStart, rewoundIds } from './rewind.js';
+import type { KindOf } from './workflow-progress.js';
 
 /** One line of the chat: what the user and the agents said, and the steps in between. */
 export type ChatItem =
@@ -15,9 +16,10 @@ export type ChatItem =
 /**
  * The chat transcript of a session's events: user messages, agents' text (thoughts left out),
  * and one short line per tool call, tool result, transfer, interrupt, answer, error, compaction
- * and rewind. Rewound events are left out.
+ * and rewind, and the workflow and pattern agents' progress in words (`kindOf` names each author's
+ * kind). Rewound events are left out.
  */
-export function transcript(events: readonly WireEvent[]): ChatItem[] {
+export function transcript(events: readonly WireEvent[], kindOf?: KindOf): ChatItem[] {
   const items: ChatItem[] = [];
   const asked = new Map<string, InterruptInfo>();
   const rewound = rewoundIds(events);
@@ -52,7 +54,7 @@ export function transcript(events: readonly WireEvent[]): ChatItem[] {
     const hasText = (event.content?.parts ?? []).some((part) => 'text' in part && part.text !== '');
     if (input !== undefined && !hasText)
       items.push({ kind: 'user', key: `${event.id}:input`, eventIndex, text: `input ${JSON.stringify(input)}` });
-    eventFacts(event).forEach((fact, n) => {
+    eventFacts(event, kindOf).forEach((fact, n) => {
       const key = `${event.id}:${n}`;
       const at = { key, eventIndex, author };
       switch (fact.kind) {
