@@ -13,6 +13,8 @@ await mkdir(outdir, { recursive: true });
 await Promise.all([
   build({
     entryPoints: [here('./src/main.tsx')],
+    // Its `paths` map @troupe/core/progress-words to core's source: the one module of core bundled.
+    tsconfig: here('./tsconfig.json'),
     outfile: `${outdir}app.js`,
     bundle: true,
     format: 'esm',
