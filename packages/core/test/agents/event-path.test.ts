@@ -113,7 +113,9 @@ describe('the event path through the tree', () => {
     const events = runner.runAsync({ userId: 'u', sessionId, newMessage: 'go' });
     for await (const event of events) if (event.author === 'A' || event.author === 'B') break;
     // The agents unwind right after (a step still busy is not waited for by the caller's return()).
-    await vi.waitFor(() => expect(endings.sort()).toEqual(['A:cancelled', 'B:cancelled', 'Fan:cancelled']));
+    await vi.waitFor(() => expect(endings.sort()).toEqual(['A:cancelled', 'B:cancelled', 'Fan:cancelled']), {
+      timeout: 10_000,
+    });
     // The session is free again and holds only what was taken before the caller left.
     const stored = await runner.sessionService.getSession({ appName: runner.appName, userId: 'u', sessionId });
     expect(stored!.events.filter((e) => e.author === 'A' || e.author === 'B')).toHaveLength(1);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
+  BasePlugin,
   ConfigurationError,
   FunctionAgent,
   FunctionTool,
@@ -11,11 +12,29 @@ import {
   ReflectionError,
   TeamAgent,
   textOf,
+  type Event,
+  type RunConfig,
 } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
+import { barrier, deferred } from '../wait.js';
 
-async function runTeam(team: TeamAgent, input: Record<string, unknown>, runConfig?: { streaming: 'sse' }) {
-  const runner = new InMemoryRunner({ agent: team });
+/** Runs the team on `input`; `onEvent` sees every event the runner yields, as it yields it. */
+async function runTeam(
+  team: TeamAgent,
+  input: Record<string, unknown>,
+  options: { runConfig?: RunConfig; onEvent?: (event: Event) => void } = {},
+) {
+  const { runConfig, onEvent } = options;
+  class Watch extends BasePlugin {
+    constructor() {
+      super('watch');
+    }
+    override onEvent({ event }: { event: Event }): undefined {
+      onEvent?.(event);
+      return undefined;
+    }
+  }
+  const runner = new InMemoryRunner({ agent: team, plugins: onEvent ? [new Watch()] : [] });
   const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
   const result = await runner.run({ userId: 'u', sessionId: session.id, input, ...(runConfig ? { runConfig } : {}) });
   return { ...result, runner, sessionId: session.id };
@@ -23,7 +42,6 @@ async function runTeam(team: TeamAgent, input: Record<string, unknown>, runConfi
 
 const fn = (name: string, run: (input: Record<string, unknown>) => unknown, outputKey?: string) =>
   new FunctionAgent({ name, ...(outputKey ? { outputKey } : {}), run: (input) => run(input) });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('TeamAgent', () => {
   it('sequential: each skill gets the input plus earlier outputs; output is the last skill output', async () => {
@@ -53,60 +71,75 @@ describe('TeamAgent', () => {
   });
 
   it('parallel: skills run at the same time on the same input; outputs merge', async () => {
-    const starts: number[] = [];
+    // Each skill answers only once both have started: run one after the other, they would never meet.
+    const bothRunning = barrier(2, 'skills running at once');
     const mk = (name: string, key: string) =>
       new FunctionAgent({
         name,
         run: async (input) => {
-          starts.push(performance.now());
-          await sleep(200);
+          await bothRunning.arrive();
           return { [key]: `${key} for ${String(input.company)}` };
         },
       });
-    const t0 = performance.now();
     const result = await runTeam(
       new TeamAgent({ name: 'Team', mode: 'parallel', skills: [mk('Fin', 'financials'), mk('News', 'news')] }),
       { company: 'Initech' },
     );
-    expect(performance.now() - t0).toBeLessThan(380);
-    expect(Math.abs(starts[0]! - starts[1]!)).toBeLessThan(100);
     expect(result.output).toEqual({ financials: 'financials for Initech', news: 'news for Initech' });
     expect(result.events.find((e) => e.author === 'Fin')!.branch).toBe('Team.Fin');
   });
 
   it('parallel: the first skill to produce a key owns it (first in time, not array order), for objects and streamed text', async () => {
+    // 'Slow' (first in the array) answers only once the team has recorded Fast's output (the
+    // progress event that follows it), so Fast is first in time however busy the machine is.
+    const fastRecorded = deferred();
     const slow = new FunctionAgent({
       name: 'Slow',
       run: async () => {
-        await sleep(80);
+        await fastRecorded.promise;
         return { shared: 'slow value', slowOnly: 1 };
       },
     });
-    const fast = new FunctionAgent({
-      name: 'Fast',
-      run: async () => {
-        await sleep(10);
-        return { shared: 'fast value' };
+    const fast = new FunctionAgent({ name: 'Fast', run: () => ({ shared: 'fast value' }) });
+    const objects = await runTeam(
+      new TeamAgent({ name: 'Team', mode: 'parallel', skills: [slow, fast] }),
+      {},
+      {
+        onEvent: (event) => {
+          if (event.author === 'Team' && JSON.stringify(event.actions.agentState ?? null).includes('fast value'))
+            fastRecorded.resolve();
+        },
       },
-    });
-    const objects = await runTeam(new TeamAgent({ name: 'Team', mode: 'parallel', skills: [slow, fast] }), {});
+    );
     expect(objects.output).toEqual({ shared: 'fast value', slowOnly: 1 });
 
     // Two LLM skills writing the same outputKey: the one that starts streaming first owns it.
+    // 'Late' starts its answer only after Early's first chunk came out.
+    const earlyStreamed = deferred();
     const late = new LlmAgent({
       name: 'Late',
       outputKey: 'text',
-      model: new ScriptedModel([{ delayMs: 80, reply: { chunks: ['late ', 'words'] } }]),
+      model: new ScriptedModel([
+        async () => {
+          await earlyStreamed.promise;
+          return { chunks: ['late ', 'words'] };
+        },
+      ]),
     });
     const early = new LlmAgent({
       name: 'Early',
       outputKey: 'text',
-      model: new ScriptedModel([{ delayMs: 5, reply: { chunks: ['early ', 'words'] } }]),
+      model: new ScriptedModel([{ chunks: ['early ', 'words'] }]),
     });
     const streamed = await runTeam(
       new TeamAgent({ name: 'Writers', mode: 'parallel', skills: [late, early] }),
       { request: 'write' },
-      { streaming: 'sse' },
+      {
+        runConfig: { streaming: 'sse' },
+        onEvent: (event) => {
+          if (event.author === 'Early' && event.partial) earlyStreamed.resolve();
+        },
+      },
     );
     expect(streamed.output).toEqual({ text: 'early words' });
   });
@@ -140,12 +173,15 @@ describe('TeamAgent', () => {
   it('iterateOn: each item runs the whole team on { ...input, ...item }; results in input order; concurrency overlaps items', async () => {
     let running = 0;
     let peak = 0;
+    // Items A and B wait for each other, so two provably run at once; C passes straight through.
+    const firstTwo = barrier(2, 'items running at once');
     const worker = new FunctionAgent({
       name: 'Worker',
       run: async (input) => {
         running++;
         peak = Math.max(peak, running);
-        await sleep(input.title === 'A' ? 120 : 30);
+        if (input.title !== 'C') await firstTwo.arrive();
+        else await Promise.resolve();
         running--;
         return { body: `${String(input.title)} by ${String(input.author)}` };
       },
@@ -285,7 +321,7 @@ describe('TeamAgent', () => {
     const result = await runTeam(
       new TeamAgent({ name: 'T', skills: [new LlmAgent({ name: 'Talker', model })] }),
       { request: 'hi' },
-      { streaming: 'sse' },
+      { runConfig: { streaming: 'sse' } },
     );
     const talker = result.events.filter((e) => e.author === 'Talker');
     expect(talker.map(textOf)).toEqual(['hello']);

@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { holdUntil } from '../../src/guardrails/hold-until.js';
+import { deferred } from '../wait.js';
 
 // The gate the first model response waits behind while input guardrails run.
-
-function deferred(): { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void } {
-  let resolve!: () => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
 
 async function drain<T, R>(gen: AsyncGenerator<T, R, undefined>): Promise<{ items: T[]; value: R }> {
   const items: T[] = [];

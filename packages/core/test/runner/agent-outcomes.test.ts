@@ -11,6 +11,7 @@ import {
 } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { z } from 'zod';
+import { waitFor } from '../wait.js';
 
 class Outcomes extends BasePlugin {
   readonly seen: string[] = [];
@@ -80,7 +81,7 @@ describe('afterAgent hears every ending, with its outcome', () => {
     );
     expect(result.status).toBe('cancelled');
     // The runner stopped right after storing the stopper's event, before its after-callbacks ran.
-    await new Promise((r) => setTimeout(r, 10));
+    await waitFor(() => plugin.seen.length >= 2, "the stopper's and the flow's after-callbacks");
     expect(plugin.seen).toEqual(['stopper:cancelled', 'Flow:cancelled']);
   });
 

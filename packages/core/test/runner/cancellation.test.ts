@@ -16,6 +16,7 @@ import {
 } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { z } from 'zod';
+import { deferred } from '../wait.js';
 
 /** A step that records that it started; `abort` makes it cancel the run while it is running. */
 function step(name: string, started: string[], abort?: () => void): FunctionAgent {
@@ -189,6 +190,7 @@ describe('cancellation: nothing starts after an abort', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let calls = 0;
+    const lateReturned = deferred();
     const slow = new FunctionAgent({
       name: 'Slow',
       run: async () => {
@@ -196,6 +198,7 @@ describe('cancellation: nothing starts after an abort', () => {
         if (calls === 1) {
           controller.abort();
           await gate; // ignores the signal
+          queueMicrotask(() => lateReturned.resolve());
           return 'late';
         }
         return 'second turn';
@@ -207,7 +210,10 @@ describe('cancellation: nothing starts after an abort', () => {
     expect(next.status).toBe('completed');
     expect(next.output).toBe('second turn');
     release();
-    await new Promise((r) => setTimeout(r, 20));
+    // The step has returned its late output; one turn of the event loop later, whatever the runner
+    // would do with it has been done.
+    await lateReturned.promise;
+    await new Promise((resolve) => setImmediate(resolve));
     const session = await runner.sessionService.getSession({ appName: runner.appName, userId: 'u', sessionId });
     expect(session!.events.map((e) => e.output ?? e.errorCode ?? 'user')).toEqual([
       'user',

@@ -16,6 +16,7 @@ import {
 } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { runOnce } from '../helpers.js';
+import { deferred } from '../wait.js';
 
 async function newRunner(agent: ConstructorParameters<typeof InMemoryRunner>[0]['agent']) {
   const runner = new InMemoryRunner({ agent });
@@ -125,10 +126,9 @@ describe('Runner', () => {
     expect(tokens.status).toBe('limit');
     expect(tokens.stopReason).toBe('maxTokens');
 
-    const slow = new ScriptedModel([{ delayMs: 5000, reply: 'late' }]);
-    const t0 = performance.now();
+    // A model that would take a minute: only the 50 ms limit can end the run within the test's time.
+    const slow = new ScriptedModel([{ delayMs: 60_000, reply: 'late' }]);
     const timed = await runOnce(new LlmAgent({ name: 'A', model: slow }), 'go', { runConfig: { timeoutMs: 50 } });
-    expect(performance.now() - t0).toBeLessThan(1000);
     expect(timed.status).toBe('limit');
     expect(timed.stopReason).toBe('timeout');
   });
@@ -136,33 +136,44 @@ describe('Runner', () => {
   it('abortSignal reaches every branch; the run ends cancelled and no child keeps running', async () => {
     const controller = new AbortController();
     let finishedAfterAbort = false;
-    const sleeper = (name: string) =>
+    // The branches wait for `release` (or the abort): the test aborts once all three are busy, and
+    // releases them after the run ended, so a branch that ignored the abort would go on and finish.
+    const release = deferred();
+    const busy = [deferred(), deferred(), deferred()];
+    const ended: Promise<unknown>[] = [];
+    const sleeper = (name: string, started: (typeof busy)[number]) =>
       new FunctionAgent({
         name,
-        run: async (_i, ctx) => {
-          await new Promise<void>((resolve, reject) => {
-            const t = setTimeout(resolve, 1000);
-            ctx.abortSignal.addEventListener('abort', () => {
-              clearTimeout(t);
-              reject(ctx.abortSignal.reason);
+        run: (_i, ctx) => {
+          const run = (async () => {
+            await new Promise<void>((resolve, reject) => {
+              ctx.abortSignal.addEventListener('abort', () => reject(ctx.abortSignal.reason));
+              void release.promise.then(resolve);
+              started.resolve();
             });
-          });
-          finishedAfterAbort = true;
-          return name;
+            finishedAfterAbort = true;
+            return name;
+          })();
+          ended.push(run.catch(() => undefined));
+          return run;
         },
       });
-    const model = new ScriptedModel([{ delayMs: 1000, reply: 'late' }]);
+    const model = new ScriptedModel([
+      () => {
+        busy[2]!.resolve();
+        return { delayMs: 60_000, reply: 'late' };
+      },
+    ]);
     const agent = new ParallelAgent({
       name: 'P',
-      subAgents: [sleeper('S1'), sleeper('S2'), new LlmAgent({ name: 'L', model })],
+      subAgents: [sleeper('S1', busy[0]!), sleeper('S2', busy[1]!), new LlmAgent({ name: 'L', model })],
     });
-    setTimeout(() => controller.abort(), 30);
-    const t0 = performance.now();
+    void Promise.all(busy.map((b) => b.promise)).then(() => controller.abort());
     const result = await runOnce(agent, 'go', { abortSignal: controller.signal });
-    expect(performance.now() - t0).toBeLessThan(500);
     expect(result.status).toBe('cancelled');
     expect(result.error).toBeInstanceOf(RunCancelledError);
-    await new Promise((r) => setTimeout(r, 50));
+    release.resolve();
+    await Promise.all(ended);
     expect(finishedAfterAbort).toBe(false);
     expect(result.events.at(-1)!.errorCode).toBe('CANCELLED');
   });

@@ -10,6 +10,7 @@ import {
   type BaseAgent,
 } from '@troupe/core';
 import { type LeaseParams, type SessionLease } from '@troupe/core/stores';
+import { deferred, waitFor } from '../wait.js';
 
 /**
  * The same storage seen by "another process": a separate service object, so the runner's
@@ -41,12 +42,6 @@ class OtherProcess extends InMemorySessionService {
   }
 }
 
-function gate() {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { open, opened };
-}
-
 function slowPipeline(wait: Promise<void>, started: string[]): BaseAgent {
   const step = (name: string, hold?: Promise<void>) =>
     new FunctionAgent({
@@ -63,9 +58,9 @@ function slowPipeline(wait: Promise<void>, started: string[]): BaseAgent {
 describe('session leases through the runner', () => {
   it('a second message from another process gets SessionBusyError; the running turn completes untouched', async () => {
     const store = new InMemorySessionService();
-    const hold = gate();
+    const hold = deferred();
     const started: string[] = [];
-    const a = new Runner({ appName: 'app', agent: slowPipeline(hold.opened, started), sessionService: store });
+    const a = new Runner({ appName: 'app', agent: slowPipeline(hold.promise, started), sessionService: store });
     const b = new Runner({
       appName: 'app',
       agent: slowPipeline(Promise.resolve(), []),
@@ -74,11 +69,11 @@ describe('session leases through the runner', () => {
     const session = await store.createSession({ appName: 'app', userId: 'u' });
 
     const running = a.run({ userId: 'u', sessionId: session.id, newMessage: 'one' });
-    await new Promise((r) => setTimeout(r, 10));
+    await waitFor(() => started.includes('first'), 'the first turn to be working');
     await expect(b.run({ userId: 'u', sessionId: session.id, newMessage: 'two' })).rejects.toBeInstanceOf(
       SessionBusyError,
     );
-    hold.open();
+    hold.resolve();
     const result = await running;
     expect(result.status).toBe('completed');
     const events = (await store.getSession({ appName: 'app', userId: 'u', sessionId: session.id }))!.events;
@@ -92,11 +87,11 @@ describe('session leases through the runner', () => {
     const store = new InMemorySessionService();
     const frozenView = new OtherProcess(store);
     frozenView.frozen = true;
-    const hold = gate();
+    const hold = deferred();
     const started: string[] = [];
     const a = new Runner({
       appName: 'app',
-      agent: slowPipeline(hold.opened, started),
+      agent: slowPipeline(hold.promise, started),
       sessionService: frozenView,
       leaseTtlMs: 40,
     });
@@ -109,11 +104,21 @@ describe('session leases through the runner', () => {
     const session = await store.createSession({ appName: 'app', userId: 'u' });
 
     const frozen = a.run({ userId: 'u', sessionId: session.id, newMessage: 'one', invocationId: 'inv-1' });
-    await new Promise((r) => setTimeout(r, 120));
-    const resumed = await b.resume({ userId: 'u', sessionId: session.id, invocationId: 'inv-1' });
-    expect(resumed.status).toBe('completed');
+    await waitFor(() => started.includes('first'), 'the frozen run to be working');
+    // The other process takes over as soon as the frozen owner's 40 ms lease has run out.
+    let resumed: Awaited<ReturnType<Runner['resume']>> | undefined;
+    await waitFor(async () => {
+      try {
+        resumed = await b.resume({ userId: 'u', sessionId: session.id, invocationId: 'inv-1' });
+        return true;
+      } catch (error) {
+        if (error instanceof SessionBusyError) return false;
+        throw error;
+      }
+    }, "the frozen owner's lease to expire");
+    expect(resumed!.status).toBe('completed');
 
-    hold.open();
+    hold.resolve();
     const late = await frozen;
     expect(late.status).toBe('failed');
     expect(late.error).toBeInstanceOf(LeaseLostError);

@@ -19,6 +19,7 @@ import {
 } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { runOnce, texts } from '../helpers.js';
+import { barrier, deferred } from '../wait.js';
 
 function lastResponses(request: LlmRequest): FunctionResponse[] {
   return request.contents.at(-1)!.parts.flatMap((p) => ('functionResponse' in p ? [p.functionResponse] : []));
@@ -514,11 +515,12 @@ describe('AgentTool', () => {
   });
 
   it('two calls in the same turn run concurrently, each seeing only its own input', async () => {
-    const spans: { start: number; end: number }[] = [];
+    // Each child answers only once both are in their model call: run one after the other, they would never meet.
+    const bothCalling = barrier(2, 'child agents in their model call');
+    let answered = 0;
     const reply = async (request: LlmRequest) => {
-      const start = Date.now();
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      spans.push({ start, end: Date.now() });
+      await bothCalling.arrive();
+      answered++;
       return `answer to ${lastUserText(request)}`;
     };
     const childModel = new ScriptedModel([reply, reply]);
@@ -538,8 +540,7 @@ describe('AgentTool', () => {
     );
 
     expect(result.status).toBe('completed');
-    expect(spans).toHaveLength(2);
-    expect(Math.max(spans[0]!.start, spans[1]!.start)).toBeLessThan(Math.min(spans[0]!.end, spans[1]!.end));
+    expect(answered).toBe(2);
     expect(childModel.requests.map((r) => r.contents.length)).toEqual([1, 1]);
     expect(lastResponses(parentModel.requests[1]!).map((r) => r.response)).toEqual([
       { result: 'answer to alpha' },
@@ -706,22 +707,29 @@ describe('AgentTool', () => {
   it('the abort signal reaches the child: the run ends cancelled and the child stops', async () => {
     let childSignal: AbortSignal | undefined;
     let childStopped = false;
+    // Both children wait until aborted; the test aborts once both are busy.
+    const waiting = deferred();
+    const calling = deferred();
     const waiter = new FunctionAgent({
       name: 'Waiter',
       run: async (_input, ctx) => {
         childSignal = ctx.abortSignal;
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, 5_000);
           ctx.abortSignal.addEventListener('abort', () => {
-            clearTimeout(timer);
             childStopped = true;
             resolve();
           });
+          waiting.resolve();
         });
         return 'finished';
       },
     });
-    const slowModel = new ScriptedModel([{ delayMs: 5_000, reply: 'too late' }]);
+    const slowModel = new ScriptedModel([
+      () => {
+        calling.resolve();
+        return { delayMs: 60_000, reply: 'too late' };
+      },
+    ]);
     const slowLlm = new LlmAgent({ name: 'SlowLlm', model: slowModel });
     const parentModel = new ScriptedModel([
       {
@@ -733,8 +741,7 @@ describe('AgentTool', () => {
       'never',
     ]);
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 100);
-    const began = Date.now();
+    void Promise.all([waiting.promise, calling.promise]).then(() => controller.abort());
     const result = await runOnce(
       new LlmAgent({
         name: 'Parent',
@@ -748,7 +755,6 @@ describe('AgentTool', () => {
     );
 
     expect(result.status).toBe('cancelled');
-    expect(Date.now() - began).toBeLessThan(2_000);
     expect(childSignal?.aborted).toBe(true);
     expect(childStopped).toBe(true);
     expect(slowModel.requests).toHaveLength(1);

@@ -18,6 +18,7 @@ import {
 } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { runOnce } from '../helpers.js';
+import { barrier, deferred } from '../wait.js';
 
 /** The function responses the model received in its most recent tool-results turn. */
 function lastResponses(request: LlmRequest): FunctionResponse[] {
@@ -284,17 +285,26 @@ describe('tool results and errors', () => {
   });
 
   it('several calls of one turn run concurrently and their responses come back in call order', async () => {
-    const log: { name: string; start: number; end: number }[] = [];
-    const delays: Record<string, number> = { slow: 300, medium: 200, fast: 100 };
-    const tools = Object.keys(delays).map(
+    const finished: string[] = [];
+    // All three start before any finishes (each waits for the others), then they finish in reverse
+    // call order: 'fast' at once, 'medium' after it, 'slow' last.
+    const allStarted = barrier(3, 'tool calls running at once');
+    const done = { slow: deferred(), medium: deferred(), fast: deferred() };
+    const after: Record<string, Promise<void>> = {
+      slow: done.medium.promise,
+      medium: done.fast.promise,
+      fast: Promise.resolve(),
+    };
+    const tools = (['slow', 'medium', 'fast'] as const).map(
       (name) =>
         new FunctionTool({
           name,
-          description: `takes ${delays[name]} ms`,
+          description: `finishes ${name === 'fast' ? 'first' : name === 'medium' ? 'second' : 'last'}`,
           execute: async () => {
-            const start = Date.now();
-            await sleep(delays[name]!);
-            log.push({ name, start, end: Date.now() });
+            await allStarted.arrive();
+            await after[name];
+            finished.push(name);
+            done[name].resolve();
             return { name };
           },
         }),
@@ -305,11 +315,8 @@ describe('tool results and errors', () => {
     ]);
     const result = await runOnce(new LlmAgent({ name: 'Busy', model, tools }), 'go');
 
-    // They finished in reverse order, so they overlapped ...
-    expect(log.map((l) => l.name)).toEqual(['fast', 'medium', 'slow']);
-    const lastStart = Math.max(...log.map((l) => l.start));
-    const firstEnd = Math.min(...log.map((l) => l.end));
-    expect(lastStart).toBeLessThan(firstEnd);
+    // They ran at once and finished in reverse order ...
+    expect(finished).toEqual(['fast', 'medium', 'slow']);
     // ... and the responses are still in call order, in one event.
     expect(lastResponses(model.requests[1]!).map((r) => [r.name, r.response])).toEqual([
       ['slow', { name: 'slow' }],
