@@ -11,10 +11,13 @@ import { createApp, type CreateAppOptions } from '../src/index.js';
 
 /** Options of {@link relayApp}. */
 export interface RelayOptions {
-  /** How long step 'second' works on a message containing "slow". @default 10_000 */
+  /** How long step 'second' works on a message containing "slow", unless aborted. @default 10_000 */
   waitMs?: number;
-  /** Whether 'second' ignores the run's abort signal (work that cannot be interrupted). @default false */
-  ignoresSignal?: boolean;
+  /**
+   * When given, 'second' ignores the run's abort signal (work that cannot be interrupted) and works
+   * until this promise settles, which the test does once it has checked the run did not wait for it.
+   */
+  ignoresSignalUntil?: Promise<void>;
   sessionService?: SessionService;
   app?: Partial<CreateAppOptions>;
 }
@@ -39,7 +42,7 @@ export function relayApp(options: RelayOptions = {}) {
         const text = String(input.request);
         started.push(`${name}:${text}`);
         if (name === 'second' && text.includes('slow')) {
-          const work = pause(waitMs, options.ignoresSignal ? undefined : ctx.abortSignal);
+          const work = options.ignoresSignalUntil ?? pause(waitMs, ctx.abortSignal);
           secondDone = work.then(
             () => undefined,
             () => undefined,

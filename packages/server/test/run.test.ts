@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InMemorySessionService, LlmAgent } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
+import { deferred } from '../../core/test/wait.js';
 import { createApp, type WireEvent, type WireSession } from '../src/index.js';
 import { bankApp, call, createSession, expectError, message, runBody, readSse, scriptedApp } from './helpers.js';
 
@@ -134,14 +135,24 @@ describe('POST /run', () => {
   });
 
   it('409 for a busy session (SessionBusyError) and for open interrupts (PendingInterruptError)', async () => {
-    const { app } = scriptedApp([{ delayMs: 300, reply: 'slow answer' }]);
+    // The first run holds the session while its model call waits for the test.
+    const calling = deferred();
+    const release = deferred();
+    const { app } = scriptedApp([
+      async () => {
+        calling.resolve();
+        await release.promise;
+        return 'slow answer';
+      },
+    ]);
     const s = await createSession(app, 'chat', 'alice');
     const body = { appName: 'chat', userId: 'alice', sessionId: s.id, newMessage: message('hi') };
     const first = call(app, 'POST', '/run', body);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await calling.promise;
     await expectError(await call(app, 'POST', '/run', body), 409, 'SESSION_BUSY');
     await expectError(await call(app, 'POST', '/run_sse', body), 409, 'SESSION_BUSY');
     await expectError(await call(app, 'DELETE', `/apps/chat/users/alice/sessions/${s.id}`), 409, 'SESSION_BUSY');
+    release.resolve();
     expect((await first).status).toBe(200);
 
     const bank = bankApp([{ functionCalls: [{ name: 'transfer_money', args: { amount: 500 }, id: 'c1' }] }]);

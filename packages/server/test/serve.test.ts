@@ -10,7 +10,8 @@ import {
   type WireEvent,
   type WireSession,
 } from '../src/index.js';
-import { call, createSession, expectError, message, parseFrames } from './helpers.js';
+import { deferred } from '../../core/test/wait.js';
+import { call, createSession, eventually, expectError, message, parseFrames } from './helpers.js';
 
 const handles: ServerHandle[] = [];
 afterEach(async () => {
@@ -20,6 +21,18 @@ afterEach(async () => {
 function appWith(replies: ConstructorParameters<typeof ScriptedModel>[0], options: Partial<CreateAppOptions> = {}) {
   const agent = new LlmAgent({ name: 'assistant', model: new ScriptedModel(replies) });
   return createApp({ apps: { chat: agent }, sessionService: new InMemorySessionService(), ...options });
+}
+
+/** A model reply that says when the run reached the model, and answers `text` only once released. */
+function heldReply(text: string) {
+  const started = deferred();
+  const release = deferred();
+  const reply = async () => {
+    started.resolve();
+    await release.promise;
+    return text;
+  };
+  return { reply, started: started.promise, release: () => release.resolve() };
 }
 
 async function post(handle: ServerHandle, path: string, body: unknown): Promise<Response> {
@@ -114,20 +127,22 @@ describe('serve()', () => {
   });
 
   it('close() lets in-flight runs finish, refuses new connections, and resolves when done', async () => {
-    const app = appWith([{ delayMs: 300, reply: 'Finished in time.' }]);
+    const held = heldReply('Finished in time.');
+    const app = appWith([held.reply]);
     const handle = await serve(app, { port: 0 });
     await createSession(app, 'chat', 'u', { sessionId: 's' });
     const running = post(handle, '/run', { appName: 'chat', userId: 'u', sessionId: 's', newMessage: message('hi') });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const started = Date.now();
-    await handle.close({ gracePeriodMs: 5000 });
-    const elapsed = Date.now() - started;
+    await held.started;
+    let closed = false;
+    const closing = handle.close({ gracePeriodMs: 60_000 }).then(() => (closed = true));
+    // New connections are refused at once, while the run in flight holds close() open.
+    await eventually(() => expect(fetch(`${handle.url}/health`)).rejects.toThrow());
+    expect(closed).toBe(false);
+    held.release();
+    await closing;
     const res = await running;
     expect(res.status).toBe(200);
     expect(((await res.json()) as WireEvent[]).at(-1)!.content!.parts).toEqual([{ text: 'Finished in time.' }]);
-    expect(elapsed).toBeGreaterThan(150);
-    expect(elapsed).toBeLessThan(3000);
-    await expect(fetch(`${handle.url}/health`)).rejects.toThrow();
   });
 
   it('close() cancels runs still going after the grace period; the stream gets the error frame and the session stays valid', async () => {
@@ -142,9 +157,8 @@ describe('serve()', () => {
     });
     expect(res.status).toBe(200);
     const body = res.text();
-    const started = Date.now();
+    // The model would answer in 20 s: close() resolving first shows it cancelled the run.
     await handle.close({ gracePeriodMs: 200 });
-    expect(Date.now() - started).toBeLessThan(3000);
     const frames = parseFrames(await body);
     expect(frames.at(-1)).toMatchObject({
       errorCode: 'CANCELLED',
@@ -156,13 +170,14 @@ describe('serve()', () => {
   });
 
   it('while closing, new runs are refused with 503 SERVER_CLOSING', async () => {
-    const app = appWith([{ delayMs: 400, reply: 'last one' }]);
+    const held = heldReply('last one');
+    const app = appWith([held.reply]);
     const handle = await serve(app, { port: 0 });
     await createSession(app, 'chat', 'u', { sessionId: 's' });
     await createSession(app, 'chat', 'u', { sessionId: 't' });
     const running = post(handle, '/run', { appName: 'chat', userId: 'u', sessionId: 's', newMessage: message('hi') });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const closed = handle.close({ gracePeriodMs: 5000 });
+    await held.started;
+    const closed = handle.close({ gracePeriodMs: 60_000 });
     await expectError(
       await call(app, 'POST', '/run', {
         appName: 'chat',
@@ -173,6 +188,7 @@ describe('serve()', () => {
       503,
       'SERVER_CLOSING',
     );
+    held.release();
     expect((await running).status).toBe(200);
     await closed;
   });

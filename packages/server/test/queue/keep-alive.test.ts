@@ -1,6 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createEvent } from '@troupe/core';
 import { expect, it } from 'vitest';
+import { deferred } from '../../../core/test/wait.js';
 import type { BackgroundRuns, BackgroundStreamEntry } from '../../src/index.js';
 import { queuedRunStream } from '../../src/queued-run-stream.js';
 import { RunTracker } from '../../src/run-tracker.js';
@@ -14,14 +14,23 @@ it('a silent background-run stream sends keep-alive comments, then the frame the
     author: 'slow',
     content: { role: 'model', parts: [{ text: 'late' }] },
   });
+  // The run stays silent until the client has read two keep-alive comments.
+  const twoKeepAlives = deferred();
   async function* join(): AsyncGenerator<BackgroundStreamEntry> {
-    await sleep(120);
+    await twoKeepAlives.promise;
     yield { id: '1-0', event };
   }
   const queue = { join, status: async () => ({ runId: 'r1', status: 'completed' }) } as unknown as BackgroundRuns;
   const tracked = new RunTracker().begin('key', undefined);
   const res = queuedRunStream({ queue, runId: 'r1', tracked, onFailure: () => undefined, keepAliveMs: 25 });
-  const text = await res.text();
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += value;
+    if (text.split(': keep-alive\n\n').length > 2) twoKeepAlives.resolve();
+  }
   const frames = text.split('\n\n').filter((frame) => frame !== '');
   expect(frames.length).toBeGreaterThanOrEqual(3);
   expect(frames.slice(0, -1).every((frame) => frame === ': keep-alive')).toBe(true);

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FunctionAgent, InMemorySessionService } from '@troupe/core';
@@ -242,15 +243,21 @@ describe('failures are reported without internal detail, with a request id', () 
     });
     const handle = await serve(app, { port: 0 });
     handles.push(handle);
+    // The client goes away once the server has the request and is reading its body.
+    const received = new Promise<ServerResponse>((resolve) =>
+      handle.server.once('request', (_req, res) => resolve(res)),
+    );
     const socket = connect(handle.port, '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
     socket.write(
       `POST /run HTTP/1.1\r\nHost: 127.0.0.1:${handle.port}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"appName":`,
     );
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const response = await received;
     socket.destroy();
-    await expect.poll(() => reports.length).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect.poll(() => reports.length, { timeout: 10_000 }).toBe(1);
+    // Once the server is done with the response, nothing else is reported.
+    if (!response.closed) await new Promise((resolve) => response.once('close', resolve));
+    await new Promise((resolve) => setImmediate(resolve));
     expect(reports).toHaveLength(1);
     const [error, report] = reports[0]!;
     expect(report).toEqual({ requestId: expect.any(String), level: 'info' });
