@@ -168,7 +168,8 @@ describe('troupe (in process)', () => {
   it('cancels a one-shot run on Ctrl-C with exit code 130, saying so at once', async () => {
     const io = fakeIo(fixtures);
     const exit = runCli(['run', 'slow.ts', '--memory', '--input', 'take your time'], io);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Listening for Ctrl-C starts the run in the same step, so the interrupt lands mid-run.
+    await io.listening();
     io.interrupt();
     expect(io.err()).toContain('Cancelling… (Ctrl-C again to quit)\n');
     expect(await exit).toBe(ExitCode.cancelled);
@@ -179,7 +180,8 @@ describe('troupe (in process)', () => {
     const codes: number[] = [];
     const io = Object.assign(fakeIo(fixtures), { exit: (code: number) => void codes.push(code) });
     const exit = runCli(['run', 'slow.ts', '--memory', '--input', 'take your time'], io);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Listening for Ctrl-C starts the run in the same step, so the interrupt lands mid-run.
+    await io.listening();
     io.interrupt();
     io.interrupt();
     expect(codes).toEqual([ExitCode.cancelled]);

@@ -120,7 +120,7 @@ describe('troupe eval', () => {
     );
     const io = fakeIo(fixtures);
     const exit = runCli(['eval', 'slow.ts', set], io);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await io.listening();
     io.interrupt();
     expect(await exit).toBe(ExitCode.cancelled);
     expect(io.err()).toBe('troupe: evaluation cancelled.\n');

@@ -12,6 +12,8 @@ export interface FakeIo extends CliIo {
   err(): string;
   /** Simulates Ctrl-C: calls the listeners registered with onInterrupt. */
   interrupt(): void;
+  /** Resolves once a command listens for Ctrl-C (registered with onInterrupt), so that interrupt() is heard. */
+  listening(): Promise<void>;
 }
 
 export function fakeIo(cwd: string): FakeIo {
@@ -26,6 +28,7 @@ export function fakeIo(cwd: string): FakeIo {
   const stdout = collect(chunks.out);
   const stderr = collect(chunks.err);
   const listeners = new Set<() => void>();
+  const waiting: (() => void)[] = [];
   return {
     stdin: new PassThrough(),
     stdout,
@@ -33,6 +36,7 @@ export function fakeIo(cwd: string): FakeIo {
     cwd,
     onInterrupt(listener) {
       listeners.add(listener);
+      for (const resolve of waiting.splice(0)) resolve();
       return () => listeners.delete(listener);
     },
     out: () => chunks.out.join(''),
@@ -40,6 +44,7 @@ export function fakeIo(cwd: string): FakeIo {
     interrupt: () => {
       for (const listener of [...listeners]) listener();
     },
+    listening: () => (listeners.size > 0 ? Promise.resolve() : new Promise((resolve) => waiting.push(resolve))),
   };
 }
 

@@ -69,7 +69,13 @@ describe('troupe api / web: the server console', () => {
       }),
       signal: controller.signal,
     }).catch(() => undefined);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // In flight once its message is stored.
+    for (const deadline = Date.now() + 10_000; ;) {
+      const session = (await (await fetch(`${url}/apps/slow/users/u/sessions/s`)).json()) as { events: unknown[] };
+      if (session.events.length > 0) break;
+      if (Date.now() > deadline) throw new Error('The run did not start within 10 s.');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     io.interrupt();
     for (let waited = 0; !io.err().includes('Stopping') && waited < 5000; waited += 10)
       await new Promise((resolve) => setTimeout(resolve, 10));
