@@ -13,6 +13,7 @@ import {
 } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { describe, expect, it } from 'vitest';
+import { deferred } from '../../core/test/wait.js';
 import { OpenTelemetryPlugin } from '../src/index.js';
 import { ERROR, OK, childrenOf, exceptionMessages, only, outline, runOn, tracedRunner, tracing } from './helpers.js';
 
@@ -284,11 +285,19 @@ describe('OpenTelemetryPlugin: errors, pauses and spans that never got their end
   });
 
   it('ends every span of a cancelled run as cancelled, without error', async () => {
-    const slow = new LlmAgent({ name: 'Slow', model: new ScriptedModel([{ delayMs: 5_000, reply: 'late' }]) });
+    // The run is aborted once the model call is under way (its span open), and only the abort ends it.
+    const calling = deferred();
+    const model = new ScriptedModel([
+      () => {
+        calling.resolve();
+        return { delayMs: 60_000, reply: 'late' };
+      },
+    ]);
+    const slow = new LlmAgent({ name: 'Slow', model });
     const { exporter, runner } = tracedRunner(new SequentialAgent({ name: 'Root', subAgents: [slow] }));
     const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
     const abort = new AbortController();
-    setTimeout(() => abort.abort(), 20);
+    void calling.promise.then(() => abort.abort());
     const result = await runner.run({
       userId: 'u',
       sessionId: session.id,

@@ -116,12 +116,12 @@ export function sse(frames: readonly string[], options: { cut?: boolean } = {}):
   return async (res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     for (const frame of frames) {
-      res.write(`${frame}\n\n`);
+      // Each frame handed to the OS before the next (and before a cut, so none is lost with it).
+      await new Promise<void>((resolve) => res.write(`${frame}\n\n`, () => resolve()));
       // Separate TCP writes, so the client sees the chunks arrive one by one.
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
     if (options.cut) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
       res.socket?.destroy();
       return;
     }
