@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { access, mkdir, readFile } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CliUsageError } from '../errors.js';
@@ -11,6 +11,8 @@ export interface PackedPackage {
   readonly name: string;
   readonly version: string;
   readonly filename: string;
+  /** The names of its `dependencies` (what npm installs with it; peers are not among them). */
+  readonly dependencies: readonly string[];
 }
 
 /** How long packing every package may take before `troupe create` gives up. */
@@ -36,7 +38,28 @@ export async function packWorkspaces(root: string, destination: string): Promise
     const detail = (error as { stderr?: string }).stderr?.trim() || (error as Error).message;
     throw new CliUsageError(`'npm pack --workspaces' failed in ${root}: ${detail}`);
   }
-  return (JSON.parse(stdout) as PackedPackage[]).map(({ name, version, filename }) => ({ name, version, filename }));
+  const dependencies = await dependenciesByName(root);
+  return (JSON.parse(stdout) as PackedPackage[]).map(({ name, version, filename }) => ({
+    name,
+    version,
+    filename,
+    dependencies: dependencies.get(name) ?? [],
+  }));
+}
+
+/** The `dependencies` of each package of the checkout, by package name. */
+async function dependenciesByName(root: string): Promise<Map<string, string[]>> {
+  const byName = new Map<string, string[]>();
+  for (const dir of await readdir(join(root, 'packages'))) {
+    let manifest: { name?: string; dependencies?: Record<string, string> };
+    try {
+      manifest = JSON.parse(await readFile(join(root, 'packages', dir, 'package.json'), 'utf8')) as typeof manifest;
+    } catch {
+      continue; // not a package folder
+    }
+    if (manifest.name) byName.set(manifest.name, Object.keys(manifest.dependencies ?? {}));
+  }
+  return byName;
 }
 
 /** Refuses a checkout whose packages have no `dist/` yet: their tarballs would not run. */
