@@ -14,6 +14,7 @@ import type { AuthOptions } from './auth.js';
 import type { BackgroundRuns } from './background-runs.js';
 import type { ImportModule } from './discover-apps.js';
 import type { ErrorListener } from './error-response.js';
+import { DEFAULT_BODY_LIMIT } from '@troupe/core/hosting';
 import { DEFAULT_JSON_LIMITS, type JsonLimits } from './json-limits.js';
 import { DEFAULT_STATE_LIMITS, type StateLimits } from './state-policy.js';
 
@@ -139,8 +140,8 @@ export interface CreateAppOptions {
   queue?: BackgroundRuns;
 }
 
-/** The default `bodyLimit`: 1 MiB. */
-export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+/** The default `bodyLimit`: 1 MiB, as every protocol route's (A2A's too). */
+export { DEFAULT_BODY_LIMIT };
 
 /** The default `healthCheckTimeoutMs`: 3 s, below the usual 5 s probe timeout of load balancers. */
 export const DEFAULT_HEALTH_CHECK_TIMEOUT_MS = 3000;

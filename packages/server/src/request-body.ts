@@ -1,4 +1,4 @@
-import { INVOCATION_ID_PATTERN } from '@troupe/core/hosting';
+import { INVOCATION_ID_PATTERN, MAX_ID_LENGTH } from '@troupe/core/hosting';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { HttpError } from './http-error.js';
@@ -36,7 +36,10 @@ const invocationId = z
   .nullish();
 
 /** An app, user or session id: used in paths, as store keys and in every list, so kept short. */
-const id = z.string().min(1).max(256, { error: 'expected at most 256 characters' });
+const id = z
+  .string()
+  .min(1)
+  .max(MAX_ID_LENGTH, { error: `expected at most ${MAX_ID_LENGTH} characters` });
 
 /** What a run is asked to do: the fields `/run` shares with the background-run routes. */
 const turnFields = {
@@ -195,7 +198,7 @@ function bodyLimitOf(c: Context): number {
 }
 
 /** The JSON limits createApp stored on the request's context. */
-function jsonLimitsOf(c: Context): Required<JsonLimits> {
+export function jsonLimitsOf(c: Context): Required<JsonLimits> {
   const limits: unknown = c.get('jsonLimits');
   return typeof limits === 'object' && limits !== null ? (limits as Required<JsonLimits>) : DEFAULT_JSON_LIMITS;
 }

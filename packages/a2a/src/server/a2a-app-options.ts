@@ -6,7 +6,9 @@ import {
   Runner,
   type SessionService,
 } from '@troupe/core';
+import { DEFAULT_BODY_LIMIT, DEFAULT_JSON_LIMITS, type JsonLimits } from '@troupe/core/hosting';
 import { type A2aAuthOptions, checkAuthOptions } from './auth.js';
+import type { RequestLimits } from './request-limits.js';
 
 /** Who runs the A2A service, as the agent card names it. */
 export interface A2aProvider {
@@ -67,6 +69,20 @@ export interface A2aAppOptions {
   defaultUserId?: string;
   /** Settings and limits of every run (`maxLlmCalls`, `timeoutMs`, ...). Streaming is always on. */
   runConfig?: RunConfig;
+  /**
+   * Largest JSON-RPC request accepted, in bytes; a larger one is answered with HTTP 413. The HTTP
+   * API's default, so a message refused there is refused here too.
+   * @default 1_048_576 (1 MiB)
+   */
+  bodyLimit?: number;
+  /**
+   * The shape of JSON-RPC requests, as `createApp`'s `jsonLimits` of the HTTP API: nesting depth,
+   * string and array sizes (reserved keys such as `__proto__` are always refused). Past them a
+   * request is a JSON-RPC error -32602 naming the field and the limit. Ids (`messageId`,
+   * `taskId`, `contextId`, the request's `id`) are held to 256 characters besides.
+   * @default { maxDepth: 64, maxStringLength: 1_048_576, maxItems: 10_000 }
+   */
+  jsonLimits?: JsonLimits;
   /** The agent's version on the card. @default '1.0.0' */
   version?: string;
   /** The service provider on the card. */
@@ -83,6 +99,7 @@ export interface ResolvedA2aOptions {
   auth: A2aAuthOptions | undefined;
   defaultUserId: string;
   runConfig: RunConfig;
+  limits: RequestLimits;
   version: string;
   provider: A2aProvider | undefined;
   documentationUrl: string | undefined;
@@ -129,6 +146,7 @@ export function resolveOptions(rootAgent: BaseAgent, options: A2aAppOptions): Re
     );
   }
   checkAuthOptions(options.auth);
+  const limits = checkLimits(options);
   const runner =
     options.runner ??
     new Runner({
@@ -143,9 +161,36 @@ export function resolveOptions(rootAgent: BaseAgent, options: A2aAppOptions): Re
     auth: options.auth,
     defaultUserId: options.defaultUserId ?? 'a2a',
     runConfig: { ...options.runConfig },
+    limits,
     version: options.version ?? '1.0.0',
     provider: options.provider,
     documentationUrl: options.documentationUrl,
+  };
+}
+
+/** The body and JSON limits, each a whole number of at least 1 when given. */
+function checkLimits(options: A2aAppOptions): RequestLimits {
+  const given: [string, unknown, number][] = [['bodyLimit', options.bodyLimit, DEFAULT_BODY_LIMIT]];
+  const jsonLimits: unknown = options.jsonLimits;
+  if (jsonLimits !== undefined && (typeof jsonLimits !== 'object' || jsonLimits === null || Array.isArray(jsonLimits)))
+    throw new ConfigurationError(
+      `a2aApp's jsonLimits is ${JSON.stringify(jsonLimits)}; give an object such as { maxDepth: 64, maxItems: 10000 }, or leave it out.`,
+    );
+  for (const name of Object.keys(DEFAULT_JSON_LIMITS) as (keyof JsonLimits)[])
+    given.push([`jsonLimits.${name}`, options.jsonLimits?.[name], DEFAULT_JSON_LIMITS[name]]);
+  for (const [name, value, example] of given) {
+    if (value !== undefined && !(typeof value === 'number' && Number.isSafeInteger(value) && value >= 1))
+      throw new ConfigurationError(
+        `a2aApp's ${name} is ${JSON.stringify(value)}; it must be a whole number of at least 1, e.g. ${example}, or left out.`,
+      );
+  }
+  return {
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    json: {
+      maxDepth: options.jsonLimits?.maxDepth ?? DEFAULT_JSON_LIMITS.maxDepth,
+      maxStringLength: options.jsonLimits?.maxStringLength ?? DEFAULT_JSON_LIMITS.maxStringLength,
+      maxItems: options.jsonLimits?.maxItems ?? DEFAULT_JSON_LIMITS.maxItems,
+    },
   };
 }
 

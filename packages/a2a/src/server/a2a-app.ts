@@ -1,7 +1,6 @@
 import { A2A_VERSION_HEADER } from '@a2a-js/sdk';
 import type { BaseAgent } from '@troupe/core';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { type A2aAppOptions, resolveOptions } from './a2a-app-options.js';
 import { agentCardOf } from './agent-card.js';
 import { A2aAuthenticator } from './auth.js';
@@ -9,9 +8,6 @@ import { cardJson, legacyCardJson } from './card-json.js';
 import { jsonRpcRoute } from './json-rpc-route.js';
 import { LiveTasks } from './live-tasks.js';
 import { TroupeRequestHandler } from './request-handler.js';
-
-/** Largest JSON-RPC request accepted (a message with an inline file fits). */
-const BODY_LIMIT = 8 * 1024 * 1024;
 
 /** The Hono app {@link a2aApp} returns: mount it, or serve it as it is. */
 export type A2aApp = Hono & {
@@ -56,25 +52,7 @@ export function a2aApp(rootAgent: BaseAgent, options: A2aAppOptions): A2aApp {
     c.header('Cache-Control', 'public, max-age=300');
     return c.json(legacy ? legacyCardJson(card) : cardJson(card));
   });
-  app.post(
-    '/',
-    bodyLimit({
-      maxSize: BODY_LIMIT,
-      onError: () =>
-        Response.json(
-          {
-            jsonrpc: '2.0',
-            id: null,
-            error: {
-              code: -32600,
-              message: `The request is larger than ${BODY_LIMIT} bytes. Send large files by URL in text, or split the work.`,
-            },
-          },
-          { status: 413 },
-        ),
-    }),
-    jsonRpcRoute(handler, auth, card),
-  );
+  app.post('/', jsonRpcRoute(handler, auth, card, resolved.limits));
   app.get('/', (c) =>
     c.json(
       {

@@ -2,10 +2,13 @@ import { A2A_VERSION_HEADER, type AgentCard } from '@a2a-js/sdk';
 import { isLegacyJsonRpcMethod, isV1JsonRpcMethod } from '@a2a-js/sdk/compat/v0_3';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion } from '@a2a-js/sdk/server';
+import { jsonValueProblem, MAX_ID_LENGTH, nestingProblem } from '@troupe/core/hosting';
 import type { Context } from 'hono';
 import { A2aUser } from './a2a-user.js';
 import { type A2aAuthenticator, UnauthorizedError } from './auth.js';
+import { readBody } from './read-body.js';
 import type { TroupeRequestHandler } from './request-handler.js';
+import { bodyTooLargeMessage, idProblem, limitMessage, type RequestLimits } from './request-limits.js';
 import { sseResponse } from './sse-response.js';
 
 type JsonRpcId = string | number | null;
@@ -16,7 +19,9 @@ const EXAMPLE = `{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": 
 
 /**
  * `POST <baseUrl>`: A2A's JSON-RPC binding, 1.0 and 0.3. Authenticates the caller, checks the
- * envelope (naming what is wrong and how a request looks), picks the SDK transport by the method's
+ * envelope (naming what is wrong and how a request looks) and the body against the HTTP API's input
+ * limits (over the byte limit: HTTP 413; nesting, sizes, id lengths: a -32602 naming the limit),
+ * picks the SDK transport by the method's
  * spelling (`SendMessage` is 1.0, `message/send` 0.3), and answers with one JSON-RPC response or,
  * for the streaming methods, server-sent events.
  */
@@ -24,6 +29,7 @@ export function jsonRpcRoute(
   handler: TroupeRequestHandler,
   auth: A2aAuthenticator,
   card: AgentCard,
+  limits: RequestLimits,
 ): (c: Context) => Promise<Response> {
   const v1 = new JsonRpcTransportHandler(handler);
   const legacy = new LegacyJsonRpcTransportHandler(handler);
@@ -44,9 +50,18 @@ export function jsonRpcRoute(
         415,
       );
     }
+    const text = await readBody(c.req.raw, limits.bodyLimit);
+    if (typeof text !== 'string') {
+      return text.tooLarge
+        ? rpcError(null, -32600, bodyTooLargeMessage(limits.bodyLimit), 413)
+        : rpcError(null, -32600, `The client stopped sending the request body (${text.reason}).`, 400);
+    }
+    // Scanned before parsing: a deep body would cost the parser, then overflow the SDK's recursion.
+    const tooDeep = nestingProblem(text, limits.json.maxDepth);
+    if (tooDeep) return rpcError(null, -32602, limitMessage(tooDeep), 200);
     let body: unknown;
     try {
-      body = JSON.parse(await c.req.text());
+      body = JSON.parse(text);
     } catch (error) {
       return rpcError(
         null,
@@ -57,7 +72,11 @@ export function jsonRpcRoute(
     }
     const problem = envelopeProblem(body);
     if (problem) return rpcError(problem.id, problem.code, problem.message, 200);
-    const { method, id = null } = body as { method: string; id?: JsonRpcId };
+    const { method, id = null, params } = body as { method: string; id?: JsonRpcId; params?: unknown };
+    const overLimit = jsonValueProblem(body, limits.json);
+    if (overLimit) return rpcError(id, -32602, limitMessage(overLimit), 200);
+    const longId = idProblem(params);
+    if (longId) return rpcError(id, -32602, longId, 200);
     const useLegacy = !isV1JsonRpcMethod(method);
     const context = new ServerCallContext({
       user: new A2aUser(userId),
@@ -97,7 +116,7 @@ function envelopeProblem(body: unknown): { id: JsonRpcId; code: number; message:
     return {
       id: null,
       code: -32600,
-      message: `The request is ${Array.isArray(body) ? 'an array (batches are not supported)' : JSON.stringify(body)}; send one JSON-RPC 2.0 request object, e.g. ${EXAMPLE}.`,
+      message: `The request is ${Array.isArray(body) ? 'an array (batches are not supported)' : shown(body)}; send one JSON-RPC 2.0 request object, e.g. ${EXAMPLE}.`,
     };
   }
   const request = body as Record<string, unknown>;
@@ -109,13 +128,20 @@ function envelopeProblem(body: unknown): { id: JsonRpcId; code: number; message:
     return {
       id: null,
       code: -32600,
-      message: `The request's id is ${JSON.stringify(request.id)}; use a string, a whole number or null.`,
+      message: `The request's id is ${shown(request.id)}; use a string, a whole number or null.`,
+    };
+  // Every answer echoes the id: a long one is refused rather than sent back.
+  if (typeof id === 'string' && id.length > MAX_ID_LENGTH)
+    return {
+      id: null,
+      code: -32600,
+      message: `The request's id has ${id.length} characters, over the limit of ${MAX_ID_LENGTH}; use a short string or a number.`,
     };
   if (request.jsonrpc !== '2.0')
     return {
       id,
       code: -32600,
-      message: `The request's jsonrpc is ${JSON.stringify(request.jsonrpc)}; it must be "2.0".`,
+      message: `The request's jsonrpc is ${shown(request.jsonrpc)}; it must be "2.0".`,
     };
   if (typeof request.method !== 'string' || request.method === '')
     return { id, code: -32600, message: `The request has no method; name one of ${METHODS}.` };
@@ -132,10 +158,16 @@ function envelopeProblem(body: unknown): { id: JsonRpcId; code: number; message:
     return {
       id,
       code: -32602,
-      message: `${request.method} needs params, an object (got ${JSON.stringify(request.params) ?? 'none'}), e.g. ${EXAMPLE}.`,
+      message: `${request.method} needs params, an object (got ${request.params === undefined ? 'none' : shown(request.params)}), e.g. ${EXAMPLE}.`,
     };
   }
   return undefined;
+}
+
+/** A value of the request as a message shows it: JSON, cut at 100 characters (answers never echo a body back). */
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 100 ? `${text.slice(0, 100)}...` : text;
 }
 
 function rpcError(

@@ -22,6 +22,7 @@ import { cancelTask } from './cancel-task.js';
 import { listTasks } from './list-tasks.js';
 import { startTask } from './start-task.js';
 import { findTask, limitHistory, type TaskContext } from './task-context.js';
+import { requestedTaskId } from './task-ids.js';
 import { isTerminal } from './task-outcome.js';
 import { outcomeOf } from './stored-task.js';
 import { userIdOf } from './a2a-user.js';
@@ -72,8 +73,9 @@ export class TroupeRequestHandler implements A2ARequestHandler {
 
   async getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
     const userId = userIdOf(context);
-    const live = this.ctx.live.get(params.id, userId);
-    const task = live ? live.snapshot() : (await findTask(this.ctx, params.id, userId)).task;
+    const taskId = requestedTaskId(params.id);
+    const live = this.ctx.live.get(taskId, userId);
+    const task = live ? live.snapshot() : (await findTask(this.ctx, taskId, userId)).task;
     return limitHistory(task, params.historyLength);
   }
 
@@ -82,7 +84,7 @@ export class TroupeRequestHandler implements A2ARequestHandler {
   }
 
   async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
-    return cancelTask(this.ctx, params.id, userIdOf(context));
+    return cancelTask(this.ctx, requestedTaskId(params.id), userIdOf(context));
   }
 
   /** Follows a task: live here, its updates until it ends; waiting for input, just the task. */
@@ -91,20 +93,21 @@ export class TroupeRequestHandler implements A2ARequestHandler {
     context: ServerCallContext,
   ): AsyncGenerator<StreamResponse, void, undefined> {
     const userId = userIdOf(context);
-    const live = this.ctx.live.get(params.id, userId);
+    const taskId = requestedTaskId(params.id);
+    const live = this.ctx.live.get(taskId, userId);
     if (live) {
       yield* live.subscribe();
       return;
     }
-    const { session, task } = await findTask(this.ctx, params.id, userId);
+    const { session, task } = await findTask(this.ctx, taskId, userId);
     const outcome = outcomeOf(
       session,
-      params.id,
-      session.events.filter((e) => e.invocationId === params.id),
+      taskId,
+      session.events.filter((e) => e.invocationId === taskId),
     );
     if (isTerminal(outcome))
       throw new UnsupportedOperationError(
-        `Task '${params.id}' is ${outcome.state}; there is nothing to follow. Read it with tasks/get.`,
+        `Task '${taskId}' is ${outcome.state}; there is nothing to follow. Read it with tasks/get.`,
       );
     yield { payload: { $case: 'task', value: task } };
   }

@@ -29,3 +29,15 @@ export function checkContextId(contextId: string): void {
     );
   }
 }
+
+/**
+ * The task id a request names (`tasks/get`, `tasks/cancel`, `tasks/resubscribe` and their 1.0
+ * names), refused as a malformed request when it is missing: the 0.3 transport passes the params
+ * through as the client sent them.
+ */
+export function requestedTaskId(id: unknown): string {
+  if (typeof id === 'string' && id !== '') return id;
+  throw new RequestMalformedError(
+    `params.id is ${id === '' ? 'empty' : id === undefined ? 'missing' : `${typeof id}, not a string`}; give the id of a task this agent returned to you (Task.id), e.g. { "id": "<task id>" }.`,
+  );
+}
