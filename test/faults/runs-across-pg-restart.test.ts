@@ -50,15 +50,21 @@ describePostgres('runs across a PostgreSQL restart', () => {
       }
     });
 
-    await waitFor(() => statuses.filter((s) => s === 'completed').length >= 10, 'ten completed runs');
+    const completed = () => statuses.filter((s) => s === 'completed').length;
+    const cut = () => statuses.filter((s) => s === 'failed' || s.startsWith('rejected:')).length;
+    await waitFor(() => completed() >= 10, 'ten completed runs');
     await pg.stop();
     const down = await app.request('/health');
     expect(down.status).toBe(503);
     expect(await down.json()).toMatchObject({ status: 'unavailable' });
-    await new Promise((r) => setTimeout(r, 400));
+    // Runs meet the outage: some fail or are refused while the store is down.
+    const cutBefore = cut();
+    await waitFor(() => cut() > cutBefore, 'a run to fail or be refused while the store is down');
     await pg.start();
     await waitFor(async () => (await app.request('/health')).status === 200, 'the store to be healthy again', 15_000);
-    await new Promise((r) => setTimeout(r, 300));
+    // And complete again once it is back.
+    const completedBefore = completed();
+    await waitFor(() => completed() > completedBefore, 'a run to complete after the restart', 15_000);
     stop = true;
     await Promise.all(load);
     // Error records of runs cut while the store was down are stored in the background; wait for them.

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { expect } from 'vitest';
 import { StorageError, createEvent, type Event, type SessionKey, type SessionService } from '@troupe/core';
 
@@ -18,9 +19,10 @@ export function deltaOf(i: number): Record<string, unknown> {
   return { n: i, [`slot${i % 3}`]: `value ${i}` };
 }
 
-/** Counts appends as they are stored, so a test can strike mid-load. */
+/** Counts appends as they are stored and StorageErrors as they happen, so a test can strike mid-load and see the faults land. */
 export interface LoadProgress {
   appended: number;
+  failed: number;
 }
 
 /** Writes `perSession` events to each session, retrying after StorageErrors until `deadline` (ms since epoch). */
@@ -29,7 +31,7 @@ export async function appendUnderFaults(
   keys: SessionKey[],
   perSession: number,
   deadline: number,
-  progress: LoadProgress = { appended: 0 },
+  progress: LoadProgress = { appended: 0, failed: 0 },
 ): Promise<LoadResult> {
   const result: LoadResult = { storageErrors: [], storedDespiteError: 0 };
   const retrying = async <T>(work: () => Promise<T>): Promise<T> => {
@@ -43,6 +45,7 @@ export async function appendUnderFaults(
       } catch (error) {
         if (!(error instanceof StorageError)) throw error;
         result.storageErrors.push(error);
+        progress.failed++;
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     }
@@ -59,6 +62,7 @@ export async function appendUnderFaults(
         } catch (error) {
           if (!(error instanceof StorageError)) throw error;
           result.storageErrors.push(error);
+          progress.failed++;
           // The append may have committed before the connection broke: reload and look.
           session = (await retrying(() => service.getSession(key)))!;
           if (session.events.some((e) => e.id === event.id)) {
@@ -93,4 +97,33 @@ export function expectRetryableStorageError(error: unknown): void {
   expect(storage.code).toBe('STORAGE');
   expect(storage.message).toMatch(/PostgreSQL could not be reached while .*retry/);
   expect(storage.cause).toBeInstanceOf(Error);
+}
+
+/**
+ * Holds the `seq`-th append of a session: another connection inserts that event row and keeps its
+ * transaction open, so the append waits on the row's lock (an operation certainly in flight) until
+ * `release()` rolls it back. A server stopped or a backend ended meanwhile takes the row with it.
+ */
+export async function holdAppend(
+  connectionString: string,
+  schema: string,
+  sessionId: string,
+  seq: number,
+): Promise<{ release: () => Promise<void> }> {
+  const client = new pg.Client({ connectionString });
+  // Losing the connection (the test stops the server) must not end the test process.
+  client.on('error', () => undefined);
+  await client.connect();
+  await client.query('BEGIN');
+  const inserted = await client.query(
+    `INSERT INTO "${schema}".events (session_pk, seq, id, timestamp, format, data) SELECT pk, $2, $3, 0, 1, '{}' FROM "${schema}".sessions WHERE id = $1`,
+    [sessionId, seq, `held-${seq}`],
+  );
+  if (inserted.rowCount !== 1) throw new Error(`holdAppend: no session '${sessionId}' in schema '${schema}'.`);
+  return {
+    release: async () => {
+      await client.query('ROLLBACK').catch(() => undefined);
+      await client.end().catch(() => undefined);
+    },
+  };
 }

@@ -1,6 +1,13 @@
 import { expect, it } from 'vitest';
+import { waitFor } from '../../core/test/wait.js';
 import { PostgresSessionService } from '../src/index.js';
-import { appendUnderFaults, expectConsistent, expectRetryableStorageError, type LoadProgress } from './fault-load.js';
+import {
+  appendUnderFaults,
+  expectConsistent,
+  expectRetryableStorageError,
+  holdAppend,
+  type LoadProgress,
+} from './fault-load.js';
 import { describePostgres } from './pg-test-env.js';
 import { usePrivatePostgres } from './private-postgres.js';
 
@@ -26,13 +33,17 @@ describePostgres('PostgresSessionService across a PostgreSQL restart', () => {
       }),
     );
     const perSession = 40;
-    const progress: LoadProgress = { appended: 0 };
-    const load = appendUnderFaults(service, keys, perSession, Date.now() + 15_000, progress);
+    const progress: LoadProgress = { appended: 0, failed: 0 };
+    // The first session's last append waits behind a held row until the server goes away (with the
+    // row): however fast the load, it cannot finish before the stop, and one append is in flight then.
+    const held = await holdAppend(pg.url, 'troupe', keys[0]!.sessionId, perSession);
+    const load = appendUnderFaults(service, keys, perSession, Date.now() + 60_000, progress);
     // Fail the test rather than leave the load running if a step below throws.
     load.catch(() => undefined);
 
-    await until(() => progress.appended >= 20, 'twenty appends before the stop');
+    await waitFor(() => progress.appended >= 20, 'twenty appends before the stop');
     await pg.stop();
+    await held.release();
     // While it is down: every call fails with a StorageError, and so does the health check.
     await expect(service.checkHealth()).rejects.toSatisfy((error) => (expectRetryableStorageError(error), true));
     // Counted after a failed call, so answers that arrived just before the stop have been handled.
@@ -42,7 +53,9 @@ describePostgres('PostgresSessionService across a PostgreSQL restart', () => {
     await expect(service.leaseSession({ ...keys[0]!, owner: 'o', ttlMs: 1000 })).rejects.toSatisfy(
       (error) => (expectRetryableStorageError(error), true),
     );
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Every session's writer retries every 10 ms: once each has met the outage again, none got through.
+    const failedAt = progress.failed;
+    await waitFor(() => progress.failed >= failedAt + keys.length, 'the load to meet the stopped server');
     expect(progress.appended).toBe(stoppedAt);
 
     await pg.start();
@@ -61,14 +74,5 @@ describePostgres('PostgresSessionService across a PostgreSQL restart', () => {
     } finally {
       await fresh.close();
     }
-  });
+  }, 120_000);
 });
-
-/** Polls every 10 ms for up to 10 s. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`Waited 10 s for ${what}.`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -2,7 +2,14 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { StorageError, createEvent } from '@troupe/core';
 import { PostgresSessionService } from '../src/index.js';
-import { appendUnderFaults, expectConsistent, expectRetryableStorageError } from './fault-load.js';
+import { waitFor } from '../../core/test/wait.js';
+import {
+  appendUnderFaults,
+  expectConsistent,
+  expectRetryableStorageError,
+  holdAppend,
+  type LoadProgress,
+} from './fault-load.js';
 import { PG_URL, adminQuery, describePostgres, dropSchema, requirePostgres, uniqueSchema } from './pg-test-env.js';
 
 /**
@@ -41,21 +48,38 @@ describePostgres('PostgresSessionService when its connections are terminated', (
       }),
     );
     const perSession = 25;
-    let killing = true;
+    const progress: LoadProgress = { appended: 0, failed: 0 };
+    // The first session's last append waits behind a held row: the load cannot finish before the
+    // last strike, and that strike certainly ends an operation in flight.
+    const held = await holdAppend(PG_URL, schema, keys[0]!.sessionId, perSession);
     let killed = 0;
-    const killer = (async () => {
-      while (killing) {
-        killed += await terminate(applicationName);
-        await new Promise((resolve) => setTimeout(resolve, 80 + Math.random() * 40));
-      }
-    })();
-    let load;
+    const running = appendUnderFaults(service, keys, perSession, Date.now() + 45_000, progress);
+    running.catch(() => undefined);
     try {
-      load = await appendUnderFaults(service, keys, perSession, Date.now() + 12_000);
+      // Strikes at points of the load's progress, not of the clock: however busy the machine, the
+      // load gets on between them.
+      for (const at of [10, 40, 70, 100]) {
+        await waitFor(() => progress.appended >= at, `${at} appends`, 30_000);
+        killed += await terminate(applicationName);
+      }
+      await waitFor(
+        async () =>
+          (
+            await adminQuery('SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = $2', [
+              applicationName,
+              'Lock',
+            ])
+          ).length === 1,
+        'the held append to wait on its lock',
+        30_000,
+      );
+      const failedBefore = progress.failed;
+      killed += await terminate(applicationName);
+      await waitFor(() => progress.failed > failedBefore, 'the held append to fail', 30_000);
     } finally {
-      killing = false;
-      await killer;
+      await held.release();
     }
+    const load = await running;
 
     expect(killed).toBeGreaterThan(0);
     expect(load.storageErrors.length).toBeGreaterThan(0);
@@ -70,7 +94,7 @@ describePostgres('PostgresSessionService when its connections are terminated', (
       await reader.close();
       await service.close();
     }
-  });
+  }, 60_000);
 
   it('a transaction cut after some of its writes stores none of them', async () => {
     const applicationName = uniqueName('cut');
@@ -78,14 +102,8 @@ describePostgres('PostgresSessionService when its connections are terminated', (
     const session = await service.createSession({ appName, userId: 'cut', state: { before: true } });
     // An uncommitted event at the next seq holds the append at its last statement, after it has
     // written the app: and user: keys; ending its backend there cuts the transaction mid-way.
-    const blocker = new pg.Client({ connectionString: PG_URL });
-    await blocker.connect();
+    const held = await holdAppend(PG_URL, schema, session.id, 1);
     try {
-      await blocker.query('BEGIN');
-      await blocker.query(
-        `INSERT INTO "${schema}".events (session_pk, seq, id, timestamp, format, data) SELECT pk, 1, 'blocker', 0, 1, '{}' FROM "${schema}".sessions WHERE id = $1`,
-        [session.id],
-      );
       const append = service.appendEvent({
         session,
         event: createEvent({ author: 'A', actions: { stateDelta: { 'app:cut': 1, 'user:cut': 2, mine: 3 } } }),
@@ -99,13 +117,13 @@ describePostgres('PostgresSessionService when its connections are terminated', (
               'Lock',
             ])
           ).length === 1,
+        'the append to wait on its lock',
       );
       expect(await terminate(applicationName)).toBeGreaterThan(0);
       await expect(append).rejects.toBeInstanceOf(StorageError);
       await append.catch(expectRetryableStorageError);
-      await blocker.query('ROLLBACK');
     } finally {
-      await blocker.end();
+      await held.release();
     }
     const got = (await service.getSession({ appName, userId: 'cut', sessionId: session.id }))!;
     expect(got.state).toEqual({ before: true });
@@ -127,7 +145,7 @@ describePostgres('PostgresSessionService when its connections are terminated', (
       expect(pool.listenerCount('error')).toBe(before + 1);
       expect(pool.idleCount).toBeGreaterThan(0);
       expect(await terminate(applicationName)).toBeGreaterThan(0);
-      await waitFor(async () => pool.idleCount === 0);
+      await waitFor(() => pool.idleCount === 0, 'the pool to drop its ended connections');
       expect((await service.getSession({ appName, userId: 'pooled', sessionId: session.id }))?.id).toBe(session.id);
       await service.close();
       expect(pool.listenerCount('error')).toBe(before);
@@ -136,12 +154,3 @@ describePostgres('PostgresSessionService when its connections are terminated', (
     }
   });
 });
-
-/** Polls `condition` every 20 ms for up to 5 s. */
-async function waitFor(condition: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('The condition did not hold within 5 s.');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
