@@ -10,7 +10,8 @@ import { startWorker, useTempDb } from './helpers.js';
 // SPEC §8: a process that died mid-run is resumed by another with runner.resume({ sessionId,
 // invocationId }) and completed steps are not repeated. The worker runs a five-step pipeline
 // (FunctionAgents and an LlmAgent, each ~150 ms, each logging its side effect) on the built
-// packages; the test kills it with SIGKILL in the middle and resumes in a new process.
+// packages; the test kills it with SIGKILL in the middle of a step (one the worker holds until
+// then) and resumes in a new process.
 const tempDb = useTempDb();
 const worker = fileURLToPath(new URL('./fixtures/crash-worker.mjs', import.meta.url));
 const key = { appName: 'crash', userId: 'u' };
@@ -40,17 +41,22 @@ async function storedEvents(path: string, sessionId: string): Promise<Event[]> {
   }
 }
 
-/** Whether nobody holds the session's lease now (a killed run's lease holds until it expires). */
-function leaseFree(path: string, sessionId: string): boolean {
+/** When the session's lease runs out (ms since epoch), read from the file. */
+function leaseExpiresAt(path: string, sessionId: string): number {
   const db = new Database(path, { readonly: true });
   try {
     const row = db
       .prepare<[string], { lease_expires_at: number }>('SELECT lease_expires_at FROM sessions WHERE id = ?')
       .get(sessionId);
-    return row!.lease_expires_at <= Date.now();
+    return row!.lease_expires_at;
   } finally {
     db.close();
   }
+}
+
+/** Whether nobody holds the session's lease now (a killed run's lease holds until it expires). */
+function leaseFree(path: string, sessionId: string): boolean {
+  return leaseExpiresAt(path, sessionId) <= Date.now();
 }
 
 async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
@@ -69,14 +75,15 @@ describe('crash and resume in a new process (SQLite)', () => {
       const log = join(dirname(path), 'side-effects.log');
       const sessionId = `crash-${finished}`;
 
-      const first = start(['run', path, sessionId, log]);
+      // The step after the finished ones works until killed; once it started, their events are stored.
+      const first = start(['run', path, sessionId, log, `hold:${STEPS[finished]}`]);
       const exited = first.done.then(
         () => 'finished',
         () => 'killed',
       );
-      await waitFor(() => logLines(log).length >= finished, `${finished} step(s) to log their side effect`);
-      // Well inside the next step's 150 ms, so the finished step's event is stored by now.
-      await new Promise((resolve) => setTimeout(resolve, 40));
+      const holding = first.printed(`holding ${STEPS[finished]}`).then(() => 'holding');
+      expect(await Promise.race([holding, exited]), `the worker's state at step ${STEPS[finished]}`).toBe('holding');
+      const killedAt = Date.now();
       first.child.kill('SIGKILL');
       expect(await exited).toBe('killed');
 
@@ -94,8 +101,8 @@ describe('crash and resume in a new process (SQLite)', () => {
 
       // SPEC §12: the killed run's lease outlives it (the worker's runner takes 1 s ones, renewed
       // every third of that), so no other process can take the session over at once; it is free
-      // once the lease expires.
-      expect(leaseFree(path, sessionId)).toBe(false);
+      // once the lease expires. (Compared with the time of the kill: reading it later may be late.)
+      expect(leaseExpiresAt(path, sessionId)).toBeGreaterThan(killedAt);
       await waitFor(() => leaseFree(path, sessionId), "the killed run's lease to expire");
       const resumed = await start(['resume', path, sessionId, log, invocationId]).done;
       expect(resumed).toEqual({ status: 'completed', output: 'Publish done', error: null });

@@ -129,7 +129,9 @@ describe('session leases across processes on one SQLite file', () => {
     const path = tempDb();
     const service = new SqliteSessionService({ path });
     const created = await service.createSession(key);
-    const ttlMs = 400;
+    // Long enough that the check right after the kill is inside it even on a busy machine.
+    const ttlMs = 3_000;
+    const leasedBefore = Date.now();
     const holder = startChild([path, key.appName, key.userId, created.id, 'hold', String(ttlMs)]);
     const ended = holder.result.catch(() => 'killed');
     await holder.printed('leased 1');
@@ -138,8 +140,14 @@ describe('session leases across processes on one SQLite file', () => {
 
     const lease = { ...key, sessionId: created.id, owner: 'parent', ttlMs: 30_000 };
     expect(await service.leaseSession(lease)).toBeUndefined();
-    await new Promise((resolve) => setTimeout(resolve, ttlMs + 100));
-    expect(await service.leaseSession(lease)).toMatchObject({ owner: 'parent', epoch: 2 });
+    // Taken over as soon as the dead process's lease ran out, and not before.
+    let taken: Awaited<ReturnType<SqliteSessionService['leaseSession']>>;
+    for (const deadline = Date.now() + 15_000; !(taken = await service.leaseSession(lease));) {
+      if (Date.now() > deadline) throw new Error("The killed process's lease did not expire within 15 s.");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(Date.now() - leasedBefore).toBeGreaterThanOrEqual(ttlMs);
+    expect(taken).toMatchObject({ owner: 'parent', epoch: 2 });
     await service.close();
   });
 });
