@@ -10,12 +10,14 @@ import { startWorker } from './start-worker.js';
 
 const APP = 'jobs';
 
-function pipeline(stepMs: number, ran: string[]): SequentialAgent {
+/** Three steps, each taking `stepMs` (or what it gives for the run's message) unless aborted. */
+function pipeline(stepMs: number | ((message: string) => number), ran: string[]): SequentialAgent {
   const step = (name: string) =>
     new FunctionAgent({
       name,
-      run: async (_input, ctx) => {
-        await sleep(stepMs, undefined, { signal: ctx.abortSignal }).catch(() => undefined);
+      run: async (input, ctx) => {
+        const ms = typeof stepMs === 'number' ? stepMs : stepMs(String(input.request));
+        await sleep(ms, undefined, { signal: ctx.abortSignal }).catch(() => undefined);
         ran.push(name);
         return `${name} done`;
       },
@@ -112,8 +114,9 @@ describeRedis('RunQueue and RunWorker in one process', () => {
   it('cancels a running run: one stored CANCELLED event, status cancelled, the session free', async () => {
     const slowRan: string[] = [];
     await worker.close({ gracePeriodMs: 0 });
+    // Steps of a minute for 'go': only the cancellation can end that run within the test.
     worker = await startWorker({
-      apps: { [APP]: pipeline(400, slowRan) },
+      apps: { [APP]: pipeline((message) => (message === 'go' ? 60_000 : 10), slowRan) },
       sessionService: store,
       redis: redis().url,
       prefix,
@@ -122,7 +125,7 @@ describeRedis('RunQueue and RunWorker in one process', () => {
     const run = await queue.enqueue({ appName: APP, userId: 'u1', sessionId: session.id, newMessage: 'go' });
     await until(async () => (await queue.status(run.runId)).status === 'running', 'the run to start');
     await queue.cancel(run.runId);
-    await until(async () => (await queue.status(run.runId)).status === 'cancelled', 'the run to be cancelled', 2_000);
+    await until(async () => (await queue.status(run.runId)).status === 'cancelled', 'the run to be cancelled');
     const events = (await store.getSession({ appName: APP, userId: 'u1', sessionId: session.id }))!.events;
     expect(events.filter((e: Event) => e.errorCode === 'CANCELLED')).toHaveLength(1);
     expect(slowRan.length).toBeLessThan(3);
@@ -145,8 +148,13 @@ describeRedis('RunQueue and RunWorker in one process', () => {
       sweepIntervalMs: 0,
     });
     await worker.start();
-    await sleep(300);
-    expect(ran).toEqual([]);
+    // A run enqueued after the cancelled one completes: by then the worker has passed the cancelled
+    // one by, and ran nothing of it.
+    const other = await store.createSession({ appName: APP, userId: 'u1' });
+    const later = await queue.enqueue({ appName: APP, userId: 'u1', sessionId: other.id, newMessage: 'go' });
+    await collect(queue.join(later.runId));
+    expect((await queue.status(later.runId)).status).toBe('completed');
+    expect(ran).toEqual(['s1', 's2', 's3']);
     expect((await store.getSession({ appName: APP, userId: 'u1', sessionId: session.id }))!.events).toEqual([]);
   });
 });
