@@ -107,4 +107,19 @@ describe('fuzzing loadAgent', () => {
       { numRuns: 600 },
     );
   }, 60_000);
+
+  it('refuses a wide alias bomb (one anchor aliased side by side past 10000 values) with AgentDefinitionError', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 10_001, max: 30_000 }), fc.boolean(), async (width, flow) => {
+        const file = join(dir, `wide-${n++}.yaml`);
+        const aliases = Array.from({ length: width }, () => '*a');
+        const list = flow ? ` [${aliases.join(', ')}]` : `\n${aliases.map((a) => `  - ${a}`).join('\n')}`;
+        writeFileSync(file, `name: Wide\ninstruction: &a lol\ndescription:${list}\n`);
+        const error: unknown = await loadAgent(file).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(AgentDefinitionError);
+        expect((error as Error).message).toContain('brings the document over 10000 values copied from anchors');
+      }),
+      { numRuns: 8 },
+    );
+  }, 60_000);
 });

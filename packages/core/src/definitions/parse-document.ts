@@ -110,9 +110,12 @@ export function describeNode(node: SourceNode): string {
 }
 
 /**
- * Values an alias may bring into a document in all. Aliases inside aliases multiply: nine levels
- * of nine aliases (a "billion laughs", under 600 bytes) would expand to 9^9 values and freeze the
- * loader. The `yaml` package's own `maxAliasCount` bounds only `toJS()`, which is not used here.
+ * Values an alias may bring into a document in all, counted as they are expanded, so the work of
+ * expanding is bounded by it. Aliases inside aliases multiply (nine levels of nine aliases, a
+ * "billion laughs" under 600 bytes, would be 9^9 values), and aliases side by side add up (one
+ * anchor, then a megabyte of `- *a`). The `yaml` package's own `maxAliasCount` bounds only
+ * `toJS()`, which is not used here (it keeps no lines): there it caps, per anchor, the references
+ * times the aliases inside the anchored value, at 100 by default.
  */
 export const MAX_ALIAS_VALUES = 10_000;
 /** How deeply mappings and lists may nest (deeper input would exhaust the stack later on). */
@@ -120,6 +123,8 @@ export const MAX_NESTING = 100;
 
 class Converter {
   private readonly active = new Set<unknown>();
+  /** The anchored node each alias refers to, indexed on the first alias (see {@link anchorTargets}). */
+  private targets: Map<unknown, unknown> | undefined;
   /** Values created so far by expanding aliases. */
   private aliasValues = 0;
   /** The outermost alias being expanded, for the message when the expansion is too large. */
@@ -136,7 +141,8 @@ class Converter {
     const { yaml, file } = this;
     const line = lineOverride ?? this.lineOf(node);
     if (yaml.isAlias(node)) {
-      const target = node.resolve(this.doc);
+      this.targets ??= anchorTargets(yaml, this.doc);
+      const target = this.targets.get(node);
       if (target === undefined)
         throw new AgentDefinitionError(
           { file, line },
@@ -210,6 +216,24 @@ class Converter {
     const range = (node as { range?: [number, number, number] } | null)?.range;
     return range ? this.lines.linePos(range[0]).line : 1;
   }
+}
+
+/**
+ * The node each alias of the document refers to: the last node with its anchor before it, in
+ * document order, as YAML and the `yaml` package's `Alias.resolve` define it. Built in one pass:
+ * `resolve` walks the whole document for every alias, so a wide document of aliases cost its
+ * size times their number (minutes for a megabyte) before any limit could count a value.
+ */
+function anchorTargets(yaml: YamlModule, doc: Document.Parsed): Map<unknown, unknown> {
+  const latest = new Map<string, unknown>();
+  const targets = new Map<unknown, unknown>();
+  yaml.visit(doc, {
+    Node: (_key, node) => {
+      if (yaml.isAlias(node)) targets.set(node, latest.get(node.source));
+      else if (node.anchor) latest.set(node.anchor, node);
+    },
+  });
+  return targets;
 }
 
 function checkJson(text: string, file: string): void {
