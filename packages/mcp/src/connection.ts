@@ -1,5 +1,5 @@
 import { ConfigurationError, redact, type Redactor } from '@troupe/core';
-import { commandLabel, connectionRedactor } from './redaction.js';
+import { argumentMasker, commandLabel, connectionRedactor } from './redaction.js';
 
 /** An MCP server started as a child process, spoken to over its stdin and stdout. */
 export interface MCPStdioConnection {
@@ -29,13 +29,15 @@ export interface MCPHttpConnection {
 export type MCPConnection = MCPStdioConnection | MCPHttpConnection;
 
 /**
- * A connection whose options were checked, with how messages name the server (`label`, secret
- * argument values and URL passwords masked) and the redactor of its messages and stderr.
+ * A connection whose options were checked, with how messages name the server (`label`: a command's
+ * executable only, a URL with its password masked), the redactor of its messages and stderr, and
+ * `maskArguments`, which hides a command's arguments in text from elsewhere (an SDK or Node error)
+ * before it joins a message.
  */
 export type CheckedConnection = (
   | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string> | undefined; cwd: string | undefined }
   | { kind: 'http'; url: URL; headers: Record<string, string> }
-) & { label: string; redact: Redactor };
+) & { label: string; redact: Redactor; maskArguments: Redactor };
 
 /** Checks the connection given to MCPToolset, naming the option, the value and the fix. */
 export function checkConnection(connection: unknown): CheckedConnection {
@@ -74,7 +76,7 @@ export function checkConnection(connection: unknown): CheckedConnection {
     if (c.cwd !== undefined && (typeof c.cwd !== 'string' || c.cwd === ''))
       throw new ConfigurationError(`MCPToolset: 'cwd' must be a directory path; got ${describe(c.cwd)}.`);
     const env = c.env === undefined ? undefined : stringMap(c.env, 'env', '{ API_KEY: process.env.API_KEY! }');
-    const masked = connectionRedactor(env, undefined);
+    const masked = connectionRedactor(env, undefined, args);
     const label = commandLabel(c.command, args, masked);
     return {
       kind: 'stdio',
@@ -84,6 +86,7 @@ export function checkConnection(connection: unknown): CheckedConnection {
       cwd: c.cwd,
       label: `\`${label}\``,
       redact: masked,
+      maskArguments: argumentMasker(c.command, args),
     };
   }
   for (const key of Object.keys(c)) {
@@ -113,7 +116,7 @@ export function checkConnection(connection: unknown): CheckedConnection {
   }
   const headers = c.headers === undefined ? {} : stringMap(c.headers, 'headers', "{ Authorization: 'Bearer <token>' }");
   const masked = connectionRedactor(undefined, headers);
-  return { kind: 'http', url, headers, label: masked(url.href), redact: masked };
+  return { kind: 'http', url, headers, label: masked(url.href), redact: masked, maskArguments: (text) => text };
 }
 
 function stringMap(value: unknown, option: string, example: string): Record<string, string> {

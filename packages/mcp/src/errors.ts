@@ -33,15 +33,17 @@ export class MCPToolError extends TroupeError {
 
 /**
  * Explains why connecting to a server failed, with the fix. The message names the server by its
- * label and passes through the connection's redactor; the server's stderr is never part of it
- * (it goes to the toolset's `onStderr`), since the message is stored in the session.
+ * label (a command by its executable only, never its arguments) and passes through the
+ * connection's redactor; the server's stderr is never part of it (it goes to the toolset's
+ * `onStderr`), since the message is stored in the session.
  */
 export function connectError(connection: CheckedConnection, error: unknown): MCPConnectionError {
   const label = connection.label;
   const fail = (message: string): MCPConnectionError =>
     new MCPConnectionError(label, connection.redact(message), { cause: error });
   const code = errorCode(error);
-  const reason = withCause(error);
+  // The label names a command by its executable only: its arguments stay out of the reason too.
+  const reason = connection.maskArguments(withCause(error));
   if (connection.kind === 'stdio') {
     const command = connection.command;
     if (code === 'ENOENT') {

@@ -87,7 +87,10 @@ export class MCPToolset extends BaseToolset {
     this.onStderr = options.onStderr;
   }
 
-  /** The server's command line or URL, as messages name it (secret argument values and URL passwords masked). */
+  /**
+   * The server as messages name it: a command by its executable, then `…` for its arguments (left
+   * out: they may hold secrets), e.g. `` `npx …` ``; a URL with its secrets masked.
+   */
   get server(): string {
     return this.connection.label;
   }
@@ -120,7 +123,9 @@ export class MCPToolset extends BaseToolset {
       if (signal?.aborted) throw error;
       throw new MCPConnectionError(
         this.server,
-        this.connection.redact(`MCP server ${this.server} failed to list its tools: ${messageOf(error)}.`),
+        this.connection.redact(
+          `MCP server ${this.server} failed to list its tools: ${this.connection.maskArguments(messageOf(error))}.`,
+        ),
         { cause: error },
       );
     }

@@ -25,7 +25,7 @@ describe("agent definitions: tools: [{ mcp: ... }] (registered by import '@troup
     expect(agent).toBeInstanceOf(LlmAgent);
     const [toolset] = (agent as LlmAgent).toolsets;
     expect(toolset).toBeInstanceOf(MCPToolset);
-    expect((toolset as MCPToolset).server).toBe('`node ./stdio-server.mjs`');
+    expect((toolset as MCPToolset).server).toBe('`node …`');
 
     const { runner, turn } = await chat(agent);
     const result = await turn('What is 20 + 22?');

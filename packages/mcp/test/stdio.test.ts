@@ -132,7 +132,7 @@ describe('MCPToolset over stdio (a real server as a child process)', () => {
     expect(result.status).toBe('completed');
     const [crashed, echoed] = responses(result);
     expect(crashed!.error).toMatch(
-      /^MCP server `.*stdio-server\.mjs` closed the connection while tool 'crash' was running .* It is restarted on the next use\.$/s,
+      /^MCP server `.*node …` closed the connection while tool 'crash' was running .* It is restarted on the next use\.$/s,
     );
     expect(echoed).toEqual({ result: 'back' }); // the call after the crash restarted the server
     expect(result.output).toBe('recovered');
@@ -213,7 +213,7 @@ describe('MCPToolset over stdio (a real server as a child process)', () => {
     const error = await missing.getTools().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MCPConnectionError);
     expect((error as Error).message).toBe(
-      "Cannot start MCP server `troupe-no-such-mcp-server --stdio`: the command 'troupe-no-such-mcp-server' was not found. Install it, or give 'command' as an absolute path or a program on PATH.",
+      "Cannot start MCP server `troupe-no-such-mcp-server …`: the command 'troupe-no-such-mcp-server' was not found. Install it, or give 'command' as an absolute path or a program on PATH.",
     );
 
     const broken = new MCPToolset({
