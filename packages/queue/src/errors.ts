@@ -5,7 +5,7 @@ export class RunNotFoundError extends TroupeError {
   constructor(runId: string) {
     super(
       'RUN_NOT_FOUND',
-      `No run '${runId}' is recorded: it never existed or its session was deleted. Use a runId that enqueue returned, or list the session's runs.`,
+      `No run '${runId}' is recorded: it never existed or its session was deleted. Use a runId that enqueue returned, or list the session's runs; a runId you chose is found with its session (status(runId, session)).`,
     );
   }
 }

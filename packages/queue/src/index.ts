@@ -8,6 +8,8 @@ export { RunQueue, type RunQueueOptions } from './run-queue.js';
 export { RunWorker, type RunWorkerOptions } from './run-worker.js';
 export { RunNotFoundError, QueueUnavailableError } from './errors.js';
 export type { RedisConnection } from './redis-connection.js';
+export type { RunReport } from './run-report.js';
+export type { UntakenListener } from './untaken-watch.js';
 // The contract's types live in @troupe/core (the server serves it without depending on the queue).
 export type {
   BackgroundRuns,

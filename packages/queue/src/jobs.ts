@@ -32,22 +32,31 @@ export const JOB_OPTIONS: JobsOptions = {
   removeOnFail: { age: 86_400, count: 1_000 },
 };
 
+/** Runs one Redis operation: as it is, or within a bound (the API side's, see redis-gate.ts). */
+export type RedisCall = <T>(operation: () => Promise<T>) => Promise<T>;
+
 /**
  * Makes sure the run has a job waiting or running: adds it, or replaces a finished job of the same
  * id (a run resumed after a pause, or one the store says is pending while its job already ended).
  * With `replaceActive`, waits (briefly) for an active job to finish and then replaces it: a resume
- * can come in while the worker that recorded the pause is still completing its job.
+ * can come in while the worker that recorded the pause is still completing its job. `call` runs
+ * each Redis operation (so a bound applies to each, not to the wait).
  */
-export async function ensureJob(queue: Queue<QueueJobData>, runId: string, replaceActive = true): Promise<void> {
+export async function ensureJob(
+  queue: Queue<QueueJobData>,
+  runId: string,
+  replaceActive = true,
+  call: RedisCall = (operation) => operation(),
+): Promise<void> {
   for (let tries = 0; tries < 100; tries++) {
-    const job = await queue.getJob(runId);
+    const job = await call(() => queue.getJob(runId));
     if (!job) {
-      await queue.add(RUN_JOB, { runId }, { jobId: runId });
+      await call(() => queue.add(RUN_JOB, { runId }, { jobId: runId }));
       return;
     }
-    const state = await job.getState();
+    const state = await call(() => job.getState());
     if (state === 'completed' || state === 'failed' || state === 'unknown') {
-      await job.remove().catch(() => undefined);
+      await call(() => job.remove()).catch(() => undefined);
       continue;
     }
     // Waiting, delayed or prioritized: it will run. Active: its worker may be completing it (a resume

@@ -17,6 +17,16 @@ export class RedisKeys {
     return `${this.prefix}:run:${runId}:owner`;
   }
 
+  /** The ids of the workers that announced themselves (some may have stopped since: see `worker`). */
+  get workers(): string {
+    return `${this.prefix}:workers`;
+  }
+
+  /** A worker's sign of life: it expires unless the worker renews it. */
+  worker(workerId: string): string {
+    return `${this.prefix}:worker:${workerId}`;
+  }
+
   /** Pub/sub channel on which a cancel reaches the worker holding the run. */
   get cancelChannel(): string {
     return `${this.prefix}:cancel`;

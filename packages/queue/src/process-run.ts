@@ -22,6 +22,9 @@ import type { Redis } from 'ioredis';
 import { abandonRun } from './abandon-run.js';
 import type { RunJobData } from './jobs.js';
 import type { RedisKeys } from './keys.js';
+import { runInfo } from './run-info.js';
+import { runIdOf } from './run-keys.js';
+import type { RunReport } from './run-report.js';
 import { type StoredRequest, storedRequestOf } from './run-request.js';
 import { RunStreamWriter, type StreamTtls } from './run-stream-writer.js';
 
@@ -32,8 +35,8 @@ export interface RunJobContext {
   keys: RedisKeys;
   ttls: StreamTtls;
   runnerFor(appName: string): Runner | undefined;
-  /** Runs in progress on this worker, by run id: a cancel or a drain aborts them. */
-  active: Map<string, AbortController>;
+  /** Runs in progress on this worker, by key (see run-keys.ts): a cancel or a drain aborts them. */
+  active: Map<string, { controller: AbortController; runId: string }>;
   /** Takeovers allowed after crashes before the run is abandoned. */
   maxStalledCount: number;
   /** The lease the worker's runners take (their lockDurationMs). */
@@ -41,6 +44,8 @@ export interface RunJobContext {
   /** Moves the session's next waiting run to the front once this one ended. */
   promoteNext(run: RunRecord): Promise<void>;
   onError(error: unknown, runId: string): void;
+  /** What happened to a run, for the worker's log. */
+  report(report: RunReport): void;
 }
 
 /** How long a run waits before looking again when the session is busy or an earlier run goes first. */
@@ -54,10 +59,12 @@ const WAIT_FOR_LEASE_MS = 250;
  * record and does only what is left.
  */
 export async function processRunJob(ctx: RunJobContext, job: Job<RunJobData>, token: string): Promise<void> {
-  const runId = job.data.runId;
-  const record = await ctx.store.getRun(runId);
+  // The job names the run's key; the run id callers know (the invocation id) is in its record.
+  const key = job.data.runId;
+  const record = await ctx.store.getRun(key);
   // Deleted with its session, or already over (a duplicate job): nothing to do.
   if (!record || !ACTIVE_RUN_STATUSES.includes(record.status)) return;
+  const runId = runIdOf(record);
   const session = { appName: record.appName, userId: record.userId, sessionId: record.sessionId };
 
   const earlier = (await ctx.store.listRuns({ session, statuses: ACTIVE_RUN_STATUSES })).find(
@@ -76,13 +83,14 @@ export async function processRunJob(ctx: RunJobContext, job: Job<RunJobData>, to
   if (record.status === 'running' && record.attempts > ctx.maxStalledCount) {
     const done = await abandonRun(ctx, record, runner.agent.name);
     if (!done) return waitAndRetry(job, token, WAIT_FOR_LEASE_MS);
+    if (done !== true) ctx.report({ kind: 'abandoned', run: runInfo(done) });
     await ctx.promoteNext(record);
     return;
   }
 
   const request = storedRequestOf(runId, record.request);
   const controller = new AbortController();
-  ctx.active.set(runId, controller);
+  ctx.active.set(key, { controller, runId });
   try {
     let started: Started;
     try {
@@ -96,7 +104,7 @@ export async function processRunJob(ctx: RunJobContext, job: Job<RunJobData>, to
     }
     const attempt = record.attempts + 1;
     const claimed = await ctx.store.updateRun(
-      runId,
+      key,
       { status: 'running', attempts: attempt },
       { status: [record.status], attempts: record.attempts },
     );
@@ -105,11 +113,14 @@ export async function processRunJob(ctx: RunJobContext, job: Job<RunJobData>, to
       await started.events.return(undefined as never);
       return;
     }
+    const startedAt = Date.now();
+    const took = () => Date.now() - startedAt;
+    ctx.report({ kind: 'started', run: runInfo(claimed), takeover: record.status === 'running' });
     if (claimed.cancelRequested) controller.abort(new RunCancelledError(`Run '${runId}' was cancelled.`));
     const writer = new RunStreamWriter(
       ctx.redis,
       ctx.keys,
-      runId,
+      key,
       `${attempt}:${randomUUID()}`,
       ctx.ttls,
       (reason) => controller.abort(new LeaseLostError(`This worker lost run '${runId}': ${reason}.`)),
@@ -118,21 +129,28 @@ export async function processRunJob(ctx: RunJobContext, job: Job<RunJobData>, to
     await writer.claim();
     if (started.continuing) await republishStored(ctx, writer, claimed);
     const ending = await drive(started.events, writer);
-    if (ending.status === 'drained') return await handBack(ctx, job, token, claimed);
-    if (ending.status === 'lost') return;
+    if (ending.status === 'drained') {
+      ctx.report({ kind: 'drained', run: runInfo(claimed), durationMs: took() });
+      return await handBack(ctx, job, token, claimed);
+    }
+    if (ending.status === 'lost') {
+      ctx.report({ kind: 'lost', run: runInfo(claimed), durationMs: took() });
+      return;
+    }
     await writer.flush();
     const ended = await ctx.store.updateRun(
-      runId,
+      key,
       { status: ending.status, error: ending.error ?? null },
       { status: ['running'], attempts: attempt },
     );
     // Only the attempt that still owns the run says how it ended.
     if (ended) {
+      ctx.report({ kind: 'ended', run: runInfo(ended), durationMs: took() });
       await writer.end(ending.status).catch((error: unknown) => ctx.onError(error, runId));
       await ctx.promoteNext(ended);
     }
   } finally {
-    ctx.active.delete(runId);
+    ctx.active.delete(key);
   }
 }
 
@@ -148,7 +166,8 @@ async function start(
   request: StoredRequest,
   abortSignal: AbortSignal,
 ): Promise<Started> {
-  const { userId, sessionId, runId: invocationId } = record;
+  const { userId, sessionId } = record;
+  const invocationId = runIdOf(record);
   const runConfig = { streaming: request.streaming ? ('sse' as const) : ('none' as const) };
   if (request.kind === 'resume') {
     // Taken over after a crash, the answers may already be stored: continue without them then.
@@ -231,9 +250,10 @@ async function republishStored(ctx: RunJobContext, writer: RunStreamWriter, reco
     writer.publishedEventIds(),
     ctx.store.getSession({ appName: record.appName, userId: record.userId, sessionId: record.sessionId }),
   ]);
+  const invocationId = runIdOf(record);
   for (const event of session?.events ?? []) {
     // The user's message and answers are not part of the stream (as the runner does not yield them).
-    if (event.invocationId === record.runId && event.author !== 'user' && !published.has(event.id))
+    if (event.invocationId === invocationId && event.author !== 'user' && !published.has(event.id))
       writer.publish(event);
   }
 }
@@ -256,6 +276,8 @@ async function fail(ctx: RunJobContext, record: RunRecord, error: RunError): Pro
     { status: [record.status], attempts: record.attempts },
   );
   if (!failed) return;
+  ctx.report({ kind: 'ended', run: runInfo(failed), durationMs: 0 });
+  const runId = runIdOf(record);
   const writer = new RunStreamWriter(
     ctx.redis,
     ctx.keys,
@@ -263,10 +285,10 @@ async function fail(ctx: RunJobContext, record: RunRecord, error: RunError): Pro
     `failed:${randomUUID()}`,
     ctx.ttls,
     () => undefined,
-    (e) => ctx.onError(e, record.runId),
+    (e) => ctx.onError(e, runId),
   );
   await writer.claim();
-  await writer.end('failed').catch((e: unknown) => ctx.onError(e, record.runId));
+  await writer.end('failed').catch((e: unknown) => ctx.onError(e, runId));
   await ctx.promoteNext(failed);
 }
 

@@ -1,10 +1,11 @@
 import type { RunRecord } from '@troupe/core/stores';
 import type { RunInfo } from '@troupe/core/hosting';
+import { runIdOf } from './run-keys.js';
 
-/** What callers see of a stored run (the request and bookkeeping fields stay inside). */
+/** What callers see of a stored run (the request, the key and bookkeeping fields stay inside). */
 export function runInfo(record: RunRecord): RunInfo {
   return {
-    runId: record.runId,
+    runId: runIdOf(record),
     appName: record.appName,
     userId: record.userId,
     sessionId: record.sessionId,

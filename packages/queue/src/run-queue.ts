@@ -1,18 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { ACTIVE_RUN_STATUSES } from '@troupe/core/stores';
-import { ConfigurationError, type SessionKey, type SessionService } from '@troupe/core';
+import { ConfigurationError, InvocationExistsError, type SessionKey, type SessionService } from '@troupe/core';
 import { type BackgroundRuns } from '@troupe/core/hosting';
-import { type RunRecord, type RunRecordingSessionService, supportsRunRecords } from '@troupe/core/stores';
+import { type RunRecord, type RunRecordingSessionService } from '@troupe/core/stores';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { QueueUnavailableError, RunNotFoundError } from './errors.js';
 import { ensureJob, type QueueJobData, queueOptions } from './jobs.js';
 import { QUEUE_NAME, RedisKeys } from './keys.js';
-import { duplicate, openRedis, type RedisConnection } from './redis-connection.js';
+import { openRedis, type RedisConnection, streamReader } from './redis-connection.js';
+import { RedisGate, waitUntilReady } from './redis-gate.js';
 import { runInfo } from './run-info.js';
+import { cancelRun } from './cancel-run.js';
+import { findRun, runExists } from './find-run.js';
+import { msOption, prefixOf, runRecordStore } from './queue-settings.js';
+import { runIdOf, scopedRunKey } from './run-keys.js';
 import { checkRunId, checkSessionKey, runRequestOf, strategyOf } from './run-request.js';
 import { followStream, STREAM_ID } from './run-stream-reader.js';
 import { Schedules } from './schedules.js';
+import { type UntakenListener, UntakenWatch } from './untaken-watch.js';
+import { workersSeen } from './worker-presence.js';
 import type {
   EnqueueParams,
   EnqueueResumeParams,
@@ -30,6 +37,19 @@ export interface RunQueueOptions {
   sessionService: SessionService;
   /** Prefix of every Redis key; the workers must use the same. @default 'troupe' */
   prefix?: string;
+  /**
+   * How long a call waits for Redis (to connect, or to answer) before it fails with
+   * `QueueUnavailableError` (HTTP 503). While the connection is down, calls fail at once.
+   * @default 5000
+   */
+  redisTimeoutMs?: number;
+  /**
+   * Told once of each run this queue put on the queue (or resumed) that no worker has taken
+   * `untakenAfterMs` later, with the number of workers seen lately: none runs, or all are busy.
+   */
+  onUntaken?: UntakenListener;
+  /** See `onUntaken`. @default 10000 */
+  untakenAfterMs?: number;
 }
 
 /**
@@ -50,33 +70,70 @@ export class RunQueue implements BackgroundRuns {
   private readonly bull: Queue<QueueJobData>;
   private readonly schedules: Schedules;
   private readonly readers = new Set<Redis>();
+  private readonly gate: RedisGate;
+  private readonly untaken: UntakenWatch | undefined;
 
   constructor(options: RunQueueOptions) {
     this.sessionService = runRecordStore(options.sessionService, 'RunQueue');
-    const { client, shared } = openRedis(options.redis, 'RunQueue');
+    const timeoutMs = msOption(options.redisTimeoutMs, 'redisTimeoutMs', 5_000, 1);
+    const untakenAfterMs = msOption(options.untakenAfterMs, 'untakenAfterMs', 10_000, 1);
+    if (options.onUntaken !== undefined && typeof options.onUntaken !== 'function')
+      throw new ConfigurationError(`RunQueue: onUntaken must be a function; got ${typeof options.onUntaken}.`);
+    const { client, shared } = openRedis(options.redis, 'RunQueue', 'api');
     this.redis = client;
     this.ownsRedis = !shared;
+    this.gate = new RedisGate(client, timeoutMs);
     this.keys = new RedisKeys(prefixOf(options.prefix, 'RunQueue'));
     this.bull = new Queue<QueueJobData>(QUEUE_NAME, queueOptions(client, this.keys.prefix));
+    // Each call that Redis fails rejects for its caller (QueueUnavailableError), and the gate keeps the
+    // connection's last error for checkHealth: BullMQ's copy of it as an event would only be printed.
+    this.bull.on('error', () => undefined);
     this.schedules = new Schedules(this.bull);
+    this.untaken = options.onUntaken
+      ? new UntakenWatch({
+          afterMs: untakenAfterMs,
+          onUntaken: options.onUntaken,
+          current: (key) => this.sessionService.getRun(key),
+          workers: () =>
+            this.checkHealth().then(
+              ({ workers }) => workers,
+              () => undefined,
+            ),
+        })
+      : undefined;
   }
 
   /**
    * Records a run as `pending` and puts it on the queue. With another run pending or running on the
    * session, `multitaskStrategy` decides: `'reject'` throws `SessionBusyError` (nothing stored),
-   * `'enqueue'` runs this one after it, `'interrupt'` cancels it first.
+   * `'enqueue'` runs this one after it, `'interrupt'` cancels it first. A `runId` you choose is
+   * yours within the session: one it already holds throws `InvocationExistsError`.
    */
   async enqueue(params: EnqueueParams): Promise<RunInfo> {
     const request = runRequestOf(params);
     const strategy = strategyOf(params.multitaskStrategy, 'enqueue');
     const key = { appName: params.appName, userId: params.userId, sessionId: params.sessionId };
+    // With Redis away the run could not be queued: refuse before storing anything.
+    await this.gate.check('queue a run');
     if (strategy === 'interrupt') {
       for (const active of await this.sessionService.listRuns({ session: key, statuses: ACTIVE_RUN_STATUSES }))
-        await this.cancel(active.runId);
+        await this.cancelRecord(active);
     }
-    const runId = params.runId ?? `run-${randomUUID()}`;
-    const record = await this.sessionService.createRun({ ...key, runId, request, exclusive: strategy === 'reject' });
+    const chosen = params.runId;
+    if (chosen !== undefined && (await findRun(this.sessionService, chosen, key))) throw runExists(chosen, key);
+    const record = await this.sessionService
+      .createRun({
+        ...key,
+        runId: chosen === undefined ? `run-${randomUUID()}` : scopedRunKey(key, chosen),
+        request: chosen === undefined ? request : { ...request, invocationId: chosen },
+        exclusive: strategy === 'reject',
+      })
+      .catch((error: unknown) => {
+        // Taken by a request racing this one (the store's message would name the key, not the id).
+        throw error instanceof InvocationExistsError && chosen !== undefined ? runExists(chosen, key) : error;
+      });
     await this.putOnQueue(record);
+    this.untaken?.watch(record);
     return runInfo(record);
   }
 
@@ -88,10 +145,17 @@ export class RunQueue implements BackgroundRuns {
         `resume of run '${params.runId}' needs responses: { '<interrupt id>': answer }; got ${JSON.stringify(params.responses)}.`,
       );
     }
-    const current = await this.record(params.runId);
-    const request = { kind: 'resume', responses: params.responses, streaming: params.streaming === true };
+    await this.gate.check(`resume run '${params.runId}'`);
+    const current = await this.record(params.runId, params.session);
+    const chosen = current.request.invocationId;
+    const request = {
+      kind: 'resume',
+      responses: params.responses,
+      streaming: params.streaming === true,
+      ...(typeof chosen === 'string' ? { invocationId: chosen } : {}),
+    };
     const record = await this.sessionService.updateRun(
-      params.runId,
+      current.runId,
       { status: 'pending', attempts: 0, request, error: null, cancelRequested: false },
       { status: ['interrupted'] },
     );
@@ -101,6 +165,7 @@ export class RunQueue implements BackgroundRuns {
       );
     }
     await this.putOnQueue(record);
+    this.untaken?.watch(record);
     return runInfo(record);
   }
 
@@ -109,21 +174,26 @@ export class RunQueue implements BackgroundRuns {
    * ends when the run ends or pauses. After the live stream expired, the stored events are replayed.
    */
   async *join(runId: string, options: JoinOptions = {}): AsyncGenerator<StreamEntry> {
-    const record = await this.record(runId);
-    const key = this.keys.events(runId);
+    const record = await this.record(runId, options.session);
+    const key = this.keys.events(record.runId);
     const after = options.lastEventId;
-    if ((await this.redis.exists(key)) === 0 && !ACTIVE_RUN_STATUSES.includes(record.status)) {
+    const live = await this.gate.run(`follow run '${runId}'`, () => this.redis.exists(key));
+    if (live === 0 && !ACTIVE_RUN_STATUSES.includes(record.status)) {
       yield* this.replayStored(record, after);
       return;
     }
-    const from = await this.streamPosition(key, after);
-    const reader = duplicate(this.redis);
+    const from = await this.gate.run(`follow run '${runId}'`, () => this.streamPosition(key, after));
+    const reader = streamReader(this.redis);
     this.readers.add(reader);
     try {
+      await this.gate.run(`follow run '${runId}'`, () => waitUntilReady(reader, this.gate.timeoutMs));
       yield* followStream(reader, key, {
         after: from,
         signal: options.signal,
-        stillGoing: async () => ACTIVE_RUN_STATUSES.includes((await this.record(runId)).status),
+        stillGoing: async () => {
+          const now = await this.sessionService.getRun(record.runId);
+          return now !== undefined && ACTIVE_RUN_STATUSES.includes(now.status);
+        },
       });
     } finally {
       this.readers.delete(reader);
@@ -150,9 +220,12 @@ export class RunQueue implements BackgroundRuns {
     return '0-0';
   }
 
-  /** Where the run is; throws `RunNotFoundError` for an unknown id. */
-  async status(runId: string): Promise<RunInfo> {
-    return runInfo(await this.record(runId));
+  /**
+   * Where the run is; throws `RunNotFoundError` for an unknown id, and for one outside `session`
+   * when it is given. A run id you chose is found only with its session.
+   */
+  async status(runId: string, session?: SessionKey): Promise<RunInfo> {
+    return runInfo(await this.record(runId, session));
   }
 
   /** The session's runs, oldest first. */
@@ -163,63 +236,51 @@ export class RunQueue implements BackgroundRuns {
 
   /**
    * Stops a run: a pending one never starts; a running one is stopped by the worker holding it
-   * (one stored `CANCELLED` event; never retried). A finished run is left as it is.
+   * (one stored `CANCELLED` event; never retried). A finished run is left as it is. `session` as
+   * for `status`.
    */
-  async cancel(runId: string): Promise<RunInfo> {
-    const current = await this.record(runId);
-    const notStarted = await this.sessionService.updateRun(
-      runId,
-      { status: 'cancelled', cancelRequested: true },
-      { status: ['pending'] },
-    );
-    if (notStarted) {
-      await this.removeJob(runId);
-      await this.redis.xadd(this.keys.events(runId), '*', 'end', 'cancelled').catch(() => undefined);
-      return runInfo(notStarted);
-    }
-    if (current.status === 'interrupted') {
-      // Paused for a human: nothing runs, so the record is all there is to stop.
-      const stopped = await this.sessionService.updateRun(
-        runId,
-        { status: 'cancelled', cancelRequested: true },
-        { status: ['interrupted'] },
-      );
-      if (stopped) return runInfo(stopped);
-    }
-    const asked = await this.sessionService.updateRun(
-      runId,
-      { cancelRequested: true },
-      { status: ACTIVE_RUN_STATUSES },
-    );
-    if (!asked) return runInfo(await this.record(runId));
-    // The worker holding it hears this at once; one taking it later reads cancelRequested.
-    await this.redis.publish(this.keys.cancelChannel, runId);
-    return runInfo(asked);
+  async cancel(runId: string, session?: SessionKey): Promise<RunInfo> {
+    await this.gate.check(`cancel run '${runId}'`);
+    return this.cancelRecord(await this.record(runId, session));
+  }
+
+  /**
+   * Resolves when Redis answers (within `redisTimeoutMs`), with the number of workers that showed
+   * a sign of life lately; throws `QueueUnavailableError` at once when it does not.
+   */
+  checkHealth(): Promise<{ workers: number }> {
+    return this.gate.run('reach Redis', async () => {
+      await this.redis.ping();
+      return { workers: (await workersSeen(this.redis, this.keys)).length };
+    });
   }
 
   /** Starts a run on a timer (cron `pattern` or `everyMs`); every worker shares the ticks, each runs once. */
   schedule(params: ScheduleParams): Promise<ScheduleInfo> {
-    return this.schedules.upsert(params);
+    return this.gate.run('store the schedule', () => this.schedules.upsert(params));
   }
 
   listSchedules(appName: string): Promise<ScheduleInfo[]> {
-    return this.schedules.list(appName);
+    return this.gate.run('list the schedules', () => this.schedules.list(appName));
   }
 
   getSchedule(id: string): Promise<ScheduleInfo | undefined> {
-    return this.schedules.get(id);
+    return this.gate.run(`read schedule '${id}'`, () => this.schedules.get(id));
   }
 
   /** True when a schedule was removed. Runs it already started go on. */
   removeSchedule(id: string): Promise<boolean> {
-    return this.schedules.remove(id);
+    return this.gate.run(`remove schedule '${id}'`, () => this.schedules.remove(id));
   }
 
   /** Closes the queue's connections (joins in progress end). */
   async close(): Promise<void> {
+    this.untaken?.close();
     for (const reader of this.readers) reader.disconnect();
     await this.bull.close();
-    if (this.ownsRedis) await this.redis.quit().catch(() => undefined);
+    this.gate.dispose();
+    // Without Redis there is nothing to quit politely.
+    if (this.ownsRedis) await this.redis.quit().catch(() => this.redis.disconnect());
   }
 
   /**
@@ -228,7 +289,8 @@ export class RunQueue implements BackgroundRuns {
    * @internal
    */
   async restoreJob(runId: string): Promise<void> {
-    await ensureJob(this.bull, runId, false);
+    const what = `restore the job of run '${runId}'`;
+    await ensureJob(this.bull, runId, false, (operation) => this.gate.run(what, operation));
   }
 
   /** For the workers: starts a run that waits its turn now, rather than at its next look. @internal */
@@ -237,17 +299,35 @@ export class RunQueue implements BackgroundRuns {
     if (job && (await job.isDelayed())) await job.promote();
   }
 
-  private async record(runId: string): Promise<RunRecord> {
-    checkRunId(runId);
-    const record = await this.sessionService.getRun(runId);
+  /** The run callers name `runId` (in `session`, when given); throws `RunNotFoundError`. */
+  private async record(runId: string, session: SessionKey | undefined): Promise<RunRecord> {
+    const record = await findRun(this.sessionService, runId, session);
     if (!record) throw new RunNotFoundError(runId);
     return record;
+  }
+
+  /** Cancels a stored run (see `cancel`). */
+  private cancelRecord(record: RunRecord): Promise<RunInfo> {
+    return cancelRun(
+      {
+        store: this.sessionService,
+        gate: this.gate,
+        redis: this.redis,
+        keys: this.keys,
+        removeJob: async (key) => {
+          // An active job is locked by its worker; that worker sees the cancelled status and stops.
+          await (await this.bull.getJob(key))?.remove().catch(() => undefined);
+        },
+      },
+      record,
+    );
   }
 
   /** Adds the run's job; if Redis refuses, the run is marked failed so it does not wait for ever. */
   private async putOnQueue(record: RunRecord): Promise<void> {
     try {
-      await ensureJob(this.bull, record.runId);
+      const what = `queue run '${runIdOf(record)}'`;
+      await ensureJob(this.bull, record.runId, true, (operation) => this.gate.run(what, operation));
     } catch (error) {
       const failed = { code: 'QUEUE_UNAVAILABLE', message: 'Redis did not take the job.' };
       await this.sessionService
@@ -257,13 +337,10 @@ export class RunQueue implements BackgroundRuns {
           { status: ['pending'], attempts: record.attempts },
         )
         .catch(() => undefined);
-      throw new QueueUnavailableError(`queue run '${record.runId}'`, error);
+      throw error instanceof QueueUnavailableError
+        ? error
+        : new QueueUnavailableError(`queue run '${runIdOf(record)}'`, error);
     }
-  }
-
-  private async removeJob(runId: string): Promise<void> {
-    // An active job is locked by its worker; that worker sees the cancelled status and stops.
-    await (await this.bull.getJob(runId))?.remove().catch(() => undefined);
   }
 
   /** The stored events of the run's invocation, after `lastEventId` when it is one of theirs. */
@@ -273,29 +350,9 @@ export class RunQueue implements BackgroundRuns {
       userId: record.userId,
       sessionId: record.sessionId,
     });
-    const events = (session?.events ?? []).filter((e) => e.invocationId === record.runId && e.author !== 'user');
+    const invocationId = runIdOf(record);
+    const events = (session?.events ?? []).filter((e) => e.invocationId === invocationId && e.author !== 'user');
     const from = lastEventId === undefined ? 0 : events.findIndex((e) => e.id === lastEventId) + 1;
     for (const event of events.slice(from)) yield { id: event.id, event };
   }
-}
-
-/** The store, once it is known to keep run records. */
-export function runRecordStore(service: SessionService, what: string): RunRecordingSessionService {
-  if (!service || !supportsRunRecords(service)) {
-    const name = (service as object | undefined)?.constructor?.name ?? String(service);
-    throw new ConfigurationError(
-      `${what}: the sessionService (${name}) does not keep run records. Use SqliteSessionService, PostgresSessionService or InMemorySessionService (one process only), or implement RunRecordStore.`,
-    );
-  }
-  return service;
-}
-
-export function prefixOf(prefix: unknown, what: string): string {
-  if (prefix === undefined) return 'troupe';
-  if (typeof prefix !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(prefix)) {
-    throw new ConfigurationError(
-      `${what}: prefix ${JSON.stringify(prefix)} is not valid; use 1–64 characters of A-Za-z0-9_.- (the same on the queue and every worker).`,
-    );
-  }
-  return prefix;
 }

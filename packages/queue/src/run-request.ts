@@ -7,7 +7,7 @@ import type { EnqueueParams, MultitaskStrategy } from '@troupe/core/hosting';
  * What a run record keeps of its request, so that any worker (or the sweeper, after Redis lost the
  * job) can start it from the session store alone. A `resume` carries the answers to a paused run.
  */
-export type StoredRequest =
+export type StoredRequest = (
   | {
       kind: 'run';
       newMessage?: Content | string;
@@ -15,7 +15,11 @@ export type StoredRequest =
       stateDelta?: Record<string, unknown>;
       streaming: boolean;
     }
-  | { kind: 'resume'; responses: Record<string, unknown>; streaming: boolean };
+  | { kind: 'resume'; responses: Record<string, unknown>; streaming: boolean }
+) & {
+  /** The run id its caller chose, which is the invocation id (the record's id is then its scoped key: see run-keys.ts). */
+  invocationId?: string;
+};
 
 const STRATEGIES: readonly MultitaskStrategy[] = ['reject', 'enqueue', 'interrupt'];
 

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { ACTIVE_RUN_STATUSES } from '@troupe/core/stores';
 import {
   AddSessionToMemoryPlugin,
@@ -21,7 +23,11 @@ import { QUEUE_NAME, RedisKeys } from './keys.js';
 import { processRunJob, type RunJobContext } from './process-run.js';
 import { processTickJob } from './process-tick.js';
 import { duplicate, openRedis, type RedisConnection } from './redis-connection.js';
-import { prefixOf, RunQueue, runRecordStore } from './run-queue.js';
+import { prefixOf, runRecordStore } from './queue-settings.js';
+import { RunQueue } from './run-queue.js';
+import { runIdOf } from './run-keys.js';
+import type { RunReport } from './run-report.js';
+import { announce, PRESENCE_INTERVAL_MS, retire } from './worker-presence.js';
 
 export interface RunWorkerOptions {
   /** The apps this worker runs, by name: the root agent of each (as `createApp({ apps })`). */
@@ -66,7 +72,16 @@ export interface RunWorkerOptions {
   compaction?: CompactionOptions;
   /** Told of failures that do not end a run (Redis dropping a live frame, a sweep that failed). @default console.error */
   onError?: (error: unknown, context: { runId?: string; during: string }) => void;
+  /**
+   * Told of what this worker does with each run: started (or taken over from a worker that
+   * stopped), ended, drained at shutdown, lost to another worker, abandoned. `troupe worker` prints
+   * a line for each. @default nothing
+   */
+  onRun?: (report: RunReport) => void;
 }
+
+/** How long a stopping worker tries to remove its sign of life from Redis. */
+const RETIRE_TIMEOUT_MS = 2_000;
 
 /** Running streams outlive any sane run; they only bound what a run that dies without ending leaves. */
 const RUNNING_STREAM_TTL_MS = 24 * 3_600_000;
@@ -88,7 +103,12 @@ export class RunWorker {
   private readonly ownsRedis: boolean;
   private readonly keys: RedisKeys;
   private readonly runners = new Map<string, Runner>();
-  private readonly active = new Map<string, AbortController>();
+  private readonly active = new Map<string, { controller: AbortController; runId: string }>();
+  /** This worker's name in Redis (see worker-presence.ts). */
+  private readonly id = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  private readonly appNames: string[];
+  private readonly onRun: NonNullable<RunWorkerOptions['onRun']> | undefined;
+  private presenceTimer: NodeJS.Timeout | undefined;
   private readonly settings: Required<
     Pick<
       RunWorkerOptions,
@@ -108,7 +128,11 @@ export class RunWorker {
       throw new ConfigurationError('RunWorker needs apps: { [appName]: rootAgent }, the same apps the API serves.');
     }
     this.settings = settingsOf(options);
-    const { client, shared } = openRedis(options.redis, 'RunWorker');
+    if (options.onRun !== undefined && typeof options.onRun !== 'function')
+      throw new ConfigurationError(`RunWorker: onRun must be a function; got ${typeof options.onRun}.`);
+    this.onRun = options.onRun;
+    this.appNames = Object.keys(options.apps);
+    const { client, shared } = openRedis(options.redis, 'RunWorker', 'worker');
     this.redis = client;
     this.ownsRedis = !shared;
     this.keys = new RedisKeys(prefixOf(options.prefix, 'RunWorker'));
@@ -146,9 +170,10 @@ export class RunWorker {
   async start(): Promise<void> {
     if (this.worker) return;
     this.subscriber = duplicate(this.redis);
-    this.subscriber.on('message', (_channel: string, runId: string) =>
-      this.active.get(runId)?.abort(new RunCancelledError(`Run '${runId}' was cancelled.`)),
-    );
+    this.subscriber.on('message', (_channel: string, key: string) => {
+      const run = this.active.get(key);
+      run?.controller.abort(new RunCancelledError(`Run '${run.runId}' was cancelled.`));
+    });
     this.subscriber.on('error', (error: unknown) => this.onError(error, { during: 'listening for cancels' }));
     await this.subscriber.subscribe(this.keys.cancelChannel);
     const context = this.jobContext();
@@ -175,6 +200,9 @@ export class RunWorker {
       this.onError(error, { ...(job ? { runId: String(job.id) } : {}), during: 'processing a job' }),
     );
     await this.worker.waitUntilReady();
+    await this.announce();
+    this.presenceTimer = setInterval(() => void this.announce(), PRESENCE_INTERVAL_MS);
+    this.presenceTimer.unref();
     if (this.settings.sweepIntervalMs > 0) {
       void this.sweep();
       this.sweepTimer = setInterval(() => void this.sweep(), this.settings.sweepIntervalMs);
@@ -193,18 +221,40 @@ export class RunWorker {
 
   private async shutdown(gracePeriodMs: number): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
+    if (this.presenceTimer) clearInterval(this.presenceTimer);
     const drain = setTimeout(() => {
-      for (const controller of this.active.values()) controller.abort(new RunDrainedError());
+      for (const { controller } of this.active.values()) controller.abort(new RunDrainedError());
     }, gracePeriodMs);
     try {
       await this.worker?.close();
     } finally {
       clearTimeout(drain);
     }
+    // Without it the API counts this worker until its sign of life expires; not worth a hang if Redis is away.
+    if (this.worker)
+      await retire(this.redis, this.keys, this.id, RETIRE_TIMEOUT_MS).catch((error: unknown) =>
+        this.onError(error, { during: 'telling the API that this worker stops' }),
+      );
     await this.subscriber?.quit().catch(() => undefined);
     await this.queue.close();
     await Promise.allSettled([...this.runners.values()].map((runner) => runner.close()));
     if (this.ownsRedis) await this.redis.quit().catch(() => undefined);
+  }
+
+  /** Renews this worker's sign of life, which the API side counts (`RunQueue.checkHealth`). */
+  private async announce(): Promise<void> {
+    try {
+      await announce(this.redis, this.keys, {
+        id: this.id,
+        host: hostname(),
+        pid: process.pid,
+        apps: this.appNames,
+        concurrency: this.settings.concurrency,
+        running: this.active.size,
+      });
+    } catch (error) {
+      this.onError(error, { during: 'telling the API that this worker runs' });
+    }
   }
 
   /** Re-adds the jobs of runs the store says are pending or running but Redis no longer has. */
@@ -232,6 +282,14 @@ export class RunWorker {
       leaseTtlMs: this.settings.lockDurationMs,
       promoteNext: (run) => this.promoteNext(run),
       onError: (error, runId) => this.onError(error, { runId, during: 'publishing events' }),
+      report: (report) => {
+        try {
+          this.onRun?.(report);
+        } catch (error) {
+          // A log that fails must not change how the run ends.
+          this.onError(error, { runId: report.run.runId, during: 'reporting the run (onRun)' });
+        }
+      },
     };
   }
 
@@ -244,7 +302,7 @@ export class RunWorker {
       await this.queue.promote(next.runId);
     } catch (error) {
       // It starts at its next look anyway.
-      this.onError(error, { runId: run.runId, during: 'starting the next run of the session' });
+      this.onError(error, { runId: runIdOf(run), during: 'starting the next run of the session' });
     }
   }
 }

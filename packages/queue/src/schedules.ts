@@ -35,7 +35,10 @@ export class Schedules {
       });
     } catch (error) {
       // BullMQ parses the cron pattern here; its message says what is wrong with it.
-      if (params.pattern !== undefined && !(error instanceof Error && /ECONN|Connection|closed/i.test(error.message))) {
+      // Redis's own failures (refused, dropped, no offline queue, no retry left) are not the pattern's fault.
+      const redisFailure =
+        error instanceof Error && /ECONN|Connection|closed|writeable|max retries/i.test(error.message);
+      if (params.pattern !== undefined && !redisFailure) {
         throw new ConfigurationError(
           `Schedule '${schedule.id}': pattern ${JSON.stringify(params.pattern)} is not a valid cron pattern (${error instanceof Error ? error.message : String(error)}). Use five or six fields, e.g. '0 9 * * 1-5'.`,
         );

@@ -10,9 +10,12 @@ import { afterAll, beforeAll, describe } from 'vitest';
 export interface TestRedis {
   url: string;
   port: number;
-  pid: number;
+  /** The running server's pid (a new one after `restart`). */
+  readonly pid: number;
   /** Kills the server (SIGKILL) and waits for it to exit. Safe to call twice. */
   stop(): Promise<void>;
+  /** Stops the server if it runs, then starts a new one (empty) on the same port; resolves once it answers. */
+  restart(): Promise<void>;
 }
 
 const IN_CI = /^(1|true|yes)$/i.test(process.env.CI ?? '');
@@ -55,34 +58,44 @@ export async function startRedis(): Promise<TestRedis> {
   }
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
-    const child = spawn(
-      REDIS_BIN,
-      [
-        '--port',
-        String(port),
-        '--bind',
-        '127.0.0.1',
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-        '--daemonize',
-        'no',
-        '--loglevel',
-        'warning',
-      ],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
     try {
-      await ready(child, port);
+      const child = await spawnOn(port);
       return handle(child, port);
     } catch (error) {
-      child.kill('SIGKILL');
       // Another process may have taken the port between the probe and the bind: try another.
       if (attempt >= 3) throw error;
     }
+  }
+}
+
+/** A redis-server on `port`, once it answers PING (within 10 s); killed if it does not. */
+async function spawnOn(port: number): Promise<ChildProcess> {
+  const child = spawn(
+    REDIS_BIN,
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--daemonize',
+      'no',
+      '--loglevel',
+      'warning',
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  try {
+    await ready(child, port);
+    return child;
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
   }
 }
 
@@ -136,15 +149,29 @@ function ready(child: ChildProcess, port: number): Promise<void> {
   });
 }
 
-function handle(child: ChildProcess, port: number): TestRedis {
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+function handle(first: ChildProcess, port: number): TestRedis {
+  let child = first;
+  let exited = exitOf(child);
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+  };
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
-    pid: child.pid!,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+    get pid() {
+      return child.pid!;
+    },
+    stop,
+    async restart() {
+      await stop();
+      // The port was ours a moment ago; a test that restarts Redis needs its clients to find it there again.
+      child = await spawnOn(port);
+      exited = exitOf(child);
     },
   };
+}
+
+function exitOf(child: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => child.once('exit', () => resolve()));
 }

@@ -25,10 +25,10 @@ export async function cancelQueuedRuns(
   const active = (await queue.list(session)).filter((run) => ACTIVE_RUN_STATUSES.includes(run.status));
   if (active.length === 0) throw nothingRuns(session, 'Nothing is pending or running on it.');
   const runIds = new Set(active.map((run) => run.runId));
-  for (const runId of runIds) await queue.cancel(runId);
+  for (const runId of runIds) await queue.cancel(runId, session);
   const deadline = Date.now() + waitMs;
   for (;;) {
-    const statuses = await Promise.all([...runIds].map((runId) => queue.status(runId)));
+    const statuses = await Promise.all([...runIds].map((runId) => queue.status(runId, session)));
     if (statuses.every((run) => !ACTIVE_RUN_STATUSES.includes(run.status))) break;
     if (Date.now() >= deadline) {
       throw new HttpError(

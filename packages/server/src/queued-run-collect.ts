@@ -3,6 +3,7 @@ import type { BackgroundRuns, BackgroundStreamEntry } from './background-runs.js
 import { isRefusalCode, isStoreFailure } from './http-error.js';
 import { unreportedEnd } from './queued-run-end.js';
 import { failureEvent, type RunFailureListener } from './run-stream.js';
+import type { SessionPath } from './run-access.js';
 import type { TrackedRun } from './run-tracker.js';
 
 /**
@@ -11,11 +12,13 @@ import type { TrackedRun } from './run-tracker.js';
  * stream did not show is appended as an error event, and one caused by the store (`STORAGE`,
  * `LEASE_LOST`, `STALE_SESSION`) rejects instead, so the route answers with that status; so does a
  * run the worker's runner refused before storing anything (bad input, open interrupts: a 4xx).
- * `select` picks the entries, as for the stream (a resumed run: those after the resume).
+ * `select` picks the entries, as for the stream (a resumed run: those after the resume). `session`
+ * is the run's (a run id its caller chose is that session's).
  */
 export async function collectQueuedRun(
   queue: BackgroundRuns,
   runId: string,
+  session: SessionPath,
   tracked: TrackedRun,
   onFailure: RunFailureListener,
   select: (entries: AsyncIterable<BackgroundStreamEntry>) => AsyncIterable<BackgroundStreamEntry> = (entries) =>
@@ -24,10 +27,10 @@ export async function collectQueuedRun(
   const collected: Event[] = [];
   let end: Event | undefined;
   try {
-    for await (const entry of select(queue.join(runId, { signal: tracked.signal }))) {
+    for await (const entry of select(queue.join(runId, { signal: tracked.signal, session }))) {
       if (!entry.event.partial) collected.push(entry.event);
     }
-    end = await unreportedEnd(queue, runId, collected.at(-1));
+    end = await unreportedEnd(queue, runId, session, collected.at(-1));
   } catch (error) {
     // Unless the client went away (nobody reads the answer, and the run goes on), a failure to follow the run is its last event.
     if (!tracked.signal.aborted) {

@@ -1,6 +1,7 @@
 import { createEvent, type Event } from '@troupe/core';
 import { type RunRecordStatus } from '@troupe/core/stores';
 import type { BackgroundRuns } from './background-runs.js';
+import type { SessionPath } from './run-access.js';
 import { clientRunErrorMessage } from './wire.js';
 
 /** Statuses of a run that ended without doing its work. */
@@ -21,10 +22,11 @@ const CODE_OF_STATUS: Readonly<Partial<Record<RunRecordStatus, string>>> = {
 export async function unreportedEnd(
   queue: BackgroundRuns,
   runId: string,
+  session: SessionPath,
   last: Event | undefined,
 ): Promise<Event | undefined> {
   if (last?.errorCode !== undefined) return undefined;
-  const info = await queue.status(runId);
+  const info = await queue.status(runId, session);
   if (!FAILED.has(info.status)) return undefined;
   const code = info.error?.code ?? CODE_OF_STATUS[info.status] ?? 'INTERNAL';
   const message = info.error?.message ?? `The run ended '${info.status}' without storing its error event.`;

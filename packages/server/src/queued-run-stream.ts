@@ -2,6 +2,7 @@ import type { Event } from '@troupe/core';
 import type { BackgroundRuns, BackgroundStreamEntry } from './background-runs.js';
 import { unreportedEnd } from './queued-run-end.js';
 import { failureEvent, type RunFailureListener, SSE_HEADERS } from './run-stream.js';
+import type { SessionPath } from './run-access.js';
 import type { TrackedRun } from './run-tracker.js';
 import { sseFrame } from './wire.js';
 
@@ -9,6 +10,8 @@ import { sseFrame } from './wire.js';
 export interface QueuedStreamParams {
   queue: BackgroundRuns;
   runId: string;
+  /** The run's session (a run id its caller chose is that session's). */
+  session: SessionPath;
   /** The SSE `Last-Event-ID` of a reconnecting client: only later frames are sent. */
   lastEventId?: string | undefined;
   /** Which frames to send, given the join's entries. @default all of them */
@@ -37,10 +40,11 @@ const KEEP_ALIVE = ': keep-alive\n\n';
  * While nothing happens, a comment line every `keepAliveMs` keeps the connection open.
  */
 export function queuedRunStream(params: QueuedStreamParams): Response {
-  const { queue, runId, tracked, onFailure } = params;
+  const { queue, runId, session, tracked, onFailure } = params;
   const encoder = new TextEncoder();
   const joined = queue.join(runId, {
     signal: tracked.signal,
+    session,
     ...(params.lastEventId === undefined ? {} : { lastEventId: params.lastEventId }),
   });
   const entries = params.select ? params.select(joined) : joined;
@@ -76,7 +80,7 @@ export function queuedRunStream(params: QueuedStreamParams): Response {
             controller.enqueue(encoder.encode(sseFrame(step.value.event, step.value.id)));
             return;
           }
-          finish(controller, tracked.signal.aborted ? undefined : await unreportedEnd(queue, runId, last));
+          finish(controller, tracked.signal.aborted ? undefined : await unreportedEnd(queue, runId, session, last));
         } catch (error) {
           // Stopped on purpose (the client left, the server shuts down): the run goes on, nothing to tell.
           if (tracked.signal.aborted) return finish(controller);

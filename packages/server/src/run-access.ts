@@ -24,8 +24,9 @@ export async function sessionOfPath(ctx: ServerContext, c: Context<ServerEnv>): 
 }
 
 /**
- * A background run of the session of the path. A run of another session, user or app is answered
- * exactly as one that does not exist (404 `RUN_NOT_FOUND`), so run ids tell nothing about other users.
+ * A background run of the session of the path. The queue looks it up in that session (a run id its
+ * caller chose is that session's), and a run of another session, user or app is answered exactly as
+ * one that does not exist (404 `RUN_NOT_FOUND`), so run ids tell nothing about other users.
  */
 export async function runOfSession(
   queue: BackgroundRuns,
@@ -34,7 +35,7 @@ export async function runOfSession(
 ): Promise<BackgroundRunInfo> {
   let info: BackgroundRunInfo;
   try {
-    info = await queue.status(runId);
+    info = await queue.status(runId, session);
   } catch (error) {
     if ((error as { code?: unknown }).code === 'RUN_NOT_FOUND') throw runNotFound(runId, session);
     throw error;

@@ -30,13 +30,21 @@ export interface EnqueueParams {
    * @default 'reject'
    */
   multitaskStrategy?: MultitaskStrategy;
-  /** The run's id (1–128 characters of `A-Za-z0-9._-`), which is also its invocation id and its job id. @default a generated id */
+  /**
+   * The run's id (1–128 characters of `A-Za-z0-9._-`), which is also its invocation id. One you
+   * choose is yours within the session, as an invocation id is: another session (another user's)
+   * may use the same; look it up with the session (`status(runId, session)`). A generated id is
+   * unique everywhere.
+   * @default a generated id
+   */
   runId?: string;
 }
 
 /** Answers for a background run that paused for a human (an interrupt): it goes back on the queue. */
 export interface EnqueueResumeParams {
   runId: string;
+  /** The run's session: needed for a run id its caller chose (see `EnqueueParams.runId`). */
+  session?: SessionKey;
   /** Answers by interrupt id, as `runner.resume` takes them. */
   responses: Record<string, unknown>;
   /** @default false */
@@ -73,6 +81,8 @@ export interface JoinOptions {
   lastEventId?: string;
   /** Stops following the run (the run itself goes on). */
   signal?: AbortSignal;
+  /** The run's session: needed for a run id its caller chose (see `EnqueueParams.runId`). */
+  session?: SessionKey;
 }
 
 /** A run started on a timer, by every worker together: each tick runs once. */
@@ -114,11 +124,21 @@ export interface BackgroundRuns {
   resume(params: EnqueueResumeParams): Promise<RunInfo>;
   /** The run's events live, partial ones included; ends when the run ends or pauses. */
   join(runId: string, options?: JoinOptions): AsyncIterable<StreamEntry>;
-  /** Rejects with code `RUN_NOT_FOUND` for an unknown run. */
-  status(runId: string): Promise<RunInfo>;
+  /**
+   * Rejects with code `RUN_NOT_FOUND` for an unknown run, and for one outside `session` when it is
+   * given (a run id its caller chose is found only with its session).
+   */
+  status(runId: string, session?: SessionKey): Promise<RunInfo>;
   /** The runs of one session, oldest first. */
   list(session: SessionKey): Promise<RunInfo[]>;
-  cancel(runId: string): Promise<RunInfo>;
+  /** Stops the run; `session` as for `status`. */
+  cancel(runId: string, session?: SessionKey): Promise<RunInfo>;
+  /**
+   * Resolves when the queue answers within its bound, with the number of workers that showed a sign
+   * of life lately; rejects with code `QUEUE_UNAVAILABLE` at once when it does not. Optional: when
+   * present, the server reports it in `/health` and checks it before a stream starts.
+   */
+  checkHealth?(): Promise<{ workers: number }>;
   schedule(params: ScheduleParams): Promise<ScheduleInfo>;
   listSchedules(appName: string): Promise<ScheduleInfo[]>;
   getSchedule(id: string): Promise<ScheduleInfo | undefined>;

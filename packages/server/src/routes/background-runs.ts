@@ -55,14 +55,16 @@ export function backgroundRunRoutes(ctx: ServerContext, queue: BackgroundRuns): 
     const session = await sessionOfPath(ctx, c);
     const { runId } = await runOfSession(queue, c.req.param('runId'), session);
     const lastEventId = lastEventIdOf(c);
+    // Once the 200 is sent, a failure can only end the stream: a queue that does not answer now is a 503.
+    await queue.checkHealth?.();
     const tracked = ctx.runs.begin(sessionKey(session.appName, session.userId, session.sessionId), clientGoneOf(c));
-    return queuedRunStream({ queue, runId, lastEventId, tracked, onFailure: reportFailures(ctx, c) });
+    return queuedRunStream({ queue, runId, session, lastEventId, tracked, onFailure: reportFailures(ctx, c) });
   });
 
   routes.post(`${base}/:runId/cancel`, async (c) => {
     const session = await sessionOfPath(ctx, c);
     const { runId } = await runOfSession(queue, c.req.param('runId'), session);
-    return c.json(encodeRunInfo(await queue.cancel(runId)));
+    return c.json(encodeRunInfo(await queue.cancel(runId, session)));
   });
 
   return routes;

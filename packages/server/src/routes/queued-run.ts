@@ -9,7 +9,7 @@ import { queuedRunStream } from '../queued-run-stream.js';
 import { readBody, resumeBody, type RunBody } from '../request-body.js';
 import { afterResume } from '../resumed-run-entries.js';
 import { assertNoOpenInterrupts, assertResumeAnswers, interruptedInvocation } from '../resume-guard.js';
-import { runOfSession } from '../run-access.js';
+import { runOfSession, type SessionPath } from '../run-access.js';
 import { sessionKey, type TrackedRun } from '../run-tracker.js';
 import type { ServerContext, ServerEnv } from '../server-context.js';
 import { encodeEvent } from '../wire.js';
@@ -58,7 +58,12 @@ export function queuedRunRoutes(ctx: ServerContext, queue: BackgroundRuns): Hono
         await (
           await ctx.registry.runner(appName)
         ).updateSessionState({ userId, sessionId, stateDelta: body.stateDelta });
-      await queue.resume({ runId, responses: resume.responses, ...(body.streaming ? { streaming: true } : {}) });
+      await queue.resume({
+        runId,
+        session: { appName, userId, sessionId },
+        responses: resume.responses,
+        ...(body.streaming ? { streaming: true } : {}),
+      });
       return { runId, select: (entries) => afterResume(entries, before) };
     } catch (error) {
       tracked.end();
@@ -70,26 +75,30 @@ export function queuedRunRoutes(ctx: ServerContext, queue: BackgroundRuns): Hono
     const body = await readRunRequest(ctx, c);
     await ctx.registry.runner(body.appName);
     const resume = await adkResumeOf(ctx, body);
+    const session = sessionOf(body);
     const tracked = ctx.runs.begin(sessionKey(body.appName, body.userId, body.sessionId), clientGoneOf(c));
     if (resume) {
       const { runId, select } = await resumeForAdk(body, resume, tracked);
-      return c.json((await collectQueuedRun(queue, runId, tracked, reportFailures(ctx, c), select)).map(encodeEvent));
+      return c.json(
+        (await collectQueuedRun(queue, runId, session, tracked, reportFailures(ctx, c), select)).map(encodeEvent),
+      );
     }
     const runId = await enqueue(body, tracked);
-    return c.json((await collectQueuedRun(queue, runId, tracked, reportFailures(ctx, c))).map(encodeEvent));
+    return c.json((await collectQueuedRun(queue, runId, session, tracked, reportFailures(ctx, c))).map(encodeEvent));
   });
 
   routes.post('/run_sse', async (c) => {
     const body = await readRunRequest(ctx, c);
     await ctx.registry.runner(body.appName);
     const resume = await adkResumeOf(ctx, body);
+    const session = sessionOf(body);
     const tracked = ctx.runs.begin(sessionKey(body.appName, body.userId, body.sessionId), clientGoneOf(c));
     if (resume) {
       const { runId, select } = await resumeForAdk(body, resume, tracked);
-      return queuedRunStream({ queue, runId, tracked, onFailure: reportFailures(ctx, c), select });
+      return queuedRunStream({ queue, runId, session, tracked, onFailure: reportFailures(ctx, c), select });
     }
     const runId = await enqueue(body, tracked);
-    return queuedRunStream({ queue, runId, tracked, onFailure: reportFailures(ctx, c) });
+    return queuedRunStream({ queue, runId, session, tracked, onFailure: reportFailures(ctx, c) });
   });
 
   routes.post('/apps/:app/users/:user/sessions/:session/resume', async (c) => {
@@ -111,7 +120,12 @@ export function queuedRunRoutes(ctx: ServerContext, queue: BackgroundRuns): Hono
     const before = session.events.filter((event) => event.invocationId === runId);
     const tracked = ctx.runs.begin(sessionKey(appName, userId, sessionId), clientGoneOf(c));
     try {
-      await queue.resume({ runId, responses: body.responses ?? {}, ...(body.streaming ? { streaming: true } : {}) });
+      await queue.resume({
+        runId,
+        session: key,
+        responses: body.responses ?? {},
+        ...(body.streaming ? { streaming: true } : {}),
+      });
     } catch (error) {
       tracked.end();
       throw toHttpError(error);
@@ -119,6 +133,7 @@ export function queuedRunRoutes(ctx: ServerContext, queue: BackgroundRuns): Hono
     return queuedRunStream({
       queue,
       runId,
+      session: key,
       tracked,
       onFailure: reportFailures(ctx, c),
       select: (entries) => afterResume(entries, before),
@@ -126,6 +141,10 @@ export function queuedRunRoutes(ctx: ServerContext, queue: BackgroundRuns): Hono
   });
 
   return routes;
+}
+
+function sessionOf(body: RunBody): SessionPath {
+  return { appName: body.appName, userId: body.userId, sessionId: body.sessionId };
 }
 
 function enqueueParams(body: RunBody): BackgroundRunParams {

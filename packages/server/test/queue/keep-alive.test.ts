@@ -22,7 +22,14 @@ it('a silent background-run stream sends keep-alive comments, then the frame the
   }
   const queue = { join, status: async () => ({ runId: 'r1', status: 'completed' }) } as unknown as BackgroundRuns;
   const tracked = new RunTracker().begin('key', undefined);
-  const res = queuedRunStream({ queue, runId: 'r1', tracked, onFailure: () => undefined, keepAliveMs: 25 });
+  const res = queuedRunStream({
+    queue,
+    runId: 'r1',
+    session: { appName: 'a', userId: 'u', sessionId: 's' },
+    tracked,
+    onFailure: () => undefined,
+    keepAliveMs: 25,
+  });
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
   let text = '';
   for (;;) {

@@ -37,7 +37,9 @@ describeRedis('ADK routes through the queue', () => {
       expect(frames.every((f) => f.event.invocationId === 'turn-1')).toBe(true);
       // The wire encoding of /run_sse: timestamps in seconds.
       expect(frames[3]!.event.timestamp).toBeLessThan(Date.now() / 100);
-      expect((await api.queue.status('turn-1')).status).toBe('completed');
+      // A run id the caller chose is that session's: the queue finds it with the session.
+      const session = { appName: 'chat', userId: 'alice', sessionId: s.id };
+      expect((await api.queue.status('turn-1', session)).status).toBe('completed');
     } finally {
       await api.close();
     }
@@ -217,7 +219,8 @@ describeRedis('ADK routes through the queue', () => {
         newMessage: message('go'),
         invocationId: 'long',
       });
-      await eventually(async () => expect((await api.queue.status('long')).status).toBe('running'));
+      const key = { appName: 'slow', userId: 'alice', sessionId: s.id };
+      await eventually(async () => expect((await api.queue.status('long', key)).status).toBe('running'));
       const res = await call(api.app, 'POST', `/apps/slow/users/alice/sessions/${s.id}/cancel`);
       expect(res.status).toBe(200);
       const ended = (await res.json()) as WireEvent;
