@@ -71,7 +71,14 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
   let a2a: MountedA2a | undefined;
   let names: string[];
   try {
-    queue = options.redis === undefined ? undefined : await openBackgroundQueue(options.redis, store);
+    queue =
+      options.redis === undefined
+        ? undefined
+        : await openBackgroundQueue(options.redis, store, {
+            where: relative(io.cwd, agentsDir) || '.',
+            warnUntakenAfterMs: options.warnUntakenAfterMs,
+            log,
+          });
     const auth: AuthOptions | undefined =
       options.token === undefined ? undefined : { tokens: { [options.token]: '*' } };
     const app = createApp({
@@ -137,6 +144,7 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
       `Runs: on workers, through Redis at ${queue.description} (start them with 'troupe worker ${where} --redis <url>' and the same session store)\n`,
     );
   if (queue?.warning) io.stderr.write(`Warning: ${queue.warning}\n`);
+  if (queue?.noWorker) io.stderr.write(`${queue.noWorker}\n`);
   if (options.allowOrigins.length > 0)
     io.stdout.write(`Pages allowed to call the API (CORS): ${options.allowOrigins.join(', ')}\n`);
   if (options.allowedHosts.length > 0)

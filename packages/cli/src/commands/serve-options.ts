@@ -31,6 +31,8 @@ export interface ServeCommandOptions {
   allowOrigins: string[];
   /** `--redis`: a Redis URL; runs then execute on `troupe worker` processes, handed over through it. */
   redis: string | undefined;
+  /** `--warn-untaken-after`: with `--redis`, a queued run no worker has taken this many ms later is logged; 0 never. @default 10000 */
+  warnUntakenAfterMs: number;
   /** `--allowed-host` (repeatable): host names the server answers to besides its loopback names. @default [] */
   allowedHosts: string[];
   /** `--a2a`: also serve each app over A2A at `/a2a/{app}` (needs @troupe/a2a). @default false */
@@ -44,6 +46,9 @@ export interface ServeCommandOptions {
 /** The port `adk api_server` and `adk web` listen on. */
 export const DEFAULT_PORT = 8000;
 
+/** The default `--warn-untaken-after`: long enough for a busy worker to get to a run, short enough to be noticed. */
+export const DEFAULT_WARN_UNTAKEN_AFTER_MS = 10_000;
+
 const OPTIONS = {
   host: { type: 'string' },
   port: { type: 'string' },
@@ -53,6 +58,7 @@ const OPTIONS = {
   pg: { type: 'string' },
   memory: { type: 'boolean' },
   redis: { type: 'string' },
+  'warn-untaken-after': { type: 'string' },
   'allow-origin': { type: 'string', multiple: true },
   'allowed-host': { type: 'string', multiple: true },
   a2a: { type: 'boolean' },
@@ -81,6 +87,7 @@ export function parseServeOptions(mode: ServeMode, args: readonly string[]): Ser
     pg: undefined,
     memory: false,
     redis: undefined,
+    warnUntakenAfterMs: DEFAULT_WARN_UNTAKEN_AFTER_MS,
     allowOrigins: [],
     allowedHosts: [],
     a2a: false,
@@ -113,6 +120,15 @@ export function parseServeOptions(mode: ServeMode, args: readonly string[]): Ser
       );
     }
   }
+  const untaken = values['warn-untaken-after'];
+  if (untaken !== undefined && values.redis === undefined)
+    throw new CliUsageError(
+      `--warn-untaken-after is about runs queued for workers: it needs --redis <url>. Add --redis, or leave it out.`,
+    );
+  if (untaken !== undefined && (!/^\d+$/.test(untaken) || !Number.isSafeInteger(Number(untaken))))
+    throw new CliUsageError(
+      `--warn-untaken-after ${JSON.stringify(untaken)} is not valid; give a whole number of milliseconds, e.g. --warn-untaken-after 10000 (0: never).`,
+    );
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
   if (!/^\d+$/.test(values.port ?? '0') || !Number.isInteger(port) || port > 65535) {
     throw new CliUsageError(
@@ -150,6 +166,7 @@ export function parseServeOptions(mode: ServeMode, args: readonly string[]): Ser
     pg: values.pg,
     memory: values.memory ?? false,
     redis: values.redis,
+    warnUntakenAfterMs: untaken === undefined ? DEFAULT_WARN_UNTAKEN_AFTER_MS : Number(untaken),
     allowOrigins,
     allowedHosts,
     a2a: values.a2a ?? false,
@@ -200,6 +217,9 @@ Options:
   --redis <url>       Run on workers: runs go through this Redis to 'troupe worker' processes
                       sharing the session store (--db or --pg), e.g. redis://127.0.0.1:6379,
                       and the background-run routes (.../runs, /apps/{app}/schedules) are served
+  --warn-untaken-after <ms>
+                      With --redis: log a queued run that no worker has taken this long after
+                      (default: ${DEFAULT_WARN_UNTAKEN_AFTER_MS}; 0: never)
   --allow-origin <url>
                       Let web pages of this origin call the API from a browser (CORS), e.g.
                       http://localhost:5173 for a Vite dev server; repeat for more

@@ -10,6 +10,7 @@ import { loadAgentModule } from '../load-agent.js';
 import { redactUrl } from '../redact-url.js';
 import { servedApps } from '../served-apps.js';
 import { stopRequested } from '../stop-requested.js';
+import { runReportLine } from './queue-log.js';
 import { checkRunRecords, importQueue, probeRedis } from './queue-support.js';
 import { openServeStore } from './serve-store.js';
 import { parseWorkerOptions, WORKER_USAGE } from './worker-options.js';
@@ -57,6 +58,8 @@ export async function workerCommand(args: readonly string[], io: CliIo): Promise
         io.stderr.write(
           `troupe worker: ${context.during}${context.runId ? ` (run ${context.runId})` : ''}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
         ),
+      // One line per run started, taken over, ended or drained, as docs/cli.md says.
+      onRun: (report) => io.stderr.write(`${runReportLine(report)}\n`),
     });
     await worker.start();
   } catch (error) {
