@@ -95,8 +95,19 @@ export interface LlmAgentOptions extends BaseAgentOptions {
    * a guardrail with `blocking: true` runs before the model is called. A tripwire blocks the run.
    */
   inputGuardrails?: readonly InputGuardrail[];
-  /** Checks on the agent's final output before it is stored (and written to `outputKey`). A tripwire blocks the run. */
+  /**
+   * Checks on the agent's final output before it is stored (and written to `outputKey`). A tripwire
+   * blocks the run. While an agent has them, its streamed chunks are held until its answer passed
+   * them, so a blocked answer is never shown (see `streamBeforeOutputGuardrails`).
+   */
   outputGuardrails?: readonly OutputGuardrail[];
+  /**
+   * Streams the answer's chunks as they come, before the output guardrails have checked it: lower
+   * latency, but a client has already shown what a tripwire then blocks (the chunks are never stored,
+   * and the run ends blocked). Only for guardrails whose verdict may arrive after the text was seen.
+   * @default false
+   */
+  streamBeforeOutputGuardrails?: boolean;
 }
 
 /**
@@ -133,6 +144,7 @@ export class LlmAgent extends BaseAgent {
   readonly afterToolCallback: OneOrMany<AfterToolCallback> | undefined;
   readonly inputGuardrails: readonly InputGuardrail[];
   readonly outputGuardrails: readonly OutputGuardrail[];
+  readonly streamBeforeOutputGuardrails: boolean;
   private resolvedModel: BaseLlm | undefined;
   private cachedToolbox:
     { parent: BaseAgent | undefined; tools: ReadonlyMap<string, BaseTool>; targets: readonly BaseAgent[] } | undefined;
@@ -192,6 +204,7 @@ export class LlmAgent extends BaseAgent {
     this.afterToolCallback = options.afterToolCallback;
     this.inputGuardrails = checkGuardrails(`Agent '${name}'`, 'inputGuardrails', options.inputGuardrails);
     this.outputGuardrails = checkGuardrails(`Agent '${name}'`, 'outputGuardrails', options.outputGuardrails);
+    this.streamBeforeOutputGuardrails = options.streamBeforeOutputGuardrails ?? false;
     transferCapable.set(this, this);
   }
 
@@ -295,7 +308,20 @@ export class LlmAgent extends BaseAgent {
     };
     let outputRetried = false;
     let correction: Content[] = [];
-    const partial = (chunk: LlmResponse): Promise<void> => sink(this.responseEvent(ctx, chunk, model, true));
+    // With output guardrails, a response's chunks wait until the response is known not to be a blocked
+    // answer: they go out just before its event (after the check, for the final answer), or never.
+    const held: Event[] | undefined =
+      this.outputGuardrails.length > 0 && !this.streamBeforeOutputGuardrails ? [] : undefined;
+    const partial = held
+      ? (chunk: LlmResponse): Promise<void> => {
+          held.push(this.responseEvent(ctx, chunk, model, true));
+          return Promise.resolve();
+        }
+      : (chunk: LlmResponse): Promise<void> => sink(this.responseEvent(ctx, chunk, model, true));
+    const sinkResponse = async (event: Event): Promise<void> => {
+      if (held) for (const chunk of held.splice(0)) await sink(chunk);
+      await sink(event);
+    };
     for (;;) {
       let step: CallStep;
       if (pending) {
@@ -341,7 +367,7 @@ export class LlmAgent extends BaseAgent {
               outputRetried = true;
               event.errorCode = 'OUTPUT_VALIDATION';
               event.errorMessage = parsed.message;
-              await sink(event);
+              await sinkResponse(event);
               correction = [
                 {
                   role: 'user',
@@ -363,10 +389,10 @@ export class LlmAgent extends BaseAgent {
             if (check) await check;
             this.setOutput(event, output);
           }
-          await sink(event);
+          await sinkResponse(event);
           return;
         }
-        await sink(event);
+        await sinkResponse(event);
       }
       const next = await this.runFunctionCalls(ctx, freshCtx, step, tools, turn, sink);
       if (next === 'stop') return;

@@ -48,6 +48,7 @@ const AGENT_KEYS = {
     'generateContentConfig',
     'inputGuardrails',
     'outputGuardrails',
+    'streamBeforeOutputGuardrails',
   ],
   sequential: [...COMMON_KEYS, 'subAgents'],
   parallel: [...COMMON_KEYS, 'subAgents', 'maxConcurrency'],

@@ -43,6 +43,7 @@ export async function compileLlm(
     outputSchema: await readSchema(compiler, r, 'outputSchema'),
     inputGuardrails: await readGuardrails(r, 'inputGuardrails', scope),
     outputGuardrails: await readGuardrails(r, 'outputGuardrails', scope),
+    streamBeforeOutputGuardrails: r.boolean('streamBeforeOutputGuardrails'),
   };
   const childScope: Scope = { ...scope, inheritsModel: scope.inheritsModel || model !== undefined };
   const subAgents = await readAgentList(compiler, r, 'subAgents', childScope);
