@@ -27,9 +27,11 @@ describe('troupe run: parallel branches take turns', () => {
     const said = (api: number) =>
       `(offline model, not an LLM) My task: Fetch data from API ${api} for the user's request. You said: "Plan a weekend in Lisbon".`;
     const lines = result.out.trimEnd().split('\n');
-    expect(lines).toHaveLength(3);
+    expect(lines).toHaveLength(4);
     expect(lines.slice(0, 2).sort()).toEqual([`API1Fetcher: ${said(1)}`, `API2Fetcher: ${said(2)}`]);
-    expect(lines[2]).toMatch(/^Synthesizer: /);
+    // The ParallelAgent's progress record, in words.
+    expect(lines[2]).toBe('ConcurrentFetch: · Parallel branches finished: API1Fetcher, API2Fetcher');
+    expect(lines[3]).toMatch(/^Synthesizer: /);
     // Piped output has no escape sequences.
     expect(result.out).not.toContain('\u001b');
   });
