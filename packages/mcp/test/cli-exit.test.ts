@@ -15,16 +15,16 @@ describe('troupe run with an MCP tool', () => {
   it('exits by itself after a one-shot run', async () => {
     if (!existsSync(join(here, '../../cli/dist/main.js')))
       throw new Error('Build first: npm run build (this test runs the built CLI).');
-    const started = Date.now();
+    // A hang is caught by execFile's timeout, which kills the command and rejects; no wall-clock
+    // bound beyond that, since a busy machine can make a correct run slow.
     const { stdout } = await promisify(execFile)(
       process.execPath,
       [cli, 'run', join(here, 'fixtures/calculator.yaml'), '--input', 'add 2 and 3', '--memory'],
       {
-        timeout: 20_000,
+        timeout: 60_000,
         env: { ...process.env, TROUPE_MCP_TEST_LOG: join(tmpdir(), `troupe-mcp-cli-exit-${process.pid}.log`) },
       },
     );
     expect(stdout).toContain('Calculator');
-    expect(Date.now() - started).toBeLessThan(15_000);
-  });
+  }, 90_000);
 });
