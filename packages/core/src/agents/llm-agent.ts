@@ -318,10 +318,12 @@ export class LlmAgent extends BaseAgent {
           return Promise.resolve();
         }
       : (chunk: LlmResponse): Promise<void> => sink(this.responseEvent(ctx, chunk, model, true));
-    const sinkResponse = async (event: Event): Promise<void> => {
-      if (held) for (const chunk of held.splice(0)) await sink(chunk);
-      await sink(event);
-    };
+    const sinkResponse = held
+      ? async (event: Event): Promise<void> => {
+          for (const chunk of held.splice(0)) await sink(chunk);
+          await sink(event);
+        }
+      : sink;
     for (;;) {
       let step: CallStep;
       if (pending) {
