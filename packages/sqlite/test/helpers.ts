@@ -1,8 +1,8 @@
 import { type ChildProcessWithoutNullStreams, type SpawnOptions, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Database from 'better-sqlite3';
 import { afterEach } from 'vitest';
@@ -96,13 +96,14 @@ export function startWorker(worker: string, args: string[], options: WorkerOptio
   const spawnOptions: SpawnOptions = { stdio: ['pipe', 'pipe', 'pipe'] };
   if (options.uid !== undefined) spawnOptions.uid = options.uid;
   if (options.gid !== undefined) spawnOptions.gid = options.gid;
+  const node = options.uid === undefined ? process.execPath : nodeAnyoneMayRun();
   // Node.js ignores SIGXFSZ, so a write past the limit fails with EFBIG instead of killing the worker.
   const child = (
     options.fileSizeBlocks === undefined
-      ? spawn(process.execPath, [worker, ...args], spawnOptions)
+      ? spawn(node, [worker, ...args], spawnOptions)
       : spawn(
           '/bin/sh',
-          ['-c', `ulimit -f ${options.fileSizeBlocks} && exec "$0" "$@"`, process.execPath, worker, ...args],
+          ['-c', `ulimit -f ${options.fileSizeBlocks} && exec "$0" "$@"`, node, worker, ...args],
           spawnOptions,
         )
   ) as ChildProcessWithoutNullStreams;
@@ -131,6 +132,32 @@ export function startWorker(worker: string, args: string[], options: WorkerOptio
       new Promise((resolve) => (out.split('\n').includes(line) ? resolve() : waiters.push({ line, resolve }))),
     send: (text) => child.stdin.write(text),
   };
+}
+
+let nodeCopy: string | undefined;
+
+/**
+ * A path to this Node.js binary that another user may run. Node installed under a home folder
+ * (nvm, or CI's pinned Node 22/24 under /root/.cache) sits behind a mode-700 folder, so `nobody`
+ * gets EACCES on it; then the binary is copied once into a fresh temporary folder.
+ */
+function nodeAnyoneMayRun(): string {
+  const path = process.execPath;
+  const reachable = (dir: string): boolean => {
+    if ((statSync(dir).mode & 0o001) === 0) return false;
+    const parent = dirname(dir);
+    return parent === dir || reachable(parent);
+  };
+  if ((statSync(path).mode & 0o001) !== 0 && reachable(dirname(path))) return path;
+  if (nodeCopy === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'troupe-node-'));
+    chmodSync(dir, 0o755);
+    nodeCopy = join(dir, 'node');
+    copyFileSync(path, nodeCopy);
+    chmodSync(nodeCopy, 0o755);
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return nodeCopy;
 }
 
 /**
