@@ -36,6 +36,12 @@ export const ERROR_CODES = {
   PLAN_INVALID: 'PlanValidationError',
   GROUP_CHAT_SELECTOR: 'GroupChatSelectorError',
   COMPACTION_FAILED: 'TroupeError',
+  // @troupe/core: graph workflows
+  NODE_SCHEMA: 'NodeSchemaValidationError',
+  STATE_SCHEMA: 'StateSchemaError',
+  WORKFLOW_OUTPUT: 'WorkflowOutputError',
+  NODE_FAILED: 'NodeFailedError',
+  NODE_TIMEOUT: 'NodeTimeoutError',
   // @troupe/core: tools and guardrails
   TOOL_ARGUMENTS: 'ToolArgumentsError',
   GUARDRAIL_TRIPPED: 'GuardrailTrippedError',

@@ -104,7 +104,7 @@ export class ConfigurationError extends TroupeError {
 }
 
 /** Which run limit was hit; also the `stopReason` of a run that ended with status `'limit'`. */
-export type RunLimit = 'maxLlmCalls' | 'maxTransfers' | 'maxTokens' | 'timeout';
+export type RunLimit = 'maxLlmCalls' | 'maxTransfers' | 'maxTokens' | 'timeout' | 'maxSteps';
 
 /** A run hit one of its {@link RunConfig} limits. The session stays valid. */
 export class RunLimitError extends TroupeError {

@@ -23,6 +23,9 @@ export {
   type EventActions,
   type EventInit,
   type InterruptInfo,
+  type NodeInfo,
+  type Route,
+  type RouteKey,
   type RouteAction,
   type Usage,
   createEvent,
@@ -65,6 +68,8 @@ export { ParallelAgent, type ParallelAgentOptions } from './agents/parallel-agen
 export { LoopAgent, type LoopAgentOptions, type LoopStopReason } from './agents/loop-agent.js';
 export { TeamAgent, type TeamAgentOptions, type ReflectionOptions } from './agents/team/team-agent.js';
 export { RoutedAgent, type RoutedAgentOptions, type AgentRouter } from './agents/routed-agent.js';
+// Graph workflows (SPEC §17)
+export * from './workflow/index.js';
 export { RoutedLlm, type RoutedLlmOptions, type LlmRouter } from './models/routed-llm.js';
 export type { RoutingErrorContext } from './utils/routing.js';
 export { BaseTool, type BaseToolOptions } from './tools/base-tool.js';

@@ -66,6 +66,15 @@ interface ContextFields {
   readonly historyScope: HistoryScope | undefined;
   readonly loopScope: LoopScope | undefined;
   readonly resumeFrom: number | undefined;
+  readonly workflowNode?: WorkflowNodeSite | undefined;
+}
+
+/** Where a workflow that is itself a node of another workflow runs: its input and node path. Internal. */
+export interface WorkflowNodeSite {
+  /** The agent the node runs (its own children must not take the site for theirs). */
+  readonly agent: BaseAgent;
+  readonly input: unknown;
+  readonly path: string;
 }
 
 /** Where an agent runs: its session, branch, input and the invocation it belongs to. */
@@ -95,6 +104,12 @@ export class InvocationContext {
    * @internal
    */
   readonly resumeFrom: number | undefined;
+  /**
+   * Set for the agent a graph workflow node runs: the node's input and path (a nested workflow
+   * reads them). Internal.
+   * @internal
+   */
+  readonly workflowNode: WorkflowNodeSite | undefined;
 
   constructor(fields: ContextFields) {
     this.shared = fields.shared;
@@ -109,6 +124,7 @@ export class InvocationContext {
     this.historyScope = fields.historyScope;
     this.loopScope = fields.loopScope;
     this.resumeFrom = fields.resumeFrom;
+    this.workflowNode = fields.workflowNode;
   }
 
   get invocationId(): string {
@@ -143,12 +159,18 @@ export class InvocationContext {
       historyScope: 'historyScope' in changes ? changes.historyScope : this.historyScope,
       loopScope: 'loopScope' in changes ? changes.loopScope : this.loopScope,
       resumeFrom: 'resumeFrom' in changes ? changes.resumeFrom : this.resumeFrom,
+      // Given afresh where it applies (see WorkflowNodeSite.agent); forAgent keeps it.
+      workflowNode: changes.workflowNode,
     });
   }
 
   /** The context an agent runs in when called from this one. */
   forAgent(agent: BaseAgent): InvocationContext {
-    return this.with({ agent, path: this.path ? `${this.path}/${agent.name}` : agent.name });
+    return this.with({
+      agent,
+      path: this.path ? `${this.path}/${agent.name}` : agent.name,
+      workflowNode: this.workflowNode,
+    });
   }
 
   /** The branch a child of `parent` runs on when isolated (parallel branch, tool call, team skill). */

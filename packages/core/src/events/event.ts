@@ -66,6 +66,29 @@ export interface InterruptInfo {
   responseSchema?: Record<string, unknown>;
 }
 
+/** One route key a graph workflow node emits (ADK's `RouteValue`); edges match it by its string form. */
+export type RouteKey = string | number | boolean;
+
+/** The route(s) a workflow node emits: one key fires one branch, a list fires every matching branch. */
+export type Route = RouteKey | RouteKey[];
+
+/**
+ * Where in a graph workflow an event comes from (ADK's `nodeInfo`). `path` is dot-separated from
+ * the workflow (`triage.classify`; a dynamic or parallel-worker child adds `.<name>@<runId>`).
+ * Troupe adds `runId` and `attempt`, which its resume reads.
+ */
+export interface NodeInfo {
+  path: string;
+  /** Which run of the node at `path` (`'1'`, `'2'`, … or the id given to `ctx.runNode`). */
+  runId?: string;
+  /** Which try of that run (1-based; above 1 only after a retry). */
+  attempt?: number;
+  /** ADK: the node paths this event's output is the output of. */
+  outputFor?: string[];
+  /** ADK: the event's text is the node's output. */
+  messageAsOutput?: boolean;
+}
+
 /** One thing that happened in a session. Plain and JSON-serialisable. */
 export interface Event {
   id: string;
@@ -81,8 +104,12 @@ export interface Event {
   content?: Content;
   /** True for streaming chunks, which are yielded but never persisted. */
   partial?: boolean;
-  /** The structured output of the agent that ends with this event. */
+  /** The structured output of the agent that ends with this event (or of the workflow node it ends). */
   output?: unknown;
+  /** A graph workflow node's route: which outgoing edges fire. */
+  route?: Route;
+  /** Set on the events of a graph workflow's nodes. */
+  nodeInfo?: NodeInfo;
   actions: EventActions;
   usage?: Usage;
   /** Which model answered. */
@@ -125,6 +152,8 @@ export function createEvent(fields: EventInit = {}): Event {
   if (fields.content !== undefined) event.content = fields.content;
   if (fields.partial !== undefined) event.partial = fields.partial;
   if (fields.output !== undefined) event.output = fields.output;
+  if (fields.route !== undefined) event.route = fields.route;
+  if (fields.nodeInfo !== undefined) event.nodeInfo = fields.nodeInfo;
   if (fields.usage !== undefined) event.usage = fields.usage;
   if (fields.model !== undefined) event.model = fields.model;
   if (fields.errorCode !== undefined) event.errorCode = fields.errorCode;

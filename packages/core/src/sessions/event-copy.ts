@@ -20,6 +20,8 @@ export function copyEvent(event: Event, compact = false): Event {
   if (event.content !== undefined) copy.content = cloneData(event.content);
   if (event.partial !== undefined) copy.partial = event.partial;
   if (event.output !== undefined) copy.output = cloneData(event.output);
+  if (event.route !== undefined) copy.route = cloneData(event.route);
+  if (event.nodeInfo !== undefined) copy.nodeInfo = cloneData(event.nodeInfo);
   if (event.usage !== undefined) copy.usage = { ...event.usage };
   if (event.model !== undefined) copy.model = event.model;
   if (event.errorCode !== undefined) copy.errorCode = event.errorCode;

@@ -108,3 +108,35 @@ async function compileJsonSchema(schema: JsonSchema): Promise<CompiledCheck> {
   compiled.set(schema, check);
   return check;
 }
+
+/**
+ * A synchronous check of values against `schema`, prepared once (a JSON Schema is compiled here):
+ * for checks that must not wait, such as a workflow's state schema on every event it passes on.
+ */
+export async function prepareValidator(schema: Schema): Promise<(value: unknown) => Validation> {
+  if (isZodSchema(schema)) {
+    return (value) => {
+      const result = schema.safeParse(value);
+      if (result.success) return { ok: true, value: result.data };
+      return {
+        ok: false,
+        message: result.error.issues
+          .map((issue) => `${issue.path.length ? issue.path.join('.') : '(root)'}: ${issue.message}`)
+          .join('; '),
+      };
+    };
+  }
+  const check = await compileJsonSchema(schema);
+  return (value) => {
+    if (check(value)) return { ok: true, value };
+    return {
+      ok: false,
+      message: (check.errors ?? [])
+        .map(
+          (error) =>
+            `${error.instancePath ? error.instancePath.slice(1).replaceAll('/', '.') : '(root)'}: ${describeAjvError(error)}`,
+        )
+        .join('; '),
+    };
+  };
+}

@@ -1,0 +1,90 @@
+import type { BaseAgent } from '../agents/base-agent.js';
+import type { HistoryScope, InvocationContext } from '../agents/invocation-context.js';
+import { fanInAgentsOf } from '../agents/llm/branch-visibility.js';
+import { contentText, type Content } from '../events/content.js';
+import { createEvent } from '../events/event.js';
+import { BaseNode, type BaseNodeConfig, type NodeYield } from './base-node.js';
+import type { NodeContext } from './node-context.js';
+
+/**
+ * An agent as a workflow node. The agent sees its input as the user's message (an object input
+ * is its structured input), in a conversation of its own (not the chat history, as ADK's agent
+ * nodes with `includeContents: 'none'`); its output is its final answer (text, or the parsed
+ * `outputSchema` object). Made by `node(agent)` or by putting the agent in `edges`.
+ */
+export class AgentNode extends BaseNode {
+  constructor(
+    readonly agent: BaseAgent,
+    config: Partial<BaseNodeConfig> = {},
+  ) {
+    super({ description: agent.description, ...config, name: config.name ?? agent.name });
+  }
+
+  protected async *runImpl(ctx: NodeContext, input: unknown): AsyncGenerator<NodeYield, void, undefined> {
+    const host = ctx.host;
+    const base = ctx.invocationContext;
+    const { userContent, structured } = agentInput(this.agent, input, base);
+    const branch = host.branch;
+    const scope: HistoryScope = {
+      events: [createEvent({ invocationId: base.invocationId, author: 'user', branch, content: userContent })],
+      fanIn: fanInAgentsOf(this.agent),
+    };
+    if (host.resumeFrom !== undefined) {
+      const events = base.session.events;
+      for (let i = host.resumeFrom; i < events.length; i++) {
+        const e = events[i]!;
+        if (e.invocationId === base.invocationId && (e.branch === branch || e.branch.startsWith(`${branch}.`)))
+          scope.events.push(e);
+      }
+    }
+    const agentCtx = base.with({
+      branch,
+      input: structured,
+      userContent,
+      historyScope: scope,
+      loopScope: undefined,
+      resumeFrom: host.resumeFrom,
+      workflowNode: { agent: this.agent, input, path: host.path },
+    });
+    let output: unknown;
+    await this.agent.runInto(agentCtx, async (event) => {
+      await host.emit(event);
+      if (event.partial) return;
+      scope.events.push(event);
+      if (event.output !== undefined) output = event.output;
+    });
+    if (output !== undefined) yield output;
+  }
+}
+
+/** The user message and structured input an agent node's input stands for. */
+function agentInput(
+  agent: BaseAgent,
+  input: unknown,
+  base: InvocationContext,
+): { userContent: Content; structured: Record<string, unknown> } {
+  if (input === undefined || input === null)
+    return { userContent: base.userContent ?? { role: 'user', parts: [] }, structured: base.input };
+  if (typeof input === 'string')
+    return { userContent: { role: 'user', parts: [{ text: input }] }, structured: { request: input } };
+  if (isContent(input)) {
+    const content: Content = { role: 'user', parts: input.parts };
+    return { userContent: content, structured: { request: contentText(content) } };
+  }
+  if (typeof input === 'object' && !Array.isArray(input)) {
+    const structured = input as Record<string, unknown>;
+    return { userContent: agent.inputMessage(structured), structured };
+  }
+  const text = JSON.stringify(input);
+  return { userContent: { role: 'user', parts: [{ text }] }, structured: { request: text } };
+}
+
+/** True for a `Content` (`{ role?, parts: [...] }`). */
+export function isContent(value: unknown): value is Content {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    Array.isArray((value as Content).parts) &&
+    Object.keys(value).every((k) => k === 'role' || k === 'parts')
+  );
+}

@@ -1,0 +1,461 @@
+import type { InvocationContext } from '../agents/invocation-context.js';
+import { isEventsStopped, EventsStopped, type EventSink } from '../agents/event-sink.js';
+import { createEvent, type Event, type Route } from '../events/event.js';
+import {
+  GuardrailTrippedError,
+  LeaseLostError,
+  RunCancelledError,
+  RunDrainedError,
+  RunLimitError,
+  StorageError,
+  TroupeError,
+} from '../errors.js';
+import { linkedAbortController } from '../utils/abort.js';
+import { runTasks } from '../utils/run-tasks.js';
+import { toJsonSchema, validate } from '../utils/schema.js';
+import { AgentNode } from './agent-node.js';
+import type { BaseNode } from './base-node.js';
+import { NodeFailedError, NodeSchemaValidationError, NodeTimeoutError, StateSchemaError } from './errors.js';
+import type { Journal, NodeRecord, RunRecord } from './journal.js';
+import { NodeContext, type NodeHost, type NodeResult, type RunNodeOptions } from './node-context.js';
+import { node as toNode } from './node.js';
+import { isRequestInput, REQUEST_INPUT_FUNCTION_CALL_NAME, unwrapAnswer, type RequestInput } from './request-input.js';
+import { isRetryable, retryDelay } from './retry-config.js';
+
+/** What one workflow run shares with every node run in it. Internal. */
+export interface WorkflowScope {
+  /** The workflow's name: the author of its own events. */
+  readonly workflow: string;
+  /** The workflow's node path (`triage`, or `outer.triage` when nested). */
+  readonly path: string;
+  readonly ctx: InvocationContext;
+  /** Where node events go: the workflow's sink, after the state schema check. */
+  readonly sink: EventSink;
+  /** Set when the workflow resumes: what the session says it did before. */
+  readonly journal: Journal | undefined;
+  readonly resumeInputs: Record<string, unknown>;
+  /** Nodes made by `ctx.runNode` from functions, agents and tools, one per object. */
+  readonly dynamicNodes: WeakMap<object, BaseNode>;
+}
+
+/** How a node run ended. */
+export type RunOutcome =
+  | { status: 'completed'; output: unknown; route: Route | undefined }
+  | { status: 'waiting'; interruptIds: string[] }
+  /** `waitForOutput` and the run gave neither output nor route: it did not complete. */
+  | { status: 'no-output' };
+
+/** One node run to do. */
+export interface ChildRun {
+  node: BaseNode;
+  input: unknown;
+  path: string;
+  runId: string;
+  /** Journal records of this run are those after this index (its parent's start). */
+  after: number;
+  signal: AbortSignal;
+  /** Where its events go (its parent's emit, or the workflow's sink). */
+  forward: EventSink;
+  /** Where its own children's journal records start when it has no record of its own (a dynamic workflow's entry). */
+  childrenAfter?: number;
+  /** Called as the run's end is handed on, in the same turn (so the schedule follows stored order). */
+  onEnd?: (outcome: RunOutcome) => void;
+}
+
+const NO_ANSWER = Symbol('no answer');
+
+/**
+ * Runs one node run durably: a run the session shows ended is not run again (its recorded output
+ * is returned); a paused or interrupted run resumes (an answered RequestInput becomes its output,
+ * other nodes run again and find their answers or their agent's progress); a new run stores a start
+ * record, tries up to `retryConfig.maxAttempts` times, and stores an end record with its output.
+ */
+export async function runChild(scope: WorkflowScope, run: ChildRun): Promise<RunOutcome> {
+  const { node, path, runId } = run;
+  const record = scope.journal?.find(path, runId, run.after);
+  if (record?.ended) {
+    const outcome: RunOutcome = record.endedWaiting
+      ? { status: 'no-output' }
+      : { status: 'completed', output: record.output, route: record.route };
+    run.onEnd?.(outcome);
+    return outcome;
+  }
+  let attempt = 1;
+  let resumeFrom: number | undefined;
+  if (record) {
+    attempt = record.attempt;
+    resumeFrom = record.startIndex + 1;
+    const answered = await answerOwnRequests(scope, run, record);
+    if (answered) return answered;
+  } else {
+    await run.forward(startEvent(node, path, runId, 1, run.input));
+  }
+  const startIndex = record?.startIndex ?? run.childrenAfter ?? Number.MAX_SAFE_INTEGER;
+  for (;;) {
+    try {
+      return await runTry(scope, run, attempt, resumeFrom, startIndex);
+    } catch (error) {
+      if (isEventsStopped(error) || run.signal.aborted || !mayRetry(error)) throw passOn(error, path, attempt);
+      const retry = node.retry;
+      if (!retry || attempt >= retry.maxAttempts || !isRetryable(retry, error))
+        throw retry ? new NodeFailedError(path, attempt, error) : passOn(error, path, attempt);
+      await run.forward(
+        createEvent({
+          author: node.name,
+          nodeInfo: { path, runId, attempt },
+          errorCode: error instanceof TroupeError ? error.code : 'ERROR',
+          errorMessage: `Try ${attempt} of ${retry.maxAttempts} failed: ${error instanceof Error ? error.message : String(error)}`,
+          actions: { agentState: record$({ node: 'failed' }) },
+        }),
+      );
+      await sleep(retryDelay(retry, attempt), run.signal);
+      attempt += 1;
+      resumeFrom = undefined;
+      await run.forward(startEvent(node, path, runId, attempt, run.input));
+    }
+  }
+}
+
+/**
+ * A run paused only on its own RequestInput (and not rerunOnResume): its answer is its output.
+ * Unanswered requests are raised again (a resumed run raises every open interrupt again).
+ */
+async function answerOwnRequests(
+  scope: WorkflowScope,
+  run: ChildRun,
+  record: RunRecord,
+): Promise<RunOutcome | undefined> {
+  const { node } = run;
+  if (record.interrupts.length === 0 || node.rerunOnResume || node instanceof AgentNode) return undefined;
+  if (record.ownRequests.length !== record.interrupts.length) return undefined;
+  const answers = scope.ctx.shared.answers;
+  const values = record.ownRequests.map((id) => (answers.has(id) ? unwrapAnswer(answers.get(id)) : NO_ANSWER));
+  if (values.some((v) => v === NO_ANSWER)) {
+    const open: string[] = [];
+    for (const interrupt of record.interrupts) {
+      if (answers.has(interrupt.id)) continue;
+      open.push(interrupt.id);
+      await run.forward(
+        createEvent({
+          author: node.name,
+          nodeInfo: { path: run.path, runId: run.runId, attempt: record.attempt },
+          interrupt,
+        }),
+      );
+    }
+    return { status: 'waiting', interruptIds: open };
+  }
+  const output = values.length === 1 ? values[0] : values;
+  if (node.outputSchema) await checkSchema(node.outputSchema, output, run.path, 'output');
+  return end(run, record.attempt, { status: 'completed', output, route: undefined }, undefined);
+}
+
+/** One try of a node run. */
+async function runTry(
+  scope: WorkflowScope,
+  run: ChildRun,
+  attempt: number,
+  resumeFrom: number | undefined,
+  startIndex: number,
+): Promise<RunOutcome> {
+  const { node, path, runId } = run;
+  const controller = linkedAbortController(run.signal);
+  const interrupts: string[] = [];
+  let route: Route | undefined;
+  let closed = false;
+  let requests = 0;
+  const childRuns = new Map<string, number>();
+  const relative = path.slice(scope.path.length + 1);
+  const host: NodeHost = {
+    path,
+    runId,
+    attempt,
+    resumeInputs: scope.resumeInputs,
+    branch: scope.ctx.childBranch(scope.workflow, relative),
+    resumeFrom,
+    emit: (event: Event) => {
+      if (closed) return Promise.reject(new EventsStopped());
+      if (!event.nodeInfo) {
+        event.nodeInfo = { path, runId, attempt };
+        if (!event.author) event.author = node.name;
+        if (!event.partial) nodeCtx.applyTo(event.actions);
+        if (event.route !== undefined) route = event.route;
+      }
+      if (event.interrupt && !event.partial) interrupts.push(event.interrupt.id);
+      return run.forward(event);
+    },
+    runNode: (nodeLike, input, options) =>
+      runDynamic(scope, host, nodeLike, input, options, childRuns, controller.signal, startIndex),
+  };
+  const nodeCtx = new NodeContext(scope.ctx.with({ abortSignal: controller.signal }), host);
+  const raise = (request: RequestInput): Promise<void> => {
+    const id = request.interruptId ?? (requests === 0 ? `${path}@${runId}` : `${path}@${runId}:${requests + 1}`);
+    requests += 1;
+    return raiseRequest(host, node.name, request, id, scope.ctx.path);
+  };
+  let output: unknown;
+  const body = async (): Promise<void> => {
+    if (node.inputSchema) run.input = await checkSchema(node.inputSchema, run.input, path, 'input');
+    if (node.parallelWorker) {
+      output = await runWorkers(scope, host, run, controller.signal, startIndex);
+      return;
+    }
+    for await (const item of node.runTry(nodeCtx, run.input)) {
+      if (item === undefined || item === null) continue;
+      if (isRequestInput(item)) {
+        await raise(item);
+        continue;
+      }
+      if (isEvent(item)) {
+        if (item.output !== undefined) output = item.output;
+        await host.emit(item);
+        continue;
+      }
+      output = item;
+    }
+  };
+  try {
+    await withTimeout(body(), node.timeout, controller, path);
+  } finally {
+    closed = true;
+    controller.dispose();
+  }
+  if (run.signal.aborted) throw run.signal.reason;
+  if (interrupts.length > 0) return { status: 'waiting', interruptIds: interrupts };
+  if (node.outputSchema && output !== undefined) output = await checkSchema(node.outputSchema, output, path, 'output');
+  if (node.waitForOutput && output === undefined && route === undefined)
+    return end(run, attempt, { status: 'no-output' }, nodeCtx);
+  return end(run, attempt, { status: 'completed', output, route }, nodeCtx);
+}
+
+/** Stores the run's end record (with its last state writes) and tells the schedule, in one turn. */
+function end(
+  run: ChildRun,
+  attempt: number,
+  outcome: RunOutcome,
+  nodeCtx: NodeContext | undefined,
+): Promise<RunOutcome> {
+  const event = createEvent({
+    author: run.node.name,
+    nodeInfo: { path: run.path, runId: run.runId, attempt },
+    actions: {
+      agentState: record$(outcome.status === 'no-output' ? { node: 'ended', waiting: true } : { node: 'ended' }),
+    },
+  });
+  if (outcome.status === 'completed') {
+    if (outcome.output !== undefined) event.output = outcome.output;
+    if (outcome.route !== undefined) event.route = outcome.route;
+  }
+  nodeCtx?.applyTo(event.actions);
+  run.onEnd?.(outcome);
+  return run.forward(event).then(() => outcome);
+}
+
+/** A `parallelWorker` node: one child run per item, at most `maxParallelWorkers` at a time. */
+async function runWorkers(
+  scope: WorkflowScope,
+  host: NodeHost,
+  run: ChildRun,
+  signal: AbortSignal,
+  startIndex: number,
+): Promise<unknown[]> {
+  const items = run.input;
+  if (!Array.isArray(items))
+    throw new NodeSchemaValidationError(
+      run.path,
+      'input',
+      `(root): a parallelWorker node runs once per item of a list, and got ${items === null ? 'null' : typeof items}`,
+    );
+  const inner = workerOf(run.node);
+  const results = await runTasks(
+    items.length,
+    run.node.maxParallelWorkers ?? Math.max(items.length, 1),
+    signal,
+    `workflow node '${run.path}'`,
+    (i, itemSignal) =>
+      runChild(scope, {
+        node: inner,
+        input: items[i],
+        path: `${run.path}.${inner.name}@${i}`,
+        runId: String(i),
+        after: startIndex,
+        signal: itemSignal,
+        forward: host.emit,
+      }),
+  );
+  return results.map((r) => (r.status === 'completed' ? r.output : undefined));
+}
+
+const workers = new WeakMap<BaseNode, BaseNode>();
+
+/** The node a parallel worker runs per item: the same node without `parallelWorker`. */
+function workerOf(original: BaseNode): BaseNode {
+  let inner = workers.get(original);
+  if (!inner) {
+    inner = Object.create(Object.getPrototypeOf(original) as object) as BaseNode;
+    Object.assign(inner, original, { parallelWorker: false, maxParallelWorkers: undefined });
+    workers.set(original, inner);
+  }
+  return inner;
+}
+
+/** `ctx.runNode`: a child of the running node, durable like the workflow's own nodes. */
+async function runDynamic(
+  scope: WorkflowScope,
+  host: NodeHost,
+  nodeLike: unknown,
+  input: unknown,
+  options: RunNodeOptions | undefined,
+  counters: Map<string, number>,
+  signal: AbortSignal,
+  startIndex: number,
+): Promise<NodeResult> {
+  let child: BaseNode;
+  if (typeof nodeLike === 'object' && nodeLike !== null && 'runTry' in nodeLike) child = nodeLike as BaseNode;
+  else {
+    const key = nodeLike as object;
+    child = scope.dynamicNodes.get(key) ?? toNode(nodeLike as never);
+    scope.dynamicNodes.set(key, child);
+  }
+  let runId = options?.runId;
+  if (runId === undefined) {
+    const n = (counters.get(child.name) ?? 0) + 1;
+    counters.set(child.name, n);
+    runId = String(n);
+  } else if (typeof runId !== 'string' || runId === '') {
+    throw new TypeError(`ctx.runNode's runId must be a non-empty string; got ${JSON.stringify(runId)}.`);
+  }
+  const outcome = await runChild(scope, {
+    node: child,
+    input,
+    path: `${host.path}.${child.name}@${runId}`,
+    runId,
+    after: startIndex,
+    signal,
+    forward: host.emit,
+  });
+  if (outcome.status === 'completed') {
+    const result: NodeResult = { output: outcome.output, interruptIds: [] };
+    if (outcome.route !== undefined) result.route = outcome.route;
+    return result;
+  }
+  return { output: undefined, interruptIds: outcome.status === 'waiting' ? outcome.interruptIds : [] };
+}
+
+/** Pauses the node for a human: an `input` interrupt, which ADK's clients see as an `adk_request_input` call. */
+async function raiseRequest(
+  host: NodeHost,
+  author: string,
+  request: RequestInput,
+  id: string,
+  agentPath: string,
+): Promise<void> {
+  const args: Record<string, unknown> = { interruptId: id };
+  if (request.message !== undefined) args.message = request.message;
+  if (request.payload !== undefined) args.payload = request.payload;
+  const responseSchema = request.responseSchema ? await toJsonSchema(request.responseSchema) : undefined;
+  if (responseSchema) args.response_schema = responseSchema;
+  const interrupt: Event['interrupt'] = {
+    id,
+    kind: 'input',
+    agentPath,
+    toolCallId: id,
+    toolName: REQUEST_INPUT_FUNCTION_CALL_NAME,
+    args,
+  };
+  if (request.message !== undefined) interrupt.message = request.message;
+  if (request.payload !== undefined) interrupt.payload = request.payload;
+  if (responseSchema) interrupt.responseSchema = responseSchema;
+  await host.emit(createEvent({ author, interrupt }));
+}
+
+function startEvent(node: BaseNode, path: string, runId: string, attempt: number, input: unknown): Event {
+  return createEvent({
+    author: node.name,
+    nodeInfo: { path, runId, attempt },
+    actions: { agentState: record$(input === undefined ? { node: 'started' } : { node: 'started', input }) },
+  });
+}
+
+function record$(record: NodeRecord): Record<string, unknown> {
+  return record;
+}
+
+async function checkSchema(
+  schema: NonNullable<BaseNode['inputSchema']>,
+  value: unknown,
+  path: string,
+  which: 'input' | 'output',
+): Promise<unknown> {
+  const result = await validate(schema, value);
+  if (!result.ok) throw new NodeSchemaValidationError(path, which, result.message);
+  return result.value;
+}
+
+/** Errors that end the run as they are: limits, cancellation, storage, guardrails, schemas. */
+function mayRetry(error: unknown): boolean {
+  return !(
+    error instanceof RunLimitError ||
+    error instanceof RunCancelledError ||
+    error instanceof RunDrainedError ||
+    error instanceof GuardrailTrippedError ||
+    error instanceof StorageError ||
+    error instanceof LeaseLostError ||
+    error instanceof NodeSchemaValidationError ||
+    error instanceof StateSchemaError ||
+    error instanceof NodeFailedError
+  );
+}
+
+/** Troupe's errors keep their code; anything else (a bug in a node's function) is named by node. */
+function passOn(error: unknown, path: string, attempt: number): unknown {
+  if (isEventsStopped(error) || error instanceof TroupeError) return error;
+  return new NodeFailedError(path, attempt, error);
+}
+
+function isEvent(value: unknown): value is Event {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Partial<Event>;
+  return (
+    typeof v.id === 'string' && typeof v.timestamp === 'number' && typeof v.actions === 'object' && v.actions !== null
+  );
+}
+
+async function withTimeout(
+  work: Promise<void>,
+  timeout: number | undefined,
+  controller: AbortController,
+  path: string,
+): Promise<void> {
+  if (timeout === undefined) return work;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new NodeTimeoutError(path, timeout);
+      controller.abort(error);
+      reject(error);
+    }, timeout);
+  });
+  // A body that ignores the abort keeps running; what it throws later has no one to go to.
+  work.catch(() => undefined);
+  try {
+    await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
