@@ -16,7 +16,16 @@ export { JoinNode } from './join-node.js';
 export { AgentNode } from './agent-node.js';
 export { ToolNode } from './tool-node.js';
 export { NodeContext, type NodeResult, type RunNodeOptions } from './node-context.js';
-export { DEFAULT_ROUTE, START, type EdgeItem, type EdgeSpec, type ChainElement, type RoutingMap } from './graph.js';
+export {
+  DEFAULT_ROUTE,
+  START,
+  WorkflowGraph,
+  type Edge as WorkflowEdge,
+  type EdgeItem,
+  type EdgeSpec,
+  type ChainElement,
+  type RoutingMap,
+} from './graph.js';
 export {
   RequestInput,
   isRequestInput,
