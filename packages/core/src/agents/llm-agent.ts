@@ -9,6 +9,10 @@ import { fallbackChain } from '../models/routed-llm.js';
 import type { OneOrMany } from '../runner/plugin-manager.js';
 import { BaseTool } from '../tools/base-tool.js';
 import { BaseToolset } from '../tools/base-toolset.js';
+import { AgentTool } from '../tools/agent-tool.js';
+import { isBaseNode, type BaseNode } from '../workflow/base-node.js';
+import { nodeTool } from '../workflow/node-tool.js';
+import { Workflow } from '../workflow/workflow.js';
 import { checkGuardrails, type InputGuardrail, type OutputGuardrail } from '../guardrails/guardrail.js';
 import { holdUntil } from '../guardrails/hold-until.js';
 import { InputCheck } from '../guardrails/input-check.js';
@@ -64,8 +68,12 @@ export interface LlmAgentOptions extends BaseAgentOptions {
   instruction?: Instruction;
   /** On the root agent: an instruction placed before every LlmAgent's own in the tree. */
   globalInstruction?: Instruction;
-  /** Tools, and toolsets whose current tools are fetched at the start of every run (e.g. an MCP server). */
-  tools?: readonly (BaseTool | BaseToolset)[];
+  /**
+   * Tools, and toolsets whose current tools are fetched at the start of every run (e.g. an MCP
+   * server). A graph workflow or a workflow node is made a tool (ADK's `NodeTool`; its
+   * `inputSchema` is the tool's parameters).
+   */
+  tools?: readonly (BaseTool | BaseToolset | BaseNode | Workflow)[];
   /** Stores the final answer (text, or the parsed object with `outputSchema`) in `state[outputKey]`. */
   outputKey?: string;
   /** The final answer must be JSON matching this schema; it becomes the agent's output. */
@@ -161,6 +169,8 @@ export class LlmAgent extends BaseAgent {
     const toolsets: BaseToolset[] = [];
     for (const entry of options.tools ?? []) {
       if (entry instanceof BaseToolset) toolsets.push(entry);
+      else if (isBaseNode(entry)) tools.push(nodeTool(entry));
+      else if (entry instanceof Workflow) tools.push(new AgentTool({ agent: entry }));
       else tools.push(entry);
     }
     const toolNames = new Set<string>();

@@ -3,6 +3,7 @@ import { ConfigurationError, type SessionErrorOptions, TroupeError } from '../er
 import type { SessionKey } from '../sessions/session.js';
 import { validate } from '../utils/schema.js';
 import { resumeAnswers } from '../agents/progress.js';
+import { REQUEST_INPUT_FUNCTION_CALL_NAME, unwrapAnswer } from '../workflow/request-input.js';
 
 export function isResumeRecord(event: Event): boolean {
   return resumeAnswers(event) !== undefined;
@@ -86,6 +87,18 @@ export async function checkResponses(
     }
     if (interrupt.kind === 'confirmation') {
       checked[id] = normalizeConfirmation(id, value);
+    } else if (interrupt.toolName === REQUEST_INPUT_FUNCTION_CALL_NAME) {
+      // A workflow's request (ADK's rules): `{ result: v }` is v; only object answers are checked.
+      const answer = unwrapAnswer(value);
+      if (interrupt.responseSchema && typeof answer === 'object' && answer !== null) {
+        const result = await validate(interrupt.responseSchema, answer);
+        if (!result.ok)
+          throw new InterruptResponseError(
+            `The answer to input request '${id}' does not match its responseSchema: ${result.message}. The run stays paused.`,
+            { ...(session ? { session } : {}), remedy: 'Answer again with an object of that shape, or with text.' },
+          );
+        checked[id] = result.value;
+      } else checked[id] = answer;
     } else {
       if (interrupt.responseSchema) {
         const result = await validate(interrupt.responseSchema, value);

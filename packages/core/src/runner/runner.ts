@@ -16,6 +16,7 @@ import {
 } from '../errors.js';
 import { answersOf, checkResponses, openInterrupts } from '../interrupts/open-interrupts.js';
 import { refuseAnsweredTwice } from '../interrupts/answered-twice.js';
+import { answersInMessage } from '../interrupts/message-answers.js';
 import type { BaseLlm } from '../models/base-llm.js';
 import { resolveModel } from '../models/registry.js';
 import { InMemorySessionService } from '../sessions/in-memory-session-service.js';
@@ -298,6 +299,24 @@ export class Runner {
     const { session, claim } = await this.claim(userId, sessionId);
     try {
       const pending = openInterrupts(session.events);
+      // A message that answers a workflow's request for input (ADK's clients: a functionResponse
+      // naming it, or plain text while exactly one is open) continues the paused invocation.
+      const answers =
+        pending.length > 0 && !runConfig.abandonInterrupts ? answersInMessage(pending, params.newMessage) : undefined;
+      if (answers) {
+        return await this.resumeClaimed(
+          {
+            userId,
+            sessionId,
+            responses: answers.responses,
+            runConfig: params.runConfig,
+            abortSignal: params.abortSignal,
+          },
+          session,
+          claim,
+          answers.message,
+        );
+      }
       if (pending.length > 0 && !runConfig.abandonInterrupts) {
         throw new PendingInterruptError(
           `Session '${sessionId}' has ${pending.length} unanswered interrupt(s) (${pending.map((i) => i.id).join(', ')}).`,
@@ -352,10 +371,22 @@ export class Runner {
   }
 
   private async prepareResume(params: ResumeParams): Promise<InvocationSetup> {
-    const { userId, sessionId } = checkIds(params);
+    checkIds(params);
     refuseForbiddenKeys(params.responses, 'responses');
+    resolveRunConfig(params.runConfig);
+    const { session, claim } = await this.claim(params.userId, params.sessionId);
+    return this.resumeClaimed(params, session, claim);
+  }
+
+  /** {@link prepareResume} on a session already claimed; `message` is stored with the answers (a text answer). */
+  private async resumeClaimed(
+    params: ResumeParams,
+    session: Session,
+    claim: SessionClaim,
+    message?: Content,
+  ): Promise<InvocationSetup> {
+    const { userId, sessionId } = params;
     const runConfig = resolveRunConfig(params.runConfig);
-    const { session, claim } = await this.claim(userId, sessionId);
     try {
       const events = session.events;
       const key = this.keyOf(userId, sessionId);
@@ -405,6 +436,7 @@ export class Runner {
         ? createEvent({
             invocationId,
             author: 'user',
+            ...(message ? { content: message } : {}),
             actions: { agentState: asAgentState({ resume: { responses: checked } }) },
           })
         : undefined;

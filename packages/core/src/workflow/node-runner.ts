@@ -33,7 +33,6 @@ export interface WorkflowScope {
   readonly sink: EventSink;
   /** Set when the workflow resumes: what the session says it did before. */
   readonly journal: Journal | undefined;
-  readonly resumeInputs: Record<string, unknown>;
   /** Nodes made by `ctx.runNode` from functions, agents and tools, one per object. */
   readonly dynamicNodes: WeakMap<object, BaseNode>;
 }
@@ -93,7 +92,7 @@ export async function runChild(scope: WorkflowScope, run: ChildRun): Promise<Run
   const startIndex = record?.startIndex ?? run.childrenAfter ?? Number.MAX_SAFE_INTEGER;
   for (;;) {
     try {
-      return await runTry(scope, run, attempt, resumeFrom, startIndex);
+      return await runTry(scope, run, attempt, resumeFrom, startIndex, record ? answersFor(scope, record) : {});
     } catch (error) {
       if (isEventsStopped(error) || run.signal.aborted || !mayRetry(error)) throw passOn(error, path, attempt);
       const retry = node.retry;
@@ -150,6 +149,18 @@ async function answerOwnRequests(
   return end(run, record.attempt, { status: 'completed', output, route: undefined }, undefined);
 }
 
+/**
+ * The answers a resumed run reads from `ctx.resumeInputs`: those to the interrupts it raised. A
+ * new run of the node (a loop back to it) starts with none, though it may ask with the same id.
+ */
+function answersFor(scope: WorkflowScope, record: RunRecord): Record<string, unknown> {
+  const answers = scope.ctx.shared.answers;
+  const inputs: Record<string, unknown> = {};
+  for (const interrupt of record.interrupts)
+    if (answers.has(interrupt.id)) inputs[interrupt.id] = unwrapAnswer(answers.get(interrupt.id));
+  return inputs;
+}
+
 /** One try of a node run. */
 async function runTry(
   scope: WorkflowScope,
@@ -157,6 +168,7 @@ async function runTry(
   attempt: number,
   resumeFrom: number | undefined,
   startIndex: number,
+  resumeInputs: Record<string, unknown>,
 ): Promise<RunOutcome> {
   const { node, path, runId } = run;
   const controller = linkedAbortController(run.signal);
@@ -170,7 +182,7 @@ async function runTry(
     path,
     runId,
     attempt,
-    resumeInputs: scope.resumeInputs,
+    resumeInputs,
     branch: scope.ctx.childBranch(scope.workflow, relative),
     resumeFrom,
     emit: (event: Event) => {

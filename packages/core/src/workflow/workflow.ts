@@ -16,7 +16,6 @@ import type { EdgeItem, WorkflowGraph } from './graph.js';
 import { Journal } from './journal.js';
 import type { NodeContext } from './node-context.js';
 import { runChild, type WorkflowScope } from './node-runner.js';
-import { unwrapAnswer } from './request-input.js';
 import { prepareStateCheck } from './state-check.js';
 import { ToolNode } from './tool-node.js';
 
@@ -159,8 +158,6 @@ export class Workflow extends BaseAgent {
       input = checked.value;
     }
     const check = this.stateSchema ? await prepareStateCheck(this.stateSchema) : undefined;
-    const resumeInputs: Record<string, unknown> = {};
-    for (const [id, value] of ctx.shared.answers) resumeInputs[id] = unwrapAnswer(value);
     const scope: WorkflowScope = {
       workflow: this.name,
       path,
@@ -172,7 +169,6 @@ export class Workflow extends BaseAgent {
           }
         : sink,
       journal,
-      resumeInputs,
       dynamicNodes: new WeakMap(),
     };
     let output: unknown;

@@ -1,0 +1,31 @@
+import { InMemoryRunner, type BaseAgent, type Event, type RunResult } from '@troupe/core';
+
+/** One session of a workflow app, driven turn by turn as ADK's sample harness does. */
+export async function session(agent: BaseAgent) {
+  const runner = new InMemoryRunner({ agent });
+  const { id } = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
+  const events = async (): Promise<Event[]> =>
+    (await runner.sessionService.getSession({ appName: runner.appName, userId: 'u', sessionId: id }))!.events;
+  return {
+    runner,
+    sessionId: id,
+    events,
+    /** Sends a text message; answers the open request when one is pending. */
+    send: (text: string): Promise<RunResult> => runner.run({ userId: 'u', sessionId: id, newMessage: text }),
+    resume: (responses: Record<string, unknown>): Promise<RunResult> =>
+      runner.resume({ userId: 'u', sessionId: id, responses }),
+    /** Paths of node runs that ended (in order), with their run ids. */
+    ended: async (): Promise<string[]> =>
+      (await events())
+        .filter((e) => e.actions.agentState?.node === 'ended')
+        .map((e) => `${e.nodeInfo!.path}@${e.nodeInfo!.runId}`),
+    /** How many times each path started a new run (retries not counted). */
+    starts: async (): Promise<Map<string, number>> => {
+      const counts = new Map<string, number>();
+      for (const e of await events())
+        if (e.actions.agentState?.node === 'started' && e.nodeInfo!.attempt === 1)
+          counts.set(e.nodeInfo!.path, (counts.get(e.nodeInfo!.path) ?? 0) + 1);
+      return counts;
+    },
+  };
+}
