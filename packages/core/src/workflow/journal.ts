@@ -62,7 +62,11 @@ export class Journal {
       // Interrupts belong to every open run whose path is the event's path or above it.
       if (e.interrupt) {
         for (const run of open.values()) {
-          if (info.path === run.path || info.path.startsWith(`${run.path}.`)) {
+          // A resumed run raises its open interrupts again: one entry per id.
+          if (
+            (info.path === run.path || info.path.startsWith(`${run.path}.`)) &&
+            !run.interrupts.some((i) => i.id === e.interrupt!.id)
+          ) {
             run.interrupts.push(e.interrupt);
             if (info.path === run.path && info.runId === run.runId) run.ownRequests.push(e.interrupt.id);
           }
