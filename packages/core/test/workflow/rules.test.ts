@@ -266,9 +266,9 @@ describe('Workflow at run time', () => {
       new Workflow({ name: 'w', inputSchema: z.any().transform(() => [0, 1, 2, 3]), edges: [['START', work]] }),
     );
     const run = s.send('go');
-    await waitFor(() => running === 2);
+    await waitFor(() => running === 2, 'two items running');
     gates[1]!.resolve();
-    await waitFor(() => running === 2 && started.length === 3);
+    await waitFor(() => running === 2 && started.length === 3, 'the third item running');
     expect(started).toEqual([0, 1, 2]);
     // Finish out of order: the output keeps input order.
     for (const i of [0, 3, 2]) gates[i]!.resolve();
