@@ -1,11 +1,11 @@
-import type { InterruptInfo, Runner } from '@troupe/core';
+import type { Event, InterruptInfo, Runner } from '@troupe/core';
 import type { EventSink } from './event-sinks.js';
 import {
   confirmationQuestion,
   INPUT_PROMPT,
   inputRequestText,
   parseConfirmation,
-  parseInputAnswer,
+  parseRequestAnswer,
   rejectedRequests,
 } from './interrupt-prompt.js';
 import type { CliIo } from './io.js';
@@ -13,6 +13,7 @@ import type { LineReader } from './line-reader.js';
 import type { TurnMessage } from './run-input.js';
 import { PLAIN_STYLE, type TextStyle } from './terminal-style.js';
 import { isRejectedAnswer, resumeTurn, runTurn, type TurnOutcome } from './run-turn.js';
+import { nodeRequests, rememberAsker } from './workflow-nodes.js';
 
 /** What a {@link Conversation} talks to. */
 export interface ConversationOptions {
@@ -25,6 +26,11 @@ export interface ConversationOptions {
   reader?: LineReader | undefined;
   /** Colours of the questions. @default no colour */
   style?: TextStyle | undefined;
+  /**
+   * The session's stored events, when it continues: a workflow question left open by an earlier
+   * run is asked in the name of the node that asked it. @default none
+   */
+  history?: readonly Event[] | undefined;
 }
 
 /**
@@ -40,8 +46,21 @@ export interface ConversationOptions {
  */
 export class Conversation {
   private running: AbortController | undefined;
+  /** Which workflow node asked each question (interrupt id → node name). */
+  private readonly askers: Map<string, string>;
+  private readonly sink: EventSink;
 
-  constructor(private readonly options: ConversationOptions) {}
+  constructor(private readonly options: ConversationOptions) {
+    this.askers = nodeRequests(options.history ?? []);
+    const { sink } = options;
+    this.sink = {
+      ...sink,
+      write: (event) => {
+        rememberAsker(this.askers, event);
+        sink.write(event);
+      },
+    };
+  }
 
   /** Cancels the running turn or resume. Returns false when nothing was running. */
   cancel(): boolean {
@@ -60,7 +79,8 @@ export class Conversation {
    * a reader is there to ask them.
    */
   async send(message: string | TurnMessage): Promise<TurnOutcome> {
-    const { runner, userId, sessionId, sink } = this.options;
+    const { runner, userId, sessionId } = this.options;
+    const sink = this.sink;
     const what = typeof message === 'string' ? { text: message } : message;
     const request = 'text' in what ? { message: what.text } : { input: what.input };
     const outcome = await this.track((abortSignal) =>
@@ -75,12 +95,13 @@ export class Conversation {
    * Ctrl-C was pressed) before every question was answered, or when there is no reader.
    */
   async answer(paused: TurnOutcome): Promise<TurnOutcome> {
-    const { runner, userId, sessionId, sink, io, reader } = this.options;
+    const { runner, userId, sessionId, io, reader } = this.options;
+    const sink = this.sink;
     let outcome = paused;
     while (outcome.status === 'interrupted' && reader) {
       const open = outcome.interrupts;
       const style = this.options.style ?? PLAIN_STYLE;
-      const responses = await ask(open, reader, style);
+      const responses = await ask(open, reader, style, this.askers);
       if (!responses) return outcome;
       for (;;) {
         const resumed = await this.track((abortSignal) =>
@@ -91,7 +112,7 @@ export class Conversation {
           break;
         }
         io.stderr.write(`${resumed.error!.message} Answer again.\n`);
-        const again = await ask(rejectedRequests(open, resumed.error!.message), reader, style);
+        const again = await ask(rejectedRequests(open, resumed.error!.message), reader, style, this.askers);
         if (!again) return outcome;
         Object.assign(responses, again);
       }
@@ -114,6 +135,7 @@ async function ask(
   interrupts: readonly InterruptInfo[],
   reader: LineReader,
   style: TextStyle,
+  askers: ReadonlyMap<string, string>,
 ): Promise<Record<string, unknown> | undefined> {
   const responses: Record<string, unknown> = {};
   for (const interrupt of interrupts) {
@@ -125,13 +147,13 @@ async function ask(
       responses[interrupt.id] = parseConfirmation(line);
       continue;
     }
-    reader.write(`${style.paint('approval', inputRequestText(interrupt).replace(/\n$/, ''))}\n`);
+    reader.write(`${style.paint('approval', inputRequestText(interrupt, askers).replace(/\n$/, ''))}\n`);
     let line: string | undefined;
     // An empty line is no answer: ask again.
     do line = await reader.read(INPUT_PROMPT, { always: true });
     while (line !== undefined && line.trim() === '');
     if (line === undefined) return undefined;
-    responses[interrupt.id] = parseInputAnswer(line);
+    responses[interrupt.id] = parseRequestAnswer(interrupt, line);
   }
   return responses;
 }

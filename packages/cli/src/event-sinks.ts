@@ -5,6 +5,7 @@ import type { CliIo } from './io.js';
 import { finishRender, initialRenderState, renderEvent, type RenderState } from './render-events.js';
 import type { Spinner } from './spinner.js';
 import { PLAIN_STYLE, type TextStyle } from './terminal-style.js';
+import { nodeEnd, nodeStart } from './workflow-nodes.js';
 
 /** Where the events of a turn are shown. The CLI's output layer: the only code that writes them. */
 export interface EventSink {
@@ -36,7 +37,8 @@ export interface TranscriptOptions {
  * The human transcript: streamed text, speakers, tool calls and results on stdout; errors on
  * stderr. Branches that run at the same time take turns (see {@link BranchFloor}): one streams,
  * the others are shown whole once it is done, each under its agent's name (with the item number
- * of a team's item, `chat[1]:`). A structured output (a team's result) is shown as pretty JSON.
+ * of a team's item, `chat[1]:`). A structured output (a team's result) is shown as pretty JSON,
+ * unless a workflow node printed it already (`[merge] {...}`).
  */
 export function transcriptSink(io: CliIo, options: TranscriptOptions = {}): EventSink {
   const style = options.style ?? PLAIN_STYLE;
@@ -46,6 +48,7 @@ export function transcriptSink(io: CliIo, options: TranscriptOptions = {}): Even
   let state: RenderState = initialRenderState;
   let floor = new BranchFloor();
   let shownTexts = new Set<string>();
+  let shownOutputs = new Set<string>();
   let lastOutput: Event | undefined;
   const show = (event: Event): void => {
     const out = renderEvent(labelled(event), state, render);
@@ -54,6 +57,8 @@ export function transcriptSink(io: CliIo, options: TranscriptOptions = {}): Even
       const text = textOf(event);
       if (text) shownTexts.add(text.trim());
       if (event.output !== undefined) lastOutput = event;
+      const ended = nodeEnd(event);
+      if (ended) shownOutputs.add(JSON.stringify(ended.output));
     }
     if (out.text || out.error) spinner?.clear();
     if (out.text) io.stdout.write(out.text);
@@ -67,11 +72,13 @@ export function transcriptSink(io: CliIo, options: TranscriptOptions = {}): Even
       spinner?.start();
     },
     write(event) {
+      const starting = nodeStart(event);
+      if (starting !== undefined) spinner?.update({ agent: starting });
       for (const ready of floor.push(event)) show(ready);
     },
     showOutput(output) {
       for (const ready of floor.finish()) show(ready);
-      if (!needsShowing(output, shownTexts)) return;
+      if (!needsShowing(output, shownTexts) || shownOutputs.has(JSON.stringify(output))) return;
       const author = lastOutput?.author || 'output';
       show(createEvent({ author, content: { role: 'model', parts: [{ text: JSON.stringify(output, null, 2) }] } }));
     },
@@ -83,6 +90,7 @@ export function transcriptSink(io: CliIo, options: TranscriptOptions = {}): Even
       state = initialRenderState;
       floor = new BranchFloor();
       shownTexts = new Set();
+      shownOutputs = new Set();
       lastOutput = undefined;
     },
   };

@@ -1,4 +1,5 @@
 import { describeSchemaShape, type InterruptInfo } from '@troupe/core';
+import { askerOf, isNodeRequest } from './workflow-nodes.js';
 
 /** Tool arguments longer than this are cut in a question. */
 const MAX_ARGS_LENGTH = 200;
@@ -16,11 +17,19 @@ export function confirmationQuestion(interrupt: InterruptInfo): string {
   return `Allow ${interrupt.toolName}(${args})?${hint} [y/N] `;
 }
 
-/** The lines shown before an input request's answer is read: its message and, when it has one, the shape of the answer. */
-export function inputRequestText(interrupt: InterruptInfo): string {
-  const message = interrupt.message ?? `${interrupt.toolName} needs an answer.`;
-  const shape = interrupt.responseSchema ? `\n(answer with JSON: ${describeSchema(interrupt.responseSchema)})` : '';
-  return `${interrupt.toolName} asks: ${message}${shape}\n`;
+/**
+ * The lines shown before an input request's answer is read: who asks (the tool, or the workflow
+ * node that returned a `RequestInput`, named through `askers`: interrupt id → node), its message
+ * and, when it has one, the shape of the answer.
+ */
+export function inputRequestText(interrupt: InterruptInfo, askers?: ReadonlyMap<string, string>): string {
+  const asker = askerOf(interrupt, askers);
+  const message = interrupt.message ?? `${asker} needs an answer.`;
+  const schema = interrupt.responseSchema ? describeSchema(interrupt.responseSchema) : undefined;
+  // A workflow's request takes text as it is; only an object answer is held to its schema.
+  const shape =
+    schema === undefined ? '' : `\n(answer with ${isNodeRequest(interrupt) ? 'text, or ' : ''}JSON: ${schema})`;
+  return `${asker} asks: ${message}${shape}\n`;
 }
 
 /** The prompt an input request's answer is typed after. */
@@ -39,6 +48,19 @@ export function parseInputAnswer(line: string): unknown {
   } catch {
     return text;
   }
+}
+
+/**
+ * The answer to `interrupt` typed on `line`. A workflow node's request takes text as it is (`42`
+ * stays the text "42"), and a JSON object when it has a `responseSchema` to hold it to; other
+ * requests take {@link parseInputAnswer}.
+ */
+export function parseRequestAnswer(interrupt: InterruptInfo, line: string): unknown {
+  if (!isNodeRequest(interrupt)) return parseInputAnswer(line);
+  const text = line.trim();
+  if (!interrupt.responseSchema) return text;
+  const value = parseInputAnswer(text);
+  return typeof value === 'object' && value !== null ? value : text;
 }
 
 /**

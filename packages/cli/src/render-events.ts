@@ -1,5 +1,6 @@
 import { describeProgress, type Event, getFunctionCalls, getFunctionResponses, textOf } from '@troupe/core';
 import { PLAIN_STYLE, type TextStyle } from './terminal-style.js';
+import { isNodeRequest, nodeEnd, nodeName, nodeRunKey, outputText, saysOutput } from './workflow-nodes.js';
 
 /** The name of core's transfer tool; its call and result are shown as one "transferred" line. */
 const TRANSFER_TOOL = 'transfer_to_agent';
@@ -15,6 +16,8 @@ export interface RenderState {
   readonly cursor: 'none' | 'prefix' | 'text';
   /** Text of the speaker streamed in partial events that no final event has confirmed yet. */
   readonly streamed: string;
+  /** The last text each open workflow node run showed (by `path#runId`), so its output is not printed twice. */
+  readonly nodeTexts: Readonly<Record<string, string>>;
 }
 
 /** What rendering one event produced. */
@@ -43,15 +46,23 @@ export interface RenderOptions {
 }
 
 /** The state before the first event of a turn. */
-export const initialRenderState: RenderState = Object.freeze({ speaker: undefined, cursor: 'none', streamed: '' });
+export const initialRenderState: RenderState = Object.freeze({
+  speaker: undefined,
+  cursor: 'none',
+  streamed: '',
+  nodeTexts: Object.freeze({}),
+});
 
 /**
  * Renders one event as terminal transcript text: the speaking agent's name when it changes
  * (`Weather: ...`, later lines indented under it), streamed text as it arrives, tool calls
  * (`→ name {args}`), short tool results (`← name: {...}`), transfers (`⇢ transferred to X`),
  * interrupts, and the workflow and pattern agents' progress in words (`· Loop stopped: escalated
- * after 2 iterations`, `· Plan answered after 3 steps`; see core's `describeProgress`). Errors come
- * back separately, for stderr. A pure function: no output, no clock.
+ * after 2 iterations`, `· Plan answered after 3 steps`; see core's `describeProgress`). A graph
+ * workflow's nodes print their outputs on lines of their own, `[classify] question` (text as it is,
+ * anything else as compact JSON), named by their path in the workflow (`tally.count`); an agent
+ * node whose output is the text it just showed is not printed again. Errors come back
+ * separately, for stderr. A pure function: no output, no clock.
  *
  * @example
  * let state = initialRenderState;
@@ -76,7 +87,11 @@ export function renderEvent(event: Event, state: RenderState, options: RenderOpt
     if (text) w.stream(author, text);
     return w.output(undefined);
   }
-  if (text) w.finalText(author, text);
+  if (text) {
+    w.finalText(author, text);
+    const run = nodeRunKey(event);
+    if (run) w.nodeShowed(run, text);
+  }
   for (const call of getFunctionCalls(event)) {
     if (call.name === TRANSFER_TOOL) continue;
     w.line(author, style.paint('tool', `→ ${call.name} ${cut(JSON.stringify(call.args ?? {}), maxArgs)}`));
@@ -88,7 +103,11 @@ export function renderEvent(event: Event, state: RenderState, options: RenderOpt
   }
   if (event.actions.transferToAgent)
     w.line(author, style.paint('muted', `⇢ transferred to ${event.actions.transferToAgent}`));
-  if (event.interrupt) {
+  const asker = event.interrupt && isNodeRequest(event.interrupt) ? nodeName(event.nodeInfo?.path ?? '') : undefined;
+  if (event.interrupt && asker !== undefined) {
+    const { message } = event.interrupt;
+    w.nodeLine(asker, author, style.paint('approval', `⏸ waits for input${message ? `: ${message}` : ''}`));
+  } else if (event.interrupt) {
     const { kind, toolName, hint, message } = event.interrupt;
     const detail = hint ?? message;
     w.line(
@@ -101,6 +120,13 @@ export function renderEvent(event: Event, state: RenderState, options: RenderOpt
   }
   const progress = describeProgress(event.actions.agentState, options.agentKind?.(author));
   if (progress) w.line(author, style.paint('muted', `· ${progress.text}`));
+  const ended = nodeEnd(event);
+  if (ended) {
+    const shown = w.nodeEnded(ended.key);
+    // An agent node's output is usually the answer it just showed (or its JSON): say it once.
+    if (shown === undefined || !saysOutput(shown, ended.output))
+      w.nodeLine(ended.name, author, outputText(ended.output));
+  }
   let error: string | undefined;
   if (event.errorCode !== undefined || event.errorMessage !== undefined) {
     w.endLine();
@@ -127,6 +153,7 @@ class TranscriptWriter {
   private speaker: string | undefined;
   private cursor: RenderState['cursor'];
   private streamed: string;
+  private nodeTexts: Readonly<Record<string, string>>;
 
   constructor(
     state: RenderState,
@@ -135,6 +162,7 @@ class TranscriptWriter {
     this.speaker = state.speaker;
     this.cursor = state.cursor;
     this.streamed = state.streamed;
+    this.nodeTexts = state.nodeTexts;
   }
 
   /** A whole line of content for `author`. */
@@ -144,6 +172,31 @@ class TranscriptWriter {
     this.write(content);
     this.text += '\n';
     this.cursor = 'none';
+  }
+
+  /**
+   * A line of a workflow node, `[name] content`, on its own: no speaker is named before it, and
+   * the next speaker is named again after it. `colourOf` keeps the node's colour its agent's.
+   */
+  nodeLine(name: string, colourOf: string, content: string): void {
+    this.confirmStreamed();
+    this.endLine();
+    const label = `[${name}]`;
+    const indent = ' '.repeat(label.length + 1);
+    this.text += `${this.style.paint('agent', label, colourOf)} ${content.replace(/\n+$/, '').replace(/\n(?=.)/g, `\n${indent}`)}\n`;
+    this.speaker = undefined;
+  }
+
+  /** Remembers the last text a node run showed. */
+  nodeShowed(run: string, text: string): void {
+    this.nodeTexts = { ...this.nodeTexts, [run]: text };
+  }
+
+  /** Forgets a node run that ended; returns the last text it showed. */
+  nodeEnded(run: string): string | undefined {
+    const { [run]: shown, ...rest } = this.nodeTexts;
+    this.nodeTexts = rest;
+    return shown;
   }
 
   /** A chunk of streamed text, continued on the current line. */
@@ -170,7 +223,8 @@ class TranscriptWriter {
   }
 
   output(error: string | undefined): RenderOutput {
-    return { text: this.text, error, state: { speaker: this.speaker, cursor: this.cursor, streamed: this.streamed } };
+    const state = { speaker: this.speaker, cursor: this.cursor, streamed: this.streamed, nodeTexts: this.nodeTexts };
+    return { text: this.text, error, state };
   }
 
   private confirmStreamed(): void {

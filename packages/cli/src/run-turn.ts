@@ -10,6 +10,7 @@ import {
   type RunStatus,
 } from '@troupe/core';
 import type { EventSink } from './event-sinks.js';
+import { askerOf } from './workflow-nodes.js';
 
 /** One user message to run: a text `message`, or a structured `input` (`ctx.input`), or both. */
 export interface TurnRequest {
@@ -127,7 +128,7 @@ function statusOf(error: Error, signal: AbortSignal | undefined): RunStatus {
 export function outcomeMessage(outcome: TurnOutcome, sink: EventSink, resumeHint = ''): string | undefined {
   if (outcome.status === 'interrupted') {
     const list = outcome.interrupts
-      .map((i) => `${i.id} (${i.kind === 'confirmation' ? 'confirm' : 'input for'} ${i.toolName})`)
+      .map((i) => `${i.id} (${i.kind === 'confirmation' ? 'confirm' : 'input for'} ${askerOf(i)})`)
       .join(', ');
     return `The run is waiting for a human answer to ${list}.${resumeHint ? ` ${resumeHint}` : ''}`;
   }

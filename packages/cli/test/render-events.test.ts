@@ -162,6 +162,6 @@ describe('renderEvent', () => {
   it('does not change the state it is given', () => {
     const state = initialRenderState;
     renderEvent(createEvent(say('Helper', 'Hi', true)), state);
-    expect(state).toEqual({ speaker: undefined, cursor: 'none', streamed: '' });
+    expect(state).toEqual({ speaker: undefined, cursor: 'none', nodeTexts: {}, streamed: '' });
   });
 });

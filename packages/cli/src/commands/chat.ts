@@ -1,4 +1,4 @@
-import type { InterruptInfo, Runner } from '@troupe/core';
+import type { Event, InterruptInfo, Runner } from '@troupe/core';
 import { Conversation } from '../conversation.js';
 import type { EventSink } from '../event-sinks.js';
 import { ExitCode } from '../exit-codes.js';
@@ -21,6 +21,8 @@ export interface ChatOptions {
   promptOutput: TextOutput;
   /** Interrupts the session already waits on (a continued session); asked before the first prompt. */
   openInterrupts?: readonly InterruptInfo[];
+  /** The session's stored events, which name the workflow nodes that asked those interrupts. @default none */
+  history?: readonly Event[];
   /** How to answer later, shown when the chat ends with interrupts still open. */
   resumeHint?: string;
   /** Colours of the prompt and the questions (on `promptOutput`). @default no colour */
@@ -53,7 +55,16 @@ export async function chat(options: ChatOptions): Promise<number> {
       options.beforeNotice,
     ),
   );
-  const conversation = new Conversation({ runner, userId, sessionId, sink, io, reader, style });
+  const conversation = new Conversation({
+    runner,
+    userId,
+    sessionId,
+    sink,
+    io,
+    reader,
+    style,
+    history: options.history,
+  });
   const prompt = `${style.paint('user', 'you>')} `;
   io.stderr.write(
     `Chatting with ${runner.agent.name} (app '${runner.appName}', session '${sessionId}', user '${userId}'). Type 'exit' or 'quit' to leave.\n`,

@@ -104,6 +104,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
       io,
       promptOutput,
       style: promptStyle,
+      history: session.events,
     };
     const clearSpinner = () => spinner?.clear();
     if (oneShot === undefined) {
@@ -188,7 +189,16 @@ async function runOnce(shot: OneShot, message: TurnMessage, waiting: readonly In
   } else {
     stopListening = io.onInterrupt(onInterrupt);
   }
-  const conversation = new Conversation({ runner, userId, sessionId, sink, io, reader, style: shot.style });
+  const conversation = new Conversation({
+    runner,
+    userId,
+    sessionId,
+    sink,
+    io,
+    reader,
+    style: shot.style,
+    history: shot.history,
+  });
   try {
     let outcome: TurnOutcome | undefined;
     if (waiting.length > 0) {
