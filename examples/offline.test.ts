@@ -9,11 +9,14 @@ import { InMemoryRunner, getFunctionCalls, getFunctionResponses, type BaseAgent,
 import * as artist from './artist/agent.js';
 import * as cityInfo from './city-info/agent.js';
 import * as coordinator from './coordinator/agent.js';
+import * as draftCriticLoop from './draft-critic-loop/agent.js';
 import * as fanOut from './fan-out/agent.js';
 import * as generatorCritic from './generator-critic/agent.js';
 import * as iterativeRefinement from './iterative-refinement/agent.js';
 import * as pipeline from './pipeline/agent.js';
+import * as researchFanout from './research-fanout/agent.js';
 import * as researchReport from './research-report/agent.js';
+import * as ticketTriage from './ticket-triage/agent.js';
 
 async function runOffline(agent: BaseAgent, input: string): Promise<RunResult> {
   const runner = new InMemoryRunner({ agent, defaultModel: 'offline' });
@@ -75,5 +78,40 @@ describe('examples with the offline model', () => {
     expect(result.status).toBe('completed');
     expect(calls(result)).toEqual(['Artist -> ImageGen']);
     expect(result.state.last_image_prompt).toEqual(expect.any(String));
+  });
+
+  it('ticket-triage: every ticket is a refund offline, so it waits for the approval; yes refunds it', async () => {
+    const runner = new InMemoryRunner({ agent: ticketTriage.rootAgent, defaultModel: 'offline' });
+    const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
+    const paused = await runner.run({
+      userId: 'u',
+      sessionId: session.id,
+      newMessage: 'I was charged twice, please refund 30 dollars. ana@example.com',
+    });
+    expect(paused.status).toBe('interrupted');
+    expect(paused.interrupts.map((i) => i.id)).toEqual(['refund_approval']);
+    const done = await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'yes' });
+    expect(done.status).toBe('completed');
+    expect(done.output).toMatch(/^Refunded 0 USD to ana@example\.com\.$/);
+  });
+
+  it('research-fanout: one researcher run per topic, then the summary', async () => {
+    const result = await runOffline(researchFanout.rootAgent, 'solar power, wind power, tidal power');
+    expect(result.status).toBe('completed');
+    expect(result.state.topics).toEqual(['solar power', 'wind power', 'tidal power']);
+    const items = result.events.filter(
+      (e) =>
+        e.actions.agentState?.node === 'ended' && e.nodeInfo!.path.startsWith('research_fanout.research.research@'),
+    );
+    expect(items).toHaveLength(3);
+    expect(result.events.at(-1)!.nodeInfo!.path).toBe('research_fanout');
+  });
+
+  it('draft-critic-loop: the offline critic never approves, so the loop stops at maxIterations', async () => {
+    const result = await runOffline(draftCriticLoop.rootAgent, 'Why tests should wait for events, not sleep');
+    expect(result.status).toBe('completed');
+    const decided = result.events.filter((e) => e.author === 'decide' && e.actions.agentState?.node === 'ended');
+    expect(decided.map((e) => e.route)).toEqual(['revise', 'revise', 'revise']);
+    expect(result.output).toMatch(/published unapproved after 2 refinements/);
   });
 });
