@@ -12,12 +12,14 @@ import { PatternPanel } from './components/pattern-panel.js';
 import { SessionsPanel } from './components/sessions-panel.js';
 import { TokenForm } from './components/token-form.js';
 import { TraceView } from './components/trace-view.js';
+import { WorkflowPanel } from './components/workflow-panel.js';
 import { kindsOf } from './model/agent-kinds.js';
 import { openInterrupts } from './model/interrupts.js';
 import { foldEvent, localInputEvent, localResumeEvent, localUserEvent, type LiveView } from './model/live-run.js';
 import { patternProgress } from './model/pattern-progress.js';
 import { initialStateOf, replayStates, type StateMap } from './model/state-replay.js';
 import { transcript } from './model/transcript.js';
+import { workflowSites } from './model/workflow-graph.js';
 import type { UrlState } from './url-state.js';
 import type { AgentGraphNode, InterruptInfo, SessionSummary, WireEvent, WireSession } from './types.js';
 
@@ -33,9 +35,10 @@ export interface AppProps {
 }
 
 /** What the right-hand column shows. */
-type Tab = 'events' | 'trace' | 'eval';
+type Tab = 'events' | 'graph' | 'trace' | 'eval';
 const TABS: ReadonlyArray<readonly [Tab, string]> = [
   ['events', 'Events'],
+  ['graph', 'Graph'],
   ['trace', 'Trace'],
   ['eval', 'Eval'],
 ];
@@ -309,6 +312,10 @@ export function App({ api, url, setToken, onTokenChange }: AppProps) {
   }, [replayAt, events.length]);
 
   const kindOf = useMemo(() => kindsOf(graph), [graph]);
+  // The Graph tab is there for apps with a graph workflow.
+  const sites = useMemo(() => workflowSites(graph), [graph]);
+  const tabs = sites.length > 0 ? TABS : TABS.filter(([id]) => id !== 'graph');
+  const shownTab = tab === 'graph' && sites.length === 0 ? 'events' : tab;
   const steps = useMemo(() => replayStates(initial, events), [initial, events]);
   // The patterns as of the selected event (or the latest), like the state view.
   const patterns = useMemo(() => {
@@ -409,21 +416,33 @@ export function App({ api, url, setToken, onTokenChange }: AppProps) {
         />
         <div class="column right">
           <div class="tabs" role="tablist" aria-label="Inspect">
-            {TABS.map(([id, label]) => (
+            {tabs.map(([id, label]) => (
               <button
                 key={id}
                 type="button"
                 role="tab"
                 id={`tab-${id}`}
-                aria-selected={tab === id}
-                class={tab === id ? 'tab active' : 'tab'}
+                aria-selected={shownTab === id}
+                class={shownTab === id ? 'tab active' : 'tab'}
                 onClick={() => setTab(id)}
               >
                 {label}
               </button>
             ))}
           </div>
-          {tab === 'trace' && app !== undefined && (
+          {shownTab === 'graph' && (
+            <WorkflowPanel
+              sites={sites}
+              events={events}
+              selected={selected}
+              running={running}
+              onSelect={(index) => {
+                setReplayAt(undefined);
+                setSelected(index);
+              }}
+            />
+          )}
+          {shownTab === 'trace' && app !== undefined && (
             <TraceView
               api={api}
               app={app}
@@ -438,8 +457,8 @@ export function App({ api, url, setToken, onTokenChange }: AppProps) {
               }}
             />
           )}
-          {tab === 'eval' && app !== undefined && <EvalPanel api={api} app={app} />}
-          {tab === 'events' && (
+          {shownTab === 'eval' && app !== undefined && <EvalPanel api={api} app={app} />}
+          {shownTab === 'events' && (
             <>
               <EventsPanel
                 events={events}
