@@ -4,10 +4,10 @@
 import { appendFileSync } from 'node:fs';
 import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FunctionAgent, FunctionTool, LlmAgent, SequentialAgent } from '@troupe/core';
+import { FunctionAgent, FunctionTool, LlmAgent, SequentialAgent, Workflow, node } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 
-/** `{ pipeline, desk, tick }` writing to `options.log`, each pipeline step taking `options.stepMs`. */
+/** `{ pipeline, graph, desk, tick }` writing to `options.log`, each pipeline step taking `options.stepMs`. */
 export function apps(options) {
   const note = (line) => appendFileSync(options.log, `${line}\n`);
 
@@ -24,6 +24,18 @@ export function apps(options) {
     });
 
   const pipeline = new SequentialAgent({ name: 'Pipeline', subAgents: ['s1', 's2', 's3', 's4', 's5'].map(step) });
+
+  // The same five steps as a graph workflow's chain of function nodes (SPEC §17).
+  const graphStep = (name) =>
+    node(
+      async (ctx) => {
+        await sleep(options.stepMs);
+        note(`${name} ${ctx.invocationId} ${process.pid}`);
+        return `${name} by ${process.pid}`;
+      },
+      { name },
+    );
+  const graph = new Workflow({ name: 'Graph', edges: [['START', ...['g1', 'g2', 'g3', 'g4', 'g5'].map(graphStep)]] });
 
   // A tool that needs a human's approval; the model asks for it once and answers after the result.
   const refund = new FunctionTool({
@@ -54,5 +66,5 @@ export function apps(options) {
       return 'ticked';
     },
   });
-  return { pipeline, desk, tick };
+  return { pipeline, graph, desk, tick };
 }

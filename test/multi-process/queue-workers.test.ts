@@ -81,6 +81,40 @@ const STEP_MS = 300;
   }
 
   it(
+    'a worker killed in the middle of a 5-node graph workflow: another finishes it, and no finished node runs again',
+    async () => {
+      fresh();
+      const [a, b] = await Promise.all([startWorker(), startWorker()]);
+      const session = await store.createSession({ appName: 'graph', userId: 'u1' });
+      const run = await queue.enqueue({ appName: 'graph', userId: 'u1', sessionId: session.id, newMessage: 'go' });
+      const ended = (events: Event[], node: string) =>
+        events.filter((e) => e.nodeInfo?.path === `Graph.${node}` && e.actions.agentState?.node === 'ended');
+      // Killed once node g2's end is stored: g1 and g2 must not run again.
+      await until(async () => ended(await storedEvents(session.id, 'u1', 'graph'), 'g2').length > 0, 'node g2 to end');
+      const holder = log.lines(run.runId)[0]!.pid;
+      const victim = holder === a.pid ? a : b;
+      victim.process.kill('SIGKILL');
+      await until(async () => (await queue.status(run.runId)).status === 'completed', 'the run to complete', 20_000);
+
+      const events = await storedEvents(session.id, 'u1', 'graph');
+      const steps = log.lines(run.runId);
+      for (const node of ['g1', 'g2']) {
+        expect(steps.filter((l) => l.step === node)).toHaveLength(1);
+        expect(ended(events, node)).toHaveLength(1);
+        expect(ended(events, node)[0]!.output).toBe(`${node} by ${victim.pid}`);
+      }
+      // Every node ended exactly once; only the one in flight at the kill may have worked twice.
+      for (const node of ['g1', 'g2', 'g3', 'g4', 'g5']) expect(ended(events, node)).toHaveLength(1);
+      expect(new Set(steps.map((l) => l.step))).toEqual(new Set(['g1', 'g2', 'g3', 'g4', 'g5']));
+      const final = events.filter((e) => e.author === 'Graph' && e.actions.agentState?.workflow === 'ended');
+      expect(final).toHaveLength(1);
+      expect(final[0]!.output).toMatch(/^g5 by \d+$/);
+      expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+    },
+    TEST_MS,
+  );
+
+  it(
     'a worker killed mid-pipeline: another completes the run within 10 s, finished steps not repeated, the stream has every stored event once, in order',
     async () => {
       fresh();

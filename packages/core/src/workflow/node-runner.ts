@@ -201,7 +201,9 @@ async function runTry(
   };
   const nodeCtx = new NodeContext(scope.ctx.with({ abortSignal: controller.signal }), host);
   const raise = (request: RequestInput): Promise<void> => {
-    const id = request.interruptId ?? (requests === 0 ? `${path}@${runId}` : `${path}@${runId}:${requests + 1}`);
+    // Stable: the node's path and run (a child's path already ends in its run id), so a rerun asks with the same id.
+    const base = path.endsWith(`@${runId}`) ? path : `${path}@${runId}`;
+    const id = request.interruptId ?? (requests === 0 ? base : `${base}:${requests + 1}`);
     requests += 1;
     return raiseRequest(host, node.name, request, id, scope.ctx.path);
   };
