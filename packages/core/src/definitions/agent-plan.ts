@@ -3,7 +3,7 @@ import type { BaseTool } from '../tools/base-tool.js';
 import type { BaseToolset } from '../tools/base-toolset.js';
 import { AgentDefinitionError, whereText, type DefinitionLocation } from './definition-error.js';
 import type { LoadContext } from './load-context.js';
-import type { ListItem } from './read-values.js';
+import type { ListItem, MapReader } from './read-values.js';
 
 /** Where a definition is being read. */
 export interface Scope {
@@ -19,6 +19,10 @@ export interface Scope {
 export interface Compiler {
   readonly ctx: LoadContext;
   agentEntry(item: ListItem, scope: Scope): Promise<AgentPlan>;
+  /** The agent of a definition file, named at `at`. */
+  file(file: string, at: DefinitionLocation | undefined, parent: Scope | undefined): Promise<AgentPlan>;
+  /** One agent definition, inline; `defaultName` names it when it has no `name:` (a workflow's node key). */
+  definition(r: MapReader, scope: Scope, defaultName: string | undefined): Promise<AgentPlan>;
 }
 
 /** Builds the agent of a plan; passed to {@link AgentPlan.create} for its children. */

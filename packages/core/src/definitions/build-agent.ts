@@ -11,6 +11,7 @@ import { compilePlanExecute, PLAN_EXECUTE_KEYS } from './build-plan-execute.js';
 import { compileGroupChat, GROUP_CHAT_KEYS } from './build-group-chat.js';
 import { compileSupervisor, SUPERVISOR_KEYS } from './build-supervisor.js';
 import { compileTeam } from './build-team.js';
+import { compileWorkflow, WORKFLOW_KEYS } from './build-workflow.js';
 import { AgentDefinitionError, displayPath, type DefinitionLocation } from './definition-error.js';
 import type { LoadContext } from './load-context.js';
 import {
@@ -71,6 +72,7 @@ const AGENT_KEYS = {
   plan_execute: [...COMMON_KEYS, ...PLAN_EXECUTE_KEYS],
   supervisor: [...COMMON_KEYS, ...SUPERVISOR_KEYS],
   group_chat: [...COMMON_KEYS, ...GROUP_CHAT_KEYS],
+  workflow: [...COMMON_KEYS, ...WORKFLOW_KEYS],
 } as const satisfies Record<string, readonly string[]>;
 
 type AgentType = keyof typeof AGENT_KEYS;
@@ -169,6 +171,8 @@ export class DefinitionCompiler implements Compiler {
         return compileSupervisor(this, r, scope, common);
       case 'group_chat':
         return compileGroupChat(this, r, scope, common);
+      case 'workflow':
+        return compileWorkflow(this, r, scope, common);
     }
   }
 
