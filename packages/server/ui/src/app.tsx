@@ -12,6 +12,7 @@ import { PatternPanel } from './components/pattern-panel.js';
 import { SessionsPanel } from './components/sessions-panel.js';
 import { TokenForm } from './components/token-form.js';
 import { TraceView } from './components/trace-view.js';
+import type { PickedNode } from './components/workflow-graph-view.js';
 import { WorkflowPanel } from './components/workflow-panel.js';
 import { kindsOf } from './model/agent-kinds.js';
 import { openInterrupts } from './model/interrupts.js';
@@ -58,6 +59,8 @@ export function App({ api, url, setToken, onTokenChange }: AppProps) {
   const [inputSchema, setInputSchema] = useState<Record<string, unknown> | null>(null);
   const [tab, setTab] = useState<Tab>('events');
   const [graph, setGraph] = useState<AgentGraphNode>();
+  /** The workflow node whose runs the Graph tab shows. */
+  const [pickedNode, setPickedNode] = useState<PickedNode>();
   const [sessionId, setSessionId] = useState<string>();
   const [initial, setInitial] = useState<StateMap>({});
   const [view, setView] = useState<LiveView>(EMPTY_VIEW);
@@ -436,6 +439,8 @@ export function App({ api, url, setToken, onTokenChange }: AppProps) {
               events={events}
               selected={selected}
               running={running}
+              picked={pickedNode}
+              onPick={setPickedNode}
               onSelect={(index) => {
                 setReplayAt(undefined);
                 setSelected(index);

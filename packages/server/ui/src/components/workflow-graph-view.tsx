@@ -80,8 +80,9 @@ export function WorkflowGraphView({ site, index, status, picked, onPick }: Workf
                 viewBox="0 0 10 10"
                 refX="9"
                 refY="5"
-                markerWidth="7"
-                markerHeight="7"
+                markerUnits="userSpaceOnUse"
+                markerWidth="9"
+                markerHeight="9"
                 orient="auto-start-reverse"
               >
                 <path d="M0,0 L10,5 L0,10 z" />
@@ -184,7 +185,7 @@ function NodeBox({
       data-status={status}
       transform={`translate(${laid.x},${laid.y})`}
       role="button"
-      tabIndex={0}
+      tabindex={0}
       aria-label={label}
       aria-pressed={selected}
       onClick={onPick}

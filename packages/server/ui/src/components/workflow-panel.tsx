@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo } from 'preact/hooks';
 import type { WorkflowSite } from '../model/workflow-graph.js';
 import { workflowStatus, type NodeRun, type NodeState } from '../model/workflow-status.js';
 import type { WireEvent } from '../types.js';
@@ -14,19 +14,21 @@ export interface WorkflowPanelProps {
   onSelect: (index: number) => void;
   /** True while a run streams: the graph follows the latest event and the stepper waits. */
   running: boolean;
+  /** The node whose runs are shown (kept by the page, so it stays picked across tabs). */
+  picked: PickedNode | undefined;
+  onPick: (picked: PickedNode | undefined) => void;
 }
 
 /**
  * The app's graph workflows, drawn with the nodes that ran as of the selected event lit, a stepper
  * to move that event, and the picked node's runs: input, output, route, what it waits for.
  */
-export function WorkflowPanel({ sites, events, selected, onSelect, running }: WorkflowPanelProps) {
-  const [picked, setPicked] = useState<PickedNode>();
-  // A node of another app (or a workflow no longer drawn) is forgotten.
+export function WorkflowPanel({ sites, events, selected, onSelect, running, picked, onPick }: WorkflowPanelProps) {
+  // A node of another app (or of a workflow no longer drawn) is forgotten.
   useEffect(() => {
     if (picked && !sites.some((s) => s.path === picked.site && s.outline.nodes.some((n) => n.name === picked.node)))
-      setPicked(undefined);
-  }, [sites, picked]);
+      onPick(undefined);
+  }, [sites, picked, onPick]);
   const last = events.length - 1;
   const at = selected === undefined ? last : Math.min(selected, last);
   const statuses = useMemo(
@@ -86,7 +88,7 @@ export function WorkflowPanel({ sites, events, selected, onSelect, running }: Wo
             index={i}
             status={statuses[i]!}
             picked={picked}
-            onPick={setPicked}
+            onPick={onPick}
           />
         ))}
         {picked && pickedNode ? (

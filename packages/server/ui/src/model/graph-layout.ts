@@ -185,10 +185,10 @@ export function layoutWorkflow(outline: WorkflowOutline): GraphLayout {
       labelWidth: labelWidth(label),
     });
   }
-  // Loops, outermost last: each further right than the one before, past every node it passes.
+  // Loops, innermost first: each right of the nodes it passes and of the loops it overlaps.
   const loops = [...pairs].filter(([key]) => back.has(key));
   loops.sort(([, a], [, b]) => span(a, layer) - span(b, layer));
-  let lane = right + BACK_EDGE_SPACING;
+  const lanes: { lo: number; hi: number; x: number }[] = [];
   for (const [key, { from, to, labels }] of loops) {
     const source = placed.get(from)!;
     const target = placed.get(to)!;
@@ -196,19 +196,22 @@ export function layoutWorkflow(outline: WorkflowOutline): GraphLayout {
     const lo = Math.min(layer.get(from)!, layer.get(to)!);
     const hi = Math.max(layer.get(from)!, layer.get(to)!);
     const passed = nodes.filter((n) => n.layer >= lo && n.layer <= hi).map((n) => n.x + n.width);
-    lane = Math.max(lane, Math.max(...passed) + BACK_EDGE_SPACING);
+    const crossed = lanes.filter((l) => l.lo <= hi && lo <= l.hi).map((l) => l.x);
+    const lane = Math.max(...passed, ...crossed) + BACK_EDGE_SPACING;
+    lanes.push({ lo, hi, x: lane });
     const sy = source.y + source.height / 2;
     const ty = target.y + target.height / 2 - (from === to ? 10 : 0);
     const p0: [number, number] = [source.x + source.width, from === to ? sy + 10 : sy];
     const p3: [number, number] = [target.x + target.width, ty];
-    const c = lane + (from === to ? 0 : (lane - Math.max(p0[0], p3[0])) * 0.35);
-    const d = `M${p0[0]},${p0[1]} C${round(c)},${p0[1]} ${round(c)},${p3[1]} ${p3[0]},${p3[1]}`;
-    // The curve's middle (t = 0.5) is its rightmost point.
-    const labelX = round((p0[0] + 3 * c + 3 * c + p3[0]) / 8);
+    // Control points placed so that the curve's middle (t = 0.5), its rightmost point, is on the lane.
+    const c = round((8 * lane - p0[0] - p3[0]) / 6);
+    const d = `M${p0[0]},${p0[1]} C${c},${p0[1]} ${c},${p3[1]} ${p3[0]},${p3[1]}`;
     const labelY = round((p0[1] + p3[1]) / 2);
+    // The label just right of the curve, clear of the nodes it passes.
+    const labelX = round(lane + (label ? labelWidth(label) / 2 + 4 : 0));
     edges.push({ key, from, to, label, back: true, d, labelX, labelY, labelWidth: labelWidth(label) });
-    right = Math.max(right, labelX + labelWidth(label) / 2, c);
-    lane += BACK_EDGE_SPACING;
+    lanes[lanes.length - 1]!.x = labelX + labelWidth(label) / 2;
+    right = Math.max(right, labelX + labelWidth(label) / 2);
   }
   for (const e of edges) right = Math.max(right, e.labelX + e.labelWidth / 2);
 
