@@ -44,6 +44,11 @@ export interface HistoryScope {
   readonly events: Event[];
   /** Values `{key}` in an instruction resolves from before state (a TeamAgent skill's input). */
   readonly templateInput?: Record<string, unknown>;
+  /**
+   * Set for an agent a graph workflow node runs: the outputs of the workflow's nodes so far (by
+   * node name), which `<Class.field from node>` in its instruction reads (ADK).
+   */
+  readonly nodeOutputs?: () => Record<string, unknown>;
   /** Fan-in agent names of the called agent's own tree (see `fanInAgentsOf`). */
   readonly fanIn: ReadonlySet<string>;
 }

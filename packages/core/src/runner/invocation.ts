@@ -175,6 +175,9 @@ export async function runInvocation(setup: InvocationSetup, stream?: InvocationS
       events.push(stored);
       if (stored.usage) addUsage(usage, stored.author, stored.usage);
       if (stored.output !== undefined) output = stored.output;
+      // A graph workflow's output is its terminal node's, and none when that node produced none (ADK).
+      else if (stored.nodeInfo !== undefined && stored.author === setup.agent.name && stored.actions.endOfAgent)
+        output = undefined;
       if (stored.interrupt) (interrupts ??= new Map()).set(stored.interrupt.id, stored.interrupt);
       if (deliver) await deliver(stored);
     } catch (error) {

@@ -28,6 +28,10 @@ export class AgentNode extends BaseNode {
     const scope: HistoryScope = {
       events: [createEvent({ invocationId: base.invocationId, author: 'user', branch, content: userContent })],
       fanIn: fanInAgentsOf(this.agent),
+      nodeOutputs: () => nodeOutputs(base, host.path),
+      ...(typeof input === 'object' && input !== null && !Array.isArray(input) && !isContent(input)
+        ? { templateInput: input as Record<string, unknown> }
+        : {}),
     };
     if (host.resumeFrom !== undefined) {
       const events = base.session.events;
@@ -87,4 +91,20 @@ export function isContent(value: unknown): value is Content {
     Array.isArray((value as Content).parts) &&
     Object.keys(value).every((k) => k === 'role' || k === 'parts')
   );
+}
+
+/** The latest output of each node of the workflow `path` belongs to, in this invocation, by node name. */
+function nodeOutputs(ctx: InvocationContext, path: string): Record<string, unknown> {
+  const workflow = path.slice(0, path.lastIndexOf('.'));
+  const outputs: Record<string, unknown> = {};
+  for (const event of ctx.session.events) {
+    const info = event.nodeInfo;
+    if (event.invocationId !== ctx.invocationId || event.output === undefined || !info?.path.startsWith(`${workflow}.`))
+      continue;
+    if (event.actions.agentState?.node !== 'ended') continue;
+    const leaf = info.path.slice(workflow.length + 1);
+    if (leaf.includes('.')) continue;
+    outputs[leaf.split('@')[0]!] = event.output;
+  }
+  return outputs;
 }

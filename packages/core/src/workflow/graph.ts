@@ -96,6 +96,8 @@ export class WorkflowGraph {
       if (spent) continue;
       if (edge.routes === undefined) {
         fired.push(edge);
+        // A counted back-edge is the way on until it is used up; then DEFAULT_ROUTE is the exit (SPEC §17.1).
+        if (edge.maxIterations !== undefined) matched = true;
         continue;
       }
       if (edge.routes.some((r) => emitted.includes(r))) {

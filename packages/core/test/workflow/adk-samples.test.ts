@@ -508,3 +508,82 @@ describe('ADK workflow samples', () => {
     expect(toolResult).toContain('20% off');
   });
 });
+
+describe('ADK workflow samples that need a model (scripted)', () => {
+  it('graphs/get_started and structured_access: {Class.field} and <Class.field from node> in instructions', async () => {
+    const CityTime = z.object({ timeInfo: z.string(), city: z.string() });
+    const cityModel = new ScriptedModel(['Paris']);
+    const reportModel = new ScriptedModel([
+      (req) => `It is 10:10 AM in ${String(req.config?.systemInstruction ?? '').match(/in (\w+)/)![1]} right now.`,
+    ]);
+    const cityGenerator = new LlmAgent({
+      name: 'city_generator_agent',
+      model: cityModel,
+      instruction: 'Name one city.',
+    });
+    const lookupTime = node((_ctx, city: string) => ({ timeInfo: '10:10 AM', city }), { name: 'lookup_time_function' });
+    const cityReport = new LlmAgent({
+      name: 'city_report_agent',
+      model: reportModel,
+      instruction:
+        'Say: It is {CityTime.timeInfo} in {CityTime.city} (checked <CityTime.timeInfo from lookup_time_function>).',
+    });
+    const completed = node(
+      (_ctx, text: string) =>
+        createEvent({ content: { role: 'model', parts: [{ text: `${text}\n WORKFLOW COMPLETED.` }] } }),
+      {
+        name: 'completed_message_function',
+      },
+    );
+    const s = await session(
+      new Workflow({
+        name: 'root_agent',
+        edges: [['START', cityGenerator, lookupTime, node(cityReport, { inputSchema: CityTime }), completed]],
+      }),
+    );
+    const result = await s.send('go');
+    expect(result.status).toBe('completed');
+    expect(String(reportModel.requests[0]!.config?.systemInstruction)).toContain(
+      'Say: It is 10:10 AM in Paris (checked 10:10 AM).',
+    );
+    const last = (await s.events()).filter((e) => e.author === 'completed_message_function' && e.content)[0]!;
+    expect(last.content!.parts[0]).toEqual({ text: 'It is 10:10 AM in Paris right now.\n WORKFLOW COMPLETED.' });
+    // The last node emits content and no output: the workflow has none (ADK).
+    expect(result.output).toBeUndefined();
+  });
+
+  it('an LlmAgent node with outputSchema outputs the parsed object; routes/branches routes to an agent', async () => {
+    const Verdict = z.object({ label: z.string(), score: z.number() });
+    const judge = new LlmAgent({
+      name: 'judge',
+      model: new ScriptedModel(['{"label":"spam","score":0.9}']),
+      outputSchema: Verdict,
+      instruction: 'Classify.',
+    });
+    const router = node(
+      (_ctx, v: z.infer<typeof Verdict>) =>
+        createEvent({ output: v.label, route: v.score > 0.5 ? 'RUN_TASK_B' : 'RUN_TASK_C' }),
+      {
+        name: 'router',
+      },
+    );
+    const taskB = new LlmAgent({
+      name: 'task_B_agent',
+      model: new ScriptedModel(['Marked as spam.']),
+      instruction: 'Answer the user in a single short sentence.',
+    });
+    const taskC = node(() => 'Task C completed', { name: 'task_C_node' });
+    const s = await session(
+      new Workflow({ name: 'root_agent', edges: [['START', judge, router, { RUN_TASK_B: taskB, RUN_TASK_C: taskC }]] }),
+    );
+    const result = await s.send('buy cheap watches');
+    expect(result.output).toBe('Marked as spam.');
+    const ended = await s.ended();
+    expect(ended).toContain('root_agent.judge@1');
+    expect(ended).not.toContain('root_agent.task_C_node@1');
+    const judgeEnd = (await s.events()).find(
+      (e) => e.nodeInfo?.path === 'root_agent.judge' && e.actions.agentState?.node === 'ended',
+    );
+    expect(judgeEnd!.output).toEqual({ label: 'spam', score: 0.9 });
+  });
+});

@@ -188,6 +188,23 @@ describe('Workflow at run time', () => {
     expect((await s.send('go')).output).toBe('stopped at 4');
   });
 
+  it('an unrouted back-edge with maxIterations: DEFAULT_ROUTE is its exit, taken once it is used up', async () => {
+    const step = node((ctx: NodeContext) => Number(ctx.runId), { name: 'step' });
+    const done = node((_c, n: number) => `done after ${n}`, { name: 'done' });
+    const s = await session(
+      new Workflow({
+        name: 'w',
+        edges: [
+          ['START', step],
+          { fromNode: step, toNode: step, maxIterations: 2 },
+          { fromNode: step, toNode: done, route: DEFAULT_ROUTE },
+        ],
+      }),
+    );
+    expect((await s.send('go')).output).toBe('done after 3');
+    expect((await s.starts()).get('w.done')).toBe(1);
+  });
+
   it('a try longer than timeout is aborted and retried; the last failure names node and tries', async () => {
     let tries = 0;
     const slow = node(

@@ -29,3 +29,49 @@ function stringify(value: unknown): string {
   if (value === undefined || value === null) return '';
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
+
+const FIELD =
+  /(?<!\{)\{[A-Za-z_][A-Za-z0-9_]*\.([A-Za-z_][A-Za-z0-9_]*)(\?)?\}|<[A-Za-z_][A-Za-z0-9_]*\.([A-Za-z_][A-Za-z0-9_]*) from ([A-Za-z_][A-Za-z0-9_]*)>/g;
+
+/**
+ * ADK's typed-output placeholders in the instruction of an agent a workflow node runs:
+ * `{Class.field}` reads `field` of the node's input, `<Class.field from node>` reads it from that
+ * node's latest output in this run (the class name documents the shape). A missing field throws
+ * {@link TemplateError} unless written `{Class.field?}`.
+ */
+export function fillNodeFields(
+  template: string,
+  agentName: string,
+  input: Record<string, unknown> | undefined,
+  outputs: () => Record<string, unknown>,
+): string {
+  if (!template.includes('.')) return template;
+  return template.replace(
+    FIELD,
+    (
+      match,
+      field: string | undefined,
+      optional: string | undefined,
+      fromField: string | undefined,
+      node: string | undefined,
+    ) => {
+      if (fromField !== undefined) {
+        const output = outputs()[node!];
+        if (typeof output === 'object' && output !== null && Object.hasOwn(output, fromField))
+          return stringify((output as Record<string, unknown>)[fromField]);
+        throw new TemplateError(
+          `Agent '${agentName}' instruction reads '${fromField}' from the output of node '${node}' (${match}), and ${output === undefined ? `'${node}' has produced no output in this run` : `its output has no '${fromField}'`}. Check the node name and its output's fields.`,
+          agentName,
+          `${node}.${fromField}`,
+        );
+      }
+      if (input && Object.hasOwn(input, field!)) return stringify(input[field!]);
+      if (optional) return '';
+      throw new TemplateError(
+        `Agent '${agentName}' instruction reads '${field}' of its input (${match}), and its input has no such field. Give the node an input with it, or write it as optional: ${match.slice(0, -1)}?}.`,
+        agentName,
+        field!,
+      );
+    },
+  );
+}

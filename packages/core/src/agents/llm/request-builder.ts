@@ -7,7 +7,7 @@ import type { BaseAgent } from '../base-agent.js';
 import type { InvocationContext } from '../invocation-context.js';
 import { buildHistory, type IncludeContents } from './history.js';
 import { applyWindow } from './history-window.js';
-import { fillTemplate } from './instructions.js';
+import { fillNodeFields, fillTemplate } from './instructions.js';
 import { transferInstruction } from './transfer.js';
 
 /** An instruction: a template string (`{key}` from state) or a function of the context. */
@@ -82,7 +82,9 @@ const settledDeclarations = new WeakMap<Promise<FunctionDeclaration | undefined>
 /** Function instructions are called as they are; templates resolve from a skill's input first, then state. */
 function render(instruction: Instruction, ctx: InvocationContext, agentName: string): string | Promise<string> {
   if (typeof instruction === 'function') return instruction(ctx);
-  const input = ctx.historyScope?.templateInput;
+  const scope = ctx.historyScope;
+  const input = scope?.templateInput;
   const state = ctx.session.state;
-  return input ? fillTemplate(instruction, agentName, input, state) : fillTemplate(instruction, agentName, state);
+  const text = scope?.nodeOutputs ? fillNodeFields(instruction, agentName, input, scope.nodeOutputs) : instruction;
+  return input ? fillTemplate(text, agentName, input, state) : fillTemplate(text, agentName, state);
 }
