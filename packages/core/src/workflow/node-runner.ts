@@ -273,13 +273,8 @@ async function runWorkers(
   signal: AbortSignal,
   startIndex: number,
 ): Promise<unknown[]> {
-  const items = run.input;
-  if (!Array.isArray(items))
-    throw new NodeSchemaValidationError(
-      run.path,
-      'input',
-      `(root): a parallelWorker node runs once per item of a list, and got ${items === null ? 'null' : typeof items}`,
-    );
+  // A single value is a list of one (ADK).
+  const items: unknown[] = Array.isArray(run.input) ? run.input : [run.input];
   const inner = workerOf(run.node);
   const results = await runTasks(
     items.length,

@@ -293,6 +293,14 @@ describe('Workflow at run time', () => {
     expect(peak).toBe(2);
   });
 
+  it('parallelWorker takes a single value as a list of one (ADK)', async () => {
+    const double = node((_c: NodeContext, n: number) => n * 2, { name: 'double', parallelWorker: true });
+    const s = await session(
+      new Workflow({ name: 'w', inputSchema: z.any().transform(() => 21), edges: [['START', double]] }),
+    );
+    expect((await s.send('go')).output).toEqual([42]);
+  });
+
   it('a workflow is a step of a SequentialAgent and gets the message', async () => {
     const { SequentialAgent, FunctionAgent } = await import('@troupe/core');
     const wf = new Workflow({ name: 'w', edges: [['START', fn('shout', (_c, x) => String(x).toUpperCase())]] });
