@@ -25,6 +25,7 @@ import {
 } from '@troupe/core';
 import { ATTR, providerOf, requestAttributes, responseAttributes } from './attributes.js';
 import { jsonText, messagesJson } from './content.js';
+import { traceNodeRuns } from './node-spans.js';
 import { InvocationTrace, markError, type AgentNode, type Outcome } from './span-tree.js';
 
 /** The instrumentation scope name of the plugin's tracer. */
@@ -61,7 +62,9 @@ export interface OpenTelemetryPluginOptions {
  * invocation, with an `invocation` span holding an `invoke_agent <agent>` span per agent run (nested
  * as the agents nest: sub-agents, transfer targets, parallel branches, team skills, routed agents),
  * and under each agent a `chat <model>` span per model call and an `execute_tool <tool>` span per
- * tool call. The agent an AgentTool runs nests under that tool call's span. Failures are recorded
+ * tool call. The agent an AgentTool runs nests under that tool call's span. A graph workflow's
+ * agent span holds an `invoke_node <node>` span per node run (path, run id, attempt, route), made
+ * from the node records the workflow stored, when the workflow ends. Failures are recorded
  * on the spans they passed through (exception event, `error.type`, status ERROR). The plugin never
  * changes what a run does: every hook returns nothing.
  *
@@ -135,10 +138,13 @@ export class OpenTelemetryPlugin extends BasePlugin {
       this.traces.get(invocationId)?.abandon();
       this.traces.set(
         invocationId,
-        new InvocationTrace(this.tracer, base, span, {
-          [ATTR.invocationId]: invocationId,
-          [ATTR.conversationId]: session.id,
-        }),
+        new InvocationTrace(
+          this.tracer,
+          base,
+          span,
+          { [ATTR.invocationId]: invocationId, [ATTR.conversationId]: session.id },
+          session.events.length,
+        ),
       );
     });
   }
@@ -151,6 +157,17 @@ export class OpenTelemetryPlugin extends BasePlugin {
       run.root.span.setAttribute(ATTR.invocationAgent, answeringAgent(result) ?? context.agent.name);
       if (this.captureContent && result.output !== undefined)
         run.root.span.setAttribute(ATTR.runOutput, jsonText(result.output));
+      // Node runs of workflows that had no span of their own (a workflow resumes without a
+      // before-agent hook): under the invocation.
+      const failed = result.status === 'failed' || result.status === 'limit' || result.status === 'blocked';
+      traceNodeRuns(
+        run,
+        result.events,
+        0,
+        { parent: run.root, invocationId: context.invocationId },
+        failed ? { reason: result.status, error: result.error ?? result.status } : { reason: result.status },
+        this.captureContent,
+      );
       run.finish(result);
     });
   }
@@ -177,15 +194,26 @@ export class OpenTelemetryPlugin extends BasePlugin {
       if (!node) return;
       // Every ending reaches this hook: a failed agent carries its error, what it left open ends with
       // it. A paused agent's spans are ended by afterRun, whose result names the open interrupts.
-      if (outcome === 'completed') run!.close(node);
-      else if (outcome === 'failed') {
-        const ending: Outcome = {
+      let ending: Outcome | undefined;
+      if (outcome === 'failed')
+        ending = {
           reason:
             error instanceof RunLimitError ? 'limit' : error instanceof GuardrailTrippedError ? 'blocked' : 'failed',
           error,
         };
-        run!.close(node, ending, ending);
-      } else if (outcome === 'cancelled') run!.close(node, { reason: 'cancelled' }, { reason: 'cancelled' });
+      else if (outcome === 'cancelled') ending = { reason: 'cancelled' };
+      // A graph workflow's node runs, from the records it stored, under its span before it ends.
+      if (node.agent.kind === 'workflow')
+        traceNodeRuns(
+          run!,
+          context.invocationContext.session.events,
+          Math.max(run!.eventsFrom, node.eventsFrom),
+          { parent: node, workflow: { path: node.path, branch: node.branch }, invocationId: context.invocationId },
+          ending ?? { reason: outcome === 'interrupted' ? 'interrupted' : 'parent_ended' },
+          this.captureContent,
+        );
+      if (outcome === 'completed') run!.close(node);
+      else if (ending) run!.close(node, ending, ending);
     });
   }
 

@@ -5,6 +5,7 @@ import {
   type Attributes,
   type Context,
   type Span,
+  type TimeInput,
   type Tracer,
 } from '@opentelemetry/api';
 import type { BaseAgent, BaseTool, FailedModelAttempt, InvocationContext, RunResult } from '@troupe/core';
@@ -48,6 +49,8 @@ export class AgentNode extends SpanNode {
     readonly path: string,
     readonly branch: string,
     readonly input: Record<string, unknown>,
+    /** How many events the session held when the agent started: its events come after. */
+    readonly eventsFrom: number,
   ) {
     super(span, parent);
   }
@@ -94,6 +97,8 @@ export class InvocationTrace {
   private readonly agentsByContext = new WeakMap<InvocationContext, AgentNode>();
   private readonly agentsByPath = new Map<string, AgentNode[]>();
   private readonly openTools = new Set<ToolNode>();
+  /** The graph workflow node records already traced (by event id), so none is traced twice. */
+  readonly tracedRecords = new Set<string>();
 
   constructor(
     private readonly tracer: Tracer,
@@ -102,14 +107,20 @@ export class InvocationTrace {
     rootSpan: Span,
     /** Attributes every span of the invocation carries. */
     readonly common: Attributes,
+    /** How many events the session held when the run started: this run's events come after. */
+    readonly eventsFrom: number,
   ) {
     this.root = new SpanNode(rootSpan, undefined);
   }
 
-  /** Starts a span under `parent`; `attributes` (a fresh object) gets the invocation's common ones too. */
-  startSpan(name: string, kind: SpanKind, parent: SpanNode, attributes: Attributes): Span {
+  /**
+   * Starts a span under `parent`; `attributes` (a fresh object) gets the invocation's common ones
+   * too. `startTime` dates a span made after the fact (a workflow node run, from its events).
+   */
+  startSpan(name: string, kind: SpanKind, parent: SpanNode, attributes: Attributes, startTime?: TimeInput): Span {
     Object.assign(attributes, this.common);
-    return this.tracer.startSpan(name, { kind, attributes }, parent.contextFor(this.base));
+    const options = startTime === undefined ? { kind, attributes } : { kind, attributes, startTime };
+    return this.tracer.startSpan(name, options, parent.contextFor(this.base));
   }
 
   /** Opens the span of an agent that is starting (or, with `resumed`, continuing after a pause). */
@@ -133,7 +144,7 @@ export class InvocationTrace {
     if (ctx.branch) attributes[ATTR.agentBranch] = ctx.branch;
     if (resumed) attributes[ATTR.agentResumed] = true;
     const span = this.startSpan(`invoke_agent ${agent.name}`, SpanKind.INTERNAL, parent, attributes);
-    const node = new AgentNode(span, parent, agent, ctx.path, ctx.branch, ctx.input);
+    const node = new AgentNode(span, parent, agent, ctx.path, ctx.branch, ctx.input, ctx.session.events.length);
     this.agentsByContext.set(ctx, node);
     const list = this.agentsByPath.get(ctx.path);
     if (list) list.push(node);
