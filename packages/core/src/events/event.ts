@@ -119,15 +119,26 @@ export interface Event {
   interrupt?: InterruptInfo;
 }
 
-/** The fields of an event one may give to {@link createEvent}. */
-export type EventInit = Partial<Omit<Event, 'actions'>> & { actions?: Partial<EventActions> };
+/**
+ * The fields of an event one may give to {@link createEvent}. `stateDelta` is short for
+ * `actions.stateDelta` (as a graph workflow node writes `createEvent({ output, route, content, stateDelta })`).
+ */
+export type EventInit = Partial<Omit<Event, 'actions'>> & {
+  actions?: Partial<EventActions>;
+  stateDelta?: Record<string, unknown>;
+};
 
 /** Builds an event: fills `id`, `timestamp` and empty `actions`; the agent fills author, branch and path. */
 export function createEvent(fields: EventInit = {}): Event {
   const init = fields.actions;
   // Every event gets the same property order so the engine keeps one fast shape for all of them.
   const actions: EventActions = {
-    stateDelta: init?.stateDelta ?? {},
+    stateDelta:
+      fields.stateDelta === undefined
+        ? (init?.stateDelta ?? {})
+        : init?.stateDelta === undefined
+          ? fields.stateDelta
+          : { ...init.stateDelta, ...fields.stateDelta },
     artifactDelta: init?.artifactDelta ?? {},
   };
   if (init) {

@@ -96,4 +96,12 @@ describe('Workflow', () => {
     expect(resumed.output).toBe('published (yes)');
     expect(drafted).toBe(1);
   });
+
+  it('createEvent({ output, route, content, stateDelta }): stateDelta is stored with the node event', async () => {
+    const note = node((_ctx, text: string) => createEvent({ output: text, stateDelta: { seen: text } }), {
+      name: 'note',
+    });
+    const { result } = await run(new Workflow({ name: 'w', edges: [['START', note]] }), 'hello');
+    expect(result.state.seen).toBe('hello');
+  });
 });
