@@ -586,4 +586,71 @@ describe('ADK workflow samples that need a model (scripted)', () => {
     );
     expect(judgeEnd!.output).toEqual({ label: 'spam', score: 0.9 });
   });
+
+  it('parallel_worker: a function node and an LlmAgent node as parallel workers (at most 2 at a time)', async () => {
+    const Explanation = z.object({ topic: z.string(), explanation: z.string() });
+    const processInput = node(
+      (ctx: NodeContext, topic: string) => {
+        ctx.state.set('topic', topic);
+        return topic;
+      },
+      { name: 'process_input' },
+    );
+    const related = node((_ctx, topic: string) => [`${topic} history`, `${topic} science`, `${topic} art`], {
+      name: 'find_related_topics',
+    });
+    const upper = node((_ctx, t: string) => t.toUpperCase(), {
+      name: 'make_upper_case',
+      parallelWorker: true,
+      maxParallelWorkers: 2,
+    });
+    let inFlight = 0;
+    let peak = 0;
+    const model = new ScriptedModel(
+      Array.from({ length: 3 }, () => async (req: { contents: { parts: { text?: string }[] }[] }) => {
+        inFlight += 1;
+        peak = Math.max(peak, inFlight);
+        await new Promise((resolve) => setImmediate(resolve));
+        inFlight -= 1;
+        const topic = req.contents.at(-1)!.parts[0]!.text!;
+        return JSON.stringify({ topic, explanation: `${topic.toLowerCase()} explained` });
+      }),
+    );
+    const explain = new LlmAgent({
+      name: 'explain_topic',
+      model,
+      outputSchema: Explanation,
+      instruction: 'Explain the topic.',
+    });
+    const aggregate = node(
+      (_ctx, items: z.infer<typeof Explanation>[]) =>
+        createEvent({
+          content: { role: 'model', parts: [{ text: items.map((i) => `${i.topic}: ${i.explanation}`).join('\n') }] },
+        }),
+      { name: 'aggregate' },
+    );
+    const s = await session(
+      new Workflow({
+        name: 'root_agent',
+        edges: [
+          [
+            'START',
+            processInput,
+            related,
+            upper,
+            node(explain, { parallelWorker: true, maxParallelWorkers: 2 }),
+            aggregate,
+          ],
+        ],
+      }),
+    );
+    const result = await s.send('tea');
+    expect(result.status).toBe('completed');
+    const text = (await s.events()).find((e) => e.author === 'aggregate' && e.content)!.content!.parts[0]!;
+    expect(text).toEqual({
+      text: 'TEA HISTORY: tea history explained\nTEA SCIENCE: tea science explained\nTEA ART: tea art explained',
+    });
+    expect(peak).toBeLessThanOrEqual(2);
+    expect(result.state.topic).toBe('tea');
+  });
 });
