@@ -1,4 +1,15 @@
-import { AgentTool, type AgentKind, type BaseAgent, type BaseTool } from '@troupe/core';
+import {
+  AgentNode,
+  AgentTool,
+  FunctionNode,
+  isWorkflow,
+  ToolNode,
+  type AgentKind,
+  type BaseAgent,
+  type BaseNode,
+  type BaseTool,
+  type WorkflowGraph,
+} from '@troupe/core';
 
 export type { AgentKind } from '@troupe/core';
 
@@ -14,6 +25,47 @@ export interface AgentGraphNode {
   model?: string;
   children: AgentGraphNode[];
   tools: AgentGraphTool[];
+  /**
+   * A graph workflow's nodes and edges (a `Workflow` built from `edges`). Its agent nodes' agents
+   * are also its `children`. Absent for other agents and for a `dynamicEntry` workflow, which has
+   * no graph.
+   */
+  workflow?: WorkflowOutline;
+}
+
+/** A graph workflow's nodes and edges, in the order they were declared. */
+export interface WorkflowOutline {
+  nodes: WorkflowOutlineNode[];
+  /** Edges from the workflow's entry have `from: 'START'`. */
+  edges: WorkflowOutlineEdge[];
+}
+
+/** One node of a graph workflow. */
+export interface WorkflowOutlineNode {
+  /** Its name in the workflow, the last part of its events' `nodeInfo.path`. */
+  name: string;
+  /** `function` (FunctionNode), `agent` (an agent as a node), `tool` (ToolNode), `join` (a barrier, JoinNode), `node` (another BaseNode subclass). */
+  kind: WorkflowNodeKind;
+  /** For an agent node: the agent it runs (one of the workflow's `children`). */
+  agent?: string;
+  /** Runs once per item of an array input. */
+  parallelWorker?: true;
+  description: string;
+}
+
+/** What a workflow node is; see {@link WorkflowOutlineNode.kind}. */
+export type WorkflowNodeKind = 'function' | 'agent' | 'tool' | 'join' | 'node';
+
+/** One edge of a graph workflow. */
+export interface WorkflowOutlineEdge {
+  from: string;
+  to: string;
+  /** The routes it fires on; absent for an unconditional edge and for the DEFAULT_ROUTE edge. */
+  routes?: string[];
+  /** The DEFAULT_ROUTE edge: taken when none of the source's routed edges matched. */
+  default?: true;
+  /** Followed at most this many times per workflow run. */
+  maxIterations?: number;
 }
 
 /** One tool of an agent in the graph. An AgentTool carries the agent it wraps. */
@@ -41,7 +93,36 @@ export function agentGraph(agent: BaseAgent, seen: Set<BaseAgent> = new Set()): 
     tools: outline.tools.map((tool) => toolNode(tool, seen)),
   };
   if (outline.model !== undefined) node.model = outline.model;
+  if (isWorkflow(agent) && agent.graph) node.workflow = workflowOutline(agent.graph);
   return node;
+}
+
+/** A workflow graph as plain JSON: its nodes with their kinds, and its edges with their routes. */
+export function workflowOutline(graph: WorkflowGraph): WorkflowOutline {
+  const nodes = [...graph.nodes.values()].map(outlineNode);
+  const edges = graph.edges.map((edge) => {
+    const out: WorkflowOutlineEdge = { from: edge.from, to: edge.to };
+    if (edge.isDefault) out.default = true;
+    else if (edge.routes !== undefined) out.routes = [...edge.routes];
+    if (edge.maxIterations !== undefined) out.maxIterations = edge.maxIterations;
+    return out;
+  });
+  return { nodes, edges };
+}
+
+function outlineNode(node: BaseNode): WorkflowOutlineNode {
+  const out: WorkflowOutlineNode = { name: node.name, kind: nodeKind(node), description: node.description };
+  if (node instanceof AgentNode) out.agent = node.agent.name;
+  if (node.parallelWorker) out.parallelWorker = true;
+  return out;
+}
+
+function nodeKind(node: BaseNode): WorkflowNodeKind {
+  if (node instanceof AgentNode) return 'agent';
+  if (node instanceof ToolNode) return 'tool';
+  if (node instanceof FunctionNode) return 'function';
+  if (node.requiresAllPredecessors) return 'join';
+  return 'node';
 }
 
 function toolNode(tool: BaseTool, seen: Set<BaseAgent>): AgentGraphTool {

@@ -35,7 +35,16 @@ export {
   type DiscoveryOptions,
   type ImportModule,
 } from './discover-apps.js';
-export { agentGraph, type AgentGraphNode, type AgentGraphTool, type AgentKind } from './graph.js';
+export {
+  agentGraph,
+  type AgentGraphNode,
+  type AgentGraphTool,
+  type AgentKind,
+  type WorkflowNodeKind,
+  type WorkflowOutline,
+  type WorkflowOutlineEdge,
+  type WorkflowOutlineNode,
+} from './graph.js';
 export { HttpError, type ErrorBody, type ErrorStatus } from './http-error.js';
 export type { ServerEnv, TroupeApp } from './server-context.js';
 export { contentTypeOf } from './static-files.js';

@@ -8,6 +8,7 @@ import {
   type Session,
 } from '@troupe/core';
 import { confirmationCall, confirmationResponse, resumeRecordAnswers } from './adk-confirmation.js';
+import { inputCall, inputResponse, isInputRequest } from './adk-input.js';
 import type { BackgroundRunInfo } from './background-runs.js';
 import { HttpError } from './http-error.js';
 
@@ -20,7 +21,9 @@ import { HttpError } from './http-error.js';
 /**
  * An event as sent over HTTP: core's event with `timestamp` in seconds. A confirmation interrupt
  * also carries ADK's form of it: an `adk_request_confirmation` function call in `content`, whose
- * id is in `longRunningToolIds` (see {@link confirmationCall}).
+ * id is in `longRunningToolIds` (see {@link confirmationCall}); a graph workflow's request for
+ * input likewise carries an `adk_request_input` call (see {@link inputCall}). A workflow node's
+ * `nodeInfo`, `output` and `route` stay top-level, where ADK puts them.
  */
 export type WireEvent = Omit<Event, 'timestamp' | 'actions'> & {
   timestamp: number;
@@ -56,7 +59,8 @@ export function secondsToMs(seconds: number): number {
 
 /**
  * Encodes one event. Every field of core's event is kept, `id` included; a confirmation interrupt
- * gets ADK's `adk_request_confirmation` call beside it, so ADK's clients can approve it.
+ * gets ADK's `adk_request_confirmation` call beside it, and a workflow's request for input ADK's
+ * `adk_request_input` call, so ADK's clients can answer them.
  */
 export function encodeEvent(event: Event): WireEvent {
   const wire: WireEvent = { ...event, timestamp: msToSeconds(event.timestamp) };
@@ -74,8 +78,14 @@ export function encodeEvent(event: Event): WireEvent {
     };
   }
   const interrupt = event.interrupt;
-  if (interrupt?.kind !== 'confirmation') return wire;
-  const call = confirmationCall(interrupt);
+  if (!interrupt) return wire;
+  const call =
+    interrupt.kind === 'confirmation'
+      ? confirmationCall(interrupt)
+      : isInputRequest(interrupt)
+        ? inputCall(interrupt)
+        : undefined;
+  if (!call) return wire;
   wire.content = {
     role: event.content?.role ?? 'model',
     parts: [...(event.content?.parts ?? []), { functionCall: call }],
@@ -85,18 +95,25 @@ export function encodeEvent(event: Event): WireEvent {
 }
 
 /**
- * Encodes a session's events. A resume record that answered confirmations also carries ADK's
- * `adk_request_confirmation` responses, so an ADK client reading the session sees them answered.
+ * Encodes a session's events. A resume record that answered confirmations or workflow requests
+ * for input also carries ADK's `adk_request_confirmation` / `adk_request_input` responses, so an
+ * ADK client reading the session sees them answered.
  */
 function encodeEvents(events: readonly Event[]): WireEvent[] {
-  const confirmations = new Set<string>();
-  for (const event of events) if (event.interrupt?.kind === 'confirmation') confirmations.add(event.interrupt.id);
+  const asked = new Map<string, 'confirmation' | 'input'>();
+  for (const { interrupt } of events) {
+    if (interrupt?.kind === 'confirmation') asked.set(interrupt.id, 'confirmation');
+    else if (interrupt && isInputRequest(interrupt)) asked.set(interrupt.id, 'input');
+  }
   return events.map((event) => {
     const wire = encodeEvent(event);
-    const answers = confirmations.size > 0 ? resumeRecordAnswers(event) : undefined;
+    const answers = asked.size > 0 ? resumeRecordAnswers(event) : undefined;
     const parts: Part[] = [];
-    for (const [id, answer] of Object.entries(answers ?? {}))
-      if (confirmations.has(id)) parts.push({ functionResponse: confirmationResponse(id, answer) });
+    for (const [id, answer] of Object.entries(answers ?? {})) {
+      const kind = asked.get(id);
+      if (kind === 'confirmation') parts.push({ functionResponse: confirmationResponse(id, answer) });
+      else if (kind === 'input') parts.push({ functionResponse: inputResponse(id, answer) });
+    }
     if (parts.length > 0) wire.content = { role: 'user', parts: [...(event.content?.parts ?? []), ...parts] };
     return wire;
   });

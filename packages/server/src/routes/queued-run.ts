@@ -19,7 +19,7 @@ import { readRunRequest, reportFailures } from './run.js';
  * `POST /run`, `POST /run_sse` and `POST /apps/{app}/users/{user}/sessions/{id}/resume` when runs
  * execute on workers (createApp's `queue`): each enqueues the run (or puts the paused one back
  * with its answers, given to the resume route or, by ADK clients, to `adk_request_confirmation`
- * in `/run`) and follows its events, with the same bodies and answers as in process. The SSE
+ * or `adk_request_input` in `/run`) and follows its events, with the same bodies and answers as in process. The SSE
  * frames also carry `id:`, so a client can follow on with `GET .../runs/{runId}/stream`.
  */
 export function queuedRunRoutes(ctx: ServerContext, queue: BackgroundRuns): Hono<ServerEnv> {
@@ -37,8 +37,9 @@ export function queuedRunRoutes(ctx: ServerContext, queue: BackgroundRuns): Hono
   }
 
   /**
-   * Puts a paused run back on the queue with the ADK confirmation answers a `/run` body gives, as
-   * the resume route does; the body's `stateDelta` is written first. Returns the run and which of
+   * Puts a paused run back on the queue with the ADK answers a `/run` body gives (to
+   * `adk_request_confirmation`, `adk_request_input`, or a workflow's one request for input in
+   * text), as the resume route does; the body's `stateDelta` is written first. Returns the run and which of
    * its frames come after the resume.
    */
   async function resumeForAdk(
@@ -74,7 +75,7 @@ export function queuedRunRoutes(ctx: ServerContext, queue: BackgroundRuns): Hono
   routes.post('/run', async (c) => {
     const body = await readRunRequest(ctx, c);
     await ctx.registry.runner(body.appName);
-    const resume = await adkResumeOf(ctx, body);
+    const resume = await adkResumeOf(ctx, body, { textAnswers: true });
     const session = sessionOf(body);
     const tracked = ctx.runs.begin(sessionKey(body.appName, body.userId, body.sessionId), clientGoneOf(c));
     if (resume) {
@@ -90,7 +91,7 @@ export function queuedRunRoutes(ctx: ServerContext, queue: BackgroundRuns): Hono
   routes.post('/run_sse', async (c) => {
     const body = await readRunRequest(ctx, c);
     await ctx.registry.runner(body.appName);
-    const resume = await adkResumeOf(ctx, body);
+    const resume = await adkResumeOf(ctx, body, { textAnswers: true });
     const session = sessionOf(body);
     const tracked = ctx.runs.begin(sessionKey(body.appName, body.userId, body.sessionId), clientGoneOf(c));
     if (resume) {

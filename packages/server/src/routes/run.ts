@@ -83,20 +83,24 @@ export async function readRunRequest(ctx: ServerContext, c: Context<ServerEnv>):
 
 /**
  * How a `/run` or `/run_sse` body starts: a new turn, or, when its message answers ADK's
- * `adk_request_confirmation` calls, the resume of the paused run they belong to, as the resume
- * route would for the same user (the body's `stateDelta` is written first, with ADK's meaning:
- * state sent with the message). Bad answers are refused here, before anything is stored.
+ * `adk_request_confirmation` or `adk_request_input` calls, the resume of the paused run they belong
+ * to, as the resume route would for the same user (the body's `stateDelta` is written first, with
+ * ADK's meaning: state sent with the message). Bad answers are refused here, before anything is
+ * stored. A text message that answers a workflow's one open request for input goes to the runner
+ * as it is (it resumes the run and stores the text); only with a stateDelta does the server look
+ * first, to write that state before.
  */
 async function runStart(
   ctx: ServerContext,
   runner: Runner,
   body: RunBody,
 ): Promise<(signal: AbortSignal) => Promise<RunEvents>> {
-  const resume = await adkResumeOf(ctx, body);
+  const resume = await adkResumeOf(ctx, body, { textAnswers: hasStateDelta(body) });
   if (!resume) return (signal) => runner.start({ ...runParams(body), abortSignal: signal });
   const { userId, sessionId } = body;
   return async (signal) => {
     if (hasStateDelta(body)) await runner.updateSessionState({ userId, sessionId, stateDelta: body.stateDelta });
+    if (resume.text) return runner.start({ ...runParams({ ...body, stateDelta: null }), abortSignal: signal });
     return runner.startResume({
       userId,
       sessionId,
