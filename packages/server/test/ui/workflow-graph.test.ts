@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryRunner } from '@troupe/core';
-import { encodeSession, type WireEvent } from '../../src/index.js';
+import { agentGraph, encodeSession, type WireEvent } from '../../src/index.js';
 import { layoutWorkflow, nodeWidth, type GraphLayout } from '../../ui/src/model/graph-layout.js';
 import { edgeLabel, workflowSites } from '../../ui/src/model/workflow-graph.js';
 import { workflowStatus, type WorkflowStatus } from '../../ui/src/model/workflow-status.js';
@@ -12,34 +12,7 @@ import { rootAgent as triage } from '../e2e/fixtures/workflow-apps/triage/agent.
 // workflow, run with InMemoryRunner and encoded for the wire as the API sends it).
 
 /** The triage workflow's outline, as `GET /apps/{app}/graph` gives it on the workflow agent. */
-const TRIAGE: WorkflowOutline = {
-  nodes: [
-    { name: 'classify', kind: 'function', description: 'Sorts the ticket: a bug, a question, or anything else.' },
-    { name: 'logs', kind: 'function', description: 'Reads the logs.' },
-    { name: 'repro', kind: 'function', description: 'Replays the steps, one child run each.' },
-    { name: 'answer', kind: 'function', description: '' },
-    { name: 'escalate', kind: 'function', description: '' },
-    { name: 'merge', kind: 'join', description: 'Waits for the logs and the repro.' },
-    { name: 'writer', kind: 'agent', agent: 'writer', description: 'Writes the bug report.' },
-    { name: 'approve', kind: 'function', description: 'Asks a human whether to file the report.' },
-    { name: 'decide', kind: 'function', description: '' },
-    { name: 'file', kind: 'function', description: '' },
-  ],
-  edges: [
-    { from: 'START', to: 'classify' },
-    { from: 'classify', to: 'logs', routes: ['bug'] },
-    { from: 'classify', to: 'repro', routes: ['bug'] },
-    { from: 'classify', to: 'answer', routes: ['question'] },
-    { from: 'classify', to: 'escalate', default: true },
-    { from: 'logs', to: 'merge' },
-    { from: 'repro', to: 'merge' },
-    { from: 'merge', to: 'writer' },
-    { from: 'writer', to: 'approve' },
-    { from: 'approve', to: 'decide' },
-    { from: 'decide', to: 'file', routes: ['approved'] },
-    { from: 'decide', to: 'writer', routes: ['rejected'], maxIterations: 2 },
-  ],
-};
+const TRIAGE: WorkflowOutline = agentGraph(triage).workflow!;
 
 function node(layout: GraphLayout, id: string) {
   const found = layout.nodes.find((n) => n.id === id);
@@ -52,6 +25,21 @@ function overlaps(a: { x: number; y: number; width: number; height: number }, b:
 }
 
 describe('workflow layout', () => {
+  it('reads the outline the API gives', () => {
+    expect(TRIAGE.nodes.map((n) => `${n.name}:${n.kind}`)).toEqual([
+      'classify:function',
+      'logs:function',
+      'repro:function',
+      'answer:function',
+      'escalate:function',
+      'merge:join',
+      'writer:agent',
+      'approve:function',
+      'decide:function',
+      'file:function',
+    ]);
+  });
+
   it('puts START first and every node in the layer of its longest path from START', () => {
     const layout = layoutWorkflow(TRIAGE);
     const layers = Object.fromEntries(layout.nodes.map((n) => [n.id, n.layer]));
