@@ -1,8 +1,10 @@
 import { type Event as AgUiEvent, EventType, PROTOCOL_VERSION, type RunFinishedOutcome } from '@ag-ui/core';
 import { type Event, getFunctionCalls, getFunctionResponses, type RunResult, TroupeError } from '@troupe/core';
+import { inputCall, isInputRequest } from '../adk-input.js';
 import { toHttpError } from '../http-error.js';
 import { pausedOutcome, toolCallIdOf } from './interrupts.js';
 import { MessageLanes } from './message-lanes.js';
+import { NodeSteps } from './node-steps.js';
 import { StatePatcher } from './state-patch.js';
 import { jsonValue } from './state-input.js';
 import { UsageTally } from './usage.js';
@@ -28,13 +30,18 @@ export interface RunIdentity {
  * - streamed and final model text: TEXT_MESSAGE_START/CONTENT/END, one message per agent turn,
  *   named after the agent; thought parts: REASONING_* (see {@link MessageLanes});
  * - function calls: TOOL_CALL_START/ARGS/END on the turn's message; function responses:
- *   TOOL_CALL_RESULT (the result as JSON text);
+ *   TOOL_CALL_RESULT (the result as JSON text); a graph workflow's request for input is its
+ *   `adk_request_input` call, as on `/run_sse`, so the interrupt's `toolCallId` names a call the
+ *   client holds (and the thread's last message is the assistant's, not the user's turn again);
  * - state: STATE_SNAPSHOT first, then a STATE_DELTA (JSON Patch) per event that changes state;
+ * - a graph workflow's node runs: STEP_STARTED/STEP_FINISHED named by the node's path, the end
+ *   record (its output and route) as the step's `rawEvent` (see {@link NodeSteps});
  * - the end: RUN_FINISHED with the outcome (success, interrupt, cancelled) and the token usage,
  *   or RUN_ERROR with the error event's code and message.
  */
 export class EventTranslator {
   private readonly lanes = new MessageLanes();
+  private readonly steps = new NodeSteps();
   private readonly state: StatePatcher;
   private readonly usage = new UsageTally();
   /** The run's last non-partial event: what the cancel route answers with. */
@@ -60,11 +67,15 @@ export class EventTranslator {
   }
 
   /** The AG-UI events of one Troupe event. */
-  translate(event: Event): AgUiEvent[] {
-    if (event.partial) return this.lanes.partial(event);
-    this.lastEvent = event;
+  translate(raw: Event): AgUiEvent[] {
+    if (raw.partial) return this.lanes.partial(raw);
+    const event = withInputCall(raw);
+    this.lastEvent = raw;
     if (event.usage) this.usage.add(event.model, event.usage);
     const out: AgUiEvent[] = [];
+    const steps = this.steps.translate(event);
+    // A node's start record opens its step before anything the node says; its end record closes it after.
+    if (event.actions.agentState?.node === 'started') out.push(...steps);
     // The user's own message is the client's already; an agent's user-role content carries tool results.
     if (event.content && event.author !== 'user') {
       if (event.content.role === 'model') out.push(...this.modelTurn(event));
@@ -72,6 +83,7 @@ export class EventTranslator {
     }
     const delta = this.state.patch(event.actions.stateDelta);
     if (delta.length > 0) out.push({ type: EventType.STATE_DELTA, delta });
+    if (event.actions.agentState?.node !== 'started') out.push(...steps);
     return out;
   }
 
@@ -85,6 +97,7 @@ export class EventTranslator {
       result.status === 'completed' && result.output !== undefined ? { result: jsonValue(result.output) } : {};
     return [
       ...this.lanes.closeAll(),
+      ...this.steps.closeAll(),
       { type: EventType.RUN_FINISHED, threadId, runId, outcome, ...output, ...this.usageField() },
     ];
   }
@@ -95,7 +108,7 @@ export class EventTranslator {
    * `onFailure` and reaches the client without its detail, as 5xx answers do.
    */
   fail(error: unknown, onFailure: (error: unknown) => void): AgUiEvent[] {
-    const closing = this.lanes.closeAll();
+    const closing = [...this.lanes.closeAll(), ...this.steps.closeAll()];
     const { threadId, runId } = this.run;
     if (error instanceof TroupeError && error.code === 'CANCELLED') {
       return [
@@ -149,4 +162,12 @@ export class EventTranslator {
     const usage = this.usage.entries();
     return usage ? { usage } : {};
   }
+}
+
+/** A workflow's request for input with ADK's `adk_request_input` call as its content (core stores none). */
+function withInputCall(event: Event): Event {
+  const interrupt = event.interrupt;
+  if (!interrupt || !isInputRequest(interrupt)) return event;
+  const parts = [...(event.content?.parts ?? []), { functionCall: inputCall(interrupt) }];
+  return { ...event, content: { role: event.content?.role ?? 'model', parts } };
 }
