@@ -112,18 +112,21 @@ describe('redact', () => {
     );
   });
 
+  // A guard against catastrophic backtracking (ReDoS) with no clock in it: speed goals live in bench/.
+  // Masking all of this takes seconds, even on a loaded machine; a rule whose quantifier lost its
+  // bound turns quadratic here (the URL rule unbounded: about two minutes on the 'a.' input alone),
+  // and exponential backtracking never returns. The generous timeout below is what fails them.
   it('stays fast on long hostile input', () => {
     const inputs = [
-      'a'.repeat(200_000),
-      'a.'.repeat(100_000),
-      'key '.repeat(50_000),
-      'http://x:'.repeat(20_000),
-      '?token='.repeat(30_000),
-      'Bearer '.repeat(30_000),
-      '-----BEGIN PRIVATE KEY-----'.repeat(10_000),
+      'a'.repeat(400_000),
+      'a.'.repeat(200_000),
+      'key '.repeat(100_000),
+      'http://x:'.repeat(40_000),
+      '?token='.repeat(60_000),
+      'Bearer '.repeat(60_000),
+      '-----BEGIN PRIVATE KEY-----'.repeat(20_000),
     ];
-    const started = performance.now();
-    for (const input of inputs) plain(input);
-    expect(performance.now() - started).toBeLessThan(2_000);
-  });
+    // None of it is a secret but the ?token= values.
+    for (const input of inputs) expect(plain(input) === input, input.slice(0, 12)).toBe(!input.startsWith('?token='));
+  }, 60_000);
 });
