@@ -166,7 +166,10 @@ export class RunWorker {
     this.queue = new RunQueue({ redis: client, sessionService: this.store, prefix: this.keys.prefix });
   }
 
-  /** Starts taking runs (and schedule ticks). Resolves once connected and listening for cancels. */
+  /**
+   * Starts taking runs (and schedule ticks), once `RunQueue.checkHealth` counts this worker. Resolves
+   * once connected and listening for cancels.
+   */
   async start(): Promise<void> {
     if (this.worker) return;
     this.subscriber = duplicate(this.redis);
@@ -193,6 +196,8 @@ export class RunWorker {
         // must not fail the job on its own first.
         maxStalledCount: 1_000_000,
         drainDelay: 1,
+        // Jobs are taken from `run()` below, once the API side counts this worker (issue #28).
+        autorun: false,
       },
     );
     this.worker.on('error', (error) => this.onError(error, { during: 'taking jobs' }));
@@ -200,9 +205,15 @@ export class RunWorker {
       this.onError(error, { ...(job ? { runId: String(job.id) } : {}), during: 'processing a job' }),
     );
     await this.worker.waitUntilReady();
+    // Counted before the first run is taken: a run queued earlier must not start and end while
+    // `checkHealth` says no worker is there.
     await this.announce();
+    // close() came meanwhile: it retires the presence, which a timer set now would renew.
+    if (this.closing) return;
     this.presenceTimer = setInterval(() => void this.announce(), PRESENCE_INTERVAL_MS);
     this.presenceTimer.unref();
+    // Resolves when the worker closes; rejects when it could not go on taking jobs.
+    void this.worker.run().catch((error: unknown) => this.stoppedTakingJobs(error));
     if (this.settings.sweepIntervalMs > 0) {
       void this.sweep();
       this.sweepTimer = setInterval(() => void this.sweep(), this.settings.sweepIntervalMs);
@@ -230,11 +241,7 @@ export class RunWorker {
     } finally {
       clearTimeout(drain);
     }
-    // Without it the API counts this worker until its sign of life expires; not worth a hang if Redis is away.
-    if (this.worker)
-      await retire(this.redis, this.keys, this.id, RETIRE_TIMEOUT_MS).catch((error: unknown) =>
-        this.onError(error, { during: 'telling the API that this worker stops' }),
-      );
+    if (this.worker) await this.retirePresence();
     await this.subscriber?.quit().catch(() => undefined);
     await this.queue.close();
     await Promise.allSettled([...this.runners.values()].map((runner) => runner.close()));
@@ -255,6 +262,21 @@ export class RunWorker {
     } catch (error) {
       this.onError(error, { during: 'telling the API that this worker runs' });
     }
+  }
+
+  /** BullMQ's job loop failed: this worker takes no more runs, so the API must stop counting it. */
+  private async stoppedTakingJobs(error: unknown): Promise<void> {
+    this.onError(error, { during: 'taking jobs' });
+    if (this.closing) return;
+    if (this.presenceTimer) clearInterval(this.presenceTimer);
+    await this.retirePresence();
+  }
+
+  /** Without it the API counts this worker until its sign of life expires; not worth a hang if Redis is away. */
+  private async retirePresence(): Promise<void> {
+    await retire(this.redis, this.keys, this.id, RETIRE_TIMEOUT_MS).catch((error: unknown) =>
+      this.onError(error, { during: 'telling the API that this worker stops' }),
+    );
   }
 
   /** Re-adds the jobs of runs the store says are pending or running but Redis no longer has. */
