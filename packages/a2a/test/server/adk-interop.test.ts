@@ -43,12 +43,15 @@ describe.skipIf(!HAVE_ADK && !IN_CI)("ADK JS 2.0's RemoteA2AAgent consuming a Tr
     }
     requireBuilt();
     server = await processes.start({ db: files.db, port: await freePort(), toolLog: files.toolLog });
-  });
+  }, 30_000); // above the 20 s that start() gives the server, whose own error says why it did not start
   afterAll(async () => {
     await processes.killAll();
     files.remove();
   });
 
+  // The client process spends most of its time importing @google/adk (seconds of CPU): on a loaded
+  // 2-core machine it can take well over the default 20 s per test. Its bounds are ones only a hang
+  // exceeds: 60 s for the client, 90 s for the test, so that a client that hangs fails with its output.
   it('streams the answer into the ADK session, stores it once, and continues the same Troupe session on the next turn', async () => {
     const { stdout } = await run(
       process.execPath,
@@ -78,5 +81,5 @@ describe.skipIf(!HAVE_ADK && !IN_CI)("ADK JS 2.0's RemoteA2AAgent consuming a Tr
       await fetch(`${server.apiUrl}/apps/bank/users/a2a/sessions/${final(first).contextId}`)
     ).json()) as { events: { invocationId: string }[] };
     expect(new Set(session.events.map((e) => e.invocationId)).size).toBe(2);
-  });
+  }, 90_000);
 });
