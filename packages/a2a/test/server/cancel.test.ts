@@ -16,7 +16,7 @@ beforeAll(async () => {
   requireBuilt();
   port = await freePort();
   server = await processes.start({ db: files.db, port, toolLog: files.toolLog, leaseTtlMs: 1_000 });
-});
+}, 30_000); // above the 20 s that start() gives the server, whose own error says why it did not start
 afterAll(async () => {
   await processes.killAll();
   files.remove();

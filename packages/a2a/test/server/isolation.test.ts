@@ -14,7 +14,7 @@ let server: ServerProcess;
 beforeAll(async () => {
   requireBuilt();
   server = await processes.start({ db: files.db, port: await freePort(), toolLog: files.toolLog, tokens });
-});
+}, 30_000); // above the 20 s that start() gives the server, whose own error says why it did not start
 afterAll(async () => {
   await processes.killAll();
   files.remove();
