@@ -1,6 +1,7 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { InMemoryArtifactService, InMemorySessionService } from '@troupe/core';
 import { agUiRoutes } from './ag-ui/routes.js';
+import { adkGraphRoutes } from './routes/adk-graph.js';
 import { AppRegistry } from './app-registry.js';
 import { Authenticator } from './auth.js';
 import {
@@ -97,10 +98,12 @@ export function createApp(options: CreateAppOptions): TroupeApp {
     c.set('principal', await context.auth.principalOf(c.req.header('Authorization')));
     await next();
   };
-  for (const path of ['/list-apps', '/run', '/run_sse', '/apps/*', '/ag-ui/*', '/debug/*']) app.use(path, authenticate);
+  for (const path of ['/list-apps', '/run', '/run_sse', '/apps/*', '/ag-ui/*', '/debug/*', '/dev/*'])
+    app.use(path, authenticate);
 
   app.route('/', healthRoutes(context, options.healthCheckTimeoutMs ?? DEFAULT_HEALTH_CHECK_TIMEOUT_MS));
   app.route('/', metaRoutes(context));
+  app.route('/', adkGraphRoutes(context));
   app.route('/', inputSchemaRoutes(context));
   app.route('/', sessionSummaryRoutes(context));
   app.route('/', debugTraceRoutes(traces));

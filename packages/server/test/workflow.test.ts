@@ -16,6 +16,7 @@ import {
   createApp,
   serve,
   type AgentGraphNode,
+  type CreateAppOptions,
   type ServerHandle,
   type WireEvent,
   type WireSession,
@@ -50,14 +51,15 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-async function listen(apps: Record<string, Workflow>) {
+async function listen(apps: Record<string, Workflow>, options: Partial<CreateAppOptions> = {}) {
   const sessionService = new InMemorySessionService();
-  const server = await serve(createApp({ apps, sessionService }), { port: 0 });
+  const server = await serve(createApp({ apps, sessionService, ...options }), { port: 0 });
   servers.push(server);
-  const http = async (method: string, path: string, body?: unknown) =>
+  const http = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     fetch(`${server.url}${path}`, {
       method,
-      ...(body === undefined ? {} : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
+      headers: { ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   const newSession = async (app: string): Promise<string> =>
     ((await (await http('POST', `/apps/${app}/users/alice/sessions`)).json()) as WireSession).id;
@@ -114,38 +116,43 @@ function intake() {
   };
 }
 
+/** START → classify → { question: answerer (an LlmAgent), default: prepare } → [lookup (a tool), enrich (per item)] → merge (a JoinNode), with merge → classify at most twice. */
+function triageWorkflow(): Workflow {
+  const answerer = new LlmAgent({
+    name: 'answerer',
+    description: 'Answers questions.',
+    model: new ScriptedModel(['42']),
+  });
+  const lookup = new FunctionTool({
+    name: 'lookup',
+    description: 'Looks a topic up.',
+    parameters: z.object({ topic: z.string() }),
+    execute: ({ topic }) => ({ topic, found: true }),
+  });
+  const classify = node(
+    (_ctx, text: string) => createEvent({ output: text, route: text.endsWith('?') ? 'question' : 'other' }),
+    {
+      name: 'classify',
+      description: 'Question or not.',
+    },
+  );
+  const prepare = node((_ctx, text: string) => ({ topic: text }), { name: 'prepare' });
+  const enrich = node((_ctx, item: unknown) => item, { name: 'enrich', parallelWorker: true, maxParallelWorkers: 2 });
+  const merge = new JoinNode({ name: 'merge' });
+  return new Workflow({
+    name: 'triage',
+    description: 'Sorts messages.',
+    edges: [
+      ['START', classify, { question: answerer, [DEFAULT_ROUTE]: prepare }],
+      [prepare, [lookup, enrich], merge],
+      { fromNode: merge, toNode: classify, maxIterations: 2 },
+    ],
+  });
+}
+
 describe('graph workflows over HTTP', () => {
   it('GET /apps/{app}/graph gives the workflow its nodes (kinds, agent, parallelWorker) and edges (routes, default, maxIterations)', async () => {
-    const answerer = new LlmAgent({
-      name: 'answerer',
-      description: 'Answers questions.',
-      model: new ScriptedModel(['42']),
-    });
-    const lookup = new FunctionTool({
-      name: 'lookup',
-      description: 'Looks a topic up.',
-      parameters: z.object({ topic: z.string() }),
-      execute: ({ topic }) => ({ topic, found: true }),
-    });
-    const classify = node(
-      (_ctx, text: string) => createEvent({ output: text, route: text.endsWith('?') ? 'question' : 'other' }),
-      {
-        name: 'classify',
-        description: 'Question or not.',
-      },
-    );
-    const prepare = node((_ctx, text: string) => ({ topic: text }), { name: 'prepare' });
-    const enrich = node((_ctx, item: unknown) => item, { name: 'enrich', parallelWorker: true, maxParallelWorkers: 2 });
-    const merge = new JoinNode({ name: 'merge' });
-    const triage = new Workflow({
-      name: 'triage',
-      description: 'Sorts messages.',
-      edges: [
-        ['START', classify, { question: answerer, [DEFAULT_ROUTE]: prepare }],
-        [prepare, [lookup, enrich], merge],
-        { fromNode: merge, toNode: classify, maxIterations: 2 },
-      ],
-    });
+    const triage = triageWorkflow();
     const { http } = await listen({ triage });
     const res = await http('GET', '/apps/triage/graph');
     expect(res.status).toBe(200);
@@ -399,5 +406,118 @@ describe('graph workflows over HTTP', () => {
     expect(await expectError(res, 400, 'INVALID_REQUEST')).toMatch(
       /answers 'adk_request_input' .* can hold nothing else/,
     );
+  });
+});
+
+describe("ADK's graph routes for a workflow app (what ADK's web UI draws)", () => {
+  it('GET /dev/apps/{app}/build_graph gives the structure in ADK’s shape: START as __START__, node types, routes (default for DEFAULT_ROUTE)', async () => {
+    const { http } = await listen({ triage: triageWorkflow() });
+    const res = await http('GET', '/dev/apps/triage/build_graph');
+    expect(res.status).toBe(200);
+    const info = (await res.json()) as { name: string; root_agent: Record<string, unknown> };
+    expect(info.name).toBe('triage');
+    expect(info.root_agent).toMatchObject({ name: 'triage', type: 'workflow', description: 'Sorts messages.' });
+    const graph = info.root_agent.graph as {
+      nodes: { name: string; type: string }[];
+      edges: { from_node: { name: string }; to_node: { name: string }; route?: unknown }[];
+    };
+    expect(graph.nodes.map((n) => [n.name, n.type])).toEqual([
+      ['__START__', 'start'],
+      ['classify', 'function'],
+      ['answerer', 'agent'],
+      ['prepare', 'function'],
+      ['lookup', 'tool'],
+      ['enrich', 'function'],
+      ['merge', 'join'],
+    ]);
+    expect(graph.nodes[2]).toMatchObject({ description: 'Answers questions.', model: 'scripted' });
+    expect(graph.edges.map((e) => [e.from_node.name, e.to_node.name, e.route])).toEqual([
+      ['__START__', 'classify', undefined],
+      ['classify', 'answerer', 'question'],
+      ['classify', 'prepare', 'default'],
+      ['prepare', 'lookup', undefined],
+      ['prepare', 'enrich', undefined],
+      ['lookup', 'merge', undefined],
+      ['enrich', 'merge', undefined],
+      ['merge', 'classify', undefined],
+    ]);
+  });
+
+  it('GET /dev/apps/{app}/build_graph_image gives DOT whose node ids are the nodes’ event paths, with route labels; a nested workflow is a level of its own', async () => {
+    const { http } = await listen({ triage: triageWorkflow() });
+    const image = (await (await http('GET', '/dev/apps/triage/build_graph_image?dark_mode=false')).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(Object.keys(image)).toEqual(['triage', 'dotSrc']);
+    const dot = image.dotSrc as string;
+    expect(image.triage).toEqual({ dotSrc: dot });
+    expect(dot).toMatch(/^digraph "triage" \{/);
+    for (const line of [
+      '"__START__" -> "triage.classify"',
+      '"triage.classify" -> "triage.answerer" [label="  question"]',
+      '"triage.classify" -> "triage.prepare" [label="  default"]',
+      '"triage.merge" -> "triage.classify" [label="  max 2×"]',
+      '"triage.answerer" -> "__END__"',
+    ])
+      expect(dot).toContain(line);
+    // classify routes: a diamond; merge waits for all: an oval; enrich runs per item.
+    expect(dot).toMatch(/"triage\.classify" \[[^\]]*shape="diamond"/);
+    expect(dot).toMatch(/"triage\.merge" \[[^\]]*shape="oval"/);
+    expect(dot).toMatch(/"triage\.enrich" \[label=<[^\]]*per item[^\]]*shape="box3d"/);
+
+    const inner = new Workflow({ name: 'inner', edges: [['START', node((_ctx, x: string) => x, { name: 'echo' })]] });
+    const nested = await listen({ outer: new Workflow({ name: 'outer', edges: [['START', inner]] }) });
+    const levels = (await (
+      await nested.http('GET', '/dev/apps/outer/build_graph_image?dark_mode=true')
+    ).json()) as Record<string, { dotSrc: string }>;
+    expect(Object.keys(levels)).toEqual(['outer', 'outer/inner', 'dotSrc']);
+    expect(levels.outer!.dotSrc).toContain('"__START__" -> "outer.inner"');
+    // The inner workflow's nodes run under the outer node's path.
+    expect(levels['outer/inner']!.dotSrc).toContain('"__START__" -> "outer.inner.echo"');
+    const one = (await (
+      await nested.http('GET', '/dev/apps/outer/build_graph_image?node=outer/inner')
+    ).json()) as Record<string, unknown> & { dotSrc: string };
+    expect(one.dotSrc).toContain('"__START__" -> "outer.inner.echo"');
+    expect(one.dotSrc).toContain('#F8FAFC'); // light: dark_mode was not asked for
+    expect(Object.keys(one)).toEqual(['outer/inner', 'dotSrc']);
+    const missing = await nested.http('GET', '/dev/apps/outer/build_graph_image?node=outer/nope');
+    expect(await expectError(missing, 404, 'NOT_FOUND')).toMatch(
+      /no graph workflow at 'outer\/nope'.*'outer', 'outer\/inner'/,
+    );
+  });
+
+  it("GET …/events/{eventId}/graph lights the event's node and the edge it came along; the /dev routes need the token like the others", async () => {
+    const { workflow } = intake();
+    const tokens = { 'alice-token': 'alice', 'bob-token': 'bob' };
+    const { http } = await listen({ intake: workflow }, { auth: { tokens } });
+    const alice = { Authorization: 'Bearer alice-token' };
+    expect((await http('GET', '/dev/apps/intake/build_graph')).status).toBe(401);
+    expect((await http('GET', '/dev/apps/intake/build_graph', undefined, alice)).status).toBe(200);
+
+    const created = (await (
+      await http('POST', '/apps/intake/users/alice/sessions', undefined, alice)
+    ).json()) as WireSession;
+    const run = await http(
+      'POST',
+      '/run',
+      { appName: 'intake', userId: 'alice', sessionId: created.id, newMessage: message('hello') },
+      alice,
+    );
+    const events = (await run.json()) as WireEvent[];
+    const greetEnd = events.find((e) => e.nodeInfo?.path === 'intake.greet' && e.actions.agentState?.node === 'ended')!;
+    const path = `/apps/intake/users/alice/sessions/${created.id}/events/${greetEnd.id}/graph`;
+    for (const route of [path, `/dev${path}`]) {
+      const res = await http('GET', route, undefined, alice);
+      expect(res.status).toBe(200);
+      const { dotSrc } = (await res.json()) as { dotSrc: string };
+      expect(dotSrc).toMatch(/"intake\.greet" \[[^\]]*fillcolor="#0F5223"/);
+      expect(dotSrc).not.toMatch(/"intake\.askName" \[[^\]]*fillcolor="#0F5223"/);
+      expect(dotSrc).toMatch(/"__START__" -> "intake\.greet" \[[^\]]*color="#69CB87"/);
+    }
+    expect((await http('GET', path, undefined, { Authorization: 'Bearer bob-token' })).status).toBe(403);
+    expect(
+      await expectError(await http('GET', path.replace(greetEnd.id, 'nope'), undefined, alice), 404, 'NOT_FOUND'),
+    ).toMatch(/has no event 'nope'/);
   });
 });
