@@ -191,6 +191,42 @@ describe('what the panels show', () => {
     ]);
   });
 
+  it("leaves out ADK's form of a workflow's request for input, and tells it by its question", () => {
+    const request = {
+      id: 'triage.approve@1',
+      kind: 'input' as const,
+      agentPath: 'triage',
+      toolCallId: 'triage.approve@1',
+      toolName: 'adk_request_input',
+      args: { interruptId: 'triage.approve@1', message: 'Refund 20 USD?' },
+      message: 'Refund 20 USD?',
+    };
+    const session = encodeSession({
+      id: 's',
+      appName: 'a',
+      userId: 'u',
+      state: {},
+      lastUpdateTime: 1,
+      version: 2,
+      events: [
+        createEvent({ invocationId: 'inv-1', author: 'approve', interrupt: request }),
+        createEvent({
+          invocationId: 'inv-1',
+          author: 'user',
+          actions: { agentState: { resume: { responses: { [request.id]: 'yes' } } } },
+        }),
+      ],
+    });
+    const [asked, answered] = session.events!;
+    expect(asked!.content!.parts[0]).toMatchObject({ functionCall: { name: 'adk_request_input' } });
+    expect(eventFacts(asked!).map((f) => f.kind)).toEqual(['interrupt']);
+    expect(eventFacts(answered!).map((f) => f.kind)).toEqual(['answers']);
+    expect(transcript(session.events!).map((item) => ('text' in item ? item.text : item.kind))).toEqual([
+      'asks: Refund 20 USD?',
+      'answered the request with "yes"',
+    ]);
+  });
+
   it('tells the conversation: messages, steps, answers and errors', () => {
     const events = [
       localUserEvent('Book a table', 1),

@@ -92,7 +92,7 @@ export function blockedTitle(fact: { guardrail: string | undefined }): string {
   return fact.guardrail === undefined ? 'Blocked by a guardrail' : `Blocked by guardrail '${fact.guardrail}'`;
 }
 
-/** ADK's `adk_request_confirmation` call or response. */
+/** ADK's `adk_request_confirmation` or `adk_request_input` call or response: the interrupt and its answer say it already. */
 function isAdkConfirmation(part: Part): boolean {
   const name =
     'functionCall' in part
@@ -100,7 +100,7 @@ function isAdkConfirmation(part: Part): boolean {
       : 'functionResponse' in part
         ? part.functionResponse.name
         : undefined;
-  return name === 'adk_request_confirmation';
+  return name === 'adk_request_confirmation' || name === 'adk_request_input';
 }
 
 function partFact(part: Part): EventFact | undefined {

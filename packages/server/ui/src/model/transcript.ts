@@ -84,7 +84,9 @@ export function transcript(events: readonly WireEvent[], kindOf?: KindOf): ChatI
             text:
               fact.interruptKind === 'confirmation'
                 ? `asks to approve ${fact.toolName}`
-                : `asks for input for ${fact.toolName}`,
+                : fact.toolName === 'adk_request_input'
+                  ? `asks: ${fact.prompt || 'for input'}`
+                  : `asks for input for ${fact.toolName}`,
           });
           break;
         case 'answers':
@@ -125,7 +127,8 @@ function structuredInput(event: WireEvent): unknown {
 function describeAnswers(answers: Record<string, unknown>, asked: ReadonlyMap<string, InterruptInfo>): string {
   const parts = Object.entries(answers).map(([id, answer]) => {
     const interrupt = asked.get(id);
-    const tool = interrupt?.toolName ?? id;
+    // A workflow's RequestInput has no tool of its own: name the node's request.
+    const tool = interrupt?.toolName === 'adk_request_input' ? 'the request' : (interrupt?.toolName ?? id);
     // Stored as { confirmed }; the copy shown while the resume streams still holds the plain boolean sent.
     const confirmed =
       interrupt?.kind !== 'confirmation'
