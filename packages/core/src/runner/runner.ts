@@ -315,6 +315,7 @@ export class Runner {
           session,
           claim,
           answers.message,
+          params.stateDelta,
         );
       }
       if (pending.length > 0 && !runConfig.abandonInterrupts) {
@@ -384,6 +385,7 @@ export class Runner {
     session: Session,
     claim: SessionClaim,
     message?: Content,
+    stateDelta?: Record<string, unknown>,
   ): Promise<InvocationSetup> {
     const { userId, sessionId } = params;
     const runConfig = resolveRunConfig(params.runConfig);
@@ -437,7 +439,7 @@ export class Runner {
             invocationId,
             author: 'user',
             ...(message ? { content: message } : {}),
-            actions: { agentState: asAgentState({ resume: { responses: checked } }) },
+            actions: { stateDelta: { ...stateDelta }, agentState: asAgentState({ resume: { responses: checked } }) },
           })
         : undefined;
       return this.setup(session, runConfig, params.abortSignal, claim, {

@@ -326,4 +326,21 @@ describe('Workflow at run time', () => {
     const done = await s.send('b');
     expect(done.output).toEqual({ q1: 'a', q2: 'b' });
   });
+
+  it('a message that answers a request keeps its stateDelta, stored with the answer', async () => {
+    const ask = node(() => new RequestInput({ message: 'Name?' }), { name: 'ask' });
+    const greet = node((ctx: NodeContext, name: string) => `hello ${name} (${String(ctx.state.get('lang'))})`, {
+      name: 'greet',
+    });
+    const s = await session(new Workflow({ name: 'w', edges: [['START', ask, greet]] }));
+    await s.send('go');
+    const done = await s.runner.run({
+      userId: 'u',
+      sessionId: s.sessionId,
+      newMessage: 'Ada',
+      stateDelta: { lang: 'en' },
+    });
+    expect(done.output).toBe('hello Ada (en)');
+    expect(done.state.lang).toBe('en');
+  });
 });
