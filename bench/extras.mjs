@@ -1,6 +1,7 @@
 // Extra measurements, each in its own process (spawned by run.mjs), each printing one JSON line.
 // Usage: node --expose-gc bench/extras.mjs loop-flatness
-//        node --expose-gc bench/extras.mjs warm <troupe|floor|adk>
+//        node --expose-gc bench/extras.mjs warm <troupe|floor|adk> [scenario,scenario]
+//        node --expose-gc bench/extras.mjs graph-flatness <troupe|floor|adk>
 //        node --expose-gc bench/extras.mjs streaming
 //        node --expose-gc bench/extras.mjs fanout <agents>
 // (import cost: bench/import-cost.mjs)
@@ -11,10 +12,17 @@ import { URL } from 'node:url';
 import { BaseLlm, LlmAgent, ParallelAgent } from '../packages/core/dist/index.js';
 import { TEXT, WORDS, counters, resetCounters, respond } from './fake-model.mjs';
 import * as floor from './scenarios/floor.mjs';
-import { INSTRUCTION, PEER_FRAMEWORKS, USER_MESSAGE } from './scenarios/spec.mjs';
+import {
+  FLAT_CHAIN,
+  FLAT_CHAIN_CPU_AT,
+  INSTRUCTION,
+  PEER_FRAMEWORKS,
+  USER_MESSAGE,
+  WARM_SCENARIOS,
+} from './scenarios/spec.mjs';
 import * as troupe from './scenarios/troupe.mjs';
 import { FakeLlm, loopN, troupeApp } from './scenarios/troupe.mjs';
-import { gc, heapAfterGc, median, quantile, round } from './stats.mjs';
+import { cpuMicros, gc, heapAfterGc, median, quantile, round } from './stats.mjs';
 
 const MB = 1048576;
 
@@ -235,19 +243,15 @@ async function fanout(n) {
  * run than later (see docs/performance.md). Here each scenario (not sessions10k) runs for `WARM_MS`
  * first, then in `BLOCKS` blocks of about `BLOCK_MS`, each on a fresh app (so the retained sessions
  * stay one block's worth); the figure is the median over blocks of the mean µs per run, GC included.
+ * (Until 2026-11-28 each block began with a forced gc(); see the comment in the loop.)
  */
-async function warm(framework) {
+async function warm(framework, only) {
   const WARM_MS = 1500;
   const BLOCKS = 5;
   const BLOCK_MS = 300;
-  const module =
-    framework === 'troupe'
-      ? troupe
-      : framework === 'floor'
-        ? floor
-        : await import(new URL(PEER_FRAMEWORKS[framework], import.meta.url).href);
+  const module = await scenariosOf(framework);
   const out = { framework, scenario: 'warm' };
-  for (const scenario of WARM_SCENARIOS) {
+  for (const scenario of only ?? WARM_SCENARIOS) {
     const make = module[scenario];
     const warmApp = make();
     let runs = 0;
@@ -258,34 +262,124 @@ async function warm(framework) {
     }
     const perBlock = Math.max(3, Math.round((runs * BLOCK_MS) / WARM_MS));
     const samples = [];
+    const cpuSamples = [];
     for (let block = 0; block < BLOCKS; block++) {
+      // No forced gc() here: a full GC deoptimizes the optimized code that embeds objects it
+      // collects (V8's 'weak objects' deopts: ~50 Troupe functions after graph50's warm-up), and
+      // Troupe's graph50 then runs ~3× slower for its next 40–60 runs (ADK's ~1.7×, the floor's not
+      // at all): that would measure re-warming. Earlier blocks' garbage is collected when V8 decides.
       const app = make();
-      gc();
+      const cpu = cpuMicros();
       samples.push((await meanMs(app.run, perBlock)) * 1000);
+      cpuSamples.push((cpuMicros() - cpu) / perBlock);
     }
     out[`${scenario}_us`] = round(median(samples), 1);
+    out[`${scenario}_cpu_us`] = round(median(cpuSamples), 1);
   }
-  out.notes = `each scenario after ${WARM_MS} ms of runs (JIT warm); median of ${BLOCKS} blocks of ~${BLOCK_MS} ms on a fresh app, mean µs per run, GC included`;
+  out.notes = `each scenario after ${WARM_MS} ms of runs (JIT warm); median of ${BLOCKS} blocks of ~${BLOCK_MS} ms on a fresh app, mean µs per run, GC included (<scenario>_cpu_us: the process's CPU time per run, all threads)`;
   return out;
 }
 
-/** The scenarios `warm` measures (sessions10k is one long run already). */
-export const WARM_SCENARIOS = ['seq10', 'fanout100', 'loop200', 'tools10', 'transfer'];
+/** A framework's scenario module: troupe, floor, or a peer's (installed by npm run bench:peers). */
+async function scenariosOf(framework) {
+  if (framework === 'troupe') return troupe;
+  if (framework === 'floor') return floor;
+  return import(new URL(PEER_FRAMEWORKS[framework], import.meta.url).href);
+}
 
-const [what, arg] = process.argv.slice(2);
+/**
+ * Is a graph workflow's per-node cost flat in the number of nodes already finished? Runs of a
+ * chain of FLAT_CHAIN.nodes function nodes; each node stamps performance.now() as it starts, and
+ * the nodes at the windows' ends (FLAT_CHAIN_CPU_AT) also the process's CPU time. The time from
+ * node 1's start to node 51's is what nodes 1–50 cost (engine, events, session appends, GC
+ * included), node 450's start to node 500's what the last 50 cost. Each window is summed over the
+ * runs (each run on a new session deleted after it, after uncounted warm-up runs), so a GC pause counts
+ * wherever it lands, and the ratio is late ÷ early: in CPU time (what the process used, not the
+ * time it waited for a core: the steadier figure on a loaded machine) and in wall time. Beside
+ * them, the median single node interval of each window over all runs (pauses left out).
+ */
+async function graphFlatness(framework) {
+  const WARMUP = 5;
+  // At least MIN_RUNS runs, more while under BUDGET_MS (up to MAX_RUNS): sums over more runs are steadier.
+  const MIN_RUNS = 30;
+  const MAX_RUNS = 200;
+  const BUDGET_MS = 8000;
+  const { nodes, window } = FLAT_CHAIN;
+  const [a, b, c, d] = FLAT_CHAIN_CPU_AT;
+  const module = await scenariosOf(framework);
+  const app = module.chainN(nodes);
+  // Each run's session is deleted after it, so the heap holds one run's events, not every run's:
+  // what is measured is growth within a run, not collecting the sessions of earlier runs.
+  const run = () => app.run({ dropSession: true });
+  for (let i = 0; i < WARMUP; i++) await run();
+  const sums = { cpuEarly: 0, cpuLate: 0, wallEarly: 0, wallLate: 0 };
+  const perRun = [];
+  const early = [];
+  const late = [];
+  const totals = [];
+  const began = performance.now();
+  let runs = 0;
+  // No forced gc() between runs: it deoptimizes code (see warm()), so the first window of the next
+  // run would measure re-warming. GC pauses land where V8 puts them, in either window.
+  for (; runs < MIN_RUNS || (runs < MAX_RUNS && performance.now() - began < BUDGET_MS); runs++) {
+    const t = performance.now();
+    await run();
+    totals.push((performance.now() - t) * 1000);
+    const { stamps, cpu } = app;
+    const cpuEarly = cpu[b] - cpu[a];
+    const cpuLate = cpu[d] - cpu[c];
+    if (!(cpuEarly > 0 && cpuLate > 0 && stamps[d] > stamps[a]))
+      throw new Error(`graph-flatness ${framework}: node stamps missing`);
+    sums.cpuEarly += cpuEarly;
+    sums.cpuLate += cpuLate;
+    sums.wallEarly += (stamps[b] - stamps[a]) * 1000;
+    sums.wallLate += (stamps[d] - stamps[c]) * 1000;
+    perRun.push(cpuLate / cpuEarly);
+    for (let i = a; i < b; i++) early.push((stamps[i + 1] - stamps[i]) * 1000);
+    for (let i = c; i < d; i++) late.push((stamps[i + 1] - stamps[i]) * 1000);
+  }
+  const perNode = (sum) => round(sum / (runs * window), 2);
+  return {
+    framework,
+    scenario: 'graph-flatness',
+    nodes,
+    window,
+    runs,
+    cpu_us_per_node_first: perNode(sums.cpuEarly),
+    cpu_us_per_node_last: perNode(sums.cpuLate),
+    cpu_ratio_last_vs_first: round(sums.cpuLate / sums.cpuEarly, 3),
+    cpu_ratio_per_run: [round(quantile(perRun, 0.1), 2), round(median(perRun), 2), round(quantile(perRun, 0.9), 2)],
+    us_per_node_first: perNode(sums.wallEarly),
+    us_per_node_last: perNode(sums.wallLate),
+    ratio_last_vs_first: round(sums.wallLate / sums.wallEarly, 3),
+    median_node_us_first: round(median(early), 2),
+    median_node_us_last: round(median(late), 2),
+    median_node_ratio: round(median(late) / median(early), 3),
+    run_p50_us: round(median(totals), 1),
+    target_ratio: 1.5,
+    notes: `${app.notes}; per-node cost = time between node starts over ${window} nodes (nodes ${a + 1}→${b + 1} and ${c + 1}→${d + 1}), summed over ${runs} runs (at least ${MIN_RUNS}, more within ${BUDGET_MS / 1000} s) after ${WARMUP} warm-up runs, in CPU time (process.cpuUsage, all threads) and wall time; cpu_ratio_per_run = p10, median, p90 of the runs' own ratios; median_node = median single interval (pauses left out)`,
+  };
+}
+
+const FRAMEWORK_NAMES = ['troupe', 'floor', ...Object.keys(PEER_FRAMEWORKS)];
+const [what, arg, arg2] = process.argv.slice(2);
 const jobs = {
   'loop-flatness': loopFlatness,
   streaming,
-  // `warm adk`: ADK JS (installed by npm run bench:peers).
-  warm: () => warm(arg),
+  // `warm adk`: ADK JS (installed by npm run bench:peers). An optional list limits the scenarios.
+  warm: () => warm(arg, arg2?.split(',')),
+  'graph-flatness': () => graphFlatness(arg),
   fanout: () => fanout(Number(arg)),
 };
 if (
   !jobs[what] ||
   (what === 'fanout' && !(Number(arg) > 0)) ||
-  (what === 'warm' && !['troupe', 'floor', ...Object.keys(PEER_FRAMEWORKS)].includes(arg))
+  ((what === 'warm' || what === 'graph-flatness') && !FRAMEWORK_NAMES.includes(arg)) ||
+  (what === 'warm' && arg2 !== undefined && !arg2.split(',').every((s) => WARM_SCENARIOS.includes(s)))
 ) {
-  console.error('usage: extras.mjs loop-flatness | streaming | warm <troupe|floor|adk> | fanout <agents>');
+  console.error(
+    `usage: extras.mjs loop-flatness | streaming | warm <${FRAMEWORK_NAMES.join('|')}> [${WARM_SCENARIOS.join(',')}] | graph-flatness <${FRAMEWORK_NAMES.join('|')}> | fanout <agents>`,
+  );
   process.exit(2);
 }
 console.log(JSON.stringify(await jobs[what]()));

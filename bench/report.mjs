@@ -2,7 +2,8 @@
 import { median, round } from './stats.mjs';
 
 export const TARGETS = Object.freeze({
-  throughputRatio: 3, // floor runs/s ÷ Troupe runs/s, every scenario
+  throughputRatio: 3, // floor runs/s ÷ Troupe runs/s, every scenario without its own floorRatioTarget (scenarios/spec.mjs)
+  graphFlatRatio: 1.5, // graph50's 500-node chain: per-node cost of the last 50 nodes ÷ the first 50
   loopRatio: 1.2, // per-iteration cost at 400 iterations ÷ at 50
   memoryRatio: 2, // cost of remembering a turn at 2,000 session events ÷ at 100
   sessionKb: 1.5, // heap per idle in-memory session with one completed run
@@ -20,6 +21,7 @@ const MEDIAN_FIELDS = [
   'per_session_p50_us',
   'per_session_p99_us',
   'sessions_per_sec',
+  'cpu_us_per_run',
 ];
 
 /** One documented JSON line from the rounds of one (framework, scenario): medians of every number. */
@@ -57,21 +59,30 @@ export function ratios(troupeRounds, floorRounds) {
   const n = Math.min(troupeRounds.length, floorRounds.length);
   const throughput = [];
   const p50 = [];
+  const cpu = [];
   for (let i = 0; i < n; i++) {
     throughput.push(floorRounds[i].runs_per_sec / troupeRounds[i].runs_per_sec);
     p50.push(troupeRounds[i].p50_us / floorRounds[i].p50_us);
+    if (troupeRounds[i].cpu_us_per_run > 0 && floorRounds[i].cpu_us_per_run > 0)
+      cpu.push(troupeRounds[i].cpu_us_per_run / floorRounds[i].cpu_us_per_run);
   }
   return {
     throughput_ratio: round(median(throughput), 2),
     throughput_ratio_range: [round(Math.min(...throughput), 2), round(Math.max(...throughput), 2)],
     p50_ratio: round(median(p50), 2),
+    cpu_ratio: cpu.length ? round(median(cpu), 2) : undefined,
   };
 }
 
 const pad = (value, width) => String(value).padStart(width);
 const fmt = (x) => (x >= 100 ? String(Math.round(x)) : String(round(x, 1)));
 
-/** The ratio table as text lines. */
+/** The floor/Troupe throughput ratio a scenario must stay within (its own `floorRatioTarget`, else 3×). */
+export function floorTarget(spec) {
+  return spec?.floorRatioTarget ?? TARGETS.throughputRatio;
+}
+
+/** The ratio table as text lines (rows: { scenario, troupe, floor, ratio, target }). */
 export function ratioTable(rows) {
   const header = [
     'scenario',
@@ -82,9 +93,10 @@ export function ratioTable(rows) {
     'troupe p50 µs',
     'floor p50 µs',
     'p50 ratio',
-    `≤${TARGETS.throughputRatio}×`,
+    'cpu ratio',
+    'target',
   ];
-  const widths = [12, 14, 13, 13, 15, 14, 13, 10, 5];
+  const widths = [12, 14, 13, 13, 15, 14, 13, 10, 10, 9];
   const lines = [header.map((h, i) => pad(h, widths[i])).join(' '), widths.map((w) => '-'.repeat(w)).join(' ')];
   for (const r of rows) {
     const cells = [
@@ -96,7 +108,8 @@ export function ratioTable(rows) {
       fmt(r.troupe.p50_us),
       fmt(r.floor.p50_us),
       `${r.ratio.p50_ratio}×`,
-      r.ratio.throughput_ratio <= TARGETS.throughputRatio ? 'yes' : 'NO',
+      r.ratio.cpu_ratio === undefined ? 'n/a' : `${r.ratio.cpu_ratio}×`,
+      `≤${r.target}× ${r.ratio.throughput_ratio <= r.target ? 'ok' : 'NO'}`,
     ];
     lines.push(cells.map((c, i) => pad(c, widths[i])).join(' '));
   }
@@ -111,15 +124,19 @@ export function peerRatios(troupeRounds, peerRounds) {
   const n = Math.min(troupeRounds.length, peerRounds.length);
   const faster = [];
   const throughput = [];
+  const cpu = [];
   for (let i = 0; i < n; i++) {
     faster.push(peerRounds[i].p50_us / troupeRounds[i].p50_us);
     throughput.push(troupeRounds[i].runs_per_sec / peerRounds[i].runs_per_sec);
+    if (troupeRounds[i].cpu_us_per_run > 0 && peerRounds[i].cpu_us_per_run > 0)
+      cpu.push(peerRounds[i].cpu_us_per_run / troupeRounds[i].cpu_us_per_run);
   }
   return {
     p50_faster: round(median(faster), 2),
     p50_faster_range: [round(Math.min(...faster), 2), round(Math.max(...faster), 2)],
     throughput_ratio: round(median(throughput), 2),
     throughput_ratio_range: [round(Math.min(...throughput), 2), round(Math.max(...throughput), 2)],
+    cpu_faster: cpu.length ? round(median(cpu), 2) : undefined,
   };
 }
 
@@ -135,8 +152,9 @@ export function peerTable(rows, peer) {
     `${peer} runs/s`,
     'troupe/' + peer,
     '(min..max)',
+    '× less cpu',
   ];
-  const widths = [12, 14, 13, 15, 13, 14, 13, 12, 13];
+  const widths = [12, 14, 13, 15, 13, 14, 13, 12, 13, 11];
   const lines = [header.map((h, i) => pad(h, widths[i])).join(' '), widths.map((w) => '-'.repeat(w)).join(' ')];
   for (const r of rows) {
     const cells = [
@@ -149,6 +167,7 @@ export function peerTable(rows, peer) {
       fmt(r.peer.runs_per_sec),
       `${r.ratio.throughput_ratio}×`,
       `${r.ratio.throughput_ratio_range[0]}..${r.ratio.throughput_ratio_range[1]}`,
+      r.ratio.cpu_faster === undefined ? 'n/a' : `${r.ratio.cpu_faster}×`,
     ];
     lines.push(cells.map((c, i) => pad(c, widths[i])).join(' '));
   }
@@ -160,7 +179,8 @@ export function peerTable(rows, peer) {
  * each peer how many times Troupe's time it takes. `warm` maps framework → extras.mjs warm line.
  */
 export function warmTable(warm, peers) {
-  const title = 'After JIT warm-up (extras.mjs warm: mean µs per run over blocks on fresh apps, GC included)';
+  const title =
+    "After JIT warm-up (extras.mjs warm: mean µs per run over blocks on fresh apps, GC included; 'cpu' rows: the process's CPU µs per run)";
   const header = [
     'scenario',
     'troupe µs',
@@ -170,14 +190,18 @@ export function warmTable(warm, peers) {
   ];
   const widths = [12, 11, 10, 13, ...peers.flatMap(() => [12, 18])];
   const lines = [title, header.map((h, i) => pad(h, widths[i])).join(' '), widths.map((w) => '-'.repeat(w)).join(' ')];
-  const scenarios = Object.keys(warm.troupe ?? {})
+  // A row per scenario (wall µs per run), and one per `<scenario>_cpu_us` field (the process's CPU µs per run).
+  const rows = Object.keys(warm.troupe ?? {})
     .filter((key) => key.endsWith('_us'))
-    .map((key) => key.slice(0, -3));
-  for (const scenario of scenarios) {
-    const us = (framework) => warm[framework]?.[`${scenario}_us`] ?? NaN;
+    .map((key) => ({
+      key,
+      label: key.endsWith('_cpu_us') ? `${key.slice(0, -7)} cpu` : key.slice(0, -3),
+    }));
+  for (const { key, label } of rows) {
+    const us = (framework) => warm[framework]?.[key] ?? NaN;
     const ratio = (a, b) => (a > 0 && b > 0 ? `${round(a / b, 2)}×` : 'n/a');
     const show = (x) => (Number.isFinite(x) ? fmt(x) : 'n/a');
-    const cells = [scenario, show(us('troupe')), show(us('floor')), ratio(us('troupe'), us('floor'))];
+    const cells = [label, show(us('troupe')), show(us('floor')), ratio(us('troupe'), us('floor'))];
     for (const peer of peers) cells.push(show(us(peer)), ratio(us(peer), us('troupe')));
     lines.push(cells.map((c, i) => pad(c, widths[i])).join(' '));
   }

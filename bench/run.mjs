@@ -2,7 +2,8 @@
 // alternating Troupe/floor within one invocation, then the extra measurements.
 // Usage: npm run bench [-- --rounds 9 --only seq10,transfer --no-extras --strict --no-build]
 //        npm run bench:peers [-- --rounds 5 --only seq10]   (adds the peer frameworks of bench/peers: ADK JS)
-// Both end with each scenario measured again after JIT warm-up (extras.mjs warm), per framework.
+// Both end with each scenario measured again after JIT warm-up (extras.mjs warm), per framework,
+// and, when graph50 is measured, its flatness check (extras.mjs graph-flatness), per framework.
 //
 // It measures the BUILT code (packages/core/dist): run `npm run build` first. This script runs the
 // build itself when dist is missing or older than packages/core/src (unless --no-build), so numbers
@@ -21,8 +22,8 @@ import console from 'node:console';
 import { performance } from 'node:perf_hooks';
 import { URL, fileURLToPath } from 'node:url';
 import { ensurePeersInstalled } from './peers/install.mjs';
-import { TARGETS, aggregate, peerRatios, peerTable, ratioTable, ratios, warmTable } from './report.mjs';
-import { FRAMEWORKS as OWN_FRAMEWORKS, PEER_FRAMEWORKS, SCENARIOS } from './scenarios/spec.mjs';
+import { TARGETS, aggregate, floorTarget, peerRatios, peerTable, ratioTable, ratios, warmTable } from './report.mjs';
+import { FRAMEWORKS as OWN_FRAMEWORKS, PEER_FRAMEWORKS, SCENARIOS, WARM_SCENARIOS } from './scenarios/spec.mjs';
 import { round } from './stats.mjs';
 
 const started = performance.now();
@@ -96,6 +97,7 @@ for (const scenario of scenarios) {
       troupe: agg.troupe,
       floor: agg.floor,
       ratio: ratios(raw.troupe[scenario], raw.floor[scenario]),
+      target: floorTarget(SCENARIOS[scenario]),
     });
 }
 for (const line of lines) console.log(JSON.stringify(line));
@@ -141,15 +143,37 @@ if (args.extras) {
   for (const value of [extras.import, extras.loop, extras.memory, extras.streaming, ...extras.fanout])
     if (value) console.log(JSON.stringify(value));
 }
-// After JIT warm-up, one process per framework (with --peers too, where the other extras are off).
-if (args.extras || args.peers) {
+// After JIT warm-up, one process per framework (with --peers too, where the other extras are off),
+// for the measured scenarios that have a warm form.
+const warmScenarios = WARM_SCENARIOS.filter((s) => scenarios.includes(s));
+if ((args.extras || args.peers) && warmScenarios.length > 0) {
   extras.warm = {};
+  const only = args.only ? [warmScenarios.join(',')] : [];
   for (const framework of FRAMEWORKS) {
     log(`extras: ${framework} after JIT warm-up`);
-    extras.warm[framework] = await extra(['--expose-gc', join(benchDir, 'extras.mjs'), 'warm', framework]);
+    extras.warm[framework] = await extra(
+      ['--expose-gc', join(benchDir, 'extras.mjs'), 'warm', framework, ...only],
+      false,
+      framework,
+    );
   }
   console.log('');
   console.log(warmTable(extras.warm, PEERS));
+}
+// graph50's flatness check: a 500-node chain, per-node cost of its last 50 nodes vs its first 50,
+// one process per framework (with --peers too).
+if ((args.extras || args.peers) && scenarios.includes('graph50')) {
+  extras.graphFlatness = {};
+  for (const framework of FRAMEWORKS) {
+    log(`extras: ${framework} graph workflow flatness (500-node chain)`);
+    extras.graphFlatness[framework] = await extra(
+      ['--expose-gc', join(benchDir, 'extras.mjs'), 'graph-flatness', framework],
+      false,
+      framework,
+    );
+  }
+  console.log('');
+  for (const value of Object.values(extras.graphFlatness)) if (value) console.log(JSON.stringify(value));
 }
 
 // ---- summary ---------------------------------------------------------------------------------
@@ -157,10 +181,35 @@ const sessionsRow = rows.find((r) => r.scenario === 'sessions10k');
 const checks = [];
 for (const r of rows)
   checks.push({
-    target: `${r.scenario} within ${TARGETS.throughputRatio}× of the floor's throughput`,
+    target: `${r.scenario} within ${r.target}× of the floor's throughput`,
     value: `${r.ratio.throughput_ratio}×`,
-    ok: r.ratio.throughput_ratio <= TARGETS.throughputRatio,
+    ok: r.ratio.throughput_ratio <= r.target,
   });
+// Scenarios with a throughput target against a peer (graph50: Troupe ≥ 5× ADK's runs/s).
+for (const [peer, comparisons] of Object.entries(peerComparisons))
+  for (const c of comparisons) {
+    const wanted = SCENARIOS[c.scenario].peerThroughputTarget;
+    if (wanted === undefined) continue;
+    const warmTroupe = extras.warm?.troupe?.[`${c.scenario}_us`];
+    const warmPeer = extras.warm?.[peer]?.[`${c.scenario}_us`];
+    const afterWarmUp = warmTroupe > 0 && warmPeer > 0 ? `; after JIT warm-up ${round(warmPeer / warmTroupe, 2)}×` : '';
+    checks.push({
+      target: `${c.scenario}: Troupe ≥ ${wanted}× ${peer}'s throughput`,
+      value: `${c.throughput_ratio}× (rounds ${c.throughput_ratio_range[0]}..${c.throughput_ratio_range[1]}${afterWarmUp})`,
+      ok: c.throughput_ratio >= wanted,
+    });
+  }
+if (extras.graphFlatness) {
+  for (const [framework, f] of Object.entries(extras.graphFlatness)) {
+    if (!f) continue;
+    checks.push({
+      target: `${framework === 'troupe' ? '' : `${framework} (info): `}graph workflow per-node CPU time, last ${f.window} of ${f.nodes} chained nodes ≤ ${TARGETS.graphFlatRatio}× the first ${f.window}`,
+      value: `${f.cpu_ratio_last_vs_first}× (${f.cpu_us_per_node_first} → ${f.cpu_us_per_node_last} µs/node; wall ${f.ratio_last_vs_first}×, median node ${f.median_node_us_first} → ${f.median_node_us_last} µs = ${f.median_node_ratio}×)`,
+      ok: framework !== 'troupe' || f.cpu_ratio_last_vs_first <= TARGETS.graphFlatRatio,
+      info: framework !== 'troupe',
+    });
+  }
+}
 if (sessionsRow) {
   const kb = sessionsRow.troupe.heap_kb_per_session;
   checks.push({
@@ -330,12 +379,12 @@ function lastJson(stdout) {
 }
 
 /** Runs one extra measurement process; a failure is recorded (and printed) rather than hidden. */
-async function extra(argv, nonZeroIsTargetMiss = false) {
+async function extra(argv, nonZeroIsTargetMiss = false, framework = 'troupe') {
   const { code, stdout, stderr } = await node(argv);
   const line = lastJson(stdout);
   if (!line || (code !== 0 && !nonZeroIsTargetMiss)) {
     const reason = stderr.trim().split('\n').slice(-3).join(' | ') || `exit code ${code}`;
-    failures.push({ framework: 'troupe', scenario: argv.slice(-2).join(' '), reason });
+    failures.push({ framework, scenario: argv.slice(-2).join(' '), reason });
     log(`FAILED extra ${argv.slice(-2).join(' ')}: ${reason}`);
     return undefined;
   }

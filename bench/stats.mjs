@@ -39,6 +39,12 @@ export function heapAfterGc() {
   return process.memoryUsage().heapUsed;
 }
 
+/** CPU time this process has used (user + system, all its threads), in µs; precise to the µs on Linux. */
+export function cpuMicros() {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+}
+
 /** The uncounted warm-up for `runs` counted runs: 10%, at least 5. */
 export function warmupRuns(runs) {
   return Math.max(5, Math.ceil(runs * 0.1));
@@ -47,13 +53,15 @@ export function warmupRuns(runs) {
 /**
  * Times `runs` sequential calls of `runOnce` (each awaited) after `warmup` uncounted ones.
  * `beforeCounted` runs between the two (e.g. to reset call counters).
- * Returns the total wall time in seconds and the per-run latencies in microseconds.
+ * Returns the total wall time in seconds, the per-run latencies in microseconds, and the CPU time
+ * the process used during the counted runs (µs, all threads: GC helpers included).
  */
 export async function timeRuns(runOnce, { runs, warmup, beforeCounted }) {
   for (let i = 0; i < warmup; i++) await runOnce(i, true);
   beforeCounted?.();
   gc();
   const latencies = new Array(runs);
+  const cpuStart = cpuMicros();
   const start = performance.now();
   for (let i = 0; i < runs; i++) {
     const t = performance.now();
@@ -61,5 +69,5 @@ export async function timeRuns(runOnce, { runs, warmup, beforeCounted }) {
     latencies[i] = (performance.now() - t) * 1000;
   }
   const seconds = (performance.now() - start) / 1000;
-  return { seconds, latencies };
+  return { seconds, latencies, cpuMicros: cpuMicros() - cpuStart };
 }

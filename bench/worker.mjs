@@ -23,7 +23,7 @@ async function measureRuns() {
   const s = impl[scenario]();
   const warmup = warmupRuns(spec.runs);
   let first;
-  const { seconds, latencies } = await timeRuns(
+  const { seconds, latencies, cpuMicros } = await timeRuns(
     async (i, warm) => {
       const result = await s.run();
       if (warm && i === 0) first = result;
@@ -36,7 +36,7 @@ async function measureRuns() {
   const heap = heapAfterGc();
   // Awaited: a peer's check may read its session store (ADK's run result carries no state).
   await s.verify(first);
-  return { seconds, latencies, llmCalls, toolCalls, heap, warmup, notes: s.notes };
+  return { seconds, latencies, cpuMicros, llmCalls, toolCalls, heap, warmup, notes: s.notes };
 }
 
 async function measureSessions() {
@@ -46,13 +46,14 @@ async function measureSessions() {
   await s.warmup(warmup);
   resetCounters();
   const before = heapAfterGc();
-  const { seconds, latencies } = await timeRuns(() => s.run(), { runs: 1, warmup: 0 });
+  const { seconds, latencies, cpuMicros } = await timeRuns(() => s.run(), { runs: 1, warmup: 0 });
   const after = heapAfterGc();
   // Keeps the app and its 10,000 sessions reachable until after the measurement.
   if (!s.retained) throw new Error('sessions must stay retained until measured');
   return {
     seconds,
     latencies,
+    cpuMicros,
     heap: after,
     llmCalls: counters.llmCalls,
     toolCalls: counters.toolCalls,
@@ -81,6 +82,8 @@ const result = {
   heap_mb: round(heapMb, 2),
   llm_calls_per_run: llmCallsPerRun,
   notes: `${m.notes}; sessions kept in memory; warm-up ${m.warmup}${hasGc ? '' : '; NO --expose-gc: heap without gc'}`,
+  // CPU time per counted run (process.cpuUsage, all threads): unlike wall time, not inflated by waiting for a core.
+  cpu_us_per_run: round(m.cpuMicros / spec.runs, 1),
   ...m.extra,
 };
 const problems = [];

@@ -11,18 +11,22 @@ import {
   BaseLlm,
   FunctionTool,
   InMemorySessionService,
+  JoinNode,
   LlmAgent,
   LoopAgent,
   ParallelAgent,
   Runner,
   SequentialAgent,
+  Workflow,
   createEvent,
   createEventActions,
   getFunctionResponses,
+  node,
 } from '@google/adk';
 import { z } from 'zod';
 import { TEXT, TOOL_TURNS, add, respond } from '../fake-model.mjs';
-import { INSTRUCTION, USER_MESSAGE } from '../scenarios/spec.mjs';
+import { FLAT_CHAIN_CPU_AT, GRAPH50, INSTRUCTION, USER_MESSAGE, classifyRoute } from '../scenarios/spec.mjs';
+import { cpuMicros } from '../stats.mjs';
 
 const APP = 'bench';
 const USER = 'u';
@@ -85,7 +89,8 @@ function followDeclaredArgs(content, request) {
 export function adkApp(agent) {
   const sessionService = new InMemorySessionService();
   const runner = new Runner({ appName: APP, agent, sessionService });
-  const run = async () => {
+  // `dropSession`: delete the run's session afterwards (the flatness check keeps one run's heap at a time).
+  const run = async ({ dropSession = false } = {}) => {
     const session = await sessionService.createSession({ appName: APP, userId: USER });
     const events = [];
     for await (const event of runner.runAsync({ userId: USER, sessionId: session.id, newMessage: NEW_MESSAGE })) {
@@ -93,6 +98,7 @@ export function adkApp(agent) {
         throw new Error(`ADK run of '${agent.name}' failed: ${event.errorCode} ${event.errorMessage}`);
       events.push(event);
     }
+    if (dropSession) await sessionService.deleteSession({ appName: APP, userId: USER, sessionId: session.id });
     return { sessionId: session.id, events };
   };
   // The stored session of a run: what verify() checks (state written, events kept).
@@ -244,5 +250,100 @@ export function sessions10k({ sessions }) {
     perSessionUs,
     retained: counted,
     notes: 'ADK: one LlmAgent, one Runner + InMemorySessionService; 10,000 sessions each created + one completed run',
+  };
+}
+
+/** The output node `name` of workflow `workflow` gave in a run's events (ADK: its event with `output`). */
+function nodeOutput(events, workflow, name) {
+  const path = `${workflow}.${name}`;
+  return events.findLast((e) => e.nodeInfo?.path === path && e.output !== undefined)?.output;
+}
+
+/**
+ * graph50 (bench-scenarios.md) with ADK 2.0's `Workflow` as the Runner's root, as its
+ * samples/workflows build graphs: node() functions, JoinNode, LlmAgents as nodes, a route map.
+ */
+export function graph50() {
+  const model = new FakeAdkLlm('text');
+  const numbered = (prefix, n) => Array.from({ length: n }, (_, i) => `${prefix}${i + 1}`);
+  const classify = node((_ctx, text) => createEvent({ output: text, route: classifyRoute(text) }), {
+    name: 'classify',
+  });
+  const fallback = node((_ctx, text) => `fallback: ${text}`, { name: 'fallback' });
+  const plan = llm('plan', model);
+  const workers = numbered('w', GRAPH50.workers).map((name, i) => node(() => i + 1, { name }));
+  const join1 = new JoinNode({ name: 'join1' });
+  const reviewers = numbered('r', GRAPH50.reviewers).map((name) => llm(name, model));
+  const join2 = new JoinNode({ name: 'join2' });
+  const summarize = node((_ctx, answers) => Object.values(answers).filter((a) => a === TEXT).length, {
+    name: 'summarize',
+  });
+  const chain = numbered('s', GRAPH50.chain).map((name) =>
+    node(
+      (ctx) => {
+        ctx.state.set('counter', ctx.state.get('counter', 0) + 1);
+      },
+      { name },
+    ),
+  );
+  const end = node((ctx) => ctx.state.get('counter'), { name: 'end' });
+  const workflow = new Workflow({
+    name: 'graph50',
+    edges: [
+      ['START', classify, { A: plan, B: fallback }],
+      [plan, workers, join1, reviewers, join2, summarize, ...chain, end],
+    ],
+  });
+  const { run, stored } = adkApp(workflow);
+  return {
+    run,
+    verify: async (r) => {
+      const output = r.events.findLast((e) => e.output !== undefined)?.output;
+      expect(output === GRAPH50.chain, `output ${JSON.stringify(output)}, expected ${GRAPH50.chain}`);
+      const { state } = await stored(r);
+      expect(state.counter === GRAPH50.chain, `state.counter ${state.counter}`);
+      expect(nodeOutput(r.events, 'graph50', 'plan') === TEXT, 'plan answered');
+      const joined = nodeOutput(r.events, 'graph50', 'join1');
+      for (let i = 1; i <= GRAPH50.workers; i++) expect(joined?.[`w${i}`] === i, `join1.w${i}`);
+      for (let i = 1; i <= GRAPH50.reviewers; i++)
+        expect(nodeOutput(r.events, 'graph50', `r${i}`) === TEXT, `r${i} answered`);
+      expect(nodeOutput(r.events, 'graph50', 'summarize') === GRAPH50.reviewers, 'summarize counted every answer');
+      expect(nodeOutput(r.events, 'graph50', 'fallback') === undefined, 'fallback did not run');
+    },
+    notes:
+      'ADK Workflow as the Runner root: classify (route A) → plan (LlmAgent) → w1..w10 → JoinNode → r1..r10 (LlmAgents) → JoinNode → summarize → s1..s24 (ctx.state counter) → end; unused B → fallback; new session per run',
+  };
+}
+
+/** The flatness chain with ADK's Workflow: `nodes` function nodes, each stamping its start and returning input + 1. */
+export function chainN(nodes) {
+  const stamps = new Float64Array(nodes);
+  // CPU time too at the flatness windows' ends (process.cpuUsage costs about a µs: not on every node).
+  const cpu = new Float64Array(nodes);
+  const cpuAt = new Uint8Array(nodes);
+  for (const i of FLAT_CHAIN_CPU_AT) if (i < nodes) cpuAt[i] = 1;
+  const chain = Array.from({ length: nodes }, (_, i) =>
+    node(
+      (_ctx, x) => {
+        stamps[i] = performance.now();
+        if (cpuAt[i]) cpu[i] = cpuMicros();
+        return i === 0 ? 1 : x + 1;
+      },
+      { name: `c${i + 1}` },
+    ),
+  );
+  const { run } = adkApp(new Workflow({ name: 'chain', edges: [['START', ...chain]] }));
+  return {
+    run: async (options) => {
+      stamps.fill(NaN);
+      cpu.fill(NaN);
+      const result = await run(options);
+      const output = result.events.findLast((e) => e.output !== undefined)?.output;
+      expect(output === nodes, `chain output ${JSON.stringify(output)}, expected ${nodes}`);
+      return result;
+    },
+    stamps,
+    cpu,
+    notes: `ADK Workflow: a chain of ${nodes} function nodes, each returning its input + 1`,
   };
 }

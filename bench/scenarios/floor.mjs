@@ -4,18 +4,21 @@
 // and are kept for the whole measurement (as Troupe's InMemorySessionService keeps them).
 import { performance } from 'node:perf_hooks';
 import { TEXT, TOOL_TURNS, add, respond } from '../fake-model.mjs';
-import { USER_MESSAGE } from './spec.mjs';
+import { FLAT_CHAIN_CPU_AT, GRAPH50, USER_MESSAGE, classifyRoute } from './spec.mjs';
+import { cpuMicros } from '../stats.mjs';
 
 let lastId = 0;
 
 function floorApp(agent) {
   const sessions = new Map();
-  const run = async () => {
+  // `dropSession`: delete the run's session afterwards (the flatness check keeps one run's heap at a time).
+  const run = async ({ dropSession = false } = {}) => {
     const session = { id: `s${++lastId}`, state: {}, events: [], usage: { inputTokens: 0, outputTokens: 0 } };
     sessions.set(session.id, session);
     const userContent = { role: 'user', parts: [{ text: USER_MESSAGE }] };
     append(session, 'user', userContent);
     const output = await agent(session, userContent);
+    if (dropSession) sessions.delete(session.id);
     return { status: 'completed', state: session.state, events: session.events, output };
   };
   return { sessions, run };
@@ -163,5 +166,90 @@ export function sessions10k({ sessions }) {
     perSessionUs,
     retained: counted,
     notes: '10,000 session objects in a Map, one agent function run each',
+  };
+}
+
+/**
+ * graph50 by hand: each node an async function call that appends one event with its output (an LLM
+ * node: one model call and its answer), the fan-outs as Promise.all, the joins as objects of outputs,
+ * the chain's state writes into session.state; the route picks plan or fallback.
+ */
+export function graph50() {
+  const node = async (session, name, work) => {
+    const output = await work();
+    append(session, name, undefined, undefined, { output });
+    return output;
+  };
+  const llmNode = async (session, name, input) => {
+    const userContent = { role: 'user', parts: [{ text: typeof input === 'string' ? input : JSON.stringify(input) }] };
+    const response = await callModel(session, 'text', [userContent]);
+    const text = response.content.parts[0].text;
+    append(session, name, response.content, undefined, { usage: response.usage, output: text });
+    return text;
+  };
+  const { run } = floorApp(async (session, userContent) => {
+    const text = userContent.parts[0].text;
+    const route = classifyRoute(text);
+    append(session, 'classify', undefined, undefined, { output: text, route });
+    if (route === 'B') return node(session, 'fallback', async () => `fallback: ${text}`);
+    await llmNode(session, 'plan', text);
+    const workers = await Promise.all(
+      Array.from({ length: GRAPH50.workers }, (_, i) => node(session, `w${i + 1}`, async () => i + 1)),
+    );
+    const join1 = await node(session, 'join1', async () => Object.fromEntries(workers.map((w, i) => [`w${i + 1}`, w])));
+    const answers = await Promise.all(
+      Array.from({ length: GRAPH50.reviewers }, (_, i) => llmNode(session, `r${i + 1}`, join1)),
+    );
+    const join2 = await node(session, 'join2', async () => Object.fromEntries(answers.map((a, i) => [`r${i + 1}`, a])));
+    await node(session, 'summarize', async () => Object.values(join2).filter((a) => a === TEXT).length);
+    // Each chain node an awaited async function writing the counter (its event carries the state delta).
+    const increment = async (name) => {
+      append(session, name, undefined, { counter: Number(session.state.counter ?? 0) + 1 });
+    };
+    for (let i = 1; i <= GRAPH50.chain; i++) await increment(`s${i}`);
+    return node(session, 'end', async () => session.state.counter);
+  });
+  return {
+    run,
+    verify: (r) => {
+      expect(r.output === GRAPH50.chain, `output ${r.output}`);
+      for (let i = 1; i <= GRAPH50.reviewers; i++)
+        expect(r.events.find((e) => e.author === `r${i}`)?.output === TEXT, `r${i} answered`);
+    },
+    notes:
+      'hand-written: classify route, plan model call, Promise.all of 10 workers, join object, Promise.all of 10 model calls, join object, summarize, 24 state writes, end; one event per node',
+  };
+}
+
+/** The flatness chain by hand: `nodes` awaited async functions in a row, one event each, start stamps kept. */
+export function chainN(nodes) {
+  const stamps = new Float64Array(nodes);
+  // CPU time too at the flatness windows' ends (process.cpuUsage costs about a µs: not on every node).
+  const cpu = new Float64Array(nodes);
+  const cpuAt = new Uint8Array(nodes);
+  for (const i of FLAT_CHAIN_CPU_AT) if (i < nodes) cpuAt[i] = 1;
+  const { run } = floorApp(async (session) => {
+    let x;
+    for (let i = 0; i < nodes; i++) {
+      x = await (async (value) => {
+        stamps[i] = performance.now();
+        if (cpuAt[i]) cpu[i] = cpuMicros();
+        return i === 0 ? 1 : value + 1;
+      })(x);
+      append(session, `c${i + 1}`, undefined, undefined, { output: x });
+    }
+    return x;
+  });
+  return {
+    run: async (options) => {
+      stamps.fill(NaN);
+      cpu.fill(NaN);
+      const result = await run(options);
+      expect(result.output === nodes, `chain output ${result.output}`);
+      return result;
+    },
+    stamps,
+    cpu,
+    notes: `${nodes} awaited async functions in a row, one event each`,
   };
 }

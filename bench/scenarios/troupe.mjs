@@ -8,16 +8,20 @@ import {
   BaseLlm,
   FunctionTool,
   InMemorySessionService,
+  JoinNode,
   LlmAgent,
   LoopAgent,
   ParallelAgent,
   Runner,
   SequentialAgent,
+  Workflow,
   createEvent,
   getFunctionResponses,
+  node,
 } from '../../packages/core/dist/index.js';
 import { TEXT, TOOL_TURNS, add, respond } from '../fake-model.mjs';
-import { INSTRUCTION, USER_MESSAGE } from './spec.mjs';
+import { FLAT_CHAIN_CPU_AT, GRAPH50, INSTRUCTION, USER_MESSAGE, classifyRoute } from './spec.mjs';
+import { cpuMicros } from '../stats.mjs';
 
 const APP = 'bench';
 const USER = 'u';
@@ -37,7 +41,8 @@ export class FakeLlm extends BaseLlm {
 /** A Runner on a fresh InMemorySessionService, and a function doing one run on a new session. */
 export function troupeApp(agent, runConfig) {
   const runner = new Runner({ appName: APP, agent, sessionService: new InMemorySessionService() });
-  const run = async () => {
+  // `dropSession`: delete the run's session afterwards (the flatness check keeps one run's heap at a time).
+  const run = async ({ dropSession = false } = {}) => {
     const session = await runner.sessionService.createSession({ appName: APP, userId: USER });
     const result = await runner.run({
       userId: USER,
@@ -50,6 +55,7 @@ export function troupeApp(agent, runConfig) {
         `Troupe run of '${agent.name}' ended with status '${result.status}'${result.error ? `: ${result.error.message}` : ''}`,
       );
     }
+    if (dropSession) await runner.sessionService.deleteSession({ appName: APP, userId: USER, sessionId: session.id });
     return result;
   };
   return { runner, run };
@@ -184,5 +190,98 @@ export function sessions10k({ sessions }) {
     perSessionUs,
     retained: counted,
     notes: 'one LlmAgent, one Runner + InMemorySessionService; 10,000 sessions each created + one completed run',
+  };
+}
+
+/** The output of node `name` of workflow `workflow` in a run's events (its end record). */
+function nodeOutput(events, workflow, name) {
+  const path = `${workflow}.${name}`;
+  const end = events.find((e) => e.nodeInfo?.path === path && e.actions.agentState?.node === 'ended');
+  return end ? end.output : undefined;
+}
+
+/** graph50 (bench-scenarios.md): Troupe's `Workflow`, nodes made with node(), JoinNode and LlmAgents. */
+export function graph50() {
+  const model = new FakeLlm('text');
+  const numbered = (prefix, n) => Array.from({ length: n }, (_, i) => `${prefix}${i + 1}`);
+  const classify = node((_ctx, text) => createEvent({ output: text, route: classifyRoute(text) }), {
+    name: 'classify',
+  });
+  const fallback = node((_ctx, text) => `fallback: ${text}`, { name: 'fallback' });
+  const plan = llm('plan', model);
+  const workers = numbered('w', GRAPH50.workers).map((name, i) => node(() => i + 1, { name }));
+  const join1 = new JoinNode({ name: 'join1' });
+  const reviewers = numbered('r', GRAPH50.reviewers).map((name) => llm(name, model));
+  const join2 = new JoinNode({ name: 'join2' });
+  const summarize = node((_ctx, answers) => Object.values(answers).filter((a) => a === TEXT).length, {
+    name: 'summarize',
+  });
+  const chain = numbered('s', GRAPH50.chain).map((name) =>
+    node(
+      (ctx) => {
+        ctx.state.set('counter', ctx.state.get('counter', 0) + 1);
+      },
+      { name },
+    ),
+  );
+  const end = node((ctx) => ctx.state.get('counter'), { name: 'end' });
+  const workflow = new Workflow({
+    name: 'graph50',
+    edges: [
+      ['START', classify, { A: plan, B: fallback }],
+      [plan, workers, join1, reviewers, join2, summarize, ...chain, end],
+    ],
+  });
+  const { run } = troupeApp(workflow);
+  return {
+    run,
+    verify: (r) => {
+      expect(r.output === GRAPH50.chain, `output ${JSON.stringify(r.output)}, expected ${GRAPH50.chain}`);
+      expect(r.state.counter === GRAPH50.chain, `state.counter ${r.state.counter}`);
+      expect(nodeOutput(r.events, 'graph50', 'plan') === TEXT, 'plan answered');
+      const joined = nodeOutput(r.events, 'graph50', 'join1');
+      for (let i = 1; i <= GRAPH50.workers; i++) expect(joined?.[`w${i}`] === i, `join1.w${i}`);
+      for (let i = 1; i <= GRAPH50.reviewers; i++)
+        expect(nodeOutput(r.events, 'graph50', `r${i}`) === TEXT, `r${i} answered`);
+      expect(nodeOutput(r.events, 'graph50', 'summarize') === GRAPH50.reviewers, 'summarize counted every answer');
+      expect(nodeOutput(r.events, 'graph50', 'fallback') === undefined, 'fallback did not run');
+    },
+    notes:
+      'Workflow: classify (route A) → plan (LlmAgent) → w1..w10 → JoinNode → r1..r10 (LlmAgents) → JoinNode → summarize → s1..s24 (ctx.state counter) → end; unused B → fallback; new in-memory session per run',
+  };
+}
+
+/**
+ * A chain of `nodes` function nodes (the flatness check). Each node stamps performance.now() as it
+ * starts (`stamps`, reset per run) and returns its input + 1; the workflow's output is `nodes`.
+ */
+export function chainN(nodes) {
+  const stamps = new Float64Array(nodes);
+  // CPU time too at the flatness windows' ends (process.cpuUsage costs about a µs: not on every node).
+  const cpu = new Float64Array(nodes);
+  const cpuAt = new Uint8Array(nodes);
+  for (const i of FLAT_CHAIN_CPU_AT) if (i < nodes) cpuAt[i] = 1;
+  const chain = Array.from({ length: nodes }, (_, i) =>
+    node(
+      (_ctx, x) => {
+        stamps[i] = performance.now();
+        if (cpuAt[i]) cpu[i] = cpuMicros();
+        return i === 0 ? 1 : x + 1;
+      },
+      { name: `c${i + 1}` },
+    ),
+  );
+  const { run } = troupeApp(new Workflow({ name: 'chain', edges: [['START', ...chain]] }));
+  return {
+    run: async (options) => {
+      stamps.fill(NaN);
+      cpu.fill(NaN);
+      const result = await run(options);
+      expect(result.output === nodes, `chain output ${JSON.stringify(result.output)}, expected ${nodes}`);
+      return result;
+    },
+    stamps,
+    cpu,
+    notes: `Workflow: a chain of ${nodes} function nodes, each returning its input + 1`,
   };
 }
