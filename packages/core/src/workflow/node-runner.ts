@@ -171,7 +171,10 @@ async function runTry(
   resumeInputs: Record<string, unknown>,
 ): Promise<RunOutcome> {
   const { node, path, runId } = run;
-  const controller = linkedAbortController(run.signal);
+  // A try needs a signal of its own only to be stopped at its timeout; else it shares its parent's
+  // (a controller per try was a third of a small node's cost).
+  const controller = node.timeout === undefined ? undefined : linkedAbortController(run.signal);
+  const signal = controller?.signal ?? run.signal;
   const interrupts: string[] = [];
   let route: Route | undefined;
   let closed = false;
@@ -197,9 +200,12 @@ async function runTry(
       return run.forward(event);
     },
     runNode: (nodeLike, input, options) =>
-      runDynamic(scope, host, nodeLike, input, options, childRuns, controller.signal, startIndex),
+      runDynamic(scope, host, nodeLike, input, options, childRuns, signal, startIndex),
   };
-  const nodeCtx = new NodeContext(scope.ctx.with({ abortSignal: controller.signal }), host);
+  const nodeCtx = new NodeContext(
+    signal === scope.ctx.abortSignal ? scope.ctx : scope.ctx.with({ abortSignal: signal }),
+    host,
+  );
   const raise = (request: RequestInput): Promise<void> => {
     // Stable: the node's path and run (a child's path already ends in its run id), so a rerun asks with the same id.
     const base = path.endsWith(`@${runId}`) ? path : `${path}@${runId}`;
@@ -211,7 +217,7 @@ async function runTry(
   const body = async (): Promise<void> => {
     if (node.inputSchema) run.input = await checkSchema(node.inputSchema, run.input, path, 'input');
     if (node.parallelWorker) {
-      output = await runWorkers(scope, host, run, controller.signal, startIndex);
+      output = await runWorkers(scope, host, run, signal, startIndex);
       return;
     }
     for await (const item of node.runTry(nodeCtx, run.input)) {
@@ -229,10 +235,10 @@ async function runTry(
     }
   };
   try {
-    await withTimeout(body(), node.timeout, controller, path);
+    await (controller ? withTimeout(body(), node.timeout!, controller, path) : body());
   } finally {
     closed = true;
-    controller.dispose();
+    controller?.dispose();
   }
   if (run.signal.aborted) throw run.signal.reason;
   if (interrupts.length > 0) return { status: 'waiting', interruptIds: interrupts };
@@ -432,11 +438,10 @@ function isEvent(value: unknown): value is Event {
 
 async function withTimeout(
   work: Promise<void>,
-  timeout: number | undefined,
+  timeout: number,
   controller: AbortController,
   path: string,
 ): Promise<void> {
-  if (timeout === undefined) return work;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
