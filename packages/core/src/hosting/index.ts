@@ -20,7 +20,7 @@ export type {
   StreamEntry,
 } from '../runner/background-runs.js';
 export { tokenVerifier, type TokenAuthOptions, type TokenVerifier } from '../utils/token-auth.js';
-export { INVOCATION_ID_PATTERN } from '../runner/runner.js';
+export { INVOCATION_ID_PATTERN } from '../runner/run-arguments.js';
 export { isSessionBusy } from '../runner/session-lock.js';
 export { storedOutcomeOf, type RunStoredOutcome, type StoredOutcome } from '../runner/stored-outcome.js';
 export { openInterrupts } from '../interrupts/open-interrupts.js';

@@ -24,7 +24,7 @@ import { InMemoryArtifactService } from '../artifacts/in-memory-artifact-service
 import type { Session, SessionKey, SessionService } from '../sessions/session.js';
 import { assertValidDelta } from '../sessions/state-keys.js';
 import { newId } from '../utils/ids.js';
-import { findForbiddenKey } from '../utils/forbidden-keys.js';
+import { checkIds, checkInvocationId, refuseForbiddenKeys } from './run-arguments.js';
 import { createRedactor, secretsProblem, type Redactor } from '../utils/redact.js';
 import { validate } from '../utils/schema.js';
 import type { ArtifactService } from '../artifacts/artifact-service.js';
@@ -569,37 +569,4 @@ function collectToolsets(agent: BaseAgent, into: Set<BaseToolset>, seen: Set<Bas
 function flat(text: string): string {
   text.charCodeAt(0);
   return text;
-}
-
-/** Refuses a run's input (or a resume's responses) holding a prototype-polluting key at any depth. */
-function refuseForbiddenKeys(value: unknown, name: 'input' | 'responses'): void {
-  const found = findForbiddenKey(value, name);
-  if (found) {
-    throw new InputValidationError(
-      `The run's ${name} holds the key '${found.key}' at ${found.path}: '__proto__', 'constructor' and 'prototype' are refused at any depth, since merging them could pollute object prototypes. Rename that key; nothing was run or stored.`,
-    );
-  }
-}
-
-/** What a caller-chosen invocation id may be: 1–128 characters of `A-Za-z0-9._:-`. */
-export const INVOCATION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
-
-function checkInvocationId(id: unknown): void {
-  if (typeof id !== 'string' || !INVOCATION_ID_PATTERN.test(id)) {
-    throw new ConfigurationError(
-      `invocationId ${JSON.stringify(id)} is not usable: use 1 to 128 characters of letters, digits, '.', '_', ':' or '-' (e.g. a job id), or leave it out to get a generated one.`,
-    );
-  }
-}
-
-function checkIds(params: { userId: string; sessionId: string }): { userId: string; sessionId: string } {
-  const { userId, sessionId } = params ?? ({} as { userId: string; sessionId: string });
-  if (typeof userId !== 'string' || !userId)
-    throw new ConfigurationError(`A run needs a userId string; got ${JSON.stringify(userId)}.`);
-  if (typeof sessionId !== 'string' || !sessionId) {
-    throw new ConfigurationError(
-      `A run needs a sessionId string; got ${JSON.stringify(sessionId)}. Create one with runner.sessionService.createSession.`,
-    );
-  }
-  return { userId, sessionId };
 }
