@@ -14,6 +14,7 @@ import {
   node,
   RequestInput,
   Workflow,
+  type LlmRequest,
   type NodeContext,
 } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
@@ -607,12 +608,13 @@ describe('ADK workflow samples that need a model (scripted)', () => {
     let inFlight = 0;
     let peak = 0;
     const model = new ScriptedModel(
-      Array.from({ length: 3 }, () => async (req: { contents: { parts: { text?: string }[] }[] }) => {
+      Array.from({ length: 3 }, () => async (req: LlmRequest) => {
         inFlight += 1;
         peak = Math.max(peak, inFlight);
         await new Promise((resolve) => setImmediate(resolve));
         inFlight -= 1;
-        const topic = req.contents.at(-1)!.parts[0]!.text!;
+        const first = req.contents.at(-1)!.parts[0];
+        const topic = first && 'text' in first ? first.text : '';
         return JSON.stringify({ topic, explanation: `${topic.toLowerCase()} explained` });
       }),
     );
