@@ -43,6 +43,20 @@ export class FunctionNode<I = unknown, O = unknown> extends BaseNode {
     this.fn = fn;
   }
 
+  /**
+   * A function that returns (a value, event, request or promise of one) gives the try's one item
+   * straight, without a generator around it: most nodes are such functions, and the generator was
+   * a large part of a small node's cost. A generator function's iterator is the try's items.
+   * @internal
+   */
+  override runTry(ctx: NodeContext, input: unknown): AsyncIterable<NodeYield> | Iterable<NodeYield> {
+    // A subclass with its own runImpl runs that.
+    if (this.runImpl !== FunctionNode.prototype.runImpl) return super.runTry(ctx, input);
+    const result: unknown = this.fn(ctx, input as I);
+    if (isIterator(result)) return result as AsyncIterable<NodeYield> | Iterable<NodeYield>;
+    return [result];
+  }
+
   protected async *runImpl(ctx: NodeContext, input: unknown): AsyncGenerator<NodeYield, void, undefined> {
     const result: unknown = this.fn(ctx, input as I);
     if (isIterator(result)) {
