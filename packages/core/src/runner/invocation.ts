@@ -18,6 +18,7 @@ import {
 import type { BaseLlm } from '../models/base-llm.js';
 import type { Session, SessionService } from '../sessions/session.js';
 import { TEMP_PREFIX } from '../sessions/state-keys.js';
+import { syncAppendOf } from '../sessions/sync-append.js';
 import { linkedAbortController } from '../utils/abort.js';
 import type { Redactor } from '../utils/redact.js';
 import type { PluginManager } from './plugin-manager.js';
@@ -158,6 +159,26 @@ export async function runInvocation(setup: InvocationSetup, stream?: InvocationS
     };
   }
   const hasOnEvent = plugins.has('onEvent');
+  /** A stored event is the run's: its usage, output and interrupts. */
+  const record = (stored: Event): void => {
+    events.push(stored);
+    if (stored.usage) addUsage(usage, stored.author, stored.usage);
+    if (stored.output !== undefined) output = stored.output;
+    // A graph workflow's output is its terminal node's, and none when that node produced none (ADK).
+    else if (stored.nodeInfo !== undefined && stored.author === setup.agent.name && stored.actions.endOfAgent)
+      output = undefined;
+    if (stored.interrupt) (interrupts ??= new Map()).set(stored.interrupt.id, stored.interrupt);
+  };
+  /** The runner's own failure (a store, a plugin, a caller who left), not the agents': the tree is stopped, and the run ends with this error. */
+  const fail = (error: unknown): never => {
+    stopReason = error;
+    return treeStop.stop();
+  };
+  /** After every stored event: an ended invocation or a cancelled run starts nothing more. */
+  const stopIfEnded = (): void => {
+    if (shared.endInvocation) treeStop.stop();
+    if (signal.aborted) fail(signal.reason);
+  };
   const take = async (pushed: Event): Promise<void> => {
     try {
       const event = hasOnEvent ? ((await plugins.run('onEvent', { context: ctx, event: pushed })) ?? pushed) : pushed;
@@ -172,28 +193,31 @@ export async function runInvocation(setup: InvocationSetup, stream?: InvocationS
         if (error instanceof StorageError) maybeStored = true;
         throw error;
       }
-      events.push(stored);
-      if (stored.usage) addUsage(usage, stored.author, stored.usage);
-      if (stored.output !== undefined) output = stored.output;
-      // A graph workflow's output is its terminal node's, and none when that node produced none (ADK).
-      else if (stored.nodeInfo !== undefined && stored.author === setup.agent.name && stored.actions.endOfAgent)
-        output = undefined;
-      if (stored.interrupt) (interrupts ??= new Map()).set(stored.interrupt.id, stored.interrupt);
+      record(stored);
       if (deliver) await deliver(stored);
     } catch (error) {
-      // The runner's own failure (a store, a plugin, a caller who left), not the agents': the tree is
-      // stopped, and the run ends with this error.
-      stopReason = error;
-      treeStop.stop();
+      fail(error);
     }
-    if (shared.endInvocation) treeStop.stop();
-    // After every stored event: a cancelled run starts nothing more.
-    if (signal.aborted) {
-      stopReason = signal.reason;
-      treeStop.stop();
-    }
+    stopIfEnded();
   };
-  const sink = new SerialSink(take);
+  // With no plugin to consult and no one to deliver to, a store that appends without I/O takes each
+  // event in the turn it is pushed: no promise per event on the run's busiest path.
+  const appendNow = hasOnEvent || deliver ? undefined : syncAppendOf(sessionService);
+  const takeNow = appendNow
+    ? (event: Event): void => {
+        if (event.partial) return;
+        let stored: Event;
+        try {
+          stored = appendNow({ session, event, lease: claim.lease });
+        } catch (error) {
+          if (error instanceof StorageError) maybeStored = true;
+          return fail(error);
+        }
+        record(stored);
+        stopIfEnded();
+      }
+    : undefined;
+  const sink = new SerialSink(take, takeNow);
   let tree: Promise<void> | undefined;
   try {
     if (setup.opening) await appendOpening(setup.opening);
@@ -329,6 +353,8 @@ export async function runInvocation(setup: InvocationSetup, stream?: InvocationS
   }
 }
 
+const TAKEN: Promise<void> = Promise.resolve();
+
 /**
  * Takes pushed events one at a time, in the order they were pushed, whoever pushes them (parallel
  * branches, concurrent tool calls): the next waits until the one before it is stored and taken.
@@ -341,10 +367,23 @@ class SerialSink {
   /** The take under way, if any. */
   private current: Promise<void> | undefined;
 
-  constructor(private readonly take: (event: Event) => Promise<void>) {}
+  /** `takeSync`: a take that finishes in the turn it is called (then nothing ever waits). */
+  constructor(
+    private readonly take: (event: Event) => Promise<void>,
+    private readonly takeSync?: (event: Event) => void,
+  ) {}
 
   readonly push = (event: Event): Promise<void> => {
     if (this.failure) return Promise.reject(this.failure.error);
+    if (this.takeSync) {
+      try {
+        this.takeSync(event);
+      } catch (error) {
+        this.close(error);
+        return Promise.reject(error);
+      }
+      return TAKEN;
+    }
     if (this.busy) return new Promise((resolve, reject) => this.waiting.push({ event, resolve, reject }));
     this.busy = true;
     return this.takeNow(event);

@@ -12,6 +12,7 @@ import {
   type LeaseState,
 } from '../stores/lease-rules.js';
 import { copyEvent } from './event-copy.js';
+import { SYNC_APPEND, type SyncAppend } from './sync-append.js';
 import { newId } from '../utils/ids.js';
 import type { AppendEventParams, CreateSessionParams, GetSessionParams, Session, SessionKey } from './session.js';
 import type { LeaseParams, LeasingSessionService, SessionLease } from './session-lease.js';
@@ -114,6 +115,19 @@ export class InMemorySessionService implements LeasingSessionService, RunRecordS
   }
 
   async appendEvent(params: AppendEventParams): Promise<Event> {
+    return this.appendNow(params);
+  }
+
+  /**
+   * The runner's synchronous append: nothing here waits. Not offered when a subclass overrides
+   * `appendEvent`, so its override still sees every event.
+   * @internal
+   */
+  [SYNC_APPEND](): SyncAppend | undefined {
+    return this.appendEvent === InMemorySessionService.prototype.appendEvent ? (p) => this.appendNow(p) : undefined;
+  }
+
+  private appendNow(params: AppendEventParams): Event {
     const { session, event } = params;
     if (event.partial) return event;
     const stored = this.find(session.appName, session.userId, session.id);
