@@ -30,7 +30,8 @@ interface NodeRun {
 /**
  * One span per graph workflow node run, `invoke_node <name>`, made from the node records its
  * workflow stored (SPEC §17): the start record (`actions.agentState.node === 'started'`, one per
- * try) dates its start and gives its attempt, a failed try (`'failed'`) is an event on it, the end
+ * try; a run that returned at once has none, and its end record marked `alone` stands for it) dates
+ * its start and gives its attempt, a failed try (`'failed'`) is an event on it, the end
  * record (`'ended'`, with its output and route) dates its end. Spans are made when the workflow
  * agent ends (so the plugin needs no per-event hook), dated by the records' timestamps; a run
  * still open then (paused for input, cut short by a failure or cancellation) ends with `ending`.
@@ -113,9 +114,11 @@ function collectRuns(run: InvocationTrace, events: readonly Event[], from: numbe
       runs.push(nodeRun);
     }
     nodeRun.attempt = Math.max(nodeRun.attempt, info.attempt ?? 1);
-    if (record === 'started') nodeRun.start ??= event;
-    else if (record === 'failed') nodeRun.failures.push(event);
-    else {
+    // A run that returned at once has one record, its end, which dates (and gives the input of) its start too.
+    if (record === 'started' || (event.actions.agentState as { alone?: boolean }).alone === true)
+      nodeRun.start ??= event;
+    if (record === 'failed') nodeRun.failures.push(event);
+    else if (record === 'ended') {
       nodeRun.end = event;
       open.delete(key);
     }

@@ -110,6 +110,20 @@ describe('OpenTelemetryPlugin: graph workflow nodes', () => {
     expect(JSON.parse(merge.attributes['troupe.node.output'] as string)).toEqual({ answer: 'Paris.', tally: 3 });
   });
 
+  it('dates a node that returned at once by its one record (its end, alone), with its input', async () => {
+    const upper = node((_ctx, text: string) => text.toUpperCase(), { name: 'upper' });
+    const { exporter, runner } = tracedRunner(new Workflow({ name: 'w', edges: [['START', upper]] }), {
+      captureContent: true,
+    });
+    const result = await runOn(runner, 'hi');
+    expect(result.events.filter((e) => e.nodeInfo?.path === 'w.upper').map((e) => e.actions.agentState)).toEqual([
+      { node: 'ended', alone: true, input: 'hi' },
+    ]);
+    const span = only(exporter.getFinishedSpans(), 'invoke_node upper');
+    expect(span.attributes).not.toHaveProperty('troupe.node.resumed');
+    expect(span.attributes).toMatchObject({ 'troupe.node.input': 'hi', 'troupe.node.output': 'HI' });
+  });
+
   it('puts the runs of ctx.runNode children and parallel worker items under the node that ran them', async () => {
     const double = node((_ctx, n: number) => n * 2, { name: 'double' });
     const fan = node(

@@ -6,7 +6,14 @@ import type { Event, InterruptInfo, Route } from '../events/event.js';
  * reads them back from the session instead of running finished work again.
  */
 export type NodeRecord =
-  { node: 'started'; input?: unknown } | { node: 'ended'; waiting?: true } | { node: 'failed' } | { workflow: 'ended' };
+  | { node: 'started'; input?: unknown }
+  /**
+   * `alone`: the run's only record (it returned at once and stored no start record); it carries
+   * the run's `input` then, as a start record would.
+   */
+  | { node: 'ended'; waiting?: true; alone?: true; input?: unknown }
+  | { node: 'failed' }
+  | { workflow: 'ended' };
 
 /** What the session says of one node run (a path and run id). */
 export interface RunRecord {
@@ -81,26 +88,10 @@ export class Journal {
           running.attempt = info.attempt ?? running.attempt;
           continue;
         }
-        const run: RunRecord = {
-          path: info.path,
-          runId: info.runId,
-          startIndex: i,
-          attempt: info.attempt ?? 1,
-          ended: false,
-          endedWaiting: false,
-          output: undefined,
-          route: undefined,
-          interrupts: [],
-          ownRequests: [],
-        };
-        open.set(key, run);
-        let list = this.runs.get(key);
-        if (!list) this.runs.set(key, (list = []));
-        list.push(run);
-        if (direct) this.schedule.push({ kind: 'start', record: run });
+        open.set(key, this.begin(key, info.path, info.runId, i, info.attempt, direct));
       } else if (record.node === 'ended') {
-        const run = open.get(key);
-        if (!run) continue;
+        // A run that stored no start record started where it ended.
+        const run = open.get(key) ?? this.begin(key, info.path, info.runId, i, info.attempt, direct);
         open.delete(key);
         run.ended = true;
         run.endedWaiting = record.waiting === true;
@@ -110,6 +101,34 @@ export class Journal {
       }
     }
     this.workflowEnded = ended;
+  }
+
+  /** A run's start at index `at`: a new record, in its path's list and (for a direct child) the schedule. */
+  private begin(
+    key: string,
+    path: string,
+    runId: string,
+    at: number,
+    attempt: number | undefined,
+    direct: boolean,
+  ): RunRecord {
+    const run: RunRecord = {
+      path,
+      runId,
+      startIndex: at,
+      attempt: attempt ?? 1,
+      ended: false,
+      endedWaiting: false,
+      output: undefined,
+      route: undefined,
+      interrupts: [],
+      ownRequests: [],
+    };
+    let list = this.runs.get(key);
+    if (!list) this.runs.set(key, (list = []));
+    list.push(run);
+    if (direct) this.schedule.push({ kind: 'start', record: run });
+    return run;
   }
 
   /** The first run of `path`/`runId` that started after index `after`. */

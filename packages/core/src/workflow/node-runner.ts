@@ -64,6 +64,17 @@ export interface ChildRun {
 const NO_ANSWER = Symbol('no answer');
 
 /**
+ * A new run's start record, until it is stored. It is stored as soon as the run is seen to take
+ * time or to leave a trace: before it awaits anything, emits an event, asks for input or runs a
+ * child, and before its failure is recorded. A function that returns its output at once never
+ * does, and its end record (carrying its input) is its only record: it was never running where
+ * anyone could see it, and a crash cannot fall inside it.
+ */
+interface PendingStart {
+  pending: boolean;
+}
+
+/**
  * Runs one node run durably: a run the session shows ended is not run again (its recorded output
  * is returned); a paused or interrupted run resumes (an answered RequestInput becomes its output,
  * other nodes run again and find their answers or their agent's progress); a new run stores a start
@@ -81,20 +92,25 @@ export async function runChild(scope: WorkflowScope, run: ChildRun): Promise<Run
   }
   let attempt = 1;
   let resumeFrom: number | undefined;
+  const start: PendingStart = { pending: !record };
   if (record) {
     attempt = record.attempt;
     resumeFrom = record.startIndex + 1;
     const answered = await answerOwnRequests(scope, run, record);
     if (answered) return answered;
-  } else {
-    await run.forward(startEvent(node, path, runId, 1, run.input));
   }
   const startIndex = record?.startIndex ?? run.childrenAfter ?? Number.MAX_SAFE_INTEGER;
   for (;;) {
     try {
-      return await runTry(scope, run, attempt, resumeFrom, startIndex, record ? answersFor(scope, record) : {});
+      return await runTry(scope, run, attempt, resumeFrom, startIndex, record ? answersFor(scope, record) : {}, start);
     } catch (error) {
-      if (isEventsStopped(error) || run.signal.aborted || !mayRetry(error)) throw passOn(error, path, attempt);
+      if (isEventsStopped(error) || run.signal.aborted) throw passOn(error, path, attempt);
+      // A failed run shows where it started (the failure is recorded after it), unless the store refuses.
+      if (start.pending) {
+        start.pending = false;
+        await run.forward(startEvent(node, path, runId, attempt, run.input)).catch(() => undefined);
+      }
+      if (!mayRetry(error)) throw passOn(error, path, attempt);
       const retry = node.retry;
       if (!retry || attempt >= retry.maxAttempts || !isRetryable(retry, error))
         throw retry ? new NodeFailedError(path, attempt, error) : passOn(error, path, attempt);
@@ -169,8 +185,15 @@ async function runTry(
   resumeFrom: number | undefined,
   startIndex: number,
   resumeInputs: Record<string, unknown>,
+  start: PendingStart,
 ): Promise<RunOutcome> {
   const { node, path, runId } = run;
+  /** Stores the pending start record (see {@link PendingStart}); undefined when it is stored already. */
+  const started = (): Promise<void> | undefined => {
+    if (!start.pending) return undefined;
+    start.pending = false;
+    return run.forward(startEvent(node, path, runId, attempt, run.input));
+  };
   // A try needs a signal of its own only to be stopped at its timeout; else it shares its parent's
   // (a controller per try was a third of a small node's cost).
   const controller = node.timeout === undefined ? undefined : linkedAbortController(run.signal);
@@ -197,10 +220,18 @@ async function runTry(
         if (event.route !== undefined) route = event.route;
       }
       if (event.interrupt && !event.partial) interrupts.push(event.interrupt.id);
-      return run.forward(event);
+      // Both handed on now, in this order: an emit not awaited keeps its place among the node's events.
+      const starting = started();
+      const forwarded = run.forward(event);
+      return starting ? Promise.all([starting, forwarded]).then(() => undefined) : forwarded;
     },
-    runNode: (nodeLike, input, options) =>
-      runDynamic(scope, host, nodeLike, input, options, childRuns, signal, startIndex),
+    runNode: (nodeLike, input, options) => {
+      // The child's records come after this run's start.
+      const starting = started();
+      const child = (): Promise<NodeResult> =>
+        runDynamic(scope, host, nodeLike, input, options, childRuns, signal, startIndex);
+      return starting ? starting.then(child) : child();
+    },
   };
   const nodeCtx = new NodeContext(
     signal === scope.ctx.abortSignal ? scope.ctx : scope.ctx.with({ abortSignal: signal }),
@@ -215,24 +246,42 @@ async function runTry(
   };
   let output: unknown;
   const body = async (): Promise<void> => {
+    if (node.inputSchema || node.parallelWorker || controller) await started();
     if (node.inputSchema) run.input = await checkSchema(node.inputSchema, run.input, path, 'input');
     if (node.parallelWorker) {
       output = await runWorkers(scope, host, run, signal, startIndex);
       return;
     }
-    for await (const item of node.runTry(nodeCtx, run.input)) {
-      if (item === undefined || item === null) continue;
-      if (isRequestInput(item)) {
-        await raise(item);
-        continue;
+    const items = node.runTry(nodeCtx, run.input);
+    // A function node's one result comes as an array: no async iteration for it.
+    if (Array.isArray(items)) {
+      for (const raw of items as unknown[]) {
+        let item = raw;
+        if (isPromiseLike(raw)) {
+          await started();
+          item = await raw;
+        }
+        const pending = take(item);
+        if (pending) await pending;
       }
-      if (isEvent(item)) {
-        if (item.output !== undefined) output = item.output;
-        await host.emit(item);
-        continue;
-      }
-      output = item;
+      return;
     }
+    await started();
+    for await (const item of items) {
+      const pending = take(item);
+      if (pending) await pending;
+    }
+  };
+  /** One item the node gave: its output, an event to hand on or a request to raise (those return a promise). */
+  const take = (item: unknown): Promise<void> | undefined => {
+    if (item === undefined || item === null) return undefined;
+    if (isRequestInput(item)) return raise(item);
+    if (isEvent(item)) {
+      if (item.output !== undefined) output = item.output;
+      return host.emit(item);
+    }
+    output = item;
+    return undefined;
   };
   try {
     await (controller ? withTimeout(body(), node.timeout!, controller, path) : body());
@@ -243,9 +292,12 @@ async function runTry(
   if (run.signal.aborted) throw run.signal.reason;
   if (interrupts.length > 0) return { status: 'waiting', interruptIds: interrupts };
   if (node.outputSchema && output !== undefined) output = await checkSchema(node.outputSchema, output, path, 'output');
+  // A run that never stored its start record ends in one record, which carries its input.
+  const alone = start.pending;
+  start.pending = false;
   if (node.waitForOutput && output === undefined && route === undefined)
-    return end(run, attempt, { status: 'no-output' }, nodeCtx);
-  return end(run, attempt, { status: 'completed', output, route }, nodeCtx);
+    return end(run, attempt, { status: 'no-output' }, nodeCtx, alone);
+  return end(run, attempt, { status: 'completed', output, route }, nodeCtx, alone);
 }
 
 /** Stores the run's end record (with its last state writes) and tells the schedule, in one turn. */
@@ -254,13 +306,18 @@ function end(
   attempt: number,
   outcome: RunOutcome,
   nodeCtx: NodeContext | undefined,
+  alone = false,
 ): Promise<RunOutcome> {
+  const record: NodeRecord & { node: 'ended' } = { node: 'ended' };
+  if (outcome.status === 'no-output') record.waiting = true;
+  if (alone) {
+    record.alone = true;
+    if (run.input !== undefined) record.input = run.input;
+  }
   const event = createEvent({
     author: run.node.name,
     nodeInfo: { path: run.path, runId: run.runId, attempt },
-    actions: {
-      agentState: record$(outcome.status === 'no-output' ? { node: 'ended', waiting: true } : { node: 'ended' }),
-    },
+    actions: { agentState: record$(record) },
   });
   if (outcome.status === 'completed') {
     if (outcome.output !== undefined) event.output = outcome.output;
@@ -426,6 +483,10 @@ function mayRetry(error: unknown): boolean {
 function passOn(error: unknown, path: string, attempt: number): unknown {
   if (isEventsStopped(error) || error instanceof TroupeError) return error;
   return new NodeFailedError(path, attempt, error);
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 function isEvent(value: unknown): value is Event {

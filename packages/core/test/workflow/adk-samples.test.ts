@@ -18,7 +18,7 @@ import {
   type NodeContext,
 } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
-import { session } from './harness.js';
+import { nodeRuns, session } from './harness.js';
 
 describe('ADK workflow samples', () => {
   it('routes/function_node', async () => {
@@ -436,9 +436,16 @@ describe('ADK workflow samples', () => {
     expect(tries).toBe(3);
     const events = await s.events();
     expect(events.filter((e) => e.actions.agentState?.node === 'failed')).toHaveLength(2);
-    expect(events.filter((e) => e.actions.agentState?.node === 'started').map((e) => e.nodeInfo!.attempt)).toEqual([
-      1, 2, 3, 1,
+    // get_weather awaits (a start record per try); report_weather returns at once (its end record alone).
+    expect(events.filter((e) => e.actions.agentState?.node === 'started').map((e) => e.nodeInfo!.path)).toEqual([
+      'root_agent.get_weather',
+      'root_agent.get_weather',
+      'root_agent.get_weather',
     ]);
+    expect(events.filter((e) => e.actions.agentState?.node === 'started').map((e) => e.nodeInfo!.attempt)).toEqual([
+      1, 2, 3,
+    ]);
+    expect(nodeRuns(events).map((r) => r.path)).toEqual(['root_agent.get_weather', 'root_agent.report_weather']);
   });
 
   it('multi_triggers: a node without a join runs once per trigger', async () => {

@@ -22,10 +22,26 @@ export async function session(agent: BaseAgent) {
     /** How many times each path started a new run (retries not counted). */
     starts: async (): Promise<Map<string, number>> => {
       const counts = new Map<string, number>();
-      for (const e of await events())
-        if (e.actions.agentState?.node === 'started' && e.nodeInfo!.attempt === 1)
-          counts.set(e.nodeInfo!.path, (counts.get(e.nodeInfo!.path) ?? 0) + 1);
+      for (const run of nodeRuns(await events())) counts.set(run.path, (counts.get(run.path) ?? 0) + 1);
       return counts;
     },
   };
+}
+
+/**
+ * The node runs the events record, in the order they started: a run starts at its start record,
+ * or at its end record when that is its only one (a node that returned at once stores no start).
+ */
+export function nodeRuns(events: readonly Event[]): { path: string; runId: string }[] {
+  const runs: { path: string; runId: string }[] = [];
+  const open = new Set<string>();
+  for (const e of events) {
+    const record = e.actions.agentState?.node;
+    if (!e.nodeInfo || e.nodeInfo.runId === undefined || (record !== 'started' && record !== 'ended')) continue;
+    const key = `${e.nodeInfo.path}#${e.nodeInfo.runId}`;
+    if (!open.has(key)) runs.push({ path: e.nodeInfo.path, runId: e.nodeInfo.runId });
+    if (record === 'started') open.add(key);
+    else open.delete(key);
+  }
+  return runs;
 }

@@ -114,7 +114,9 @@ export function workflowStatus(
     if (!state || segments.length > 2 || (segments.length === 2 && !segments[1]!.includes('@'))) continue;
     const key = `${info.path}#${info.runId}`;
     let current = byKey.get(key);
-    if (record.node === 'started') {
+    // A run that returned at once stored no start record: its end record (with its input) opens it too.
+    const alone = record.node === 'ended' && (!current || current.run.endIndex !== undefined);
+    if (record.node === 'started' || alone) {
       if (current && current.run.endIndex === undefined) {
         current.run.attempt = info.attempt ?? current.run.attempt + 1;
         continue;
@@ -139,7 +141,8 @@ export function workflowStatus(
         if (!child) state.children.push((child = { name, status: 'running', runs: [] }));
         child.runs.push(run);
       }
-    } else if (current && record.node === 'ended') {
+    }
+    if (current && record.node === 'ended') {
       current.run.endIndex = i;
       if ('output' in event) {
         current.run.output = event.output;
