@@ -178,7 +178,7 @@ function answersFor(scope: WorkflowScope, record: RunRecord): Record<string, unk
 }
 
 /** One try of a node run. */
-async function runTry(
+function runTry(
   scope: WorkflowScope,
   run: ChildRun,
   attempt: number,
@@ -187,117 +187,161 @@ async function runTry(
   resumeInputs: Record<string, unknown>,
   start: PendingStart,
 ): Promise<RunOutcome> {
-  const { node, path, runId } = run;
+  return new NodeTry(scope, run, attempt, resumeFrom, startIndex, resumeInputs, start).run();
+}
+
+/**
+ * One try of a node run, and the engine's side of its context (`NodeHost`). A class rather than
+ * closures: most nodes are small, and a try's closures and their context were most of what a
+ * node run allocated.
+ */
+class NodeTry implements NodeHost {
+  readonly path: string;
+  readonly runId: string;
+  /** Set once the try is over: what the node emits later is refused. */
+  private closed = false;
+  private route: Route | undefined;
+  private output: unknown;
+  /** Input requests raised so far (for their default ids). */
+  private requests = 0;
+  /** Interrupts raised in this try (by the node or below it); made on the first. */
+  private interrupts: string[] | undefined;
+  /** Run ids of `ctx.runNode` children by name; made on the first. */
+  private childRuns: Map<string, number> | undefined;
+  /** Only with a timeout: the try's own controller, aborted when it expires. */
+  private readonly controller: (AbortController & { dispose(): void }) | undefined;
+  private readonly signal: AbortSignal;
+  private readonly nodeCtx: NodeContext;
+
+  constructor(
+    private readonly scope: WorkflowScope,
+    private readonly child: ChildRun,
+    readonly attempt: number,
+    readonly resumeFrom: number | undefined,
+    private readonly startIndex: number,
+    readonly resumeInputs: Record<string, unknown>,
+    private readonly start: PendingStart,
+  ) {
+    this.path = child.path;
+    this.runId = child.runId;
+    // A try needs a signal of its own only to be stopped at its timeout; else it shares its parent's
+    // (a controller per try was a third of a small node's cost).
+    this.controller = child.node.timeout === undefined ? undefined : linkedAbortController(child.signal);
+    this.signal = this.controller?.signal ?? child.signal;
+    this.nodeCtx = new NodeContext(
+      this.signal === scope.ctx.abortSignal ? scope.ctx : scope.ctx.with({ abortSignal: this.signal }),
+      this,
+    );
+  }
+
+  /** The history branch an agent run by this node uses; only agent nodes ask. */
+  get branch(): string {
+    return this.scope.ctx.childBranch(this.scope.workflow, this.path.slice(this.scope.path.length + 1));
+  }
+
+  emit(event: Event): Promise<void> {
+    if (this.closed) return Promise.reject(new EventsStopped());
+    if (!event.nodeInfo) {
+      event.nodeInfo = { path: this.path, runId: this.runId, attempt: this.attempt };
+      if (!event.author) event.author = this.child.node.name;
+      if (!event.partial) this.nodeCtx.applyTo(event.actions);
+      if (event.route !== undefined) this.route = event.route;
+    }
+    if (event.interrupt && !event.partial) (this.interrupts ??= []).push(event.interrupt.id);
+    // Both handed on now, in this order: an emit not awaited keeps its place among the node's events.
+    const starting = this.started();
+    const forwarded = this.child.forward(event);
+    return starting ? Promise.all([starting, forwarded]).then(() => undefined) : forwarded;
+  }
+
+  runNode(nodeLike: unknown, input: unknown, options: RunNodeOptions | undefined): Promise<NodeResult> {
+    // The child's records come after this run's start.
+    const starting = this.started();
+    const counters = (this.childRuns ??= new Map());
+    const child = (): Promise<NodeResult> =>
+      runDynamic(this.scope, this, nodeLike, input, options, counters, this.signal, this.startIndex);
+    return starting ? starting.then(child) : child();
+  }
+
+  async run(): Promise<RunOutcome> {
+    const { node } = this.child;
+    try {
+      await (this.controller ? withTimeout(this.body(), node.timeout!, this.controller, this.path) : this.body());
+    } finally {
+      this.closed = true;
+      this.controller?.dispose();
+    }
+    if (this.child.signal.aborted) throw this.child.signal.reason;
+    if (this.interrupts) return { status: 'waiting', interruptIds: this.interrupts };
+    let output = this.output;
+    if (node.outputSchema && output !== undefined)
+      output = await checkSchema(node.outputSchema, output, this.path, 'output');
+    // A run that never stored its start record ends in one record, which carries its input.
+    const alone = this.start.pending;
+    this.start.pending = false;
+    if (node.waitForOutput && output === undefined && this.route === undefined)
+      return end(this.child, this.attempt, { status: 'no-output' }, this.nodeCtx, alone);
+    return end(this.child, this.attempt, { status: 'completed', output, route: this.route }, this.nodeCtx, alone);
+  }
+
   /** Stores the pending start record (see {@link PendingStart}); undefined when it is stored already. */
-  const started = (): Promise<void> | undefined => {
-    if (!start.pending) return undefined;
-    start.pending = false;
-    return run.forward(startEvent(node, path, runId, attempt, run.input));
-  };
-  // A try needs a signal of its own only to be stopped at its timeout; else it shares its parent's
-  // (a controller per try was a third of a small node's cost).
-  const controller = node.timeout === undefined ? undefined : linkedAbortController(run.signal);
-  const signal = controller?.signal ?? run.signal;
-  const interrupts: string[] = [];
-  let route: Route | undefined;
-  let closed = false;
-  let requests = 0;
-  const childRuns = new Map<string, number>();
-  const relative = path.slice(scope.path.length + 1);
-  const host: NodeHost = {
-    path,
-    runId,
-    attempt,
-    resumeInputs,
-    branch: scope.ctx.childBranch(scope.workflow, relative),
-    resumeFrom,
-    emit: (event: Event) => {
-      if (closed) return Promise.reject(new EventsStopped());
-      if (!event.nodeInfo) {
-        event.nodeInfo = { path, runId, attempt };
-        if (!event.author) event.author = node.name;
-        if (!event.partial) nodeCtx.applyTo(event.actions);
-        if (event.route !== undefined) route = event.route;
-      }
-      if (event.interrupt && !event.partial) interrupts.push(event.interrupt.id);
-      // Both handed on now, in this order: an emit not awaited keeps its place among the node's events.
-      const starting = started();
-      const forwarded = run.forward(event);
-      return starting ? Promise.all([starting, forwarded]).then(() => undefined) : forwarded;
-    },
-    runNode: (nodeLike, input, options) => {
-      // The child's records come after this run's start.
-      const starting = started();
-      const child = (): Promise<NodeResult> =>
-        runDynamic(scope, host, nodeLike, input, options, childRuns, signal, startIndex);
-      return starting ? starting.then(child) : child();
-    },
-  };
-  const nodeCtx = new NodeContext(
-    signal === scope.ctx.abortSignal ? scope.ctx : scope.ctx.with({ abortSignal: signal }),
-    host,
-  );
-  const raise = (request: RequestInput): Promise<void> => {
-    // Stable: the node's path and run (a child's path already ends in its run id), so a rerun asks with the same id.
-    const base = path.endsWith(`@${runId}`) ? path : `${path}@${runId}`;
-    const id = request.interruptId ?? (requests === 0 ? base : `${base}:${requests + 1}`);
-    requests += 1;
-    return raiseRequest(host, node.name, request, id, scope.ctx.path);
-  };
-  let output: unknown;
-  const body = async (): Promise<void> => {
-    if (node.inputSchema || node.parallelWorker || controller) await started();
-    if (node.inputSchema) run.input = await checkSchema(node.inputSchema, run.input, path, 'input');
+  private started(): Promise<void> | undefined {
+    if (!this.start.pending) return undefined;
+    this.start.pending = false;
+    const { child } = this;
+    return child.forward(startEvent(child.node, child.path, child.runId, this.attempt, child.input));
+  }
+
+  private async body(): Promise<void> {
+    const { child } = this;
+    const { node } = child;
+    if (node.inputSchema || node.parallelWorker || this.controller) await this.started();
+    if (node.inputSchema) child.input = await checkSchema(node.inputSchema, child.input, this.path, 'input');
     if (node.parallelWorker) {
-      output = await runWorkers(scope, host, run, signal, startIndex);
+      this.output = await runWorkers(this.scope, this, child, this.signal, this.startIndex);
       return;
     }
-    const items = node.runTry(nodeCtx, run.input);
+    const items = node.runTry(this.nodeCtx, child.input);
     // A function node's one result comes as an array: no async iteration for it.
     if (Array.isArray(items)) {
       for (const raw of items as unknown[]) {
         let item = raw;
         if (isPromiseLike(raw)) {
-          await started();
+          await this.started();
           item = await raw;
         }
-        const pending = take(item);
+        const pending = this.take(item);
         if (pending) await pending;
       }
       return;
     }
-    await started();
+    await this.started();
     for await (const item of items) {
-      const pending = take(item);
+      const pending = this.take(item);
       if (pending) await pending;
     }
-  };
-  /** One item the node gave: its output, an event to hand on or a request to raise (those return a promise). */
-  const take = (item: unknown): Promise<void> | undefined => {
-    if (item === undefined || item === null) return undefined;
-    if (isRequestInput(item)) return raise(item);
-    if (isEvent(item)) {
-      if (item.output !== undefined) output = item.output;
-      return host.emit(item);
-    }
-    output = item;
-    return undefined;
-  };
-  try {
-    await (controller ? withTimeout(body(), node.timeout!, controller, path) : body());
-  } finally {
-    closed = true;
-    controller?.dispose();
   }
-  if (run.signal.aborted) throw run.signal.reason;
-  if (interrupts.length > 0) return { status: 'waiting', interruptIds: interrupts };
-  if (node.outputSchema && output !== undefined) output = await checkSchema(node.outputSchema, output, path, 'output');
-  // A run that never stored its start record ends in one record, which carries its input.
-  const alone = start.pending;
-  start.pending = false;
-  if (node.waitForOutput && output === undefined && route === undefined)
-    return end(run, attempt, { status: 'no-output' }, nodeCtx, alone);
-  return end(run, attempt, { status: 'completed', output, route }, nodeCtx, alone);
+
+  /** One item the node gave: its output, an event to hand on or a request to raise (those return a promise). */
+  private take(item: unknown): Promise<void> | undefined {
+    if (item === undefined || item === null) return undefined;
+    if (isRequestInput(item)) return this.raise(item);
+    if (isEvent(item)) {
+      if (item.output !== undefined) this.output = item.output;
+      return this.emit(item);
+    }
+    this.output = item;
+    return undefined;
+  }
+
+  private raise(request: RequestInput): Promise<void> {
+    // Stable: the node's path and run (a child's path already ends in its run id), so a rerun asks with the same id.
+    const { path, runId } = this;
+    const base = path.endsWith(`@${runId}`) ? path : `${path}@${runId}`;
+    const id = request.interruptId ?? (this.requests === 0 ? base : `${base}:${this.requests + 1}`);
+    this.requests += 1;
+    return raiseRequest(this, this.child.node.name, request, id, this.scope.ctx.path);
+  }
 }
 
 /** Stores the run's end record (with its last state writes) and tells the schedule, in one turn. */
@@ -352,7 +396,7 @@ async function runWorkers(
         runId: String(i),
         after: startIndex,
         signal: itemSignal,
-        forward: host.emit,
+        forward: (event) => host.emit(event),
       }),
   );
   return results.map((r) => (r.status === 'completed' ? r.output : undefined));
@@ -404,7 +448,7 @@ async function runDynamic(
     runId,
     after: startIndex,
     signal,
-    forward: host.emit,
+    forward: (event) => host.emit(event),
   });
   if (outcome.status === 'completed') {
     const result: NodeResult = { output: outcome.output, interruptIds: [] };
