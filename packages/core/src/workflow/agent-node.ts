@@ -20,7 +20,19 @@ export class AgentNode extends BaseNode {
     super({ description: agent.description, ...config, name: config.name ?? agent.name });
   }
 
+  /** The agent's run is the try's one item (its output): no generator around it. @internal */
+  override runTry(ctx: NodeContext, input: unknown): AsyncIterable<NodeYield> | Iterable<NodeYield> {
+    if (this.runImpl !== AgentNode.prototype.runImpl) return super.runTry(ctx, input);
+    return [this.runAgent(ctx, input)];
+  }
+
   protected async *runImpl(ctx: NodeContext, input: unknown): AsyncGenerator<NodeYield, void, undefined> {
+    const output = await this.runAgent(ctx, input);
+    if (output !== undefined) yield output;
+  }
+
+  /** Runs the agent on the node's input; resolves with its output (undefined when it gave none). */
+  private async runAgent(ctx: NodeContext, input: unknown): Promise<unknown> {
     const host = ctx.host;
     const base = ctx.invocationContext;
     const { userContent, structured } = agentInput(this.agent, input, base);
@@ -57,7 +69,7 @@ export class AgentNode extends BaseNode {
       scope.events.push(event);
       if (event.output !== undefined) output = event.output;
     });
-    if (output !== undefined) yield output;
+    return output;
   }
 }
 

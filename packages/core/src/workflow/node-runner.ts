@@ -307,7 +307,12 @@ class NodeTry implements NodeHost {
       for (const raw of items as unknown[]) {
         let item = raw;
         if (isPromiseLike(raw)) {
-          await this.started();
+          const starting = this.started();
+          if (starting) {
+            // Handled now: it may fail while the start record is being stored.
+            raw.then(undefined, ignore);
+            await starting;
+          }
           item = await raw;
         }
         const pending = this.take(item);
@@ -528,6 +533,8 @@ function passOn(error: unknown, path: string, attempt: number): unknown {
   if (isEventsStopped(error) || error instanceof TroupeError) return error;
   return new NodeFailedError(path, attempt, error);
 }
+
+function ignore(): void {}
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { createEvent, node, RequestInput, Workflow, type Event, type NodeContext } from '@troupe/core';
+import {
+  createEvent,
+  InMemorySessionService,
+  node,
+  RequestInput,
+  Runner,
+  Workflow,
+  type AppendEventParams,
+  type Event,
+  type NodeContext,
+} from '@troupe/core';
 import { nodeRuns, session } from './harness.js';
 
 /** The node records of the events, as `<record> <path>` in stored order (node events as `event <path>`). */
@@ -109,5 +119,36 @@ describe('node records: a start record once a run takes time or leaves a trace',
       'started w.flaky',
       'ended w.flaky',
     ]);
+  });
+});
+
+describe('a node that fails while its start record is being stored', () => {
+  it('fails the run with its error, and no rejection goes unhandled', async () => {
+    /** A store whose writes take a while, as a database's do. */
+    class SlowStore extends InMemorySessionService {
+      override async appendEvent(params: AppendEventParams): Promise<Event> {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return super.appendEvent(params);
+      }
+    }
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const broken = node(() => Promise.reject(new Error('backend down')), { name: 'broken' });
+      const runner = new Runner({
+        appName: 'app',
+        agent: new Workflow({ name: 'w', edges: [['START', broken]] }),
+        sessionService: new SlowStore(),
+      });
+      const { id } = await runner.sessionService.createSession({ appName: 'app', userId: 'u' });
+      const result = await runner.run({ userId: 'u', sessionId: id, newMessage: 'go' });
+      expect(result.status).toBe('failed');
+      expect(result.error?.message).toMatch(/backend down/);
+      // Node reports an unhandled rejection as the turn it happened in ends: long before the run did.
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
   });
 });
