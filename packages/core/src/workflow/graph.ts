@@ -47,6 +47,8 @@ export class WorkflowGraph {
   readonly terminals: ReadonlySet<string>;
   private readonly outgoing = new Map<string, Edge[]>();
   private readonly incoming = new Map<string, string[]>();
+  /** Nodes whose edges out all fire on every completion (no route, no DEFAULT, no maxIterations). */
+  private readonly alwaysAll = new Set<string>();
 
   constructor(workflow: string, nodes: Map<string, BaseNode>, edges: Edge[]) {
     this.nodes = nodes;
@@ -62,6 +64,9 @@ export class WorkflowGraph {
       }
     }
     validate(workflow, this, edges);
+    for (const [from, out] of this.outgoing)
+      if (out.every((e) => e.routes === undefined && !e.isDefault && e.maxIterations === undefined))
+        this.alwaysAll.add(from);
     const terminals = new Set<string>();
     for (const name of nodes.keys()) if (!this.outgoing.has(name)) terminals.add(name);
     this.terminals = terminals;
@@ -82,7 +87,9 @@ export class WorkflowGraph {
    * routes include one emitted, and the DEFAULT_ROUTE edge when no routed edge matched. An edge
    * used up (`maxIterations`) does not fire; `uses` counts what fired before.
    */
-  next(from: string, route: RouteKey | RouteKey[] | undefined, uses: ReadonlyMap<number, number>): Edge[] {
+  next(from: string, route: RouteKey | RouteKey[] | undefined, uses: ReadonlyMap<number, number>): readonly Edge[] {
+    // Most nodes: every edge out, whatever the route (a chain, a fan-out).
+    if (this.alwaysAll.has(from)) return this.edgesFrom(from);
     const emitted = route === undefined || route === null ? [] : (Array.isArray(route) ? route : [route]).map(String);
     const fired: Edge[] = [];
     let matched = false;
