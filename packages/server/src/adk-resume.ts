@@ -1,6 +1,6 @@
 import type { Session } from '@troupe/core';
 import { adkAnswers, answerResume, textAnswerResume, type AnswerResume } from './adk-answers.js';
-import { HttpError } from './http-error.js';
+import { HttpError, sessionNotFound } from './http-error.js';
 import type { RunBody } from './request-body.js';
 import type { ServerContext } from './server-context.js';
 
@@ -41,11 +41,7 @@ export async function adkResumeOf(
   const { appName, userId, sessionId } = body;
   const session = await ctx.sessionService.getSession({ appName, userId, sessionId });
   if (!session) {
-    throw new HttpError(
-      404,
-      'SESSION_NOT_FOUND',
-      `Session '${sessionId}' not found for app '${appName}' and user '${userId}'. Create it with POST /apps/${appName}/users/${userId}/sessions.`,
-    );
+    throw sessionNotFound({ appName, userId, sessionId });
   }
   const resume = answers
     ? answerResume(session, answers, body.invocationId)

@@ -162,3 +162,13 @@ const wrappers = new WeakSet<HttpError>();
 export function reportedError(http: HttpError): unknown {
   return wrappers.has(http) ? http.cause : http;
 }
+
+/** 404 for a session the store does not have, saying how to make it. */
+export function sessionNotFound(key: { appName: string; userId: string; sessionId: string }): HttpError {
+  const { appName, userId, sessionId } = key;
+  return new HttpError(
+    404,
+    'SESSION_NOT_FOUND',
+    `Session '${sessionId}' not found for app '${appName}' and user '${userId}'. Create it with POST /apps/${appName}/users/${userId}/sessions.`,
+  );
+}

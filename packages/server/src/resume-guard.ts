@@ -1,6 +1,6 @@
 import { type Session, type SessionService } from '@troupe/core';
 import { openInterrupts } from '@troupe/core/hosting';
-import { HttpError } from './http-error.js';
+import { HttpError, sessionNotFound } from './http-error.js';
 
 /**
  * Refuses a resume that answers nothing, before anything is stored: without answers the runner
@@ -64,11 +64,7 @@ export async function assertNoOpenInterrupts(
 ): Promise<void> {
   const session = await sessionService.getSession(key);
   if (!session) {
-    throw new HttpError(
-      404,
-      'SESSION_NOT_FOUND',
-      `Session '${key.sessionId}' not found for app '${key.appName}' and user '${key.userId}'. Create it with POST /apps/${key.appName}/users/${key.userId}/sessions.`,
-    );
+    throw sessionNotFound(key);
   }
   const open = openInterrupts(session.events);
   if (open.length > 0) {

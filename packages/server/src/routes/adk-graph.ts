@@ -3,7 +3,7 @@ import { getFunctionCalls, type Event } from '@troupe/core';
 import { ADK_START, adkAppInfo } from '../adk-graph.js';
 import { graphLevels, levelDot, type GraphLevel, type Highlight } from '../adk-graph-dot.js';
 import { agentGraph } from '../graph.js';
-import { HttpError } from '../http-error.js';
+import { HttpError, sessionNotFound } from '../http-error.js';
 import { sessionOfPath } from '../run-access.js';
 import type { ServerContext, ServerEnv } from '../server-context.js';
 
@@ -41,12 +41,7 @@ export function adkGraphRoutes(ctx: ServerContext): Hono<ServerEnv> {
     const key = await sessionOfPath(ctx, c);
     const eventId = c.req.param('eventId')!;
     const session = await ctx.sessionService.getSession(key);
-    if (!session)
-      throw new HttpError(
-        404,
-        'SESSION_NOT_FOUND',
-        `Session '${key.sessionId}' not found for app '${key.appName}' and user '${key.userId}'.`,
-      );
+    if (!session) throw sessionNotFound(key);
     const index = session.events.findIndex((e) => e.id === eventId);
     if (index < 0)
       throw new HttpError(

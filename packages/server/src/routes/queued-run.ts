@@ -3,7 +3,7 @@ import { assertMayAccess } from '../auth.js';
 import { clientGoneOf } from '../client-gone.js';
 import { adkResumeOf, hasStateDelta, type AdkResume } from '../adk-resume.js';
 import type { BackgroundRunParams, BackgroundRuns, BackgroundStreamEntry } from '../background-runs.js';
-import { HttpError, toHttpError } from '../http-error.js';
+import { sessionNotFound, toHttpError } from '../http-error.js';
 import { collectQueuedRun } from '../queued-run-collect.js';
 import { queuedRunStream } from '../queued-run-stream.js';
 import { readBody, resumeBody, type RunBody } from '../request-body.js';
@@ -110,12 +110,7 @@ export function queuedRunRoutes(ctx: ServerContext, queue: BackgroundRuns): Hono
     const key = { appName, userId, sessionId };
     await assertResumeAnswers(ctx.sessionService, key, body.responses, body.invocationId);
     const session = await ctx.sessionService.getSession(key);
-    if (!session)
-      throw new HttpError(
-        404,
-        'SESSION_NOT_FOUND',
-        `Session '${sessionId}' not found for app '${appName}' and user '${userId}'.`,
-      );
+    if (!session) throw sessionNotFound(key);
     const { runId } = await runOfSession(queue, body.invocationId ?? interruptedInvocation(session), key);
     // What the client has already seen: the stream of the resumed run starts with it.
     const before = session.events.filter((event) => event.invocationId === runId);

@@ -2,7 +2,7 @@ import { Hono, type Context } from 'hono';
 import { SessionExistsError, TEMP_PREFIX } from '@troupe/core';
 import { ACTIVE_RUN_STATUSES } from '@troupe/core/stores';
 import { assertMayAccess } from '../auth.js';
-import { HttpError } from '../http-error.js';
+import { HttpError, sessionNotFound } from '../http-error.js';
 import { createSessionBody, getSessionQuery, readBody, updateSessionBody, validate } from '../request-body.js';
 import { sessionKey } from '../run-tracker.js';
 import type { ServerContext, ServerEnv } from '../server-context.js';
@@ -76,7 +76,7 @@ export function sessionRoutes(ctx: ServerContext): Hono<ServerEnv> {
       ...(query.numRecentEvents === undefined ? {} : { numRecentEvents: query.numRecentEvents }),
       ...(query.afterTimestamp === undefined ? {} : { afterTimestamp: secondsToMs(query.afterTimestamp) }),
     });
-    if (!session) throw sessionNotFound(appName, userId, sessionId);
+    if (!session) throw sessionNotFound({ appName, userId, sessionId });
     return c.json(encodeSession(session));
   });
 
@@ -97,7 +97,7 @@ export function sessionRoutes(ctx: ServerContext): Hono<ServerEnv> {
       );
     }
     if (!(await service.getSession({ appName, userId, sessionId, numRecentEvents: 0 })))
-      throw sessionNotFound(appName, userId, sessionId);
+      throw sessionNotFound({ appName, userId, sessionId });
     const runner = await ctx.registry.runner(appName);
     // A running invocation holds the session: SessionBusyError, a 409 SESSION_BUSY.
     return c.json(encodeSession(await runner.updateSessionState({ userId, sessionId, stateDelta: body.stateDelta })));
@@ -107,7 +107,7 @@ export function sessionRoutes(ctx: ServerContext): Hono<ServerEnv> {
     const { appName, userId } = await target(c);
     const sessionId = c.req.param('session');
     if (!(await service.getSession({ appName, userId, sessionId, numRecentEvents: 0 })))
-      throw sessionNotFound(appName, userId, sessionId);
+      throw sessionNotFound({ appName, userId, sessionId });
     const busy = ctx.queue
       ? (await ctx.queue.list({ appName, userId, sessionId })).some((run) => ACTIVE_RUN_STATUSES.includes(run.status))
       : ctx.runs.isRunning(sessionKey(appName, userId, sessionId));
@@ -123,12 +123,4 @@ export function sessionRoutes(ctx: ServerContext): Hono<ServerEnv> {
   });
 
   return routes;
-}
-
-function sessionNotFound(appName: string, userId: string, sessionId: string): HttpError {
-  return new HttpError(
-    404,
-    'SESSION_NOT_FOUND',
-    `Session '${sessionId}' not found for app '${appName}' and user '${userId}'. Create it with POST /apps/${appName}/users/${userId}/sessions.`,
-  );
 }
