@@ -8,7 +8,7 @@ import { A2aUser } from './a2a-user.js';
 import { type A2aAuthenticator, UnauthorizedError } from './auth.js';
 import { readBody } from './read-body.js';
 import type { TroupeRequestHandler } from './request-handler.js';
-import { bodyTooLargeMessage, idProblem, limitMessage, type RequestLimits } from './request-limits.js';
+import { bodyTooLargeMessage, idProblem, partsProblem, limitMessage, type RequestLimits } from './request-limits.js';
 import { sseResponse } from './sse-response.js';
 
 type JsonRpcId = string | number | null;
@@ -77,6 +77,8 @@ export function jsonRpcRoute(
     if (overLimit) return rpcError(id, -32602, limitMessage(overLimit), 200);
     const longId = idProblem(params);
     if (longId) return rpcError(id, -32602, longId, 200);
+    const badParts = partsProblem(params);
+    if (badParts) return rpcError(id, -32602, badParts, 200);
     const useLegacy = !isV1JsonRpcMethod(method);
     const context = new ServerCallContext({
       user: new A2aUser(userId),

@@ -46,6 +46,30 @@ export function idProblem(params: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * The message's parts when they are not a list of objects, worded with the fix; undefined when
+ * they are (or there is no message: the SDK names what is missing). The SDK's decoder reads each
+ * part's fields, so a `null` part reached it as an internal error.
+ */
+export function partsProblem(params: unknown): string | undefined {
+  const message = isRecord(params) ? params.message : undefined;
+  if (!isRecord(message) || !('parts' in message)) return undefined;
+  const parts = message.parts;
+  if (!Array.isArray(parts))
+    return `Invalid request: field 'params.message.parts' is ${describe(parts)}; send a list of parts, e.g. [{ text: 'Hello' }].`;
+  for (const [i, part] of parts.entries()) {
+    if (isRecord(part)) continue;
+    return `Invalid request: field 'params.message.parts[${i}]' is ${describe(part)}; each part is an object, e.g. { text: 'Hello' } (v0.3: { kind: 'text', text: 'Hello' }).`;
+  }
+  return undefined;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  return `${typeof value === 'object' ? 'an' : 'a'} ${typeof value}`;
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -85,6 +85,21 @@ describe('bad JSON-RPC requests', () => {
       /^SendMessage needs params, an object \(got none\)/,
     ],
     ['an empty message', send({ parts: [] }), 200, -32602, /^message\.parts is empty; send at least one part/],
+    // Found by the A2A fuzzer: the SDK's decoder read a null part and the answer was an internal error.
+    [
+      'a null part',
+      send({ parts: [{ text: 'hi' }, null] }),
+      200,
+      -32602,
+      /^Invalid request: field 'params\.message\.parts\[1\]' is null; each part is an object, e.g\. \{ text: 'Hello' \}/,
+    ],
+    [
+      'parts that are not a list',
+      send({ parts: 'hi' }),
+      200,
+      -32602,
+      /^Invalid request: field 'params\.message\.parts' is a string; send a list of parts/,
+    ],
     [
       'no messageId',
       send({ messageId: '' }),
