@@ -21,6 +21,22 @@ export const SCENARIOS = Object.freeze({
  */
 export const GRAPH50 = Object.freeze({ workers: 10, reviewers: 10, chain: 24 });
 
+/**
+ * graph50's per-node checks, the same for every engine: `outputOf(name)` reads a node's output as
+ * that engine records it; `text` is the fake model's answer. Throws naming the first check that fails.
+ */
+export function checkGraph50Nodes(outputOf, text) {
+  const check = (ok, what) => {
+    if (!ok) throw new Error(`verification failed: ${what}`);
+  };
+  check(outputOf('plan') === text, 'plan answered');
+  const joined = outputOf('join1');
+  for (let i = 1; i <= GRAPH50.workers; i++) check(joined?.[`w${i}`] === i, `join1.w${i}`);
+  for (let i = 1; i <= GRAPH50.reviewers; i++) check(outputOf(`r${i}`) === text, `r${i} answered`);
+  check(outputOf('summarize') === GRAPH50.reviewers, 'summarize counted every answer');
+  check(outputOf('fallback') === undefined, 'fallback did not run');
+}
+
 /** classify's rule: route A for inputs up to this many characters (the scenario's input always), B above. */
 export const CLASSIFY_MAX_A = 200;
 export const classifyRoute = (text) => (String(text).length <= CLASSIFY_MAX_A ? 'A' : 'B');
