@@ -22,6 +22,7 @@ export {
   type Event,
   type EventActions,
   type EventInit,
+  type CustomEventInfo,
   type InterruptInfo,
   type NodeInfo,
   type Route,

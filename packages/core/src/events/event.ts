@@ -117,6 +117,18 @@ export interface Event {
   errorCode?: string;
   errorMessage?: string;
   interrupt?: InterruptInfo;
+  /**
+   * A custom event an agent, callback, tool or node emitted with `ctx.emit(name, data)`: stored in
+   * order with the others and streamed on every protocol, never part of what a model sees.
+   */
+  customEvent?: CustomEventInfo;
+}
+
+/** What `ctx.emit(name, data)` records: an application's own progress or data, by name. */
+export interface CustomEventInfo {
+  name: string;
+  /** JSON-serialisable; `undefined` when the event has no data. */
+  data?: unknown;
 }
 
 /**
@@ -170,6 +182,7 @@ export function createEvent(fields: EventInit = {}): Event {
   if (fields.errorCode !== undefined) event.errorCode = fields.errorCode;
   if (fields.errorMessage !== undefined) event.errorMessage = fields.errorMessage;
   if (fields.interrupt !== undefined) event.interrupt = fields.interrupt;
+  if (fields.customEvent !== undefined) event.customEvent = fields.customEvent;
   return event;
 }
 

@@ -27,6 +27,7 @@ export function copyEvent(event: Event, compact = false): Event {
   if (event.errorCode !== undefined) copy.errorCode = event.errorCode;
   if (event.errorMessage !== undefined) copy.errorMessage = event.errorMessage;
   if (event.interrupt !== undefined) copy.interrupt = cloneData(event.interrupt);
+  if (event.customEvent !== undefined) copy.customEvent = cloneData(event.customEvent);
   return copy;
 }
 
