@@ -202,6 +202,15 @@ export abstract class BaseAgent {
   private async runWithCallbacks(parentContext: InvocationContext, sink: EventSink): Promise<void> {
     parentContext.throwIfAborted();
     const ctx = parentContext.forAgent(this);
+    let paused = false;
+    const agentSink: EventSink = (event) => {
+      this.stamp(event, ctx);
+      if (event.actions.escalate && event.author === this.name && ctx.loopScope) ctx.loopScope.escalated = true;
+      if (event.interrupt) paused = true;
+      return sink(event);
+    };
+    // ctx.emit (from the agent, its callbacks and tools) hands custom events to this agent's sink.
+    ctx.emitTo = agentSink;
     // How the agent ended, for plugins' afterAgent; stays undefined if the consumer stopped taking events.
     let outcome: AgentOutcome | undefined;
     let failure: unknown;
@@ -217,13 +226,7 @@ export abstract class BaseAgent {
           }
         }
       }
-      let paused = false;
-      await this.runImplInto(ctx, (event) => {
-        this.stamp(event, ctx);
-        if (event.actions.escalate && event.author === this.name && ctx.loopScope) ctx.loopScope.escalated = true;
-        if (event.interrupt) paused = true;
-        return sink(event);
-      });
+      await this.runImplInto(ctx, agentSink);
       // A paused agent has not finished: its after-callbacks run when it does, after resume.
       if (paused) {
         outcome = 'interrupted';

@@ -48,6 +48,16 @@ export class CallbackContext {
     return this.invocationContext.abortSignal;
   }
 
+  /**
+   * Stores a custom event (`event.customEvent = { name, data }`) in order with the run's other
+   * events and streams it to every client; a model never sees it. Resolves once it is stored.
+   * @example
+   * await ctx.emit('progress', { done: 3, total: 10 });
+   */
+  emit(name: string, data?: unknown): Promise<void> {
+    return this.invocationContext.emit(name, data);
+  }
+
   /** Throws the run's abort reason once it is cancelled: call it between steps of long work. */
   throwIfAborted(): void {
     this.invocationContext.throwIfAborted();

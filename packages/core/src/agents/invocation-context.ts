@@ -10,6 +10,9 @@ import type { Session, SessionService } from '../sessions/session.js';
 import type { BaseAgent } from './base-agent.js';
 import type { Redactor } from '../utils/redact.js';
 import { lastCheckpoint } from './replay.js';
+import { ConfigurationError } from '../errors.js';
+import { customEventOf } from '../events/custom-event.js';
+import type { EventSink } from './event-sink.js';
 
 /** Everything one invocation shares across the agent tree. Internal. */
 export interface InvocationShared {
@@ -115,6 +118,12 @@ export class InvocationContext {
    * @internal
    */
   readonly workflowNode: WorkflowNodeSite | undefined;
+  /**
+   * Where `emit` hands events: the sink of the agent running in this context, which stamps them as
+   * its own. Set when the agent starts; copies made with `with` keep it. Internal.
+   * @internal
+   */
+  emitTo: EventSink | undefined;
 
   constructor(fields: ContextFields) {
     this.shared = fields.shared;
@@ -130,6 +139,26 @@ export class InvocationContext {
     this.loopScope = fields.loopScope;
     this.resumeFrom = fields.resumeFrom;
     this.workflowNode = fields.workflowNode;
+    this.emitTo = undefined;
+  }
+
+  /**
+   * Stores a custom event authored by this agent (`event.customEvent = { name, data }`), in order
+   * with its other events, and streams it to every client (SSE, AG-UI `CUSTOM`, AI SDK `data-<name>`,
+   * MCP progress); a model never sees it. Resolves once it is stored. `data` must be JSON-serialisable.
+   *
+   * @example
+   * await ctx.emit('progress', { done: 3, total: 10 });
+   */
+  async emit(name: string, data?: unknown): Promise<void> {
+    const sink = this.emitTo;
+    const where = `ctx.emit('${String(name)}') in agent '${this.agent.name}'`;
+    if (!sink) {
+      throw new ConfigurationError(
+        `${where}: the agent is not running in this context. Call emit while the agent runs (from runAsyncImpl, a callback, a tool or a node).`,
+      );
+    }
+    await sink(customEventOf(name, data, where));
   }
 
   get invocationId(): string {
@@ -151,7 +180,7 @@ export class InvocationContext {
 
   /** A copy with some fields changed. */
   with(changes: Partial<Omit<ContextFields, 'shared'>>): InvocationContext {
-    return new InvocationContext({
+    const copy = new InvocationContext({
       shared: this.shared,
       agent: changes.agent ?? this.agent,
       branch: changes.branch ?? this.branch,
@@ -167,6 +196,8 @@ export class InvocationContext {
       // Given afresh where it applies (see WorkflowNodeSite.agent); forAgent keeps it.
       workflowNode: changes.workflowNode,
     });
+    copy.emitTo = this.emitTo;
+    return copy;
   }
 
   /** The context an agent runs in when called from this one. */

@@ -214,7 +214,8 @@ export function textOf(event: Event): string {
  * tool call or tool result still waiting for the model (unless the tool skipped summarisation).
  */
 export function isFinalResponse(event: Event): boolean {
-  if (event.partial) return false;
+  // A custom event (ctx.emit) is progress or data, never the answer.
+  if (event.partial || event.customEvent) return false;
   if (event.actions.skipSummarization || event.interrupt) return true;
   for (const part of event.content?.parts ?? []) {
     if ('functionCall' in part || 'functionResponse' in part) return false;

@@ -1,6 +1,7 @@
 import { CallbackContext } from '../agents/callback-context.js';
 import type { InvocationContext } from '../agents/invocation-context.js';
 import type { Event } from '../events/event.js';
+import { customEventOf } from '../events/custom-event.js';
 import { ToolInterrupt, ToolRejected } from '../interrupts/signals.js';
 import type { SearchMemoryResponse } from '../memory/memory-service.js';
 import { searchSessionMemory } from '../memory/search-memory.js';
@@ -23,7 +24,7 @@ export class ToolContext extends CallbackContext {
     invocationContext: InvocationContext,
     /** The id of the function call being answered. */
     readonly functionCallId: string,
-    private readonly emit: (event: Event) => Promise<void>,
+    private readonly sink: (event: Event) => Promise<void>,
     /**
      * When this call is being resumed: the index in the session's events where the paused call's
      * own events start. Internal.
@@ -48,7 +49,18 @@ export class ToolContext extends CallbackContext {
    * appended to the session.
    */
   emitEvent(event: Event): Promise<void> {
-    return this.emit(event);
+    return this.sink(event);
+  }
+
+  /**
+   * Stores a custom event (`event.customEvent = { name, data }`) authored by the calling agent, in
+   * order with the call's other events, and streams it to every client (a tool's progress); a
+   * model never sees it. Resolves once it is stored.
+   * @example
+   * await ctx.emit('search.progress', { searched: 40, of: 100 });
+   */
+  override async emit(name: string, data?: unknown): Promise<void> {
+    await this.sink(customEventOf(name, data, `ctx.emit('${String(name)}') in tool call ${this.functionCallId}`));
   }
 
   /**

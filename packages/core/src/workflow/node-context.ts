@@ -1,6 +1,7 @@
 import { CallbackContext } from '../agents/callback-context.js';
 import type { InvocationContext } from '../agents/invocation-context.js';
 import type { Event, Route } from '../events/event.js';
+import { customEventOf } from '../events/custom-event.js';
 
 /** What `ctx.runNode` resolves to (ADK's `NodeResult`). */
 export interface NodeResult {
@@ -76,9 +77,17 @@ export class NodeContext extends CallbackContext {
   /**
    * Emits an event as this node's (with the state written so far); resolves once it is stored.
    * An event with `output` does not end the node: the node's output is what it returns.
+   * With a name (`ctx.emit('progress', data)`) it stores a custom event instead (see
+   * {@link CallbackContext.emit}), which carries no state.
    */
-  emit(event: Event): Promise<void> {
-    return this.host.emit(event);
+  override emit(event: Event): Promise<void>;
+  override emit(name: string, data?: unknown): Promise<void>;
+  override async emit(eventOrName: Event | string, data?: unknown): Promise<void> {
+    await this.host.emit(
+      typeof eventOrName === 'string'
+        ? customEventOf(eventOrName, data, `ctx.emit('${eventOrName}') in node '${this.host.path}'`)
+        : eventOrName,
+    );
   }
 
   /**

@@ -244,7 +244,8 @@ class NodeTry implements NodeHost {
     if (!event.nodeInfo) {
       event.nodeInfo = { path: this.path, runId: this.runId, attempt: this.attempt };
       if (!event.author) event.author = this.child.node.name;
-      if (!event.partial) this.nodeCtx.applyTo(event.actions);
+      // State goes out with the node's next real event, never on a custom one.
+      if (!event.partial && !event.customEvent) this.nodeCtx.applyTo(event.actions);
       if (event.route !== undefined) this.route = event.route;
     }
     if (event.interrupt && !event.partial) (this.interrupts ??= []).push(event.interrupt.id);
