@@ -33,6 +33,7 @@ export interface RunIdentity {
  *   TOOL_CALL_RESULT (the result as JSON text); a graph workflow's request for input is its
  *   `adk_request_input` call, as on `/run_sse`, so the interrupt's `toolCallId` names a call the
  *   client holds (and the thread's last message is the assistant's, not the user's turn again);
+ * - custom events (`ctx.emit(name, data)`): CUSTOM with the same name, the data as its `value`;
  * - state: STATE_SNAPSHOT first, then a STATE_DELTA (JSON Patch) per event that changes state;
  * - a graph workflow's node runs: STEP_STARTED/STEP_FINISHED named by the node's path, the end
  *   record (its output and route) as the step's `rawEvent` (see {@link NodeSteps});
@@ -81,6 +82,9 @@ export class EventTranslator {
       if (event.content.role === 'model') out.push(...this.modelTurn(event));
       out.push(...this.toolResults(event));
     }
+    // ctx.emit's events: the application's own, under its name.
+    if (event.customEvent)
+      out.push({ type: EventType.CUSTOM, name: event.customEvent.name, value: event.customEvent.data });
     const delta = this.state.patch(event.actions.stateDelta);
     if (delta.length > 0) out.push({ type: EventType.STATE_DELTA, delta });
     if (event.actions.agentState?.node !== 'started') out.push(...steps);
