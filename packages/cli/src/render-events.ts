@@ -57,7 +57,7 @@ export const initialRenderState: RenderState = Object.freeze({
  * Renders one event as terminal transcript text: the speaking agent's name when it changes
  * (`Weather: ...`, later lines indented under it), streamed text as it arrives, tool calls
  * (`→ name {args}`), short tool results (`← name: {...}`), transfers (`⇢ transferred to X`),
- * interrupts, and the workflow and pattern agents' progress in words (`· Loop stopped: escalated
+ * interrupts, custom events (`◦ name {data}`, dimmed), and the workflow and pattern agents' progress in words (`· Loop stopped: escalated
  * after 2 iterations`, `· Plan answered after 3 steps`; see core's `describeProgress`). A graph
  * workflow's nodes print their outputs on lines of their own, `[classify] question` (text as it is,
  * anything else as compact JSON), named by their path in the workflow (`tally.count`); an agent
@@ -116,6 +116,14 @@ export function renderEvent(event: Event, state: RenderState, options: RenderOpt
         'approval',
         `⏸ ${toolName} waits for ${kind === 'confirmation' ? 'confirmation' : 'input'}${detail ? `: ${detail}` : ''}`,
       ),
+    );
+  }
+  // ctx.emit's events, dimmed: the app's own progress, not part of the conversation.
+  if (event.customEvent) {
+    const { name, data } = event.customEvent;
+    w.line(
+      author,
+      style.paint('muted', `◦ ${name}${data === undefined ? '' : ` ${cut(JSON.stringify(data), maxResult)}`}`),
     );
   }
   const progress = describeProgress(event.actions.agentState, options.agentKind?.(author));

@@ -164,4 +164,16 @@ describe('renderEvent', () => {
     renderEvent(createEvent(say('Helper', 'Hi', true)), state);
     expect(state).toEqual({ speaker: undefined, cursor: 'none', nodeTexts: {}, streamed: '' });
   });
+  it('prints a custom event (ctx.emit) as a dimmed line of its author, with its data as compact JSON', () => {
+    const progress = (data?: unknown): EventInit => ({
+      author: 'Fetcher',
+      customEvent: { name: 'fetch.progress', ...(data === undefined ? {} : { data }) },
+    });
+    const { text } = render([progress({ page: 1, of: 2 }), progress(), say('Fetcher', 'Done.')]);
+    expect(text).toBe('Fetcher: ◦ fetch.progress {"page":1,"of":2}\n         ◦ fetch.progress\n         Done.\n');
+    const dim = render([progress({ page: 1 })], {
+      style: { colored: true, paint: (role, t) => `<${role}>${t}</${role}>` },
+    });
+    expect(dim.text).toContain('<muted>◦ fetch.progress {"page":1}</muted>');
+  });
 });
