@@ -168,3 +168,17 @@ it('lays out spans per invocation under their parents, with offsets and duration
   expect(open!.rows[0]!.durationMs).toBeUndefined();
   expect(open!.durationMs).toBe(500);
 });
+
+it('shows a custom event (ctx.emit) as a fact with its name and data, and as a chat step', () => {
+  const event: WireEvent = {
+    ...progressEvent('Fetcher', undefined),
+    id: 'e-custom',
+    customEvent: { name: 'fetch.progress', data: { page: 1, of: 2 } },
+  };
+  expect(eventFacts(event)).toEqual([{ kind: 'custom', name: 'fetch.progress', data: { page: 1, of: 2 } }]);
+  expect(transcript([event]).map((i) => (i.kind === 'step' ? i.text : i.kind))).toEqual([
+    'fetch.progress {"page":1,"of":2}',
+  ]);
+  const bare: WireEvent = { ...event, customEvent: { name: 'done' } };
+  expect(transcript([bare]).map((i) => (i.kind === 'step' ? i.text : i.kind))).toEqual(['done']);
+});

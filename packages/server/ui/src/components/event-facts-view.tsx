@@ -101,6 +101,13 @@ function FactLine({ fact }: { fact: EventFact }) {
           {fact.text}
         </span>
       );
+    case 'custom':
+      return (
+        <span>
+          <span class="tag custom">{fact.name}</span>
+          {fact.data === undefined ? null : <code class="args"> {compactJson(fact.data)}</code>}
+        </span>
+      );
     case 'answers':
       return (
         <span>

@@ -26,6 +26,8 @@ export type EventFact =
       prompt: string;
     }
   | { kind: 'answers'; answers: Record<string, unknown> }
+  /** A custom event (`ctx.emit(name, data)`): the app's own progress or data. */
+  | { kind: 'custom'; name: string; data: unknown }
   /** A workflow or pattern agent's progress: a loop iteration, a plan step, a stop reason, parallel branches. */
   | ({ kind: 'progress' } & WorkflowProgress);
 
@@ -40,6 +42,7 @@ export function eventFacts(event: WireEvent, kindOf?: KindOf): EventFact[] {
     const fact = partFact(part);
     if (fact) facts.push(fact);
   }
+  if (event.customEvent) facts.push({ kind: 'custom', name: event.customEvent.name, data: event.customEvent.data });
   const actions = event.actions;
   if (actions.transferToAgent) facts.push({ kind: 'transfer', to: actions.transferToAgent });
   if (actions.route)

@@ -105,6 +105,9 @@ export function transcript(events: readonly WireEvent[], kindOf?: KindOf): ChatI
         case 'progress':
           if (fact.workflow !== 'agent') items.push({ kind: 'step', ...at, text: fact.text });
           break;
+        case 'custom':
+          items.push({ kind: 'step', ...at, text: customText(fact.name, fact.data) });
+          break;
         case 'thought':
         case 'escalate':
         case 'state':
@@ -143,4 +146,11 @@ function describeAnswers(answers: Record<string, unknown>, asked: ReadonlyMap<st
     return `answered ${tool} with ${JSON.stringify(answer)}`;
   });
   return parts.join(', ') || 'answered nothing';
+}
+
+/** A custom event as a chat step: its name, and its data as short JSON. */
+function customText(name: string, data: unknown): string {
+  if (data === undefined) return name;
+  const json = JSON.stringify(data);
+  return `${name} ${json.length > 120 ? `${json.slice(0, 119)}…` : json}`;
 }
