@@ -138,6 +138,23 @@ export interface CreateAppOptions {
    * const app = createApp({ agentsDir: 'agents', sessionService, queue });
    */
   queue?: BackgroundRuns;
+  /**
+   * Also serve the apps as an OpenAI-compatible API (`troupe api --openai`), for clients of
+   * OpenAI's Chat Completions (the official SDKs, chat front ends): each app is a model.
+   * `GET /v1/models` lists them; `POST /v1/chat/completions` (model = app name) runs one turn in
+   * the session its `X-Session-Id` header names, or in a new one seeded from the request's earlier
+   * messages (its id in the response's `X-Session-Id`), streamed as chunks (`stream: true`) or as
+   * one completion, with the usage. A turn that pauses for a person answers with the question
+   * (its id in `X-Troupe-Interrupt-Id`); the next message answers it. The API key is the bearer
+   * token of `auth`; sessions belong to its user (`'openai'` without auth). With a `queue`, the
+   * turns run on the workers. See docs/server.md.
+   * @default false
+   *
+   * @example
+   * const app = createApp({ apps: { support: supportAgent }, openai: true });
+   * // new OpenAI({ baseURL: 'http://127.0.0.1:8000/v1', apiKey: 'unused' }).chat.completions.create({ model: 'support', messages })
+   */
+  openai?: boolean;
 }
 
 /** The default `bodyLimit`: 1 MiB, as every protocol route's (A2A's too). */
@@ -193,6 +210,11 @@ export function checkOptions(options: CreateAppOptions): void {
       `createApp's artifactService must be an ArtifactService (an object with ${ARTIFACT_METHODS.join(', ')}), e.g. new InMemoryArtifactService() or SqliteArtifactService; got ${typeof artifacts === 'object' ? 'an object without them' : String(artifacts)}.`,
     );
   }
+  const openai: unknown = options.openai;
+  if (openai !== undefined && typeof openai !== 'boolean')
+    throw new ConfigurationError(
+      `createApp's openai is ${typeof openai === 'string' ? JSON.stringify(openai) : String(openai)}; it must be true (serve the OpenAI-compatible /v1 routes) or false.`,
+    );
   for (const name of ['allowedHosts', 'allowedOrigins'] as const) {
     const list: unknown = options[name];
     if (list !== undefined && !Array.isArray(list))

@@ -26,6 +26,7 @@ import { evalSetRoutes } from './routes/eval-sets.js';
 import { healthRoutes } from './routes/health.js';
 import { inputSchemaRoutes } from './routes/input-schema.js';
 import { metaRoutes } from './routes/meta.js';
+import { openAiRoutes } from './openai/routes.js';
 import { queuedRunRoutes } from './routes/queued-run.js';
 import { runRoutes } from './routes/run.js';
 import { rewindRoutes } from './routes/rewind.js';
@@ -122,6 +123,8 @@ export function createApp(options: CreateAppOptions): TroupeApp {
   app.route('/', rewindRoutes(context));
   // AG-UI runs execute in this process, with a queue too: their events stream to the client that asked.
   app.route('/', agUiRoutes(context));
+  // OpenAI's clients: their own auth (a missing key answered in OpenAI's error shape) and errors.
+  if (options.openai) app.route('/', openAiRoutes(context));
   if (options.staticDir !== undefined) app.use('*', staticFiles(options.staticDir));
 
   app.notFound((c) =>

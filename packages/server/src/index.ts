@@ -27,6 +27,7 @@ export { allowedHostProblem } from './host-check.js';
 export { allowedOriginProblem } from './origin-check.js';
 export { ADMIN, type AuthOptions } from './auth.js';
 export { AG_UI_USER } from './ag-ui/thread.js';
+export { OPENAI_USER } from './openai/chat-session.js';
 export {
   AGENT_ENTRY_FILES,
   discoverApps,
