@@ -21,6 +21,7 @@ import { requestIds } from './request-id.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { backgroundRunRoutes } from './routes/background-runs.js';
 import { cancelRoutes } from './routes/cancel.js';
+import { chatRoutes } from './routes/chat.js';
 import { debugTraceRoutes } from './routes/debug-trace.js';
 import { evalSetRoutes } from './routes/eval-sets.js';
 import { healthRoutes } from './routes/health.js';
@@ -123,6 +124,8 @@ export function createApp(options: CreateAppOptions): TroupeApp {
   app.route('/', rewindRoutes(context));
   // AG-UI runs execute in this process, with a queue too: their events stream to the client that asked.
   app.route('/', agUiRoutes(context));
+  // The AI SDK's chat route (useChat), in this process too, for the same reason.
+  app.route('/', chatRoutes(context));
   // OpenAI's clients: their own auth (a missing key answered in OpenAI's error shape) and errors.
   if (options.openai) app.route('/', openAiRoutes(context));
   if (options.staticDir !== undefined) app.use('*', staticFiles(options.staticDir));

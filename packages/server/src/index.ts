@@ -27,6 +27,16 @@ export { allowedHostProblem } from './host-check.js';
 export { allowedOriginProblem } from './origin-check.js';
 export { ADMIN, type AuthOptions } from './auth.js';
 export { AG_UI_USER } from './ag-ui/thread.js';
+export { uiMessageStreamOf, type RunEventStream, type UiMessageStreamOptions } from './ai-sdk/ui-message-stream.js';
+export type {
+  TroupePartMetadata,
+  UiDataChunk,
+  UiFinishReason,
+  UiMessageChunk,
+  UiMessageFinishChunk,
+  UiMessageStartChunk,
+  UiToolApprovalRequestChunk,
+} from './ai-sdk/ui-message-chunk.js';
 export { OPENAI_USER } from './openai/chat-session.js';
 export {
   AGENT_ENTRY_FILES,
