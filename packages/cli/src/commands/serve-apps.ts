@@ -93,6 +93,7 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
       defaultModel: defaultModel.model,
       ...(auth ? { auth } : {}),
       ...(staticDir ? { staticDir } : {}),
+      ...(options.openai ? { openai: true } : {}),
       allowedOrigins: options.allowOrigins,
       allowedHosts: options.allowedHosts,
       onError: (error, request, report) => {
@@ -137,6 +138,12 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
     const first = single?.appName ?? names[0] ?? '{app}';
     io.stdout.write(
       `A2A: ${handle.url}/a2a/{app} for each app, e.g. agent card ${handle.url}/a2a/${first}/.well-known/agent-card.json${queue ? ' (A2A tasks run in this process, not on workers)' : ''}\n`,
+    );
+  }
+  if (options.openai) {
+    const first = single?.appName ?? names[0] ?? '<app>';
+    io.stdout.write(
+      `OpenAI-compatible API: ${handle.url}/v1 (each app a model, e.g. model '${first}'; POST /v1/chat/completions)\n`,
     );
   }
   if (queue)

@@ -37,6 +37,8 @@ export interface ServeCommandOptions {
   allowedHosts: string[];
   /** `--a2a`: also serve each app over A2A at `/a2a/{app}` (needs @troupe/a2a). @default false */
   a2a: boolean;
+  /** `--openai`: also serve the apps as OpenAI-compatible models at `/v1` (chat completions). @default false */
+  openai: boolean;
   /** `--compact-every` / `--compact-overlap`: compaction of long sessions. */
   compaction: CompactionOptions | undefined;
   /** `--help`: print the usage and do nothing else. */
@@ -62,6 +64,7 @@ const OPTIONS = {
   'allow-origin': { type: 'string', multiple: true },
   'allowed-host': { type: 'string', multiple: true },
   a2a: { type: 'boolean' },
+  openai: { type: 'boolean' },
   ...COMPACTION_FLAGS,
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -91,6 +94,7 @@ export function parseServeOptions(mode: ServeMode, args: readonly string[]): Ser
     allowOrigins: [],
     allowedHosts: [],
     a2a: false,
+    openai: false,
     compaction: undefined,
   };
   if (values.help) return { agentsDir: '', ...defaults, help: true };
@@ -170,6 +174,7 @@ export function parseServeOptions(mode: ServeMode, args: readonly string[]): Ser
     allowOrigins,
     allowedHosts,
     a2a: values.a2a ?? false,
+    openai: values.openai ?? false,
     compaction: parseCompactionFlags(values),
     help: false,
   };
@@ -230,6 +235,9 @@ Options:
                       web page on another name cannot drive the server (DNS rebinding)
   --a2a               Also serve each app over A2A (JSON-RPC, 1.0 and 0.3) at /a2a/{app}, its
                       agent card at /a2a/{app}/.well-known/agent-card.json (needs @troupe/a2a)
+  --openai            Also serve the apps as OpenAI-compatible models at /v1 (GET /v1/models,
+                      POST /v1/chat/completions with model = app name), for OpenAI's SDKs and
+                      chat front ends; the API key is --token
 ${compactionUsage(22)}  -h, --help          Show this help
 
 Stop the server with Ctrl-C: runs in flight get 10 seconds to finish, then are cancelled.

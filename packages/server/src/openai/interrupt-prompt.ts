@@ -8,7 +8,10 @@ import { isInputRequest } from '../adk-input.js';
  */
 export function interruptPrompt(interrupts: readonly InterruptInfo[]): string {
   const questions = interrupts.map(question);
-  if (interrupts.length === 1) return `${questions[0]!} ${howToAnswer(interrupts[0]!)}`;
+  if (interrupts.length === 1) {
+    const how = howToAnswer(interrupts[0]!);
+    return how === '' ? questions[0]! : `${questions[0]!} ${how}`;
+  }
   return `${questions.join('\n')}\nThese ${interrupts.length} questions are answered together, by interrupt id, with POST .../sessions/{id}/resume (ids in the X-Troupe-Interrupt-Id header).`;
 }
 
