@@ -57,7 +57,12 @@ export async function send(
   server: ChatServer,
   path: string,
   messages: UIMessage[],
-  options: { continues?: UIMessage; headers?: Record<string, string>; messageId?: string } = {},
+  options: {
+    continues?: UIMessage;
+    headers?: Record<string, string>;
+    messageId?: string;
+    trigger?: 'submit-message' | 'regenerate-message';
+  } = {},
 ): Promise<ChatReply> {
   const transport = new DefaultChatTransport<UIMessage>({
     api: path,
@@ -67,7 +72,7 @@ export async function send(
   const stream = await transport.sendMessages({
     chatId: path.split('/').at(-2)!,
     messages,
-    trigger: 'submit-message',
+    trigger: options.trigger ?? 'submit-message',
     messageId: options.messageId ?? options.continues?.id,
     abortSignal: undefined,
   });
