@@ -155,6 +155,21 @@ export interface CreateAppOptions {
    * // new OpenAI({ baseURL: 'http://127.0.0.1:8000/v1', apiKey: 'unused' }).chat.completions.create({ model: 'support', messages })
    */
   openai?: boolean;
+  /**
+   * Also serve the apps as an MCP server over Streamable HTTP at `/mcp` (`troupe api --mcp`), for
+   * MCP hosts (Claude, VS Code, Cursor...): each app is a tool that runs one turn (input `{ message,
+   * sessionId? }`, or its root agent's `inputSchema`), its result the final text with
+   * `_meta.sessionId` to continue the session; progress notifications, elicitation for approvals
+   * and input requests (else a `resume` tool), cancellation. Per user with `auth` (the bearer
+   * token's user; an admin token, and no auth, act as `'mcp'`). Its runs execute in this process,
+   * with a `queue` too. See docs/mcp.md.
+   * @default false
+   *
+   * @example
+   * const app = createApp({ apps: { travel }, mcp: true, auth: { tokens: { 'alice-secret': 'alice' } } });
+   * // an MCP host: { "url": "http://127.0.0.1:8000/mcp", "headers": { "Authorization": "Bearer alice-secret" } }
+   */
+  mcp?: boolean;
 }
 
 /** The default `bodyLimit`: 1 MiB, as every protocol route's (A2A's too). */
@@ -214,6 +229,11 @@ export function checkOptions(options: CreateAppOptions): void {
   if (openai !== undefined && typeof openai !== 'boolean')
     throw new ConfigurationError(
       `createApp's openai is ${typeof openai === 'string' ? JSON.stringify(openai) : String(openai)}; it must be true (serve the OpenAI-compatible /v1 routes) or false.`,
+    );
+  const mcp: unknown = options.mcp;
+  if (mcp !== undefined && typeof mcp !== 'boolean')
+    throw new ConfigurationError(
+      `createApp's mcp is ${typeof mcp === 'string' ? JSON.stringify(mcp) : String(mcp)}; it must be true (serve the apps over MCP at /mcp) or false.`,
     );
   for (const name of ['allowedHosts', 'allowedOrigins'] as const) {
     const list: unknown = options[name];

@@ -26,6 +26,7 @@ import { debugTraceRoutes } from './routes/debug-trace.js';
 import { evalSetRoutes } from './routes/eval-sets.js';
 import { healthRoutes } from './routes/health.js';
 import { inputSchemaRoutes } from './routes/input-schema.js';
+import { mcpRoutes } from './routes/mcp.js';
 import { metaRoutes } from './routes/meta.js';
 import { openAiRoutes } from './openai/routes.js';
 import { queuedRunRoutes } from './routes/queued-run.js';
@@ -128,6 +129,8 @@ export function createApp(options: CreateAppOptions): TroupeApp {
   app.route('/', chatRoutes(context));
   // OpenAI's clients: their own auth (a missing key answered in OpenAI's error shape) and errors.
   if (options.openai) app.route('/', openAiRoutes(context));
+  // MCP clients: their own auth (answered in JSON-RPC's shape) and sessions; runs in this process.
+  if (options.mcp) app.route('/', mcpRoutes(context, { auth: options.auth, bodyLimit, jsonLimits }));
   if (options.staticDir !== undefined) app.use('*', staticFiles(options.staticDir));
 
   app.notFound((c) =>
