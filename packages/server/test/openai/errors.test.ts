@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { LlmAgent } from '@troupe/core';
+import { FunctionTool, LlmAgent } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { openAiClient, serveOpenAi, sessionsOf, type Served } from './helpers.js';
 
@@ -191,5 +191,59 @@ describe('OpenAI-compatible API: errors in OpenAI’s shape', () => {
     expect(texts.join('')).toBe('Checking.');
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as Error).message).toContain('the provider is down');
+  });
+
+  it('a tripped output guardrail ends the answer with finish_reason content_filter, the blocked text unsent', async () => {
+    const model = new ScriptedModel(['The secret is 42.']);
+    const agent = new LlmAgent({
+      name: 'assistant',
+      model,
+      outputGuardrails: [
+        { name: 'no_secrets', check: (_ctx, output) => ({ tripwire: String(output).includes('secret') }) },
+      ],
+    });
+    const served = await serveOpenAi({ chat: agent });
+    const completion = await openAiClient(served).chat.completions.create({
+      model: 'chat',
+      messages: [{ role: 'user', content: 'tell me' }],
+    });
+    expect(completion.choices[0]!.finish_reason).toBe('content_filter');
+    expect(completion.choices[0]!.message.content).toBe('');
+    const [session] = await sessionsOf(served, 'chat');
+    expect(session!.events.at(-1)!.errorCode).toBe('GUARDRAIL_TRIPPED');
+  });
+
+  it('a second turn while the session is running is 409 session_busy, and runs nothing', async () => {
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let started: () => void = () => {};
+    const toolStarted = new Promise<void>((resolve) => (started = resolve));
+    const wait = new FunctionTool({
+      name: 'wait',
+      description: 'Waits.',
+      execute: async () => {
+        started();
+        await held;
+        return { ok: true };
+      },
+    });
+    const model = new ScriptedModel(['Ready.', { functionCalls: [{ name: 'wait' }] }, 'Done.']);
+    const served = await serveOpenAi({ chat: new LlmAgent({ name: 'assistant', model, tools: [wait] }) });
+    const client = openAiClient(served);
+    const first = await client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    const session = { headers: { 'X-Session-Id': first.response.headers.get('x-session-id')! } };
+    const running = client.chat.completions.create(
+      { model: 'chat', messages: [{ role: 'user', content: 'wait' }] },
+      session,
+    );
+    await toolStarted;
+    const busy = await client.chat.completions
+      .create({ model: 'chat', messages: [{ role: 'user', content: 'hurry' }] }, session)
+      .catch((e: unknown) => e);
+    expect(busy).toBeInstanceOf(OpenAI.ConflictError);
+    expect((busy as InstanceType<typeof OpenAI.ConflictError>).code).toBe('session_busy');
+    release();
+    expect((await running).choices[0]!.message.content).toBe('Done.');
+    expect(model.requests).toHaveLength(3);
   });
 });
