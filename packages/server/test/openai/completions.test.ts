@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { FunctionTool, LlmAgent, node, Workflow } from '@troupe/core';
+import { FunctionTool, LlmAgent, node, ParallelAgent, Workflow } from '@troupe/core';
 import { ScriptedModel, type ScriptedReply } from '@troupe/core/testing';
 import { OPENAI_USER } from '../../src/index.js';
 import { openAiClient, serveOpenAi, sessionsOf } from './helpers.js';
@@ -91,6 +91,28 @@ describe('OpenAI-compatible API: one completion', () => {
     expect(completion.usage!.completion_tokens).toBe(calls.reduce((sum, e) => sum + e.usage!.outputTokens, 0));
   });
 
+  it('custom events (ctx.emit) are progress, never part of the assistant message', async () => {
+    const fetchPages = new FunctionTool({
+      name: 'fetch_pages',
+      description: 'Fetches pages.',
+      parameters: z.object({ count: z.number() }),
+      execute: async ({ count }, ctx) => {
+        for (let page = 1; page <= count; page++) await ctx.emit('fetch.progress', { page, of: count });
+        return { fetched: count };
+      },
+    });
+    const model = new ScriptedModel([{ functionCalls: [{ name: 'fetch_pages', args: { count: 2 } }] }, 'Fetched 2.']);
+    const served = await serveOpenAi({ fetch: new LlmAgent({ name: 'fetcher', model, tools: [fetchPages] }) });
+    const client = openAiClient(served);
+    const completion = await client.chat.completions.create({
+      model: 'fetch',
+      messages: [{ role: 'user', content: 'go' }],
+    });
+    expect(completion.choices[0]!.message.content).toBe('Fetched 2.');
+    const [session] = await sessionsOf(served, 'fetch');
+    expect(session!.events.filter((e) => e.customEvent)).toHaveLength(2);
+  });
+
   it('a workflow whose nodes say nothing answers with its output', async () => {
     const shout = node((_ctx, text: string) => ({ shouted: text.toUpperCase() }), { name: 'shout' });
     const served = await serveOpenAi({ loud: new Workflow({ name: 'loud', edges: [['START', shout]] }) });
@@ -142,6 +164,24 @@ describe('OpenAI-compatible API: streaming', () => {
       total_tokens: usage.inputTokens + usage.outputTokens,
     });
     expect(session!.events.at(-1)!.content!.parts).toEqual([{ text: 'Hello there.' }]);
+  });
+
+  it('agents on parallel branches never interleave: each text is whole, a blank line apart', async () => {
+    const writer = (name: string, chunks: string[]) =>
+      new LlmAgent({ name, model: new ScriptedModel([{ chunks }]), instruction: 'Write.' });
+    const both = new ParallelAgent({
+      name: 'both',
+      subAgents: [writer('left', ['L1 ', 'L2 ', 'L3']), writer('right', ['R1 ', 'R2 ', 'R3'])],
+    });
+    const served = await serveOpenAi({ both });
+    const stream = await openAiClient(served).chat.completions.create({
+      model: 'both',
+      messages: [{ role: 'user', content: 'go' }],
+      stream: true,
+    });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    expect(['L1 L2 L3\n\nR1 R2 R3', 'R1 R2 R3\n\nL1 L2 L3']).toContain(text);
   });
 
   it('without include_usage the chunks carry no usage, and the stream ends with data: [DONE]', async () => {
