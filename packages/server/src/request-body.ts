@@ -161,6 +161,17 @@ export async function readBody<S extends z.ZodType>(
   schema: S,
   options: { emptyAllowed?: boolean } = {},
 ): Promise<z.output<S>> {
+  return validate(schema, camelCaseKeys(await readJsonObject(c, options)), 'request body');
+}
+
+/**
+ * Reads a JSON object body held to the body size and `jsonLimits`, as {@link readBody} does,
+ * without a schema (for protocols that check their own shapes, such as OpenAI's).
+ */
+export async function readJsonObject(
+  c: Context,
+  options: { emptyAllowed?: boolean } = {},
+): Promise<Record<string, unknown>> {
   const text = await readText(c.req.raw, bodyLimitOf(c));
   const limits = jsonLimitsOf(c);
   let raw: unknown = {};
@@ -188,7 +199,7 @@ export async function readBody<S extends z.ZodType>(
     );
   }
   checkJsonValue(raw, limits);
-  return validate(schema, camelCaseKeys(raw as Record<string, unknown>), 'request body');
+  return raw as Record<string, unknown>;
 }
 
 /** The body size limit createApp stored on the request's context. */

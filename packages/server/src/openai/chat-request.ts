@@ -1,7 +1,5 @@
 import type { Context } from 'hono';
-import { HttpError } from '../http-error.js';
-import { checkJsonValue, checkNesting } from '../json-limits.js';
-import { jsonLimitsOf, readText } from '../request-body.js';
+import { readJsonObject } from '../request-body.js';
 import type { ServerEnv } from '../server-context.js';
 import { invalid, kindOf } from './invalid.js';
 import { readMessage, type ChatMessage } from './chat-message.js';
@@ -28,33 +26,7 @@ export interface ChatRequest {
  * `stop`, `seed`, ...) belong to the app's own models and are accepted and left unused.
  */
 export async function readChatRequest(c: Context<ServerEnv>): Promise<ChatRequest> {
-  const text = await readText(c.req.raw, bodyLimitOf(c));
-  if (text.trim() === '')
-    throw new HttpError(
-      400,
-      'INVALID_REQUEST',
-      'The request needs a JSON body such as { "model": "<app>", "messages": [{ "role": "user", "content": "Hi" }] }.',
-    );
-  const limits = jsonLimitsOf(c);
-  checkNesting(text, limits.maxDepth);
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch (error) {
-    throw new HttpError(
-      400,
-      'INVALID_JSON',
-      `The request body is not valid JSON: ${(error as Error).message}`,
-      undefined,
-      {
-        cause: error,
-      },
-    );
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw new HttpError(400, 'INVALID_REQUEST', `The request body must be a JSON object; got ${kindOf(body)}.`);
-  checkJsonValue(body, limits);
-  return checkBody(body as Record<string, unknown>);
+  return checkBody(await readJsonObject(c));
 }
 
 function checkBody(body: Record<string, unknown>): ChatRequest {
@@ -139,9 +111,4 @@ function refuseUnsupported(body: Record<string, unknown>): void {
       Array.isArray(modalities) ? 'modalities' : 'audio',
       "apps answer in text; leave audio output out (modalities: ['text'])",
     );
-}
-
-function bodyLimitOf(c: Context<ServerEnv>): number {
-  const limit: unknown = c.get('bodyLimit');
-  return typeof limit === 'number' ? limit : Number.POSITIVE_INFINITY;
 }
