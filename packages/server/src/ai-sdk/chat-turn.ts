@@ -1,5 +1,6 @@
 import type { Content, InterruptInfo, Session } from '@troupe/core';
 import { openInterrupts } from '@troupe/core/hosting';
+import { resumeRecordAnswers } from '../adk-confirmation.js';
 import { toolCallIdOf } from '../ag-ui/interrupts.js';
 import { type ChatBody, type ChatMessage, invalid } from './chat-body.js';
 import { userContentOf } from './user-message.js';
@@ -92,7 +93,8 @@ function resumeOf(message: ChatMessage, field: string, session: Session): ChatTu
       if (interrupt && interrupt.kind !== 'confirmation') {
         throw invalid(`${at}.approval.id`, `'${id}' asks for input, not an approval: answer it with addToolOutput`);
       }
-      // An id that is not open (answered already, or unknown) is the runner's to refuse, in its words.
+      // One answered already is the runner's to refuse (409 INTERRUPT_ANSWERED): the retry changes nothing.
+      if (!interrupt && !answeredBefore(session, id)) throw notOpen(`${at}.approval.id`, id, session, open);
       responses[id] = approved || reason === undefined ? approved : { confirmed: false, payload: { reason } };
       if (!approved) denied.add(interrupt ? callIdOf(interrupt) : String(part.toolCallId));
     } else if (part.state === 'output-available' || part.state === 'output-error') {
@@ -118,6 +120,19 @@ function approvalOf(value: unknown, field: string): { id: string; approved: bool
   return reason === undefined
     ? { id: approval.id, approved: approval.approved }
     : { id: approval.id, approved: approval.approved, reason };
+}
+
+/** True when a stored resume record of the session answered interrupt `id`. */
+function answeredBefore(session: Session, id: string): boolean {
+  return session.events.some((event) => Object.hasOwn(resumeRecordAnswers(event) ?? {}, id));
+}
+
+function notOpen(field: string, id: string, session: Session, open: readonly InterruptInfo[]) {
+  const waiting = open.filter((i) => i.kind === 'confirmation').map((i) => `'${i.id}'`);
+  return invalid(
+    field,
+    `session '${session.id}' has no approval '${id}' waiting (${waiting.length > 0 ? `it waits for ${waiting.join(', ')}` : 'it waits for none'}). Answer the approval ids of the chat's last assistant message`,
+  );
 }
 
 function nothingAnswered(field: string, session: Session, open: readonly InterruptInfo[]) {

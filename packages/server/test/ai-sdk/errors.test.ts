@@ -152,7 +152,7 @@ describe('AI SDK chat: errors', () => {
     expect(sent).toEqual([]);
   });
 
-  it('an approval whose fields are wrong is a 400 naming the field', async () => {
+  it('an approval whose fields are wrong, or that answers nothing the chat waits for, is a 400 naming the field', async () => {
     const model = new ScriptedModel([{ functionCalls: [{ name: 'transfer_money', args: { amount: 5 }, id: 'c1' }] }]);
     const server = inProcess({ bank: new LlmAgent({ name: 'Banker', model, tools: [transferTool([])] }) });
     const path = chatPath('bank', 'u', 'c1');
@@ -169,6 +169,23 @@ describe('AI SDK chat: errors', () => {
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({
       error: { code: 'INVALID_REQUEST', field: 'messages.1.parts.0.approval.approved' },
+    });
+
+    const unknown = {
+      ...paused.message,
+      parts: paused.message.parts.map((part) =>
+        part.type === 'tool-transfer_money'
+          ? { ...part, state: 'approval-responded', approval: { id: 'Banker:other', approved: true } }
+          : part,
+      ),
+    };
+    const notOpen = await post(server, path, { messages: [userMessage('Send 5'), unknown] });
+    expect(notOpen.status).toBe(400);
+    expect(await notOpen.json()).toMatchObject({
+      error: {
+        field: 'messages.1.parts.0.approval.id',
+        message: expect.stringContaining("no approval 'Banker:other' waiting (it waits for 'Banker:c1')"),
+      },
     });
   });
 });
