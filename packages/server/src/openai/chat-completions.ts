@@ -69,7 +69,7 @@ export async function chatCompletions(ctx: ServerContext, c: Context<ServerEnv>)
       ? await streamAnswer({ started, meta, includeUsage: request.includeUsage, headers, onFailure })
       : await completeAnswer(c, started, meta, headers);
   } catch (error) {
-    // Refused by a worker's runner before the turn did anything (see TurnReader.failure).
+    // Refused by a worker's runner before the turn did anything (see StartedChatTurn.events).
     await forget();
     throw error;
   }

@@ -7,7 +7,7 @@ import { TurnReader } from './turn-reader.js';
 /**
  * Answers with the whole turn as one `chat.completion`, once it has ended: the assistant message,
  * the finish reason and the usage. A turn that failed is answered with OpenAI's error shape (500,
- * the run's own message and code); one refused before it did anything is thrown, as the 4xx it is.
+ * the run's own message and code); one a worker refused before it did anything throws, as the 4xx it is.
  */
 export async function completeAnswer(
   c: Context<ServerEnv>,
@@ -20,7 +20,6 @@ export async function completeAnswer(
   for await (const event of started.events) content += reader.read(event).join('');
   content += reader.finish().join('');
   const failure = reader.failure;
-  if (failure?.kind === 'refused') throw failure.error;
   if (failure) return c.json(failure.body, failure.status, headers);
   return c.json(chatCompletion(meta, content, reader.finishReason, reader.usage), 200, {
     ...headers,

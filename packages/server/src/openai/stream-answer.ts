@@ -1,4 +1,4 @@
-import { type HttpError, toHttpError } from '../http-error.js';
+import { toHttpError } from '../http-error.js';
 import { pacedSse } from '../paced-sse.js';
 import { type RunFailureListener, SSE_HEADERS } from '../run-stream.js';
 import { interruptHeader } from './complete-answer.js';
@@ -41,7 +41,6 @@ export async function streamAnswer(params: StreamAnswerParams): Promise<Response
   const source = deltas();
   const first = await source.next();
   const failure = ended ? reader.failure : undefined;
-  if (failure?.kind === 'refused') throw failure.error;
   if (first.done && failure) return Response.json(failure.body, { status: failure.status, headers: params.headers });
 
   const frame = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
@@ -52,7 +51,7 @@ export async function streamAnswer(params: StreamAnswerParams): Promise<Response
     if (!first.done) yield chunk({ content: first.value });
     for await (const delta of source) yield chunk({ content: delta });
     const end = reader.failure;
-    if (end) return yield frame(end.kind === 'failed' ? end.body : httpErrorBody(end.error));
+    if (end) return yield frame(end.body);
     yield chunk({}, reader.finishReason);
     if (includeUsage) yield frame(usageChunk(meta, reader.usage));
     yield 'data: [DONE]\n\n';
@@ -65,7 +64,8 @@ export async function streamAnswer(params: StreamAnswerParams): Promise<Response
       onError(error) {
         // Only a bug gets here (the turn's failures are events): the client still gets an end.
         params.onFailure(error);
-        return [frame(httpErrorBody(toHttpError(error)))];
+        const http = toHttpError(error);
+        return [frame(openAiErrorBody(http.status, http.code, http.clientMessage, http.field))];
       },
       // The turn's events release the run when they end.
       onEnd: () => undefined,
@@ -75,8 +75,4 @@ export async function streamAnswer(params: StreamAnswerParams): Promise<Response
       headers: { ...SSE_HEADERS, ...params.headers, ...(ended ? interruptHeader(reader.interruptIds) : {}) },
     },
   );
-}
-
-function httpErrorBody(http: HttpError) {
-  return openAiErrorBody(http.status, http.code, http.clientMessage, http.field);
 }

@@ -1,7 +1,7 @@
-import type { Event, Runner, Session, SessionKey } from '@troupe/core';
+import { type Event, isErrorCode, type Runner, type Session, type SessionKey, TroupeError } from '@troupe/core';
 import type { BackgroundRuns, BackgroundStreamEntry } from '../background-runs.js';
 import type { ClientGone } from '../client-gone.js';
-import { toHttpError } from '../http-error.js';
+import { type HttpError, isRefusalCode, toHttpError } from '../http-error.js';
 import { unreportedEnd } from '../queued-run-end.js';
 import { afterResume } from '../resumed-run-entries.js';
 import { runOfSession } from '../run-access.js';
@@ -16,9 +16,10 @@ export interface StartedChatTurn {
   tracked: TrackedRun;
   /**
    * The turn's events as they happen (partial ones when streaming), ending with its terminal error
-   * event when it failed: a failure after the start is an event, never a throw. Ending the
-   * iteration early gives the session back (a run in this process is cancelled first by the
-   * client going away, see `clientGoneOf`).
+   * event when it failed: a failure after the start is an event. The one throw is a queued run the
+   * worker refused before storing anything (an HTTP 4xx, before any event). Ending the iteration
+   * early gives the session back (a run in this process is cancelled first by the client going
+   * away, see `clientGoneOf`).
    */
   events: AsyncGenerator<Event, void, undefined>;
 }
@@ -128,8 +129,11 @@ async function* queuedEvents(
   select: (entries: AsyncIterable<BackgroundStreamEntry>) => AsyncIterable<BackgroundStreamEntry>,
 ): AsyncGenerator<Event, void, undefined> {
   let last: Event | undefined;
+  let followed = false;
+  let refusal: HttpError | undefined;
   try {
     for await (const { event } of select(queue.join(runId, { signal: tracked.signal, session: key }))) {
+      followed = true;
       if (!event.partial) last = event;
       yield event;
     }
@@ -137,7 +141,12 @@ async function* queuedEvents(
     if (tracked.signal.aborted) return;
     // A run that failed without streaming its error event (a worker that died, a refusal) still tells it.
     const end = await unreportedEnd(queue, runId, key, last);
-    if (end) yield end;
+    const code = end?.errorCode;
+    // Refused by the worker's runner before it stored anything (an answer that does not fit): the
+    // 4xx it would have been in this process, thrown before the first event.
+    if (!followed && code !== undefined && isRefusalCode(code))
+      refusal = toHttpError(new TroupeError(isErrorCode(code) ? code : 'ERROR', end!.errorMessage ?? code));
+    else if (end) yield end;
   } catch (error) {
     if (!tracked.signal.aborted) {
       onFailure(error);
@@ -146,4 +155,5 @@ async function* queuedEvents(
   } finally {
     tracked.end(last);
   }
+  if (refusal) throw refusal;
 }

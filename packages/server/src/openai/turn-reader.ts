@@ -1,5 +1,4 @@
-import { type Event, type InterruptInfo, TroupeError, isErrorCode } from '@troupe/core';
-import { type HttpError, isRefusalCode, toHttpError } from '../http-error.js';
+import type { Event, InterruptInfo } from '@troupe/core';
 import { AnswerText } from './answer-text.js';
 import { interruptPrompt } from './interrupt-prompt.js';
 import { openAiErrorBody, type OpenAiErrorBody } from './openai-error.js';
@@ -16,12 +15,11 @@ export interface CompletionUsage {
 /** Why the assistant message ended, in OpenAI's words. */
 export type FinishReason = 'stop' | 'content_filter';
 
-/** How a turn that did not end well ended. */
-export type TurnFailure =
-  /** Refused before it did anything (a worker's runner refused the answer): answered as the 4xx it is. */
-  | { kind: 'refused'; error: HttpError }
-  /** It failed, was cancelled or hit a limit: an error of the server's side, with the run's own message. */
-  | { kind: 'failed'; status: 500; body: OpenAiErrorBody };
+/** How a turn failed, was cancelled or hit a limit: an error of the server's side, with the run's own message and code. */
+export interface TurnFailure {
+  status: 500;
+  body: OpenAiErrorBody;
+}
 
 /**
  * Reads a turn's events into one assistant message: the text deltas as they come (see
@@ -36,7 +34,6 @@ export class TurnReader {
   private readonly tokens = { input: 0, output: 0, cached: 0, thought: 0 };
   private error: Event | undefined;
   private output: unknown;
-  private sawWork = false;
 
   /** The content deltas of one event. */
   read(event: Event): string[] {
@@ -45,7 +42,6 @@ export class TurnReader {
       this.error = event;
       return [];
     }
-    this.sawWork = true;
     if (event.usage) {
       this.tokens.input += event.usage.inputTokens;
       this.tokens.output += event.usage.outputTokens;
@@ -85,10 +81,10 @@ export class TurnReader {
     const error = this.error;
     if (!error || error.errorCode === 'GUARDRAIL_TRIPPED') return undefined;
     const code = error.errorCode!;
-    const message = error.errorMessage ?? `The run failed (${code}).`;
-    if (!this.sawWork && isRefusalCode(code))
-      return { kind: 'refused', error: toHttpError(new TroupeError(isErrorCode(code) ? code : 'ERROR', message)) };
-    return { kind: 'failed', status: 500, body: openAiErrorBody(500, code, message, undefined) };
+    return {
+      status: 500,
+      body: openAiErrorBody(500, code, error.errorMessage ?? `The run failed (${code}).`, undefined),
+    };
   }
 
   get usage(): CompletionUsage {

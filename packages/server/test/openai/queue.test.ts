@@ -1,5 +1,8 @@
 import OpenAI from 'openai';
 import { afterEach, expect, it } from 'vitest';
+import { z } from 'zod';
+import { FunctionTool, LlmAgent } from '@troupe/core';
+import { ScriptedModel } from '@troupe/core/testing';
 import { describeRedis, useRedis } from '../../../queue/test/redis-server.js';
 import { serve, type ServerHandle } from '../../src/index.js';
 import { bankAgent } from '../helpers.js';
@@ -76,5 +79,32 @@ describeRedis('OpenAI-compatible API on a queue', () => {
     expect(sent).toEqual([5]);
     const runs = await api.queue.list({ appName: 'bank', userId: 'openai', sessionId });
     expect(runs.map((r) => r.status)).toEqual(['completed']);
+  });
+
+  it("an answer the worker's runner refuses is the 400 it is in process, not a failed completion", async () => {
+    const book = new FunctionTool({
+      name: 'book_trip',
+      description: 'Books a trip.',
+      parameters: z.object({}),
+      execute: (_args, ctx) =>
+        ctx.requestInput({
+          message: 'Which date?',
+          responseSchema: { type: 'object', properties: { date: { type: 'string' } }, required: ['date'] },
+        }),
+    });
+    const model = new ScriptedModel([{ functionCalls: [{ name: 'book_trip', id: 'b1' }] }]);
+    const { client } = await servedQueue(redis().url, { trips: new LlmAgent({ name: 'desk', model, tools: [book] }) });
+    const paused = await client.chat.completions
+      .create({ model: 'trips', messages: [{ role: 'user', content: 'book' }] })
+      .withResponse();
+    const wrong = await client.chat.completions
+      .create(
+        { model: 'trips', messages: [{ role: 'user', content: '{"day": 1}' }] },
+        { headers: { 'X-Session-Id': paused.response.headers.get('x-session-id')! } },
+      )
+      .catch((e: unknown) => e);
+    expect(wrong).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(wrong).toMatchObject({ status: 400, code: 'interrupt_response' });
+    expect((wrong as Error).message).toContain("must have required property 'date'");
   });
 });
