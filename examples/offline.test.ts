@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { InMemoryRunner, getFunctionCalls, getFunctionResponses, type BaseAgent, type RunResult } from '@troupe/core';
+import * as aiSdkChat from './ai-sdk-chat/agent.js';
 import * as artist from './artist/agent.js';
 import * as cityInfo from './city-info/agent.js';
 import * as coordinator from './coordinator/agent.js';
@@ -93,6 +94,25 @@ describe('examples with the offline model', () => {
     const done = await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'yes' });
     expect(done.status).toBe('completed');
     expect(done.output).toMatch(/^Refunded 0 USD to ana@example\.com\.$/);
+  });
+
+  it('ai-sdk-chat: a reservation waits for the approval; approved, the tool runs once and emits its receipt', async () => {
+    const runner = new InMemoryRunner({ agent: aiSdkChat.rootAgent, defaultModel: 'offline' });
+    const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
+    const paused = await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'Reserve 2 tickets' });
+    expect(paused.status).toBe('interrupted');
+    expect(paused.interrupts).toMatchObject([
+      { kind: 'confirmation', toolName: 'reserve_tickets', args: { tickets: 2 } },
+    ]);
+    const done = await runner.resume({
+      userId: 'u',
+      sessionId: session.id,
+      responses: { [paused.interrupts[0]!.id]: true },
+    });
+    expect(done.status).toBe('completed');
+    expect(done.events.filter((e) => e.customEvent).map((e) => e.customEvent)).toEqual([
+      { name: 'receipt', data: { tickets: 2, reference: 'BX-402', total: 50 } },
+    ]);
   });
 
   it('research-fanout: one researcher run per topic, then the summary', async () => {
