@@ -2,6 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { apiCommand } from './commands/api.js';
 import { createCommand, CREATE_USAGE } from './commands/create.js';
 import { EVAL_USAGE, evalCommand } from './commands/eval.js';
+import { mcpCommand } from './commands/mcp.js';
+import { MCP_USAGE } from './commands/mcp-options.js';
 import { runCommand } from './commands/run.js';
 import { serveUsage } from './commands/serve-options.js';
 import { webCommand } from './commands/web.js';
@@ -39,6 +41,8 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
       return apiCommand(rest, io);
     case 'web':
       return webCommand(rest, io);
+    case 'mcp':
+      return mcpCommand(rest, io);
     case 'worker':
       return workerCommand(rest, io);
     case 'eval':
@@ -60,7 +64,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
           `Unknown option '${command}'. Put the command first, e.g. 'troupe run ${command} ...', or run 'troupe --help'.`,
         );
       throw new CliUsageError(
-        `Unknown command '${command}'. The commands are: run, api, web, worker, eval, create. Run 'troupe --help' for usage.`,
+        `Unknown command '${command}'. The commands are: run, api, web, mcp, worker, eval, create. Run 'troupe --help' for usage.`,
       );
   }
 }
@@ -79,6 +83,8 @@ function helpOf(command: string | undefined): string {
       return serveUsage(command);
     case 'worker':
       return WORKER_USAGE;
+    case 'mcp':
+      return MCP_USAGE;
     case undefined:
     default:
       return MAIN_USAGE;

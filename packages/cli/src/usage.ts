@@ -7,6 +7,7 @@ Commands:
   run <agent file or dir>   Chat with an agent in the terminal, or run one message (--input)
   web <agents dir>          Serve the browser dev UI and the HTTP API (http://127.0.0.1:8000/)
   api <agents dir>          Serve the HTTP API only (ADK's API server routes)
+  mcp <agents dir>          Serve the apps as an MCP server over stdio (each app a tool)
   worker <agents dir>       Run the API's background runs, handed over through Redis (--redis)
   eval <agent> <evalset>    Score an agent against an eval set (tool calls and responses)
   create <name>             Create a new app from a template (single, pipeline, team)

@@ -31,7 +31,7 @@ describe('troupe (in process)', () => {
   });
 
   it.each([
-    [['deploy'], "Unknown command 'deploy'. The commands are: run, api, web, worker, eval, create."],
+    [['deploy'], "Unknown command 'deploy'. The commands are: run, api, web, mcp, worker, eval, create."],
     [
       ['run', 'hello.ts', '--modle', 'x'],
       "Unknown option '--modle' for 'troupe run' (it takes --model, --input, --input-json, --json, --session, --user, --db, --memory, --compact-every, --compact-overlap, --help)",

@@ -94,6 +94,7 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
       ...(auth ? { auth } : {}),
       ...(staticDir ? { staticDir } : {}),
       ...(options.openai ? { openai: true } : {}),
+      ...(options.mcp ? { mcp: true } : {}),
       allowedOrigins: options.allowOrigins,
       allowedHosts: options.allowedHosts,
       onError: (error, request, report) => {
@@ -146,6 +147,10 @@ export async function serveCommand(mode: ServeMode, args: readonly string[], io:
       `OpenAI-compatible API: ${handle.url}/v1 (each app a model, e.g. model '${first}'; POST /v1/chat/completions)\n`,
     );
   }
+  if (options.mcp)
+    io.stdout.write(
+      `MCP: ${handle.url}/mcp (Streamable HTTP, each app a tool${queue ? '; MCP calls run in this process, not on workers' : ''})\n`,
+    );
   if (queue)
     io.stdout.write(
       `Runs: on workers, through Redis at ${queue.description} (start them with 'troupe worker ${where} --redis <url>' and the same session store)\n`,

@@ -39,6 +39,8 @@ export interface ServeCommandOptions {
   a2a: boolean;
   /** `--openai`: also serve the apps as OpenAI-compatible models at `/v1` (chat completions). @default false */
   openai: boolean;
+  /** `--mcp`: also serve the apps as an MCP server (Streamable HTTP) at `/mcp`. @default false */
+  mcp: boolean;
   /** `--compact-every` / `--compact-overlap`: compaction of long sessions. */
   compaction: CompactionOptions | undefined;
   /** `--help`: print the usage and do nothing else. */
@@ -65,6 +67,7 @@ const OPTIONS = {
   'allowed-host': { type: 'string', multiple: true },
   a2a: { type: 'boolean' },
   openai: { type: 'boolean' },
+  mcp: { type: 'boolean' },
   ...COMPACTION_FLAGS,
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -95,6 +98,7 @@ export function parseServeOptions(mode: ServeMode, args: readonly string[]): Ser
     allowedHosts: [],
     a2a: false,
     openai: false,
+    mcp: false,
     compaction: undefined,
   };
   if (values.help) return { agentsDir: '', ...defaults, help: true };
@@ -175,6 +179,7 @@ export function parseServeOptions(mode: ServeMode, args: readonly string[]): Ser
     allowedHosts,
     a2a: values.a2a ?? false,
     openai: values.openai ?? false,
+    mcp: values.mcp ?? false,
     compaction: parseCompactionFlags(values),
     help: false,
   };
@@ -238,6 +243,8 @@ Options:
   --openai            Also serve the apps as OpenAI-compatible models at /v1 (GET /v1/models,
                       POST /v1/chat/completions with model = app name), for OpenAI's SDKs and
                       chat front ends; the API key is --token
+  --mcp               Also serve the apps as an MCP server (Streamable HTTP) at /mcp, each app a
+                      tool, for MCP hosts; clients send --token as 'Authorization: Bearer <token>'
 ${compactionUsage(22)}  -h, --help          Show this help
 
 Stop the server with Ctrl-C: runs in flight get 10 seconds to finish, then are cancelled.
