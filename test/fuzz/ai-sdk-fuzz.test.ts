@@ -235,6 +235,8 @@ const targets = fc.oneof(
     weight: 2,
     arbitrary: fc
       .string({ minLength: 1, maxLength: 8 })
+      // '.' and '..' are path segments a URL resolves away, so they name another route.
+      .filter((id) => id !== '.' && id !== '..')
       .map((id) => chatPath({ ...EXISTING, sessionId: encodeURIComponent(id) })),
   },
   { weight: 1, arbitrary: fc.constant(chatPath({ ...EXISTING, appName: 'nope' })) },
