@@ -1,5 +1,7 @@
-import { Chat } from '@ai-sdk/react';
 import {
+  AbstractChat,
+  type ChatInit,
+  type ChatState,
   DefaultChatTransport,
   isToolUIPart,
   lastAssistantMessageIsCompleteWithApprovalResponses,
@@ -10,6 +12,25 @@ import { LlmAgent } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { transferTool } from '../helpers.js';
 import { chatPath, type ChatServer, inProcess, overHttp, send, typesOf, userMessage } from './helpers.js';
+
+/**
+ * The AI SDK's chat client (`AbstractChat`, which `useChat`'s `Chat` extends with React state) over
+ * plain fields: the same send, stream-reading and approval logic, without React in this test.
+ */
+class PlainChat<M extends UIMessage> extends AbstractChat<M> {
+  constructor(init: Omit<ChatInit<M>, 'messages'>) {
+    const state: ChatState<M> = {
+      status: 'ready',
+      error: undefined,
+      messages: [],
+      pushMessage: (message) => void state.messages.push(message),
+      popMessage: () => void state.messages.pop(),
+      replaceMessage: (index, message) => void (state.messages[index] = message),
+      snapshot: (thing) => structuredClone(thing),
+    };
+    super({ ...init, state });
+  }
+}
 
 function bank(replies: ConstructorParameters<typeof ScriptedModel>[0]) {
   const sent: number[] = [];
@@ -117,13 +138,13 @@ describe('AI SDK chat: confirmations as tool approvals', () => {
     });
   });
 
-  it('useChat’s own Chat (over HTTP): Approve sends the message back by itself and the tool’s result arrives', async () => {
+  it('the AI SDK’s chat client (over HTTP): Approve sends the message back by itself and the tool’s result arrives', async () => {
     const { agent, sent } = bank([
       { functionCalls: [{ name: 'transfer_money', args: { amount: 70 }, id: 'c1' }] },
       { chunks: ['Sent ', '70.'] },
     ]);
     const server = await overHttp({ bank: agent });
-    const chat = new Chat<UIMessage>({
+    const chat = new PlainChat<UIMessage>({
       id: 'pay-3',
       transport: new DefaultChatTransport({ api: `${server.url}${chatPath('bank', 'carol', 'pay-3')}` }),
       sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
