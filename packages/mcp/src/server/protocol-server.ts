@@ -3,6 +3,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from '@model
 import type { AppSource } from './app-source.js';
 import { appTool, failedAppTool } from './app-tool.js';
 import type { ResolvedMcpOptions } from './mcp-server-options.js';
+import { guardRequests } from './request-guard.js';
 import { resumeTool } from './resume-tool.js';
 import { callTool } from './tool-calls.js';
 
@@ -23,6 +24,7 @@ export function protocolServer(
 ): McpServer {
   const mcp = new McpServer({ name: options.name, version: options.version }, { instructions: INSTRUCTIONS });
   const server = mcp.server;
+  guardRequests(server);
   server.registerCapabilities({ tools: {} });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: [...(await appTools(options.apps)), resumeTool],

@@ -33,6 +33,38 @@ describe('bad tool calls', () => {
     expect(await stored()).toEqual([]);
   });
 
+  it("params that do not fit the method are JSON-RPC invalid params (-32602) naming the field, not the SDK's internal error", async () => {
+    const { mcpUrl } = await startApi({ apps: { chat: chatAgent() } });
+    const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+    const opened = await fetch(mcpUrl, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
+    });
+    const session = { ...headers, 'Mcp-Session-Id': opened.headers.get('mcp-session-id')! };
+    await opened.body?.cancel();
+    const res = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: session,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'chat', arguments: [] } }),
+    });
+    const data = (await res.text()).split('\n').find((line) => line.startsWith('data: '))!;
+    expect(JSON.parse(data.slice(6))).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      error: {
+        code: -32602,
+        message:
+          'Invalid params of \'tools/call\': \'params.arguments\': Invalid input: expected record, received array. Send them as the MCP specification of \'tools/call\' describes, e.g. { "name": "<tool>", "arguments": { "message": "..." } }.',
+      },
+    });
+  });
+
   it.each([
     [
       'no message',
