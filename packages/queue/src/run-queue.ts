@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ACTIVE_RUN_STATUSES } from '@troupe/core/stores';
 import { ConfigurationError, InvocationExistsError, type SessionKey, type SessionService } from '@troupe/core';
-import { type BackgroundRuns } from '@troupe/core/hosting';
+import { type BackgroundRuns, checkResponses, openInterrupts } from '@troupe/core/hosting';
 import { type RunRecord, type RunRecordingSessionService } from '@troupe/core/stores';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -147,6 +147,9 @@ export class RunQueue implements BackgroundRuns {
     }
     await this.gate.check(`resume run '${params.runId}'`);
     const current = await this.record(params.runId, params.session);
+    // Checked here as the runner checks them: an answer its worker refused would fail the run, and
+    // the question could never be answered again. A wrong one is refused; the run stays paused.
+    if (current.status === 'interrupted') await this.checkAnswers(current, params.responses);
     const chosen = current.request.invocationId;
     const request = {
       kind: 'resume',
@@ -300,6 +303,13 @@ export class RunQueue implements BackgroundRuns {
   }
 
   /** The run callers name `runId` (in `session`, when given); throws `RunNotFoundError`. */
+  private async checkAnswers(record: RunRecord, responses: Record<string, unknown>): Promise<void> {
+    const key = { appName: record.appName, userId: record.userId, sessionId: record.sessionId };
+    const session = await this.sessionService.getSession(key);
+    // The run id is its invocation's id.
+    await checkResponses(session ? openInterrupts(session.events, record.runId) : [], responses, key);
+  }
+
   private async record(runId: string, session: SessionKey | undefined): Promise<RunRecord> {
     const record = await findRun(this.sessionService, runId, session);
     if (!record) throw new RunNotFoundError(runId);

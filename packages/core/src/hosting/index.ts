@@ -23,7 +23,7 @@ export { tokenVerifier, type TokenAuthOptions, type TokenVerifier } from '../uti
 export { INVOCATION_ID_PATTERN } from '../runner/run-arguments.js';
 export { isSessionBusy } from '../runner/session-lock.js';
 export { storedOutcomeOf, type RunStoredOutcome, type StoredOutcome } from '../runner/stored-outcome.js';
-export { openInterrupts } from '../interrupts/open-interrupts.js';
+export { checkResponses, openInterrupts } from '../interrupts/open-interrupts.js';
 export { rewoundEventIds, rewoundEvents } from '../events/rewound-events.js';
 export {
   DEFAULT_BODY_LIMIT,
