@@ -1,4 +1,5 @@
 import { BaseAgent, ConfigurationError, Runner, type SessionService } from '@troupe/core';
+import { checkServable } from './app-tool.js';
 import { RESUME_TOOL } from './resume-tool.js';
 
 /**
@@ -29,6 +30,7 @@ export function recordSource(apps: Readonly<Record<string, BaseAgent>>, sessionS
         `mcpServer's apps['${name}'] must be an agent (a BaseAgent such as LlmAgent); got ${agent === null ? 'null' : typeof agent}.`,
       );
     checkAppName(name);
+    checkServable(name, agent);
   }
   const runners = new Map<string, Runner>();
   return {
@@ -49,6 +51,7 @@ export function recordSource(apps: Readonly<Record<string, BaseAgent>>, sessionS
 /** One runner served as the only app, under its app name. */
 export function runnerSource(runner: Runner): AppSource {
   checkAppName(runner.appName);
+  checkServable(runner.appName, runner.agent);
   return {
     names: () => Promise.resolve([runner.appName]),
     runner: (name) =>

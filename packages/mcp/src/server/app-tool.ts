@@ -1,4 +1,4 @@
-import { ConfigurationError, type Runner } from '@troupe/core';
+import { type BaseAgent, ConfigurationError, type Runner, type Schema } from '@troupe/core';
 import { MAX_ID_LENGTH } from '@troupe/core/hosting';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { CallRefused } from './call-refused.js';
@@ -79,20 +79,38 @@ export function sessionIdOf(value: unknown, tool: string): string | undefined {
   return value;
 }
 
+/**
+ * Refuses a root agent whose tool could not be made, naming the app and the fix: an `inputSchema`
+ * that is not an object schema, or that has a field `sessionId`. Apps given up front are checked
+ * when the server is made; apps loaded later, when they are listed.
+ */
+export function checkServable(name: string, agent: BaseAgent): void {
+  if (agent.inputSchema !== undefined) agentInputSchema(name, agent, agent.inputSchema);
+}
+
 function inputSchemaOf(name: string, runner: Runner): JsonSchemaObject {
   const schema = runner.agent.inputSchema;
   if (schema === undefined) return messageSchema();
+  const { json, properties } = agentInputSchema(name, runner.agent, schema);
+  return { ...json, type: 'object', properties: { ...properties, [SESSION_ID_ARGUMENT]: SESSION_ID_PROPERTY } };
+}
+
+function agentInputSchema(
+  name: string,
+  agent: BaseAgent,
+  schema: Schema,
+): { json: JsonSchemaObject; properties: Record<string, unknown> } {
   const json = jsonSchemaOf(schema);
   const properties = json.properties;
   if ((json.type !== undefined && json.type !== 'object') || !isRecord(properties))
     throw new ConfigurationError(
-      `App '${name}' cannot be served over MCP: the inputSchema of its root agent '${runner.agent.name}' is not an object schema with properties, and an MCP tool's input is an object. Give it an object schema (z.object({...})).`,
+      `App '${name}' cannot be served over MCP: the inputSchema of its root agent '${agent.name}' is not an object schema with properties, and an MCP tool's input is an object. Give it an object schema (z.object({...})).`,
     );
   if (Object.hasOwn(properties, SESSION_ID_ARGUMENT))
     throw new ConfigurationError(
-      `App '${name}' cannot be served over MCP: the inputSchema of its root agent '${runner.agent.name}' has a field '${SESSION_ID_ARGUMENT}', which MCP tools of Troupe apps reserve for the session to continue. Rename that field.`,
+      `App '${name}' cannot be served over MCP: the inputSchema of its root agent '${agent.name}' has a field '${SESSION_ID_ARGUMENT}', which MCP tools of Troupe apps reserve for the session to continue. Rename that field.`,
     );
-  return { ...json, type: 'object', properties: { ...properties, [SESSION_ID_ARGUMENT]: SESSION_ID_PROPERTY } };
+  return { json, properties };
 }
 
 function messageSchema(): JsonSchemaObject {

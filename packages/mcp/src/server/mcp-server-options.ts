@@ -167,7 +167,7 @@ function appsOf(options: McpServerOptions): { apps: AppSource; singleName: strin
       throw new ConfigurationError(`mcpServer's runner must be a Runner; got ${describe(runner)}.`);
     if (agent !== undefined && runner.agent !== agent)
       throw new ConfigurationError(
-        `mcpServer's runner runs agent '${runner.agent.name}', not the agent '${describe(agent)}' it was given. Pass the runner of that agent, or leave one of them out.`,
+        `mcpServer's runner runs a different agent ('${runner.agent.name}') than the agent it was given ('${describe(agent)}'). Pass the runner of that agent, or leave one of them out.`,
       );
     if (options.sessionService !== undefined && options.sessionService !== runner.sessionService)
       throw new ConfigurationError(

@@ -27,9 +27,10 @@ export function chatAgent(): BaseAgent {
 
 /**
  * A bank whose `transfer` tool asks for approval before it runs, and emits a custom event
- * (`ledger.updated`) when it does. The model calls it once, then answers with the tool's result.
+ * (`ledger.updated`) when it does. The model calls it once per amount (in one turn), then answers
+ * with the tool's results.
  */
-export function bankAgent(): { agent: BaseAgent; sent: number[] } {
+export function bankAgent(amounts: readonly number[] = [120]): { agent: BaseAgent; sent: number[] } {
   const sent: number[] = [];
   const transfer = new FunctionTool({
     name: 'transfer',
@@ -43,16 +44,19 @@ export function bankAgent(): { agent: BaseAgent; sent: number[] } {
     },
   });
   const answer: ScriptedReply = (request) => {
-    const last = request.contents.at(-1)?.parts.find((p) => 'functionResponse' in p);
-    const response = last && 'functionResponse' in last ? last.functionResponse.response : {};
-    return `Transfer done: ${JSON.stringify(response)}`;
+    const responses = (request.contents.at(-1)?.parts ?? []).flatMap((p) =>
+      'functionResponse' in p ? [JSON.stringify(p.functionResponse.response)] : [],
+    );
+    return `Transfer done: ${responses.join(', ')}`;
   };
   const agent = new LlmAgent({
     name: 'banker',
     description: 'Moves money, with approval.',
     model: new ScriptedModel(
       Array.from({ length: 10 }, (_, i) =>
-        i % 2 === 0 ? { text: 'Sending it.', functionCalls: [{ name: 'transfer', args: { amount: 120 } }] } : answer,
+        i % 2 === 0
+          ? { text: 'Sending it.', functionCalls: amounts.map((amount) => ({ name: 'transfer', args: { amount } })) }
+          : answer,
       ),
     ),
     tools: [transfer],

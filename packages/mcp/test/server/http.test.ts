@@ -1,4 +1,5 @@
 import { contentText, InMemorySessionService } from '@troupe/core';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { bankAgent, chatAgent, plannerAgent } from './apps.js';
 import { callWithProgress, connectHttp, sessionIdOf, startApi, textOf } from './helpers.js';
@@ -59,6 +60,27 @@ describe('MCP over Streamable HTTP (createApp({ mcp: true }))', () => {
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual({ city: 'Porto', stops: ['Porto day 1', 'Porto day 2'] });
     expect(JSON.parse(textOf(result as never))).toEqual(result.structuredContent);
+  });
+
+  it('a client that ends its MCP session (DELETE) is answered 404 on it afterwards', async () => {
+    const { mcpUrl } = await startApi({ apps: { chat: chatAgent() } });
+    const client = await connectHttp(mcpUrl);
+    const transport = client.transport as StreamableHTTPClientTransport;
+    const mcpSession = transport.sessionId!;
+    await transport.terminateSession();
+    const res = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'Mcp-Session-Id': mcpSession,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+    });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(
+      /^Session not found: there is no MCP session '.+' of this user .*Start a new one with an 'initialize' request\.$/,
+    );
   });
 
   it('sends each event as notifications/progress, in order and all before the result', async () => {

@@ -80,6 +80,27 @@ describe('interrupts with the elicitation capability', () => {
     ]);
   });
 
+  it('two approvals of one turn are asked in turn; the run resumes with both answers', async () => {
+    const { agent, sent } = bankAgent([120, 80]);
+    const { mcpUrl } = await startApi({ apps: { bank: agent } });
+    const asked: string[] = [];
+    const client = await connectHttp(mcpUrl, {
+      elicit: (request) => {
+        asked.push(request.message);
+        return request.message.includes('120')
+          ? { action: 'accept', content: { approve: true } }
+          : { action: 'decline' };
+      },
+    });
+    const result = await client.callTool({ name: 'bank', arguments: { message: 'send 120 and 80' } });
+    expect(asked).toEqual([
+      'Allow tool \'transfer\' to run with {"amount":120}?',
+      'Allow tool \'transfer\' to run with {"amount":80}?',
+    ]);
+    expect(sent).toEqual([120]);
+    expect(textOf(result as never)).toMatch(/^Transfer done: \{"status":"sent","amount":120\}, .*reject/i);
+  });
+
   it('a dismissed form leaves the run paused: the call returns the pending interrupt, for the resume tool', async () => {
     const sessionService = new Sessions();
     const { agent, sent } = bankAgent();
