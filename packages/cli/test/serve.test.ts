@@ -84,7 +84,7 @@ describe('troupe api / troupe web: arguments', () => {
     ],
     [
       ['web', 'serve-apps', '--verbose'],
-      "Unknown option '--verbose' for 'troupe web' (it takes --host, --port, --token, --model, --db, --pg, --memory, --redis, --warn-untaken-after, --allow-origin, --allowed-host, --a2a, --openai, --compact-every, --compact-overlap, --help). Run 'troupe web --help' for the options.",
+      "Unknown option '--verbose' for 'troupe web' (it takes --host, --port, --token, --model, --db, --pg, --memory, --redis, --warn-untaken-after, --allow-origin, --allowed-host, --a2a, --openai, --mcp, --compact-every, --compact-overlap, --help). Run 'troupe web --help' for the options.",
     ],
     [
       ['api', 'serve-apps', '--allow-origin', 'localhost:5173'],
