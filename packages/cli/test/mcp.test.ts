@@ -45,9 +45,7 @@ describe('troupe mcp', () => {
     const { code, out } = await troupe(fixtures, 'mcp', '--help');
     expect(code).toBe(ExitCode.ok);
     expect(out).toMatch(/^Usage: troupe mcp <agents dir \| agent file> \[options\]/);
-    expect(out).toContain(
-      '"mcpServers": { "troupe": { "command": "npx", "args": ["troupe", "mcp", "/path/to/agents"] } }',
-    );
+    expect(out).toContain('{ "mcpServers": { "troupe": { "command": "node", "args": [');
   });
 
   it('serves until its stdin ends, writing nothing but JSON-RPC to stdout', async () => {

@@ -91,8 +91,11 @@ Options:
   --memory            Keep sessions in memory only (gone when the server stops)
   -h, --help          Show this help
 
-An MCP host's configuration, e.g. Claude Desktop's claude_desktop_config.json:
-  { "mcpServers": { "troupe": { "command": "npx", "args": ["troupe", "mcp", "/path/to/agents"] } } }
+An MCP host's configuration, e.g. Claude Desktop's claude_desktop_config.json (hosts start the
+command in a folder of their own, so give absolute paths, the session database's too):
+  { "mcpServers": { "troupe": { "command": "node", "args": [
+      "/path/to/my-agents/node_modules/@troupe/cli/bin/troupe.js", "mcp", "/path/to/my-agents",
+      "--db", "/path/to/my-agents/.troupe/troupe.db"] } } }
 
 The server stops when the host closes its stdin, or on Ctrl-C or SIGTERM (runs in flight are
 cancelled, each storing its cancellation).
