@@ -230,7 +230,9 @@ describe('OpenAI-compatible API: errors in OpenAI’s shape', () => {
     const model = new ScriptedModel(['Ready.', { functionCalls: [{ name: 'wait' }] }, 'Done.']);
     const served = await serveOpenAi({ chat: new LlmAgent({ name: 'assistant', model, tools: [wait] }) });
     const client = openAiClient(served);
-    const first = await client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    const first = await client.chat.completions
+      .create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
     const session = { headers: { 'X-Session-Id': first.response.headers.get('x-session-id')! } };
     const running = client.chat.completions.create(
       { model: 'chat', messages: [{ role: 'user', content: 'wait' }] },
