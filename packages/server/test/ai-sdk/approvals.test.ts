@@ -1,7 +1,4 @@
 import {
-  AbstractChat,
-  type ChatInit,
-  type ChatState,
   DefaultChatTransport,
   isToolUIPart,
   lastAssistantMessageIsCompleteWithApprovalResponses,
@@ -11,26 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { LlmAgent } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { transferTool } from '../helpers.js';
+import { PlainChat } from './plain-chat.js';
 import { chatPath, type ChatServer, inProcess, overHttp, send, typesOf, userMessage } from './helpers.js';
-
-/**
- * The AI SDK's chat client (`AbstractChat`, which `useChat`'s `Chat` extends with React state) over
- * plain fields: the same send, stream-reading and approval logic, without React in this test.
- */
-class PlainChat<M extends UIMessage> extends AbstractChat<M> {
-  constructor(init: Omit<ChatInit<M>, 'messages'>) {
-    const state: ChatState<M> = {
-      status: 'ready',
-      error: undefined,
-      messages: [],
-      pushMessage: (message) => void state.messages.push(message),
-      popMessage: () => void state.messages.pop(),
-      replaceMessage: (index, message) => void (state.messages[index] = message),
-      snapshot: (thing) => structuredClone(thing),
-    };
-    super({ ...init, state });
-  }
-}
 
 function bank(replies: ConstructorParameters<typeof ScriptedModel>[0]) {
   const sent: number[] = [];
