@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FunctionAgent, InMemorySessionService } from '@troupe/core';
+import { InMemorySessionService } from '@troupe/core';
 import { createApp } from '@troupe/server';
 import { a2aApp } from '@troupe/a2a';
+import { echoAgent, jsonishValue } from './helpers.js';
 
 // Property-based: generated JSON-RPC bodies thrown at the A2A endpoint, mounted beside the HTTP
 // API as `troupe api --a2a` mounts it. For client input it answers a JSON-RPC error that is the
@@ -10,7 +11,7 @@ import { a2aApp } from '@troupe/a2a';
 // the API's input limits (nesting, sizes, ids) and keeps answering.
 
 const sessionService = new InMemorySessionService();
-const echo = new FunctionAgent({ name: 'Echo', run: (input) => ({ echoed: input }) });
+const echo = echoAgent();
 const api = createApp({ apps: { echo }, sessionService });
 const a2a = a2aApp(echo, { baseUrl: 'http://127.0.0.1/a2a/echo', sessionService, appName: 'echo' });
 api.route('/a2a/echo', a2a);
@@ -26,16 +27,7 @@ async function sessionCount(): Promise<number> {
   return (await sessionService.listSessions({ appName: 'echo', userId: 'a2a' })).sessions.length;
 }
 
-const awkwardKey = fc.constantFrom('__proto__', 'constructor', 'prototype', '', 'a.b', '\u0000', '\ud800');
-const value: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
-  node: fc.oneof(
-    { depthSize: 'small' },
-    fc.jsonValue({ maxDepth: 3 }),
-    fc.string({ unit: 'binary', maxLength: 40 }),
-    fc.array(tie('node'), { maxLength: 4 }),
-    fc.dictionary(fc.oneof(awkwardKey, fc.string({ maxLength: 8 })), tie('node'), { maxKeys: 4 }),
-  ),
-})).node;
+const value = jsonishValue();
 
 /** An id as clients get them wrong: empty, odd characters, far over the 256-character limit. */
 const id = fc.oneof(

@@ -1,17 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  BaseLlm,
-  type Content,
-  FunctionAgent,
-  FunctionTool,
-  InMemorySessionService,
-  LlmAgent,
-  type LlmRequest,
-  type LlmResponse,
-} from '@troupe/core';
+import { InMemorySessionService } from '@troupe/core';
 import { openInterrupts } from '@troupe/core/hosting';
 import { createApp } from '@troupe/server';
+import { deskAgent, echoAgent, jsonishValue } from './helpers.js';
 
 // Property-based: generated useChat requests thrown at the AI SDK route
 // (`POST /apps/{app}/users/{user}/sessions/{id}/chat`). For client input the route answers a 4xx
@@ -20,34 +12,11 @@ import { createApp } from '@troupe/server';
 // approval is among the targets, so approvals (with its real approval id or any other), denials
 // and outputs for it are fuzzed too.
 
-/** A model without a script: "send" asks to run transfer_money, a tool result is reported, anything else echoed. */
-class DeskModel extends BaseLlm {
-  async *generateContentAsync(request: LlmRequest): AsyncGenerator<LlmResponse> {
-    const last = request.contents.at(-1)?.parts ?? [];
-    const said = last.map((p) => ('text' in p ? p.text : '')).join(' ');
-    const content: Content = last.some((p) => 'functionResponse' in p)
-      ? { role: 'model', parts: [{ text: 'done' }] }
-      : said.includes('send')
-        ? {
-            role: 'model',
-            parts: [{ functionCall: { id: `t${request.contents.length}`, name: 'transfer_money', args: {} } }],
-          }
-        : { role: 'model', parts: [{ text: `You said: ${said}` }] };
-    yield { content, usage: { inputTokens: 1, outputTokens: 1 }, turnComplete: true };
-  }
-}
-
-const transfer = new FunctionTool({
-  name: 'transfer_money',
-  description: 'Sends money.',
-  requireConfirmation: true,
-  execute: () => ({ sent: true }),
-});
 const sessionService = new InMemorySessionService();
 const app = createApp({
   apps: {
-    echo: new FunctionAgent({ name: 'Echo', run: (input) => ({ echoed: input }) }),
-    desk: new LlmAgent({ name: 'desk', model: new DeskModel('fuzz/desk'), tools: [transfer] }),
+    echo: echoAgent(),
+    desk: deskAgent(),
   },
   sessionService,
 });
@@ -94,15 +63,7 @@ function userText(text: string) {
   return { id: 'u1', role: 'user', parts: [{ type: 'text', text }] };
 }
 
-const value: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
-  node: fc.oneof(
-    { depthSize: 'small' },
-    fc.jsonValue({ maxDepth: 3 }),
-    fc.string({ unit: 'binary', maxLength: 40 }),
-    fc.array(tie('node'), { maxLength: 3 }),
-    fc.dictionary(fc.constantFrom('__proto__', 'constructor', 'type', 'text', 'id', 'x'), tie('node'), { maxKeys: 3 }),
-  ),
-})).node;
+const value = jsonishValue(fc.constantFrom('__proto__', 'constructor', 'type', 'text', 'id', 'x'), 3);
 
 /** Mostly well-formed, so that the route's deeper rules (parts, approvals, answers) are reached too. */
 const sometimes = <T>(usual: fc.Arbitrary<T>) =>

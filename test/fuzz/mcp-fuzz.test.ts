@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { FunctionAgent, InMemorySessionService } from '@troupe/core';
 import { createApp } from '@troupe/server';
 import { z } from 'zod';
+import { jsonishValue } from './helpers.js';
 
 // Property-based: generated bodies and tool arguments thrown at the MCP endpoint of
 // createApp({ mcp: true }). For client input it answers a 4xx, a JSON-RPC error that is the
@@ -62,16 +63,7 @@ beforeAll(async () => {
   await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), { 'mcp-session-id': session });
 });
 
-const awkwardKey = fc.constantFrom('__proto__', 'constructor', 'prototype', '', 'a.b', '\u0000', '\ud800');
-const value: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
-  node: fc.oneof(
-    { depthSize: 'small' },
-    fc.jsonValue({ maxDepth: 3 }),
-    fc.string({ unit: 'binary', maxLength: 40 }),
-    fc.array(tie('node'), { maxLength: 4 }),
-    fc.dictionary(fc.oneof(awkwardKey, fc.string({ maxLength: 8 })), tie('node'), { maxKeys: 4 }),
-  ),
-})).node;
+const value = jsonishValue();
 
 const method = fc.oneof(
   fc.constantFrom('tools/call', 'tools/list', 'initialize', 'ping', 'resources/list', 'prompts/get', 'nope'),

@@ -1,16 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  BaseLlm,
-  type Content,
-  FunctionAgent,
-  FunctionTool,
-  InMemorySessionService,
-  LlmAgent,
-  type LlmRequest,
-  type LlmResponse,
-} from '@troupe/core';
+import { InMemorySessionService } from '@troupe/core';
 import { createApp } from '@troupe/server';
+import { deskAgent, echoAgent, jsonishValue } from './helpers.js';
 
 // Property-based: generated chat completion requests thrown at `POST /v1/chat/completions`
 // (createApp({ openai: true })). For client input the endpoint answers a 4xx in OpenAI's error
@@ -18,34 +10,11 @@ import { createApp } from '@troupe/server';
 // X-Session-Id names), and keeps answering. A session paused on an approval is among the targets,
 // so answers to it (yes, no, anything else) are fuzzed too.
 
-/** A model without a script: "send" asks to run transfer_money, a tool result is reported, anything else echoed. */
-class DeskModel extends BaseLlm {
-  async *generateContentAsync(request: LlmRequest): AsyncGenerator<LlmResponse> {
-    const last = request.contents.at(-1)?.parts ?? [];
-    const said = last.map((p) => ('text' in p ? p.text : '')).join(' ');
-    const content: Content = last.some((p) => 'functionResponse' in p)
-      ? { role: 'model', parts: [{ text: 'done' }] }
-      : said.includes('send')
-        ? {
-            role: 'model',
-            parts: [{ functionCall: { id: `t${request.contents.length}`, name: 'transfer_money', args: {} } }],
-          }
-        : { role: 'model', parts: [{ text: `You said: ${said}` }] };
-    yield { content, usage: { inputTokens: 1, outputTokens: 1 }, turnComplete: true };
-  }
-}
-
-const transfer = new FunctionTool({
-  name: 'transfer_money',
-  description: 'Sends money.',
-  requireConfirmation: true,
-  execute: () => ({ sent: true }),
-});
 const sessionService = new InMemorySessionService();
 const app = createApp({
   apps: {
-    echo: new FunctionAgent({ name: 'Echo', run: (input) => ({ echoed: input }) }),
-    desk: new LlmAgent({ name: 'desk', model: new DeskModel('fuzz/desk'), tools: [transfer] }),
+    echo: echoAgent(),
+    desk: deskAgent(),
   },
   sessionService,
   openai: true,
@@ -71,16 +40,7 @@ async function stored(pausedId: string): Promise<string> {
   return JSON.stringify([counts, paused?.events.length]);
 }
 
-const awkwardKey = fc.constantFrom('__proto__', 'constructor', 'prototype', '', 'a.b', '\u0000', '\ud800');
-const value: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
-  node: fc.oneof(
-    { depthSize: 'small' },
-    fc.jsonValue({ maxDepth: 3 }),
-    fc.string({ unit: 'binary', maxLength: 40 }),
-    fc.array(tie('node'), { maxLength: 4 }),
-    fc.dictionary(fc.oneof(awkwardKey, fc.string({ maxLength: 8 })), tie('node'), { maxKeys: 4 }),
-  ),
-})).node;
+const value = jsonishValue();
 
 /** A content part as clients send them, well or badly formed. */
 const part = fc.oneof(
