@@ -132,7 +132,7 @@ export class EventTranslator {
     const parts = event.content!.parts;
     const text = parts.map((p) => ('text' in p && !p.thought ? p.text : '')).join('');
     const thought = parts.map((p) => ('text' in p && p.thought ? p.text : '')).join('');
-    const { events, messageId } = this.lanes.final(event, text, thought);
+    const { out: events, textId: messageId } = this.lanes.final(event, text, thought);
     // Calls without text still belong to one assistant message: the event's.
     const parentMessageId = messageId ?? event.id;
     for (const call of getFunctionCalls(event)) {

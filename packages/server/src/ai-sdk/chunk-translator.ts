@@ -106,7 +106,7 @@ export class ChunkTranslator {
     const parts = event.content!.parts;
     const text = parts.map((p) => ('text' in p && !p.thought ? p.text : '')).join('');
     const reasoning = parts.map((p) => ('text' in p && p.thought ? p.text : '')).join('');
-    const out = this.lanes.final(event, text, reasoning);
+    const { out } = this.lanes.final(event, text, reasoning);
     for (const call of getFunctionCalls(event)) {
       const toolCallId = toolCallIdOf(event.path, call.id);
       this.calls.add(toolCallId);
