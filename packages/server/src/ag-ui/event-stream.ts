@@ -1,38 +1,19 @@
 import { type Event as AgUiEvent, EventType, type RunErrorEvent } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
-import type { RunResult } from '@troupe/core';
 import { toHttpError } from '../http-error.js';
 import { pacedSse } from '../paced-sse.js';
 import { type RunEvents, SSE_HEADERS } from '../run-stream.js';
 import type { TrackedRun } from '../run-tracker.js';
+import { translatedRun } from '../translated-run.js';
 import type { EventTranslator } from './event-translator.js';
 
 /** The AG-UI events of a started run, from RUN_STARTED to RUN_FINISHED or RUN_ERROR. */
-export async function* agUiEvents(
+export function agUiEvents(
   run: RunEvents,
   translator: EventTranslator,
   onFailure: (error: unknown) => void,
 ): AsyncGenerator<AgUiEvent, void, undefined> {
-  let result: RunResult;
-  try {
-    yield* translator.start();
-    for (;;) {
-      const step = await run.next();
-      if (step.done) {
-        result = step.value;
-        break;
-      }
-      yield* translator.translate(step.value);
-    }
-  } catch (error) {
-    yield* translator.fail(error, onFailure);
-    return;
-  } finally {
-    // Ends a run this stream stopped following (a failure of the translation itself), so the
-    // session is released; a run that ended is left as it is.
-    await run.return(undefined as never).catch(() => undefined);
-  }
-  yield* translator.finish(result);
+  return translatedRun(run, translator, onFailure, () => translator.start());
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Event, RunResult } from '@troupe/core';
+import { translatedRun } from '../translated-run.js';
 import { ChunkTranslator } from './chunk-translator.js';
 import type { UiMessageChunk } from './ui-message-chunk.js';
 
@@ -78,27 +79,10 @@ export function uiMessageStreamOf(
  * The chunks of a started run, from `start` to `finish` (or `abort`, or `error` then `finish`).
  * Stopping early (`return()`) leaves the run, which the runner then ends as cancelled.
  */
-export async function* uiMessageChunks(
+export function uiMessageChunks(
   run: RunEventStream,
   translator: ChunkTranslator,
   onFailure: (error: unknown) => void,
 ): AsyncGenerator<UiMessageChunk, void, undefined> {
-  let result: RunResult;
-  try {
-    for (;;) {
-      const step = await run.next();
-      if (step.done) {
-        result = step.value;
-        break;
-      }
-      yield* translator.translate(step.value);
-    }
-  } catch (error) {
-    yield* translator.fail(error, onFailure);
-    return;
-  } finally {
-    // Ends a run this stream stopped following, so its session is released; a run that ended is left as it is.
-    await run.return(undefined as never).catch(() => undefined);
-  }
-  yield* translator.finish(result);
+  return translatedRun(run, translator, onFailure);
 }
