@@ -2,10 +2,8 @@ import type { RunAgentInput } from '@ag-ui/core';
 import { type RunConfig, type Runner, type Session } from '@troupe/core';
 import { openInterrupts } from '@troupe/core/hosting';
 import type { ClientGone } from '../client-gone.js';
-import { toHttpError } from '../http-error.js';
-import type { RunEvents } from '../run-stream.js';
-import { sessionKey, type TrackedRun } from '../run-tracker.js';
 import type { ServerContext } from '../server-context.js';
+import { startTrackedRun, type StartedTrackedRun } from '../start-tracked-run.js';
 import { checkStateWrite } from '../state-policy.js';
 import { clientToolDeclarations } from './client-tools.js';
 import { EventTranslator } from './event-translator.js';
@@ -13,11 +11,7 @@ import { stateDeltaOf, visibleState } from './state-input.js';
 import { planTurn } from './turn-plan.js';
 
 /** A run that holds its thread and has not sent anything yet. */
-export interface StartedRun {
-  tracked: TrackedRun;
-  events: RunEvents;
-  translator: EventTranslator;
-}
+export type StartedRun = StartedTrackedRun<EventTranslator>;
 
 /**
  * Starts what the input asks of the thread (see {@link planTurn}): a new turn with the user's
@@ -43,43 +37,40 @@ export async function startRun(
     clientTools: clientToolDeclarations(input.tools, openInterrupts(session.events)),
     ...(plan.kind === 'run' && plan.abandonInterrupts ? { abandonInterrupts: true } : {}),
   };
-  const tracked = ctx.runs.begin(sessionKey(appName, userId, sessionId), clientGone);
-  let events: RunEvents | undefined;
-  try {
-    events =
+  return startTrackedRun(
+    ctx,
+    session,
+    clientGone,
+    (abortSignal) =>
       plan.kind === 'run'
-        ? await runner.start({
+        ? runner.start({
             userId,
             sessionId,
             newMessage: plan.newMessage,
             invocationId: input.runId,
             runConfig,
-            abortSignal: tracked.signal,
+            abortSignal,
             ...(stateDelta ? { stateDelta } : {}),
           })
-        : await runner.startResume({
+        : runner.startResume({
             userId,
             sessionId,
             invocationId: plan.invocationId,
             responses: plan.responses,
             runConfig,
-            abortSignal: tracked.signal,
-          });
-    // Read once the run holds the session: the state it starts from, which nothing else changes now.
-    const claimed = await ctx.sessionService.getSession({ appName, userId, sessionId, numRecentEvents: 0 });
-    const translator = new EventTranslator({
-      threadId: sessionId,
-      runId: input.runId,
-      invocationId: plan.kind === 'run' ? input.runId : plan.invocationId,
-      userId,
-      state: visibleState({ ...claimed?.state, ...stateDelta }),
-      clientCalls: plan.kind === 'resume' ? plan.clientCalls : new Set(),
-    });
-    return { tracked, events, translator };
-  } catch (error) {
-    // Returning a run that has not started gives its session back.
-    await events?.return(undefined as never).catch(() => undefined);
-    tracked.end();
-    throw toHttpError(error);
-  }
+            abortSignal,
+          }),
+    async () => {
+      // Read once the run holds the session: the state it starts from, which nothing else changes now.
+      const claimed = await ctx.sessionService.getSession({ appName, userId, sessionId, numRecentEvents: 0 });
+      return new EventTranslator({
+        threadId: sessionId,
+        runId: input.runId,
+        invocationId: plan.kind === 'run' ? input.runId : plan.invocationId,
+        userId,
+        state: visibleState({ ...claimed?.state, ...stateDelta }),
+        clientCalls: plan.kind === 'resume' ? plan.clientCalls : new Set(),
+      });
+    },
+  );
 }

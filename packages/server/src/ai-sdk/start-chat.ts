@@ -1,20 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { RunConfig, Runner, Session } from '@troupe/core';
 import type { ClientGone } from '../client-gone.js';
-import { toHttpError } from '../http-error.js';
-import type { RunEvents } from '../run-stream.js';
-import { sessionKey, type TrackedRun } from '../run-tracker.js';
 import type { ServerContext } from '../server-context.js';
+import { startTrackedRun, type StartedTrackedRun } from '../start-tracked-run.js';
 import type { ChatBody } from './chat-body.js';
 import { planChatTurn } from './chat-turn.js';
 import { ChunkTranslator } from './chunk-translator.js';
 
 /** A chat request's run, which holds its session and has not sent anything yet. */
-export interface StartedChat {
-  tracked: TrackedRun;
-  events: RunEvents;
-  translator: ChunkTranslator;
-}
+export type StartedChat = StartedTrackedRun<ChunkTranslator>;
 
 // The model's text is streamed: useChat shows it as it comes.
 const RUN_CONFIG: RunConfig = { streaming: 'sse' };
@@ -34,37 +28,29 @@ export async function startChat(
   body: ChatBody,
   clientGone: ClientGone,
 ): Promise<StartedChat> {
-  const { appName, userId, id: sessionId } = session;
+  const { userId, id: sessionId } = session;
   const plan = planChatTurn(body, session);
-  const tracked = ctx.runs.begin(sessionKey(appName, userId, sessionId), clientGone);
-  let events: RunEvents | undefined;
-  try {
-    if (plan.kind === 'resume') {
-      events = await runner.startResume({
+  const invocationId = `chat-${randomUUID()}`;
+  return startTrackedRun(
+    ctx,
+    session,
+    clientGone,
+    async (abortSignal) => {
+      if (plan.kind === 'resume')
+        return runner.startResume({ userId, sessionId, responses: plan.responses, runConfig: RUN_CONFIG, abortSignal });
+      if (plan.kind === 'regenerate') await runner.rewind({ userId, sessionId, beforeInvocationId: plan.rewindBefore });
+      return runner.start({
         userId,
         sessionId,
-        responses: plan.responses,
+        newMessage: plan.newMessage,
+        invocationId,
         runConfig: RUN_CONFIG,
-        abortSignal: tracked.signal,
+        abortSignal,
       });
-      const translator = new ChunkTranslator({ messageId: plan.messageId, deniedToolCallIds: plan.deniedToolCallIds });
-      return { tracked, events, translator };
-    }
-    if (plan.kind === 'regenerate') await runner.rewind({ userId, sessionId, beforeInvocationId: plan.rewindBefore });
-    const invocationId = `chat-${randomUUID()}`;
-    events = await runner.start({
-      userId,
-      sessionId,
-      newMessage: plan.newMessage,
-      invocationId,
-      runConfig: RUN_CONFIG,
-      abortSignal: tracked.signal,
-    });
-    return { tracked, events, translator: new ChunkTranslator({ messageId: invocationId }) };
-  } catch (error) {
-    // Returning a run that has not started gives its session back.
-    await events?.return(undefined as never).catch(() => undefined);
-    tracked.end();
-    throw toHttpError(error);
-  }
+    },
+    () =>
+      plan.kind === 'resume'
+        ? new ChunkTranslator({ messageId: plan.messageId, deniedToolCallIds: plan.deniedToolCallIds })
+        : new ChunkTranslator({ messageId: invocationId }),
+  );
 }
