@@ -2,11 +2,10 @@ import { A2A_VERSION_HEADER, type AgentCard } from '@a2a-js/sdk';
 import { isLegacyJsonRpcMethod, isV1JsonRpcMethod } from '@a2a-js/sdk/compat/v0_3';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion } from '@a2a-js/sdk/server';
-import { jsonValueProblem, MAX_ID_LENGTH, nestingProblem } from '@troupe/core/hosting';
+import { jsonValueProblem, MAX_ID_LENGTH, nestingProblem, readLimitedBody } from '@troupe/core/hosting';
 import type { Context } from 'hono';
 import { A2aUser } from './a2a-user.js';
 import { type A2aAuthenticator, UnauthorizedError } from './auth.js';
-import { readBody } from './read-body.js';
 import type { TroupeRequestHandler } from './request-handler.js';
 import { bodyTooLargeMessage, idProblem, partsProblem, limitMessage, type RequestLimits } from './request-limits.js';
 import { sseResponse } from './sse-response.js';
@@ -50,7 +49,7 @@ export function jsonRpcRoute(
         415,
       );
     }
-    const text = await readBody(c.req.raw, limits.bodyLimit);
+    const text = await readLimitedBody(c.req.raw, limits.bodyLimit);
     if (typeof text !== 'string') {
       return text.tooLarge
         ? rpcError(null, -32600, bodyTooLargeMessage(limits.bodyLimit), 413)

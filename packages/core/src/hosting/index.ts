@@ -3,7 +3,8 @@
  * adapters. The background-runs contract that `@troupe/queue` implements and `@troupe/server` serves,
  * bearer-token checks, the invocation id format, a session's open interrupts and rewound events,
  * whether a session is busy in this process, what a run that threw left stored, and the input
- * limits every protocol route holds request bodies to (JSON shape, body size, id length). An
+ * limits every protocol route holds request bodies to (JSON shape, body size, id length) and a body
+ * reader held to the size limit. An
  * application that only builds and runs agents needs none of it; it lives here so the root entry
  * stays the API users write against.
  * @packageDocumentation
@@ -34,3 +35,4 @@ export {
   type JsonLimitProblem,
   type JsonLimits,
 } from './json-limits.js';
+export { readLimitedBody, type UnreadBody } from './read-body.js';

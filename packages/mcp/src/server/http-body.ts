@@ -1,4 +1,10 @@
-import { jsonValueProblem, type JsonLimitProblem, type JsonLimits, nestingProblem } from '@troupe/core/hosting';
+import {
+  jsonValueProblem,
+  type JsonLimitProblem,
+  type JsonLimits,
+  nestingProblem,
+  readLimitedBody,
+} from '@troupe/core/hosting';
 import { JsonRpcCode, jsonRpcErrorResponse } from './http-replies.js';
 
 /**
@@ -32,38 +38,15 @@ export async function readJsonBody(
 }
 
 async function readText(request: Request, limit: number): Promise<string | Response> {
-  const tooLarge = () =>
-    jsonRpcErrorResponse(
-      413,
-      JsonRpcCode.transport,
-      `The request body is larger than the limit of ${limit} bytes. Send less, or raise mcpServer's bodyLimit (createApp's bodyLimit).`,
-    );
-  const declared = Number(request.headers.get('content-length') ?? NaN);
-  if (declared > limit) return tooLarge();
-  try {
-    if (Number.isInteger(declared) || !request.body) return await request.text();
-    const reader = request.body.getReader();
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > limit) {
-        await reader.cancel();
-        return tooLarge();
-      }
-      chunks.push(value);
-    }
-    return Buffer.concat(chunks, size).toString('utf8');
-  } catch (error) {
-    // The body comes from the client's connection: reading it fails only when that connection does.
-    return jsonRpcErrorResponse(
-      400,
-      JsonRpcCode.transport,
-      `The request body could not be read: ${error instanceof Error ? error.message : String(error)}.`,
-    );
-  }
+  const text = await readLimitedBody(request, limit);
+  if (typeof text === 'string') return text;
+  return text.tooLarge
+    ? jsonRpcErrorResponse(
+        413,
+        JsonRpcCode.transport,
+        `The request body is larger than the limit of ${limit} bytes. Send less, or raise mcpServer's bodyLimit (createApp's bodyLimit).`,
+      )
+    : jsonRpcErrorResponse(400, JsonRpcCode.transport, `The request body could not be read: ${text.reason}.`);
 }
 
 function limitRefusal(problem: JsonLimitProblem): Response {

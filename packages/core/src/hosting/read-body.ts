@@ -2,13 +2,14 @@
 export type UnreadBody = { tooLarge: true } | { tooLarge: false; reason: string };
 
 /**
- * Reads a request body as UTF-8, as the HTTP API reads its bodies: one whose Content-Length is
- * over `limit` bytes is refused without touching its stream (Node then discards the bytes and the
- * connection stays usable: refusing after the body stream was opened would leave it half-read and
- * break the client's next request on that connection); a chunked body is counted as it arrives and
- * dropped as soon as it passes the limit.
+ * Reads a request body as UTF-8, held to `limit` bytes, as the HTTP API reads its bodies: one whose
+ * Content-Length is over `limit` bytes is refused without touching its stream (Node then discards
+ * the bytes and the connection stays usable: refusing after the body stream was opened would leave
+ * it half-read and break the client's next request on that connection); a chunked body is counted
+ * as it arrives and dropped as soon as it passes the limit. Resolves with the text, or with why it
+ * was not read; the caller answers in its protocol.
  */
-export async function readBody(request: Request, limit: number): Promise<string | UnreadBody> {
+export async function readLimitedBody(request: Request, limit: number): Promise<string | UnreadBody> {
   const declared = Number(request.headers.get('content-length') ?? NaN);
   if (declared > limit) return { tooLarge: true };
   try {
