@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { CliUsageError } from '../errors.js';
 import { parseArgsErrorMessage } from '../parse-args-error.js';
+import { checkNotEmpty, checkOneSessionStore } from './option-checks.js';
 
 /** The options of `troupe mcp`, parsed and checked. */
 export interface McpCommandOptions {
@@ -48,18 +49,8 @@ export function parseMcpOptions(args: readonly string[]): McpCommandOptions {
       `'troupe mcp' takes one agents directory (each app a folder with agent.ts, agent.js or agent.yaml) or one agent file; got ${got}. Example: 'troupe mcp examples --app weather'.`,
     );
   }
-  for (const name of ['app', 'model', 'db', 'pg'] as const) {
-    const value = values[name];
-    if (value !== undefined && value.trim() === '')
-      throw new CliUsageError(`--${name} is empty; give it a value or leave it out.`);
-  }
-  const stores = (['db', 'pg', 'memory'] as const).filter(
-    (name) => values[name] !== undefined && values[name] !== false,
-  );
-  if (stores.length > 1)
-    throw new CliUsageError(
-      `${stores.map((s) => `--${s}`).join(' and ')} both choose where sessions live; give only one.`,
-    );
+  checkNotEmpty(values, ['app', 'model', 'db', 'pg']);
+  checkOneSessionStore(values);
   return {
     agentsDir: positionals[0]!,
     app: values.app,

@@ -3,6 +3,7 @@ import { CliUsageError } from '../errors.js';
 import type { CompactionOptions } from '@troupe/core';
 import { parseArgsErrorMessage } from '../parse-args-error.js';
 import { COMPACTION_FLAGS, parseCompactionFlags } from './compaction-flags.js';
+import { checkNotEmpty } from './option-checks.js';
 
 /** The options of `troupe run`, parsed and checked. */
 export interface RunOptions {
@@ -94,11 +95,7 @@ export function parseRunOptions(args: readonly string[]): RunOptions {
     );
   if (message !== undefined && message.trim() === '')
     throw new CliUsageError(`The message after the agent is empty; give a message or leave it out to chat.`);
-  for (const name of ['model', 'input', 'input-json', 'session', 'user', 'db'] as const) {
-    const value = values[name];
-    if (value !== undefined && value.trim() === '')
-      throw new CliUsageError(`--${name} is empty; give it a value or leave it out.`);
-  }
+  checkNotEmpty(values, ['model', 'input', 'input-json', 'session', 'user', 'db']);
   const memory = values.memory ?? false;
   if (memory && values.db !== undefined) {
     throw new CliUsageError(

@@ -5,6 +5,7 @@ import type { CompactionOptions } from '@troupe/core';
 import { parseArgsErrorMessage } from '../parse-args-error.js';
 import { COMPACTION_FLAGS, compactionUsage, parseCompactionFlags } from './compaction-flags.js';
 import { checkRedisUrl } from './queue-support.js';
+import { checkNotEmpty, checkOneSessionStore } from './option-checks.js';
 
 /** `troupe api` serves the HTTP API; `troupe web` the API and the browser dev UI. */
 export type ServeMode = 'api' | 'web';
@@ -108,18 +109,8 @@ export function parseServeOptions(mode: ServeMode, args: readonly string[]): Ser
       `'${command}' takes one agents directory (each app a folder with agent.ts, agent.js or agent.yaml) or one agent file; got ${got}. Example: '${command} examples'.`,
     );
   }
-  for (const name of ['host', 'port', 'token', 'model', 'db', 'pg', 'redis'] as const) {
-    const value = values[name];
-    if (value !== undefined && value.trim() === '')
-      throw new CliUsageError(`--${name} is empty; give it a value or leave it out.`);
-  }
-  const stores = (['db', 'pg', 'memory'] as const).filter(
-    (name) => values[name] !== undefined && values[name] !== false,
-  );
-  if (stores.length > 1)
-    throw new CliUsageError(
-      `${stores.map((s) => `--${s}`).join(' and ')} both choose where sessions live; give only one.`,
-    );
+  checkNotEmpty(values, ['host', 'port', 'token', 'model', 'db', 'pg', 'redis']);
+  checkOneSessionStore(values);
   if (values.redis !== undefined) {
     checkRedisUrl(values.redis);
     if (values.memory) {

@@ -4,6 +4,7 @@ import type { CompactionOptions } from '@troupe/core';
 import { parseArgsErrorMessage } from '../parse-args-error.js';
 import { COMPACTION_FLAGS, compactionUsage, parseCompactionFlags } from './compaction-flags.js';
 import { checkRedisUrl } from './queue-support.js';
+import { checkNotEmpty } from './option-checks.js';
 
 /** The options of `troupe worker`, parsed and checked. */
 export interface WorkerCommandOptions {
@@ -73,11 +74,7 @@ export function parseWorkerOptions(args: readonly string[]): WorkerCommandOption
       `'troupe worker' takes one agents directory (the one 'troupe api' serves) or one agent file; got ${got}. Example: 'troupe worker agents --redis redis://127.0.0.1:6379'.`,
     );
   }
-  for (const name of ['redis', 'pg', 'db', 'model'] as const) {
-    const value = values[name];
-    if (value !== undefined && value.trim() === '')
-      throw new CliUsageError(`--${name} is empty; give it a value or leave it out.`);
-  }
+  checkNotEmpty(values, ['redis', 'pg', 'db', 'model']);
   if (values.redis === undefined) {
     throw new CliUsageError(
       "'troupe worker' needs --redis <url>: the Redis through which the API hands it runs, the same as 'troupe api --redis' was given, e.g. --redis redis://127.0.0.1:6379.",
