@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { HostPolicy } from './host-check.js';
-import { reportedError, toHttpError } from './http-error.js';
+import { type HttpError, reportedError, toHttpError } from './http-error.js';
 import { retryAfterOf } from './http-remedy.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 import type { ServerEnv } from './server-context.js';
@@ -33,6 +33,21 @@ export function errorResponse(
   hosts?: HostPolicy,
 ): Response {
   const http = toHttpError(error);
+  const headers = reportErrorAndHeaders(http, c, onError);
+  const local = hosts?.loopbackOnly === true;
+  return c.json(http.toBody(http.status >= 500 ? c.get('requestId') : undefined, local), http.status, headers);
+}
+
+/**
+ * What every error answer does besides its body: tells `onError` (every 5xx, with what caused it;
+ * a client that gave up mid-upload, at info level), and returns the answer's headers: the request
+ * id, `WWW-Authenticate` on a 401, and `Retry-After` when the failure says when to try again.
+ */
+export function reportErrorAndHeaders(
+  http: HttpError,
+  c: Context<ServerEnv>,
+  onError: ErrorListener | undefined,
+): Record<string, string> {
   const requestId = c.get('requestId');
   if (http.status >= 500) onError?.(reportedError(http), c.req.raw, { requestId, level: 'error' });
   else if (http.code === 'REQUEST_ABORTED') onError?.(http, c.req.raw, { requestId, level: 'info' });
@@ -41,6 +56,5 @@ export function errorResponse(
   // A busy session whose lease frees by a known time (its holder may have stopped) says when.
   const retryAfter = retryAfterOf(reportedError(http));
   if (retryAfter !== undefined) headers['Retry-After'] = retryAfter;
-  const local = hosts?.loopbackOnly === true;
-  return c.json(http.toBody(http.status >= 500 ? requestId : undefined, local), http.status, headers);
+  return headers;
 }

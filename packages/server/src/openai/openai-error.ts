@@ -1,8 +1,6 @@
 import type { Context } from 'hono';
-import type { ErrorListener } from '../error-response.js';
-import { reportedError, toHttpError } from '../http-error.js';
-import { retryAfterOf } from '../http-remedy.js';
-import { REQUEST_ID_HEADER } from '../request-id.js';
+import { type ErrorListener, reportErrorAndHeaders } from '../error-response.js';
+import { toHttpError } from '../http-error.js';
 import type { ServerEnv } from '../server-context.js';
 
 /**
@@ -64,13 +62,7 @@ export function openAiErrorResponse(
   onError: ErrorListener | undefined,
 ): Response {
   const http = toHttpError(error);
-  const requestId = c.get('requestId');
-  if (http.status >= 500) onError?.(reportedError(http), c.req.raw, { requestId, level: 'error' });
-  else if (http.code === 'REQUEST_ABORTED') onError?.(http, c.req.raw, { requestId, level: 'info' });
-  const headers: Record<string, string> = { [REQUEST_ID_HEADER]: requestId };
-  if (http.status === 401) headers['WWW-Authenticate'] = 'Bearer';
-  const retryAfter = retryAfterOf(reportedError(http));
-  if (retryAfter !== undefined) headers['Retry-After'] = retryAfter;
-  const message = http.status >= 500 ? `${http.clientMessage} Request id: ${requestId}.` : http.clientMessage;
+  const headers = reportErrorAndHeaders(http, c, onError);
+  const message = http.status >= 500 ? `${http.clientMessage} Request id: ${c.get('requestId')}.` : http.clientMessage;
   return c.json(openAiErrorBody(http.status, http.code, message, http.field), http.status, headers);
 }
