@@ -1,26 +1,9 @@
 import { EventType, type CustomEvent as AgUiCustomEvent } from '@ag-ui/client';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { FunctionTool, InMemorySessionService, LlmAgent } from '@troupe/core';
-import { ScriptedModel } from '@troupe/core/testing';
+import { InMemorySessionService } from '@troupe/core';
 import { createApp } from '../src/index.js';
 import { client, ofType, runOnce, say, serveApps } from './ag-ui/helpers.js';
-import { call, createSession, readSse, runBody } from './helpers.js';
-
-/** An agent whose `fetch_pages` tool reports its progress with ctx.emit before returning. */
-function progressAgent(): { agent: LlmAgent; model: ScriptedModel } {
-  const fetchPages = new FunctionTool({
-    name: 'fetch_pages',
-    description: 'Fetches pages.',
-    parameters: z.object({ count: z.number() }),
-    execute: async ({ count }, ctx) => {
-      for (let page = 1; page <= count; page++) await ctx.emit('fetch.progress', { page, of: count });
-      return { fetched: count };
-    },
-  });
-  const model = new ScriptedModel([{ functionCalls: [{ name: 'fetch_pages', args: { count: 2 } }] }, 'Fetched 2.']);
-  return { agent: new LlmAgent({ name: 'fetcher', model, instruction: 'Fetch.', tools: [fetchPages] }), model };
-}
+import { call, createSession, progressAgent, readSse, runBody } from './helpers.js';
 
 describe('custom events (ctx.emit) on the HTTP streams', () => {
   it('/run_sse streams them in order, as stored, and /run answers them', async () => {

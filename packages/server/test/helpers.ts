@@ -193,3 +193,18 @@ export async function eventually(check: () => Promise<void> | void, timeoutMs = 
     }
   }
 }
+
+/** An agent whose `fetch_pages` tool reports its progress with ctx.emit before returning. */
+export function progressAgent(): { agent: LlmAgent; model: ScriptedModel } {
+  const fetchPages = new FunctionTool({
+    name: 'fetch_pages',
+    description: 'Fetches pages.',
+    parameters: z.object({ count: z.number() }),
+    execute: async ({ count }, ctx) => {
+      for (let page = 1; page <= count; page++) await ctx.emit('fetch.progress', { page, of: count });
+      return { fetched: count };
+    },
+  });
+  const model = new ScriptedModel([{ functionCalls: [{ name: 'fetch_pages', args: { count: 2 } }] }, 'Fetched 2.']);
+  return { agent: new LlmAgent({ name: 'fetcher', model, instruction: 'Fetch.', tools: [fetchPages] }), model };
+}

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { FunctionTool, LlmAgent, node, ParallelAgent, Workflow } from '@troupe/core';
 import { ScriptedModel, type ScriptedReply } from '@troupe/core/testing';
 import { OPENAI_USER } from '../../src/index.js';
+import { progressAgent } from '../helpers.js';
 import { openAiClient, serveOpenAi, sessionsOf } from './helpers.js';
 
 /** An app whose agent 'assistant' answers with the scripted replies. */
@@ -92,17 +93,7 @@ describe('OpenAI-compatible API: one completion', () => {
   });
 
   it('custom events (ctx.emit) are progress, never part of the assistant message', async () => {
-    const fetchPages = new FunctionTool({
-      name: 'fetch_pages',
-      description: 'Fetches pages.',
-      parameters: z.object({ count: z.number() }),
-      execute: async ({ count }, ctx) => {
-        for (let page = 1; page <= count; page++) await ctx.emit('fetch.progress', { page, of: count });
-        return { fetched: count };
-      },
-    });
-    const model = new ScriptedModel([{ functionCalls: [{ name: 'fetch_pages', args: { count: 2 } }] }, 'Fetched 2.']);
-    const served = await serveOpenAi({ fetch: new LlmAgent({ name: 'fetcher', model, tools: [fetchPages] }) });
+    const served = await serveOpenAi({ fetch: progressAgent().agent });
     const client = openAiClient(served);
     const completion = await client.chat.completions.create({
       model: 'fetch',
