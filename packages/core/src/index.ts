@@ -117,7 +117,14 @@ export {
 export { FileArtifactService, type FileArtifactServiceOptions } from './artifacts/file-artifact-service.js';
 export { loadArtifactsTool, LoadArtifactsTool } from './tools/load-artifacts-tool.js';
 // Memory (SPEC §15)
-export type { MemoryService, MemoryEntry, SearchMemoryParams, SearchMemoryResponse } from './memory/memory-service.js';
+export type {
+  MemoryService,
+  MemoryEntry,
+  MemorySearchMode,
+  SearchMemoryParams,
+  SearchMemoryResponse,
+} from './memory/memory-service.js';
+export type { EmbeddingModel, EmbedOptions } from './memory/embedding-model.js';
 export { InMemoryMemoryService, type InMemoryMemoryServiceOptions } from './memory/in-memory-memory-service.js';
 export { loadMemoryTool } from './tools/load-memory-tool.js';
 export { preloadMemoryTool } from './tools/preload-memory-tool.js';

@@ -10,10 +10,23 @@ export interface MemoryEntry {
   timestamp?: number;
 }
 
+/**
+ * How a search matches memories: `keyword` by shared words, `vector` by meaning (the embedder's
+ * vectors, nearest first), `hybrid` both, merged by reciprocal rank fusion.
+ */
+export type MemorySearchMode = 'keyword' | 'vector' | 'hybrid';
+
 export interface SearchMemoryParams {
   appName: string;
   userId: string;
   query: string;
+  /**
+   * How to match. `vector` needs the service to have an embedder (else a `ConfigurationError`).
+   * @default 'hybrid' with an embedder, 'keyword' without
+   */
+  mode?: MemorySearchMode;
+  /** The most memories to return, best first. @default the service's `maxResults` */
+  limit?: number;
 }
 
 export interface SearchMemoryResponse {
