@@ -99,7 +99,11 @@ export function pacedSse<T>(
       cancel() {
         cancelled = true;
         tracked.cancel(DISCONNECTED);
-        wakeUp();
+        // Cancelled before its first read: the run started already and holds its session, so it is
+        // still run to its end (stored as cancelled), with nowhere to send its frames.
+        if (started) return wakeUp();
+        started = true;
+        void pump(GONE);
       },
     },
     { highWaterMark: 0 },
@@ -111,6 +115,9 @@ export function pacedSse<T>(
     return (outgoing) => void pump(nodeSink(outgoing, wakeUp));
   });
 }
+
+/** The sink of a stream whose client left before reading: it takes nothing. */
+const GONE: FrameSink = { send: () => false, full: false, close() {} };
 
 /**
  * Frames written to Node's response. The frames of one turn of the event loop are gathered and

@@ -66,8 +66,11 @@ export function uiMessageStreamOf(
         else controller.close();
       },
       async cancel() {
-        // Leaves the run, which ends cancelled and gives its session back.
+        // Leaves the run, which ends cancelled and gives its session back. A stream cancelled
+        // before its first read never started `chunks`, whose return() then skips the run's, so
+        // the run is returned here too (a no-op once it has ended).
         await chunks.return();
+        await run.return(undefined as never).catch(() => undefined);
       },
     },
     // Nothing is read ahead: the run waits for its reader.
