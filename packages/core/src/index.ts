@@ -116,6 +116,7 @@ export {
 } from './artifacts/in-memory-artifact-service.js';
 export { FileArtifactService, type FileArtifactServiceOptions } from './artifacts/file-artifact-service.js';
 export { loadArtifactsTool, LoadArtifactsTool } from './tools/load-artifacts-tool.js';
+export { SaveFilesAsArtifactsPlugin } from './artifacts/save-files-as-artifacts-plugin.js';
 // Memory (SPEC §15)
 export type {
   MemoryService,

@@ -28,8 +28,11 @@ export interface FunctionResponsePart {
 }
 
 export interface InlineDataPart {
-  /** `data` is base64. */
-  inlineData: { mimeType: string; data: string };
+  /**
+   * `data` is base64. `displayName` is the file's name when the bytes came from one (an upload, as
+   * Gemini's `Blob.displayName`); model adapters send only the bytes and their type.
+   */
+  inlineData: { mimeType: string; data: string; displayName?: string };
 }
 
 /** A message: who said it and its parts. */

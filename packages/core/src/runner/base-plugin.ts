@@ -2,7 +2,7 @@ import type { CallbackContext } from '../agents/callback-context.js';
 import type { InvocationContext } from '../agents/invocation-context.js';
 import type { BaseAgent } from '../agents/base-agent.js';
 import type { Content } from '../events/content.js';
-import type { Event } from '../events/event.js';
+import type { Event, EventActions } from '../events/event.js';
 import type { LlmRequest, LlmResponse } from '../models/llm-request.js';
 import type { BaseTool } from '../tools/base-tool.js';
 import type { ToolContext } from '../tools/tool-context.js';
@@ -28,6 +28,13 @@ type Maybe<T> = T | undefined | void | Promise<T | undefined | void>;
 export abstract class BasePlugin {
   constructor(readonly name: string) {}
 
+  /**
+   * When a run gets a new user message, before it is stored (ADK's `onUserMessageCallback`).
+   * Returning content stores and runs that instead, e.g. uploaded files replaced by references to
+   * the artifacts they were saved as ({@link SaveFilesAsArtifactsPlugin}). `actions` are the user
+   * event's: record what the hook did there (`artifactDelta`). Not called for resumes.
+   */
+  onUserMessage?(params: { context: InvocationContext; message: Content; actions: EventActions }): Maybe<Content>;
   /** Before the invocation starts (after the user's message is appended). */
   beforeRun?(params: { context: InvocationContext }): Maybe<never>;
   /** After the invocation ends, however it ended. */

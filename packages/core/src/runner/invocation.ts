@@ -113,7 +113,7 @@ export async function runInvocation(setup: InvocationSetup, stream?: InvocationS
     artifactService: setup.artifactService,
     memoryService: setup.memoryService,
   };
-  const ctx = new InvocationContext({
+  let ctx = new InvocationContext({
     shared,
     agent: setup.agent,
     branch: '',
@@ -220,6 +220,19 @@ export async function runInvocation(setup: InvocationSetup, stream?: InvocationS
   const sink = new SerialSink(take, takeNow);
   let tree: Promise<void> | undefined;
   try {
+    // A new user message (not a resume's answers) may be rewritten by plugins before it is stored.
+    if (setup.opening?.content && setup.resumeFrom === undefined && plugins.has('onUserMessage')) {
+      const { opening } = setup;
+      const message = await plugins.run('onUserMessage', {
+        context: ctx,
+        message: opening.content!,
+        actions: opening.actions,
+      });
+      if (message) {
+        opening.content = message;
+        ctx = ctx.with({ userContent: message });
+      }
+    }
     if (setup.opening) await appendOpening(setup.opening);
     opened = true;
     await plugins.run('beforeRun', { context: ctx });

@@ -42,6 +42,7 @@ export class PluginManager {
 }
 
 const HOOKS: readonly PluginHook[] = [
+  'onUserMessage',
   'beforeRun',
   'afterRun',
   'onEvent',
