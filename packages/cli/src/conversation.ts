@@ -82,7 +82,7 @@ export class Conversation {
     const { runner, userId, sessionId } = this.options;
     const sink = this.sink;
     const what = typeof message === 'string' ? { text: message } : message;
-    const request = 'text' in what ? { message: what.text } : { input: what.input };
+    const request = 'text' in what ? { message: what.content ?? what.text } : { input: what.input };
     const outcome = await this.track((abortSignal) =>
       runTurn(runner, { userId, sessionId, ...request, abortSignal }, sink),
     );

@@ -1,9 +1,11 @@
-import { type BaseAgent, takesTextMessage } from '@troupe/core';
+import { type BaseAgent, type Content, takesTextMessage } from '@troupe/core';
 import { CliUsageError } from './errors.js';
 import { describeSchema } from './interrupt-prompt.js';
 
 /** What a turn runs with: a text message, or a structured input (`ctx.input`) given as JSON. */
-export type TurnMessage = { text: string } | { input: Record<string, unknown>; json: string };
+export type TurnMessage =
+  | { text: string; /** The message with files (`--attach`), when there are any. */ content?: Content }
+  | { input: Record<string, unknown>; json: string };
 
 /** Where a one-shot message came from, as the CLI user typed it: a flag, or the message after the agent. */
 export type MessageSource = '--input' | '--input-json' | 'the message';

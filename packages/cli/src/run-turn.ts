@@ -1,4 +1,5 @@
 import {
+  type Content,
   type Event,
   GuardrailTrippedError,
   type InterruptInfo,
@@ -16,7 +17,8 @@ import { askerOf } from './workflow-nodes.js';
 export interface TurnRequest {
   userId: string;
   sessionId: string;
-  message?: string;
+  /** Text, or a message with files (`--attach`). */
+  message?: string | Content;
   /** A structured input, checked against the agent's `inputSchema` by the runner. */
   input?: Record<string, unknown>;
   abortSignal?: AbortSignal;

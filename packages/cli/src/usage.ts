@@ -46,6 +46,8 @@ Options:
                       has an inputSchema
   --input-json <json> Run with this structured input (a JSON object, checked against the
                       agent's inputSchema) and exit
+  --attach <file>     Send this file with the --input message (repeatable); the run saves it
+                      as an artifact of the session, and the message keeps its name
   --json              Print each stored event (the user's too) as one JSON line on stdout,
                       nothing else; timestamps in seconds, as the HTTP API sends them
   --session <id>      Session to continue (a new one with that id if missing, said on stderr;

@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -5,6 +6,7 @@ import { SqliteArtifactService } from '@troupe/sqlite';
 import { tempDir, troupe } from './helpers.js';
 
 const notebook = fileURLToPath(new URL('./fixtures/notebook.ts', import.meta.url));
+const uploadReader = fileURLToPath(new URL('./fixtures/upload-reader.ts', import.meta.url));
 
 describe('troupe run: artifacts', () => {
   it('keeps artifacts in the SQLite file of the sessions, across runs of one session', async () => {
@@ -29,5 +31,41 @@ describe('troupe run: artifacts', () => {
     const cwd = tempDir('troupe-cli-artifacts-');
     const result = await troupe(cwd, 'run', notebook, '--memory', '--input', 'scratch');
     expect(result.out).toContain('saved notes.txt version 0');
+  });
+
+  it('--attach sends files with the message: saved as artifacts by name, the stored message keeps a reference', async () => {
+    const cwd = tempDir('troupe-cli-attach-');
+    mkdirSync(join(cwd, 'data'));
+    writeFileSync(join(cwd, 'data/sales.csv'), 'region,units\nNorth,120\n');
+    writeFileSync(join(cwd, 'notes.md'), '# Q3');
+    const result = await troupe(
+      cwd,
+      'run',
+      uploadReader,
+      '--attach',
+      'data/sales.csv',
+      '--attach',
+      'notes.md',
+      '--input',
+      'Summarise these',
+    );
+    expect(result.code).toBe(0);
+    expect(result.out).toContain(
+      'message: Summarise these[Uploaded file "sales.csv" (text/csv), saved as artifact "sales.csv" version 0][Uploaded file "notes.md" (text/markdown), saved as artifact "notes.md" version 0]',
+    );
+    expect(result.out).toContain('notes.md (text/markdown): # Q3');
+    expect(result.out).toContain('sales.csv (text/csv): region,units');
+  });
+
+  it('--attach: a missing file, or no message to send it with, is a usage error naming it', async () => {
+    const cwd = tempDir('troupe-cli-attach-');
+    const missing = await troupe(cwd, 'run', uploadReader, '--attach', 'nope.csv', '--input', 'Read it');
+    expect(missing.code).toBe(2);
+    expect(missing.err).toContain(`--attach nope.csv: no such file (looked at ${join(cwd, 'nope.csv')})`);
+    const alone = await troupe(cwd, 'run', uploadReader, '--attach', 'nope.csv');
+    expect(alone.code).toBe(2);
+    expect(alone.err).toContain(
+      '--attach sends files with a one-shot text message, and there is none. Give the message with --input',
+    );
   });
 });

@@ -34,7 +34,7 @@ describe('troupe (in process)', () => {
     [['deploy'], "Unknown command 'deploy'. The commands are: run, api, web, mcp, worker, eval, create."],
     [
       ['run', 'hello.ts', '--modle', 'x'],
-      "Unknown option '--modle' for 'troupe run' (it takes --model, --input, --input-json, --json, --session, --user, --db, --memory, --compact-every, --compact-overlap, --help)",
+      "Unknown option '--modle' for 'troupe run' (it takes --model, --input, --input-json, --attach, --json, --session, --user, --db, --memory, --compact-every, --compact-overlap, --help)",
     ],
     [['run', 'hello.ts', '--model'], "Option '--model <value>' argument missing."],
     [['run'], "'troupe run' needs an agent file or directory"],

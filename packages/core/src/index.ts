@@ -117,6 +117,7 @@ export {
 export { FileArtifactService, type FileArtifactServiceOptions } from './artifacts/file-artifact-service.js';
 export { loadArtifactsTool, LoadArtifactsTool } from './tools/load-artifacts-tool.js';
 export { SaveFilesAsArtifactsPlugin } from './artifacts/save-files-as-artifacts-plugin.js';
+export { mediaTypeOfFile, extensionOfMediaType } from './artifacts/media-types.js';
 // Memory (SPEC §15)
 export type {
   MemoryService,

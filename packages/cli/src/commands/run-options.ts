@@ -17,6 +17,8 @@ export interface RunOptions {
   inputJson: string | undefined;
   /** Which flag gave the one-shot message, for messages about it: `--input`, `--input-json` or `the message`. */
   inputSource: '--input' | '--input-json' | 'the message' | undefined;
+  /** `--attach` (repeatable): files sent with the one-shot message, saved as the session's artifacts. */
+  attachments: string[];
   /** `--json`: one JSON line per stored event on stdout. */
   json: boolean;
   /** `--session`: the session id to continue or create. */
@@ -37,6 +39,7 @@ const OPTIONS = {
   model: { type: 'string' },
   input: { type: 'string' },
   'input-json': { type: 'string' },
+  attach: { type: 'string', multiple: true },
   json: { type: 'boolean' },
   session: { type: 'string' },
   user: { type: 'string' },
@@ -65,6 +68,7 @@ export function parseRunOptions(args: readonly string[]): RunOptions {
       input: undefined,
       inputJson: undefined,
       inputSource: undefined,
+      attachments: [],
       json: false,
       sessionId: undefined,
       userId: 'user',
@@ -96,6 +100,13 @@ export function parseRunOptions(args: readonly string[]): RunOptions {
   if (message !== undefined && message.trim() === '')
     throw new CliUsageError(`The message after the agent is empty; give a message or leave it out to chat.`);
   checkNotEmpty(values, ['model', 'input', 'input-json', 'session', 'user', 'db']);
+  const attachments = values.attach ?? [];
+  if (attachments.some((path) => path.trim() === ''))
+    throw new CliUsageError(`--attach needs a file path, e.g. --attach sales.csv; got an empty one.`);
+  if (attachments.length > 0 && (values['input-json'] !== undefined || (values.input ?? message) === undefined))
+    throw new CliUsageError(
+      `--attach sends files with a one-shot text message, and ${values['input-json'] !== undefined ? '--input-json is a structured input' : 'there is none'}. Give the message with --input, e.g. troupe run ${positionals[0]} --attach ${attachments[0]} --input "Summarise this file".`,
+    );
   const memory = values.memory ?? false;
   if (memory && values.db !== undefined) {
     throw new CliUsageError(
@@ -115,6 +126,7 @@ export function parseRunOptions(args: readonly string[]): RunOptions {
           : message !== undefined
             ? 'the message'
             : undefined,
+    attachments,
     json: values.json ?? false,
     sessionId: values.session,
     userId: values.user ?? 'user',

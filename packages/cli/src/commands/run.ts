@@ -4,10 +4,12 @@ import {
   type InterruptInfo,
   InputValidationError,
   Runner,
+  SaveFilesAsArtifactsPlugin,
   type SessionKey,
   type SessionService,
 } from '@troupe/core';
 import { openInterrupts } from '@troupe/core/hosting';
+import { messageWithAttachments } from '../attachments.js';
 import { Conversation } from '../conversation.js';
 import { loadAgentWithModel } from '../agent-with-model.js';
 import { warnOnEmptyTeams } from '../empty-team-warning.js';
@@ -29,7 +31,7 @@ import { chat, type ChatOptions } from './chat.js';
 import { parseRunOptions, type RunOptions } from './run-options.js';
 
 /**
- * `troupe run <agent file or dir> [--model m] [--input text] [--json] [--session id] [--user id] [--db path | --memory] [--compact-every n [--compact-overlap k]]`:
+ * `troupe run <agent file or dir> [--model m] [--input text] [--attach file]... [--json] [--session id] [--user id] [--db path | --memory] [--compact-every n [--compact-overlap k]]`:
  * loads the agent, opens the session store (SQLite at `.troupe/troupe.db` by default), then chats
  * with the agent, or with `--input` runs one turn and returns its exit code. Interrupts are asked
  * at the prompt, except in a one-shot run whose stdin is not a terminal. Throws `CliUsageError` /
@@ -43,6 +45,8 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   }
   const { loaded, defaultModel, offlineNotice } = await loadAgentWithModel(options.target, options.model, io);
   const oneShot = oneShotOf(options, loaded.agent);
+  if (oneShot && 'text' in oneShot.message && options.attachments.length > 0)
+    oneShot.message.content = await messageWithAttachments(oneShot.message.text, options.attachments, io.cwd);
   const env = io.env ?? process.env;
   const style = styleFor(io.stdout, env);
   const errorStyle = styleFor(io.stderr, env);
@@ -68,6 +72,8 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   });
   if (offlineNotice) notice.add(offlineNotice);
   const plugins: BasePlugin[] = [notice, rememberEachTurn(io)];
+  // Files sent with --attach become the session's artifacts; the stored message keeps a reference.
+  if (options.attachments.length > 0) plugins.push(new SaveFilesAsArtifactsPlugin());
   if (spinner) plugins.push(new ProgressPlugin((activity) => spinner.update(activity)));
   if (options.json) plugins.push(new ShowUserEvent(() => sink));
   const store = createSessionStore({ cwd: io.cwd, db: options.db, memory: options.memory });

@@ -3,6 +3,7 @@ import type { InvocationContext } from '../agents/invocation-context.js';
 import type { Content, Part } from '../events/content.js';
 import type { EventActions } from '../events/event.js';
 import { BasePlugin } from '../runner/base-plugin.js';
+import { extensionOfMediaType } from './media-types.js';
 
 /**
  * Saves the files a user sends (the `inlineData` parts of a new message) as artifacts of the
@@ -45,7 +46,8 @@ export class SaveFilesAsArtifactsPlugin extends BasePlugin {
         continue;
       }
       const { mimeType, displayName } = part.inlineData;
-      const filename = fileNameOf(displayName) ?? `upload_${context.invocationId}_${index}${extensionOf(mimeType)}`;
+      const filename =
+        fileNameOf(displayName) ?? `upload_${context.invocationId}_${index}${extensionOfMediaType(mimeType)}`;
       index++;
       const version = await callback.saveArtifact(filename, part);
       parts.push({
@@ -61,21 +63,4 @@ export class SaveFilesAsArtifactsPlugin extends BasePlugin {
 function fileNameOf(displayName: string | undefined): string | undefined {
   const name = displayName?.split(/[\\/]/).pop()?.trim();
   return name ? name : undefined;
-}
-
-const EXTENSIONS: Readonly<Record<string, string>> = {
-  'text/csv': '.csv',
-  'text/plain': '.txt',
-  'text/markdown': '.md',
-  'application/json': '.json',
-  'application/pdf': '.pdf',
-  'image/png': '.png',
-  'image/jpeg': '.jpg',
-  'image/gif': '.gif',
-  'image/webp': '.webp',
-  'image/svg+xml': '.svg',
-};
-
-function extensionOf(mimeType: string): string {
-  return EXTENSIONS[mimeType.split(';')[0]!.trim().toLowerCase()] ?? '';
 }
