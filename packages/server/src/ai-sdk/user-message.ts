@@ -30,7 +30,7 @@ export function userContentOf(message: ChatMessage, field: string): Content {
 }
 
 function filePart(part: Record<string, unknown>, at: string): Part {
-  const { url, mediaType } = part;
+  const { url, mediaType, filename } = part;
   if (typeof url !== 'string') throw invalid(`${at}.url`, 'expected the file as a data URL string');
   const match = DATA_URL.exec(url);
   if (!match) {
@@ -41,5 +41,7 @@ function filePart(part: Record<string, unknown>, at: string): Part {
   }
   const mimeType = typeof mediaType === 'string' && mediaType !== '' ? mediaType : match[1]!;
   if (mimeType === '') throw invalid(`${at}.mediaType`, "expected the file's media type, such as 'image/png'");
-  return { inlineData: { mimeType, data: match[3]! } };
+  // The upload's name, so SaveFilesAsArtifactsPlugin can save it as the artifact of that name.
+  const named = typeof filename === 'string' && filename !== '' ? { displayName: filename } : {};
+  return { inlineData: { mimeType, data: match[3]!, ...named } };
 }

@@ -107,13 +107,18 @@ function userPart(part: unknown, path: string): Part {
       };
     }
     case 'file': {
-      const file = fields.file as { file_data?: unknown; file_id?: unknown } | null | undefined;
+      const file = fields.file as { file_data?: unknown; file_id?: unknown; filename?: unknown } | null | undefined;
       if (file?.file_data === undefined && file?.file_id !== undefined)
         throw invalid(
           `${path}.file.file_id`,
           'this server keeps no uploaded files; send the file inline as file_data (a data: URL such as data:application/pdf;base64,...)',
         );
-      return { inlineData: dataUrl(file?.file_data, `${path}.file.file_data`, 'file') };
+      const inline = dataUrl(file?.file_data, `${path}.file.file_data`, 'file');
+      // The upload's name, so SaveFilesAsArtifactsPlugin can save it as the artifact of that name.
+      const filename = file?.filename;
+      return {
+        inlineData: typeof filename === 'string' && filename !== '' ? { ...inline, displayName: filename } : inline,
+      };
     }
     default:
       throw invalid(
