@@ -41,6 +41,15 @@ export {
   type StreamAccumulator,
   type StreamTurnOptions,
 } from './shared/provider-llm.js';
+export { openaiEmbedder, type OpenAiEmbedderOptions } from './embeddings/openai-embedder.js';
+export {
+  geminiEmbedder,
+  type GeminiEmbedderOptions,
+  type GeminiEmbeddingTaskType,
+} from './embeddings/gemini-embedder.js';
+export { ollamaEmbedder, type OllamaEmbedderOptions } from './embeddings/ollama-embedder.js';
+export { aiSdkEmbedder, type AiSdkEmbeddingModel, type AiSdkEmbedderOptions } from './embeddings/ai-sdk-embedder.js';
+export type { EmbedderOptions, HttpEmbedderOptions } from './embeddings/embedder-options.js';
 export { ProviderError, type FailureDetails, type ProviderIdentity } from './shared/errors.js';
 export { requireApiKey } from './shared/env.js';
 export { ResponseBuilder } from './shared/response-builder.js';
