@@ -1,4 +1,4 @@
-import { withRetry, type BaseLlm, type LlmRequest, type RetryOptions } from '@troupe/core';
+import { ModelError, withRetry, type BaseLlm, type LlmRequest, type RetryOptions } from '@troupe/core';
 import { DEFAULT_RETRY } from '../shared/provider-llm.js';
 
 /** Runs one attempt of a call; the policy decides whether and when to run it again. */
@@ -29,7 +29,7 @@ export function retryingCall(name: string, retry: RetryOptions | false | undefin
     );
     // withRetry is written for models: the call runs as a model whose one response is "done".
     for await (const response of model.generateContentAsync(NO_REQUEST, false, signal)) void response;
-    if (result === undefined) throw new Error(`${name}: the call ended without a result.`);
+    if (result === undefined) throw new ModelError(`${name}: the call ended without a result.`);
     return result.value;
   };
 }

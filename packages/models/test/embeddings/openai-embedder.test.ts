@@ -116,7 +116,8 @@ describe('openaiEmbedder wire format', () => {
       model: 'text-embedding-3-small',
       apiKey: 'sk',
       baseURL: server.url,
-      timeoutMs: 100,
+      // Long enough for the answered retry to come back in time on a busy machine.
+      timeoutMs: 1000,
       retry: { initialDelayMs: 1, jitter: false },
     }).embed(['x']);
     expect(vectors).toEqual([vectorFor('x', 1536)]);
