@@ -152,3 +152,20 @@ export type { EventCompaction } from './events/event.js';
 export { COMPACTION_FAILED, type CompactionOptions } from './runner/compaction.js';
 export type { RewindParams } from './runner/rewind.js';
 export { redact, createRedactor, REDACTED, type Redactor, type RedactorOptions } from './utils/redact.js';
+// Code execution (SPEC §19)
+export type {
+  CodeExecutor,
+  CodeExecutionRequest,
+  CodeExecutionResult,
+  CodeFile,
+  WrittenFile,
+  CodeLanguage,
+} from './code-execution/code-executor.js';
+export {
+  runCodeWithApproval,
+  type RunCodeWithApprovalOptions,
+  type CodeRunRequest,
+  type CodeRunResponse,
+  type CodeApprovalPayload,
+} from './code-execution/run-code-with-approval.js';
+export type { ReportedFile } from './code-execution/save-written-files.js';

@@ -116,6 +116,12 @@ export interface LlmAgentOptions extends BaseAgentOptions {
    * @default false
    */
   streamBeforeOutputGuardrails?: boolean;
+  /**
+   * Lets this agent run code (`codeExecutionTool`, skill scripts) without asking a human first.
+   * Unset, every run of code is a confirmation interrupt whose card shows the code.
+   * @default false
+   */
+  allowCodeExecution?: boolean;
 }
 
 /**
@@ -153,6 +159,8 @@ export class LlmAgent extends BaseAgent {
   readonly inputGuardrails: readonly InputGuardrail[];
   readonly outputGuardrails: readonly OutputGuardrail[];
   readonly streamBeforeOutputGuardrails: boolean;
+  /** Runs code without a confirmation interrupt (see {@link LlmAgentOptions.allowCodeExecution}). */
+  readonly allowCodeExecution: boolean;
   private resolvedModel: BaseLlm | undefined;
   private cachedToolbox:
     { parent: BaseAgent | undefined; tools: ReadonlyMap<string, BaseTool>; targets: readonly BaseAgent[] } | undefined;
@@ -215,6 +223,12 @@ export class LlmAgent extends BaseAgent {
     this.inputGuardrails = checkGuardrails(`Agent '${name}'`, 'inputGuardrails', options.inputGuardrails);
     this.outputGuardrails = checkGuardrails(`Agent '${name}'`, 'outputGuardrails', options.outputGuardrails);
     this.streamBeforeOutputGuardrails = options.streamBeforeOutputGuardrails ?? false;
+    if (options.allowCodeExecution !== undefined && typeof options.allowCodeExecution !== 'boolean') {
+      throw new ConfigurationError(
+        `Agent '${name}' option 'allowCodeExecution' must be true or false; got ${describe(options.allowCodeExecution)}. Omit it to ask a human before each run of code.`,
+      );
+    }
+    this.allowCodeExecution = options.allowCodeExecution ?? false;
     transferCapable.set(this, this);
   }
 

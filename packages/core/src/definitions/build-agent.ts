@@ -50,6 +50,7 @@ const AGENT_KEYS = {
     'inputGuardrails',
     'outputGuardrails',
     'streamBeforeOutputGuardrails',
+    'allowCodeExecution',
   ],
   sequential: [...COMMON_KEYS, 'subAgents'],
   parallel: [...COMMON_KEYS, 'subAgents', 'maxConcurrency'],

@@ -44,6 +44,7 @@ export async function compileLlm(
     inputGuardrails: await readGuardrails(r, 'inputGuardrails', scope),
     outputGuardrails: await readGuardrails(r, 'outputGuardrails', scope),
     streamBeforeOutputGuardrails: r.boolean('streamBeforeOutputGuardrails'),
+    allowCodeExecution: r.boolean('allowCodeExecution'),
   };
   const childScope: Scope = { ...scope, inheritsModel: scope.inheritsModel || model !== undefined };
   const subAgents = await readAgentList(compiler, r, 'subAgents', childScope);
