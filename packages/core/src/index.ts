@@ -134,6 +134,9 @@ export {
   AddSessionToMemoryPlugin,
   type AddSessionToMemoryPluginOptions,
 } from './memory/add-session-to-memory-plugin.js';
+// Agent Skills (SPEC §19)
+export { SkillToolset, type SkillToolsetOptions } from './skills/skill-toolset.js';
+export type { AgentSkill } from './skills/agent-skill.js';
 // Guardrails (SPEC §15)
 export {
   type Guardrail,

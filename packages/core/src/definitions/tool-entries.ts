@@ -1,6 +1,7 @@
 import { ConfigurationError } from '../errors.js';
 import type { BaseTool } from '../tools/base-tool.js';
 import type { BaseToolset } from '../tools/base-toolset.js';
+import { skillsToolEntry } from '../skills/skills-tool-entry.js';
 import type { DefinitionLocation } from './definition-error.js';
 
 /** What a {@link ToolEntryFactory} gets besides the entry's value. */
@@ -25,6 +26,9 @@ export interface ToolEntryContext {
 export type ToolEntryFactory = (spec: unknown, ctx: ToolEntryContext) => BaseTool | BaseToolset;
 
 const factories = new Map<string, ToolEntryFactory>();
+
+/** Entry kinds core makes itself: `{ skills: ./skills }` is a SkillToolset. */
+const BUILT_IN: Readonly<Record<string, ToolEntryFactory>> = { skills: skillsToolEntry };
 
 /** The packages that register well-known entry kinds, for the message when none is registered. */
 const PROVIDERS: Readonly<Record<string, string>> = { mcp: '@troupe/mcp' };
@@ -56,6 +60,11 @@ export function registerToolEntry(kind: string, factory: ToolEntryFactory): void
       `registerToolEntry: the kind '${kind}' is reserved for agent tool entries ({ agent: ..., skip_summarization: ... }). Choose another name.`,
     );
   }
+  if (Object.hasOwn(BUILT_IN, kind)) {
+    throw new ConfigurationError(
+      `registerToolEntry: the kind '${kind}' is built into @troupe/core ({ ${kind}: ... } entries). Choose another name.`,
+    );
+  }
   if (typeof factory !== 'function') {
     throw new ConfigurationError(
       `registerToolEntry('${kind}', factory): the factory must be a function (spec, ctx) => tool or toolset; got ${typeof factory}.`,
@@ -66,12 +75,12 @@ export function registerToolEntry(kind: string, factory: ToolEntryFactory): void
 
 /** The factory registered for a kind, if any. */
 export function toolEntryFactory(kind: string): ToolEntryFactory | undefined {
-  return factories.get(kind);
+  return Object.hasOwn(BUILT_IN, kind) ? BUILT_IN[kind] : factories.get(kind);
 }
 
 /** The registered kinds, for messages. */
 export function registeredToolEntryKinds(): string[] {
-  return [...factories.keys()];
+  return [...Object.keys(BUILT_IN), ...factories.keys()];
 }
 
 /** How to get a kind registered: the package to import, when the kind is a well-known one. */

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { FunctionTool } from '../tools/function-tool.js';
+import { findSkill, type SkillSource } from './skill-catalog.js';
+import { readSkillResource, resolveSkillFile } from './skill-files.js';
+
+/**
+ * `load_skill_resource({ name, path })`: one file of a skill, by its path relative to the skill's
+ * folder (as `load_skill` lists them). Text comes back as `content`; a binary file as a note with its
+ * media type and size. Paths that leave the folder (`..`, absolute paths, links pointing outside)
+ * are refused with an error naming the path.
+ */
+export class LoadSkillResourceTool extends FunctionTool<z.ZodObject<{ name: z.ZodString; path: z.ZodString }>> {
+  constructor(source: SkillSource) {
+    super({
+      name: 'load_skill_resource',
+      description:
+        "Reads a file of a skill (e.g. 'references/guide.md'), by its path relative to the skill's folder as load_skill lists it.",
+      parameters: z.object({
+        name: z.string().describe('The name of the skill.'),
+        path: z.string().describe("The file's path inside the skill's folder, e.g. 'references/guide.md'."),
+      }),
+      execute: async ({ name, path }) => {
+        const skill = await findSkill(source, name);
+        return readSkillResource(await resolveSkillFile(skill, path), path);
+      },
+    });
+  }
+}

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { FunctionTool } from '../tools/function-tool.js';
+import { findSkill, type SkillSource } from './skill-catalog.js';
+import { listSkillFiles, MAX_LISTED_FILES } from './skill-files.js';
+
+/**
+ * `load_skill({ name })`: the skill's instructions (the body of its `SKILL.md`) and the paths of its
+ * other files. The answer is the call's function response, so the instructions enter the next model
+ * request and stay in the history for the rest of the invocation (and the session).
+ */
+export class LoadSkillTool extends FunctionTool<z.ZodObject<{ name: z.ZodString }>> {
+  constructor(source: SkillSource) {
+    super({
+      name: 'load_skill',
+      description:
+        "Loads a skill: returns its instructions and the paths of its files (scripts, references, assets). Call it before doing a task that matches the skill's description.",
+      parameters: z.object({ name: z.string().describe('The name of the skill, as listed in your instructions.') }),
+      execute: async ({ name }) => {
+        const skill = await findSkill(source, name);
+        const { paths, more } = await listSkillFiles(skill);
+        return {
+          name: skill.name,
+          instructions: skill.instructions,
+          resources: paths,
+          ...(more ? { note: `Only the first ${MAX_LISTED_FILES} files are listed.` } : {}),
+        };
+      },
+    });
+  }
+}
