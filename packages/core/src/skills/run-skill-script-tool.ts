@@ -13,7 +13,7 @@ const parameters = z.object({
 
 /**
  * `run_skill_script({ name, script, args? })`: runs a file under a skill's `scripts/` folder through
- * the toolset's {@link CodeExecutor} (`.py` python, `.js`/`.mjs`/`.cjs` node, `.sh` bash). The run's
+ * the toolset's {@link CodeExecutor} (`.py` python, `.js`/`.mjs` node as an ES module, `.sh` bash). The run's
  * working folder is the session's; the skill's files are placed in it under `skills/<name>/` first.
  * Running is the same confirmation interrupt as `execute_code` (the card shows the script's code)
  * unless the agent has `allowCodeExecution: true`; a rejected script never runs.

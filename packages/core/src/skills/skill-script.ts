@@ -14,7 +14,6 @@ const LANGUAGES: Readonly<Record<string, CodeLanguage>> = {
   '.py': 'python',
   '.js': 'node',
   '.mjs': 'node',
-  '.cjs': 'node',
   '.sh': 'bash',
 };
 
@@ -41,7 +40,12 @@ export async function prepareScript(
     throw new ToolArgumentsError(`The script ${JSON.stringify(script)} of skill '${skill.name}' ${problem}`);
   };
   const normalized = script.replace(/\\/g, '/').replace(/^\.\//, '');
-  const path = normalized.startsWith(`${SCRIPTS_FOLDER}/`) ? normalized : `${SCRIPTS_FOLDER}/${normalized}`;
+  // A path that is absolute or climbs is passed on as written, for resolveSkillFile to refuse by its own name.
+  const asWritten =
+    normalized.startsWith(`${SCRIPTS_FOLDER}/`) ||
+    /^[A-Za-z]:|^\//.test(normalized) ||
+    normalized.split('/').includes('..');
+  const path = asWritten ? normalized : `${SCRIPTS_FOLDER}/${normalized}`;
   const file = await resolveSkillFile(skill, path, 'script');
   const extension = extname(path).toLowerCase();
   const language = Object.hasOwn(LANGUAGES, extension) ? LANGUAGES[extension] : undefined;

@@ -52,7 +52,14 @@ describe('SkillToolset: progressive disclosure', () => {
       expect(responseOf(result.events, 'load_skill')).toEqual({
         name: 'csv-summary',
         instructions: expect.stringContaining(BODY) as string,
-        resources: ['assets/logo.png', 'references/format.md', 'scripts/count-rows.mjs'],
+        resources: [
+          'assets/logo.png',
+          'assets/sample.csv',
+          'references/format.md',
+          'scripts/append-mark.sh',
+          'scripts/count-rows.mjs',
+          'scripts/notes.txt',
+        ],
       });
       model.assertDone();
     },

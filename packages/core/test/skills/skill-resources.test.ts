@@ -93,9 +93,12 @@ describe('SkillToolset: load_skill_resource', () => {
     const loaded = result.events.flatMap(getFunctionResponses)[0]!.response;
     expect(loaded.resources).toEqual([
       'assets/logo.png',
+      'assets/sample.csv',
       'references/alias.md',
       'references/format.md',
+      'scripts/append-mark.sh',
       'scripts/count-rows.mjs',
+      'scripts/notes.txt',
     ]);
   });
 });

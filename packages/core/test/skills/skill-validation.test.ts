@@ -1,7 +1,9 @@
-import { relative } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError, LlmAgent, SkillToolset } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
+import { tempDir } from '../temp-dir.js';
 import { configurationError, fixture, sessionFor } from './helpers.js';
 
 /** The SKILL.md of a bad fixture, as error messages show it (relative to the working directory). */
@@ -64,6 +66,16 @@ describe('SkillToolset: reading and checking SKILL.md', () => {
     expect(noSkillMd.message).toMatch(/the folder '.*no-skill-md\/notes' .* has no SKILL\.md/);
     const empty = await configurationError(new SkillToolset({ dirs: fixture('bad/empty') }).skills());
     expect(empty.message).toMatch(/the skills folder '.*bad\/empty' holds no skills/);
+  });
+
+  it('reads the folders again after a failed read, so a fixed SKILL.md works without a new toolset', async () => {
+    const dir = tempDir('troupe-skills-');
+    mkdirSync(join(dir, 'notes'));
+    writeFileSync(join(dir, 'notes', 'SKILL.md'), '---\nname: Notes\ndescription: Takes notes.\n---\nBe brief.\n');
+    const toolset = new SkillToolset({ dirs: dir });
+    expect((await configurationError(toolset.skills())).message).toMatch(/SKILL\.md:2: 'name' is "Notes"/);
+    writeFileSync(join(dir, 'notes', 'SKILL.md'), '---\nname: notes\ndescription: Takes notes.\n---\nBe brief.\n');
+    expect((await toolset.skills()).map((s) => s.instructions)).toEqual(['Be brief.']);
   });
 
   it('checks its options in the constructor', () => {
