@@ -172,3 +172,19 @@ export {
   type CodeApprovalPayload,
 } from './code-execution/run-code-with-approval.js';
 export type { ReportedFile } from './code-execution/save-written-files.js';
+export {
+  LocalProcessExecutor,
+  type LocalProcessExecutorOptions,
+} from './code-execution/local-process-executor.js';
+export type { CodeExecutorOptions } from './code-execution/executor-options.js';
+export {
+  ContainerExecutor,
+  type ContainerExecutorOptions,
+  type DockerStatus,
+} from './code-execution/container-executor.js';
+export { dockerArgs, type DockerRunSpec } from './code-execution/docker-args.js';
+export {
+  codeExecutionTool,
+  CodeExecutionTool,
+  type CodeExecutionToolOptions,
+} from './code-execution/code-execution-tool.js';

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { inputAnswer } from '../model/interrupts.js';
+import { codeToReview, inputAnswer } from '../model/interrupts.js';
 import type { InterruptInfo } from '../types.js';
 import { prettyJson } from './format.js';
 
@@ -38,6 +38,7 @@ function InterruptCard({
     interrupt.kind === 'confirmation'
       ? (interrupt.hint ?? `Allow ${interrupt.toolName} to run?`)
       : (interrupt.message ?? `${interrupt.toolName} needs an answer.`);
+  const review = codeToReview(interrupt);
   return (
     <article
       class="interrupt"
@@ -48,6 +49,18 @@ function InterruptCard({
         <strong>{interrupt.toolName}</strong> <span class="muted">by {interrupt.agentPath}</span>
       </p>
       <p>{prompt}</p>
+      {review && (
+        <figure class="code-review">
+          <figcaption>
+            {review.language}
+            {review.args.length > 0 && <span class="muted"> with arguments {review.args.join(' ')}</span>}
+            {review.files.length > 0 && <span class="muted">; files: {review.files.join(', ')}</span>}
+          </figcaption>
+          <pre class="json code" aria-label={`${review.language} code to run`}>
+            {review.code}
+          </pre>
+        </figure>
+      )}
       <details>
         <summary>Arguments</summary>
         <pre class="json">{prettyJson(interrupt.args)}</pre>

@@ -47,3 +47,26 @@ export function inputAnswer(interrupt: InterruptInfo, text: string): unknown {
     return text;
   }
 }
+
+/** The code a confirmation asks to run, as the code execution tools send it in the payload. */
+export interface CodeToReview {
+  language: string;
+  code: string;
+  args: string[];
+  files: string[];
+}
+
+/**
+ * The code an approval is asked for (`execute_code`, skill scripts: the payload `{ language, code,
+ * args?, files? }`), for the approval card to show as a code block; `undefined` for other interrupts.
+ */
+export function codeToReview(interrupt: InterruptInfo): CodeToReview | undefined {
+  if (interrupt.kind !== 'confirmation') return undefined;
+  const payload = interrupt.payload as Record<string, unknown> | null | undefined;
+  if (typeof payload !== 'object' || payload === null) return undefined;
+  const { language, code, args, files } = payload;
+  if (typeof language !== 'string' || typeof code !== 'string') return undefined;
+  const strings = (value: unknown): string[] =>
+    Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+  return { language, code, args: strings(args), files: strings(files) };
+}
