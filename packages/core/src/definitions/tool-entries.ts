@@ -2,6 +2,7 @@ import { ConfigurationError } from '../errors.js';
 import type { BaseTool } from '../tools/base-tool.js';
 import type { BaseToolset } from '../tools/base-toolset.js';
 import { skillsToolEntry } from '../skills/skills-tool-entry.js';
+import { codeExecutionToolEntry } from '../code-execution/code-execution-tool-entry.js';
 import type { DefinitionLocation } from './definition-error.js';
 
 /** What a {@link ToolEntryFactory} gets besides the entry's value. */
@@ -27,8 +28,11 @@ export type ToolEntryFactory = (spec: unknown, ctx: ToolEntryContext) => BaseToo
 
 const factories = new Map<string, ToolEntryFactory>();
 
-/** Entry kinds core makes itself: `{ skills: ./skills }` is a SkillToolset. */
-const BUILT_IN: Readonly<Record<string, ToolEntryFactory>> = { skills: skillsToolEntry };
+/** Entry kinds core makes itself: `{ skills: ./skills }` is a SkillToolset, `{ code_execution: ... }` the execute_code tool. */
+const BUILT_IN: Readonly<Record<string, ToolEntryFactory>> = {
+  skills: skillsToolEntry,
+  codeExecution: codeExecutionToolEntry,
+};
 
 /** The packages that register well-known entry kinds, for the message when none is registered. */
 const PROVIDERS: Readonly<Record<string, string>> = { mcp: '@troupe/mcp' };
