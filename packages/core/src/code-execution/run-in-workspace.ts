@@ -6,6 +6,7 @@ import { ConfigurationError } from '../errors.js';
 import type { CodeExecutionRequest, CodeExecutionResult, CodeLanguage } from './code-executor.js';
 import type { ExecutorSettings } from './executor-options.js';
 import { changedFiles, RUN_SCRIPT_PREFIX, snapshotFolder } from './folder-snapshot.js';
+import { withFolderLock } from './folder-lock.js';
 import { runProcess, type ProcessSpec } from './run-process.js';
 import { ensureFolder, workspaceFolderName, writeFilesInFolder } from './workspace-folder.js';
 
@@ -25,7 +26,7 @@ export type CommandFor = (run: {
 /**
  * The steps every executor shares: check the request, make the workspace's folder, write the
  * request's files (jailed), note the folder's files, place the code as a script file, run it, remove
- * the script, and report the files that are new or changed.
+ * the script, and report the files that are new or changed. Runs of one folder take turns.
  */
 export async function runInWorkspace(
   owner: string,
@@ -38,6 +39,17 @@ export async function runInWorkspace(
   const started = Date.now();
   await ensureFolder(settings.root);
   const folder = await ensureFolder(join(settings.root, workspaceFolderName(request.workspace)));
+  return withFolderLock(folder, () => runInFolder(settings, request, folder, commandFor, started));
+}
+
+async function runInFolder(
+  settings: ExecutorSettings,
+  request: CodeExecutionRequest,
+  folder: string,
+  commandFor: CommandFor,
+  started: number,
+): Promise<CodeExecutionResult> {
+  request.signal?.throwIfAborted();
   await writeFilesInFolder(folder, request.files ?? []);
   const before = await snapshotFolder(folder);
   const script = `${RUN_SCRIPT_PREFIX}${randomUUID()}.${EXTENSIONS[request.language]}`;

@@ -53,14 +53,16 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
     let aborted = false;
     let settled = false;
     let graceTimer: ReturnType<typeof setTimeout> | undefined;
+    let killError: unknown;
 
     const killGroup = (): void => {
       if (child.pid === undefined) return;
       try {
         process.kill(-child.pid, 'SIGKILL');
       } catch (error) {
-        // ESRCH: the group is already gone.
-        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+        // ESRCH: the group is already gone. Anything else is reported when the run settles (it is
+        // called from timers and events, where a throw would crash the process).
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') killError ??= error;
       }
     };
     const kill = (): void => {
@@ -106,6 +108,10 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
     child.on('close', (code) => {
       if (settled) return;
       finish();
+      if (killError !== undefined) {
+        reject(killError);
+        return;
+      }
       if (aborted) {
         reject(spec.signal?.reason ?? new Error('The code execution was cancelled.'));
         return;

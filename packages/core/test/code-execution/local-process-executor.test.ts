@@ -89,6 +89,16 @@ describe('LocalProcessExecutor', () => {
     expect(rewrite.files.map((f) => f.path)).toEqual(['input/data.txt']);
   });
 
+  it('runs of one workspace take turns, so two at once each report only the file they wrote', async () => {
+    const code = executor();
+    const [a, b] = await Promise.all([
+      code.execute({ language: 'bash', code: 'echo a > a.txt; sleep 0.2', workspace: 'shared' }),
+      code.execute({ language: 'bash', code: 'echo b > b.txt; sleep 0.2', workspace: 'shared' }),
+    ]);
+    expect(a.files.map((f) => f.path)).toEqual(['a.txt']);
+    expect(b.files.map((f) => f.path)).toEqual(['b.txt']);
+  });
+
   it('lists files bigger than maxFileBytes without reading them back', async () => {
     const result = await executor({ maxFileBytes: 10 }).execute({
       language: 'bash',
