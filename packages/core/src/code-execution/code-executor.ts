@@ -31,7 +31,10 @@ export interface WrittenFile {
   /** Relative to the working folder, with `/` separators. */
   path: string;
   size: number;
-  /** The file's bytes, when the executor was asked to read them back (for artifacts). */
+  /**
+   * The file's bytes, when the executor read them back (for artifacts): the built-in executors read
+   * files up to their `maxFileBytes`.
+   */
   content?: Uint8Array;
 }
 
