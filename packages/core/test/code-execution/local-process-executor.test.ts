@@ -112,7 +112,7 @@ describe('LocalProcessExecutor', () => {
   });
 
   it('kills the whole process tree at the timeout: a grandchild started in the background is gone too', async () => {
-    const code = executor({ timeoutMs: 1000 });
+    const code = executor({ timeoutMs: 1500 });
     const result = await code.execute({
       language: 'bash',
       code: 'sleep 1000 &\necho $! > grandchild.pid\necho started\nwait',
