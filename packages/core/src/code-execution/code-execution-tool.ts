@@ -20,7 +20,7 @@ export interface CodeExecutionToolOptions {
 }
 
 /**
- * The `execute_code` tool: the model sends `{ language, code }`; the code runs in the session's
+ * The `execute_code` tool: the model sends `{ language, code, input_files? }`; the code runs in the session's
  * working folder through the executor and the model gets `{ exitCode, stdout, stderr, timedOut,
  * truncated, files }`. Made by {@link codeExecutionTool}.
  */
@@ -62,6 +62,12 @@ export class CodeExecutionTool extends BaseTool {
         properties: {
           language: { type: 'string', enum: [...this.languages], description: 'The language of the code.' },
           code: { type: 'string', description: 'The complete program to run.' },
+          input_files: {
+            type: 'array',
+            items: { type: 'string' },
+            description:
+              "Artifacts of this conversation (e.g. files the user sent) to place in the working folder by name before the run, e.g. ['sales.csv'].",
+          },
         },
         required: ['language', 'code'],
       },
@@ -78,7 +84,17 @@ export class CodeExecutionTool extends BaseTool {
     if (typeof code !== 'string' || code.trim() === '') {
       return { error: `${this.name} needs the program as a non-empty string in 'code'. Call it again with the code.` };
     }
-    return runCodeWithApproval(ctx, this.executor, { language: language as CodeLanguage, code });
+    const inputFiles = args.input_files;
+    if (inputFiles !== undefined && !(Array.isArray(inputFiles) && inputFiles.every((f) => typeof f === 'string'))) {
+      return {
+        error: `${this.name}: 'input_files' must be a list of artifact names, e.g. ['sales.csv']. Call it again.`,
+      };
+    }
+    return runCodeWithApproval(ctx, this.executor, {
+      language: language as CodeLanguage,
+      code,
+      ...(inputFiles ? { inputArtifacts: inputFiles } : {}),
+    });
   }
 }
 

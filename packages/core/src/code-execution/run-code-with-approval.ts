@@ -1,6 +1,8 @@
 import { LlmAgent } from '../agents/llm-agent.js';
 import type { ToolContext } from '../tools/tool-context.js';
-import type { CodeExecutionRequest, CodeExecutor, CodeLanguage } from './code-executor.js';
+import { USER_ARTIFACT_PREFIX } from '../artifacts/artifact-service.js';
+import { ToolArgumentsError } from '../tools/function-tool.js';
+import type { CodeExecutionRequest, CodeExecutor, CodeFile, CodeLanguage } from './code-executor.js';
 import { saveWrittenFiles, type ReportedFile } from './save-written-files.js';
 
 /** What a tool that ran code answers the model: the run's outcome and the files it wrote. */
@@ -42,6 +44,12 @@ export interface RunCodeWithApprovalOptions {
 export type CodeRunRequest = Omit<CodeExecutionRequest, 'workspace' | 'signal'> & {
   /** @default `<appName>/<userId>/<sessionId>` of the calling session */
   workspace?: string;
+  /**
+   * Artifacts of the session to place in the working folder before the run, each at its name (a
+   * `user:` artifact without the prefix): files the user sent, or earlier runs' outputs. A name the
+   * session has no artifact for fails the call, before anything is asked or run.
+   */
+  inputArtifacts?: readonly string[];
 };
 
 /**
@@ -65,6 +73,8 @@ export async function runCodeWithApproval(
   request: CodeRunRequest,
   options: RunCodeWithApprovalOptions = {},
 ): Promise<CodeRunResponse> {
+  const { inputArtifacts, ...rest } = request;
+  request = { ...rest, files: [...(request.files ?? []), ...(await artifactFiles(ctx, inputArtifacts ?? []))] };
   const agent = ctx.invocationContext.agent;
   const allowed = options.allow ?? (agent instanceof LlmAgent && agent.allowCodeExecution);
   if (!allowed) {
@@ -87,4 +97,25 @@ export async function runCodeWithApproval(
     truncated: result.truncated,
     files: await saveWrittenFiles(ctx, result.files),
   };
+}
+
+/** The named artifacts as files for the working folder; a missing one is an error naming it and the others. */
+async function artifactFiles(ctx: ToolContext, names: readonly string[]): Promise<CodeFile[]> {
+  const files: CodeFile[] = [];
+  for (const name of names) {
+    const part = typeof name === 'string' && name !== '' ? await ctx.loadArtifact(name) : undefined;
+    if (part === undefined) {
+      const known = await ctx.listArtifacts();
+      throw new ToolArgumentsError(
+        `Input file ${JSON.stringify(name)} is not an artifact of this session; its artifacts are ${known.length > 0 ? known.map((k) => JSON.stringify(k)).join(', ') : 'none'}. Call again with one of those names.`,
+      );
+    }
+    const content =
+      'inlineData' in part ? Buffer.from(part.inlineData.data, 'base64') : 'text' in part ? part.text : '';
+    files.push({
+      path: name.startsWith(USER_ARTIFACT_PREFIX) ? name.slice(USER_ARTIFACT_PREFIX.length) : name,
+      content,
+    });
+  }
+  return files;
 }

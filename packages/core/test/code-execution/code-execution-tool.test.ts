@@ -10,6 +10,7 @@ import {
   LlmAgent,
   LocalProcessExecutor,
   Runner,
+  SaveFilesAsArtifactsPlugin,
   type ArtifactService,
 } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
@@ -53,6 +54,7 @@ describe('codeExecutionTool', () => {
         properties: {
           language: { type: 'string', enum: ['python'], description: expect.any(String) },
           code: { type: 'string', description: expect.any(String) },
+          input_files: { type: 'array', items: { type: 'string' }, description: expect.any(String) },
         },
         required: ['language', 'code'],
       },
@@ -154,5 +156,56 @@ describe('codeExecutionTool', () => {
     expect(() => new LlmAgent({ name: 'A', allowCodeExecution: 'yes' as never })).toThrow(
       /option 'allowCodeExecution' must be true or false; got/,
     );
+  });
+
+  it('input_files places the session’s artifacts (a file the user sent) in the working folder; an unknown name fails before anything is asked', async () => {
+    const executor = new LocalProcessExecutor({ root: tempDir('troupe-tool-') });
+    const count = 'import csv\nprint(sum(int(r["units"]) for r in csv.DictReader(open("sales.csv"))))';
+    const model = new ScriptedModel([
+      {
+        functionCalls: [{ name: 'execute_code', args: { language: 'python', code: count, input_files: ['nope.csv'] } }],
+      },
+      {
+        functionCalls: [
+          { name: 'execute_code', args: { language: 'python', code: count, input_files: ['sales.csv'] } },
+        ],
+      },
+      'They sold 200 units.',
+    ]);
+    const agent = new LlmAgent({
+      name: 'Analyst',
+      model,
+      tools: [codeExecutionTool({ executor })],
+      allowCodeExecution: true,
+    });
+    const sessionService = new InMemorySessionService();
+    const runner = new Runner({
+      appName: 'lab',
+      agent,
+      sessionService,
+      artifactService: new InMemoryArtifactService(),
+      plugins: [new SaveFilesAsArtifactsPlugin()],
+    });
+    const session = await sessionService.createSession({ appName: 'lab', userId: 'u' });
+    const csv = Buffer.from('region,units\nNorth,120\nSouth,80\n').toString('base64');
+    const result = await runner.run({
+      userId: 'u',
+      sessionId: session.id,
+      newMessage: {
+        role: 'user',
+        parts: [
+          { text: 'Total units?' },
+          { inlineData: { mimeType: 'text/csv', data: csv, displayName: 'sales.csv' } },
+        ],
+      },
+    });
+    expect(result.status).toBe('completed');
+    const [missing, ran] = result.events.flatMap((e) => getFunctionResponses(e)).map((r) => r.response);
+    expect(missing).toEqual({
+      error: expect.stringContaining(
+        'Input file "nope.csv" is not an artifact of this session; its artifacts are "sales.csv".',
+      ),
+    });
+    expect(ran).toMatchObject({ exitCode: 0, stdout: '200\n', files: [] });
   });
 });
