@@ -141,8 +141,13 @@ async function ask(
   for (const interrupt of interrupts) {
     if (interrupt.kind === 'confirmation') {
       const question = confirmationQuestion(interrupt);
+      // Lines before the question's last (the code to run) are written first: the prompt is one line.
+      const lastBreak = question.lastIndexOf('\n');
+      if (lastBreak >= 0) reader.write(`${style.paint('approval', question.slice(0, lastBreak))}\n`);
       // The question is coloured as an approval; the space the answer is typed after is not.
-      const line = await reader.read(`${style.paint('approval', question.trimEnd())} `, { always: true });
+      const line = await reader.read(`${style.paint('approval', question.slice(lastBreak + 1).trimEnd())} `, {
+        always: true,
+      });
       if (line === undefined) return undefined;
       responses[interrupt.id] = parseConfirmation(line);
       continue;

@@ -9,12 +9,39 @@ const MAX_ARGS_LENGTH = 200;
  * The hint core writes for `requireConfirmation` only repeats the tool and its arguments, so it is left out.
  */
 export function confirmationQuestion(interrupt: InterruptInfo): string {
+  const review = codeToReview(interrupt.payload);
+  if (review) return codeQuestion(interrupt, review);
   const args = cut(JSON.stringify(interrupt.args ?? {}), MAX_ARGS_LENGTH);
   const hint =
     interrupt.hint && !interrupt.hint.startsWith(`Allow tool '${interrupt.toolName}' to run with `)
       ? ` ${interrupt.hint}`
       : '';
   return `Allow ${interrupt.toolName}(${args})?${hint} [y/N] `;
+}
+
+/** Lines of code shown in a question; a longer program is cut with a line saying how much is left. */
+const MAX_CODE_LINES = 40;
+
+/** The code a confirmation asks to run (`execute_code`, a skill script): its payload's `{ language, code, args? }`. */
+function codeToReview(payload: unknown): { language: string; code: string; args: unknown[] } | undefined {
+  if (typeof payload !== 'object' || payload === null) return undefined;
+  const { language, code, args } = payload as Record<string, unknown>;
+  if (typeof language !== 'string' || typeof code !== 'string') return undefined;
+  return { language, code, args: Array.isArray(args) ? args : [] };
+}
+
+/**
+ * A confirmation to run code shows the code itself, numbered and indented, so the person approves
+ * what will run, not a JSON string of it:
+ * `Run this python code?` / `   1 │ print(6 * 7)` / `Allow execute_code? [y/N] `.
+ */
+function codeQuestion(interrupt: InterruptInfo, review: { language: string; code: string; args: unknown[] }): string {
+  const lines = review.code.replace(/\n$/, '').split('\n');
+  const shown = lines.slice(0, MAX_CODE_LINES).map((line, i) => `${String(i + 1).padStart(4)} │ ${line}`);
+  if (lines.length > MAX_CODE_LINES) shown.push(`     │ … ${lines.length - MAX_CODE_LINES} more lines`);
+  const args = review.args.length > 0 ? `\nwith arguments ${cut(JSON.stringify(review.args), MAX_ARGS_LENGTH)}` : '';
+  const hint = interrupt.hint ?? `Run this ${review.language} code?`;
+  return `${hint}\n${shown.join('\n')}${args}\nAllow ${interrupt.toolName}? [y/N] `;
 }
 
 /**

@@ -176,6 +176,36 @@ describe('questions and answers', () => {
     expect(confirmationQuestion(interrupt({}))).toBe('Allow pay({"eur":120})? [y/N] ');
   });
 
+  it('a confirmation to run code shows the code, numbered, and its arguments; a long program is cut', () => {
+    const code = interrupt({
+      toolName: 'run_skill_script',
+      hint: 'Run scripts/summarize.py of skill \'csv-summary\' with ["sales.csv"]?',
+      payload: {
+        language: 'python',
+        code: 'import sys\nprint(sys.argv[1])\n',
+        args: ['sales.csv'],
+        files: ['skills/x'],
+      },
+    });
+    expect(confirmationQuestion(code)).toBe(
+      [
+        'Run scripts/summarize.py of skill \'csv-summary\' with ["sales.csv"]?',
+        '   1 │ import sys',
+        '   2 │ print(sys.argv[1])',
+        'with arguments ["sales.csv"]',
+        'Allow run_skill_script? [y/N] ',
+      ].join('\n'),
+    );
+    const long = confirmationQuestion(
+      interrupt({
+        toolName: 'execute_code',
+        payload: { language: 'bash', code: Array.from({ length: 45 }, (_, i) => `echo ${i}`).join('\n') },
+      }),
+    );
+    expect(long.split('\n')[0]).toBe('Run this bash code?');
+    expect(long).toContain('  40 │ echo 39\n     │ … 5 more lines\nAllow execute_code? [y/N] ');
+  });
+
   it('reads an input answer as JSON when it parses, else as the text', () => {
     expect(parseInputAnswer(' {"date":"2025-06-01"} ')).toEqual({ date: '2025-06-01' });
     expect(parseInputAnswer('42')).toBe(42);
