@@ -134,6 +134,14 @@ export {
   AddSessionToMemoryPlugin,
   type AddSessionToMemoryPluginOptions,
 } from './memory/add-session-to-memory-plugin.js';
+// Working memory (SPEC §19)
+export {
+  DEFAULT_WORKING_MEMORY_TEMPLATE,
+  workingMemoryStateKey,
+  type WorkingMemoryOptions,
+  type WorkingMemoryScope,
+} from './working-memory/working-memory-options.js';
+export { UPDATE_WORKING_MEMORY_TOOL } from './working-memory/working-memory-tool.js';
 // Agent Skills (SPEC §19)
 export { SkillToolset, type SkillToolsetOptions } from './skills/skill-toolset.js';
 export type { AgentSkill } from './skills/agent-skill.js';

@@ -13,6 +13,8 @@ import { AgentTool } from '../tools/agent-tool.js';
 import { isBaseNode, type BaseNode } from '../workflow/base-node.js';
 import { nodeTool } from '../workflow/node-tool.js';
 import { Workflow } from '../workflow/workflow.js';
+import { workingMemoryTool } from '../working-memory/working-memory-tool.js';
+import type { WorkingMemoryOptions } from '../working-memory/working-memory-options.js';
 import { checkGuardrails, type InputGuardrail, type OutputGuardrail } from '../guardrails/guardrail.js';
 import { holdUntil } from '../guardrails/hold-until.js';
 import { InputCheck } from '../guardrails/input-check.js';
@@ -122,6 +124,11 @@ export interface LlmAgentOptions extends BaseAgentOptions {
    * @default false
    */
   allowCodeExecution?: boolean;
+  /**
+   * A small record the agent sees in every request's instruction and keeps up to date with the
+   * `update_working_memory` tool (added to its tools): per user across their sessions, or per session.
+   */
+  workingMemory?: WorkingMemoryOptions;
 }
 
 /**
@@ -161,6 +168,8 @@ export class LlmAgent extends BaseAgent {
   readonly streamBeforeOutputGuardrails: boolean;
   /** Runs code without a confirmation interrupt (see {@link LlmAgentOptions.allowCodeExecution}). */
   readonly allowCodeExecution: boolean;
+  /** The agent's working memory options, when it has one (see {@link LlmAgentOptions.workingMemory}). */
+  readonly workingMemory: WorkingMemoryOptions | undefined;
   private resolvedModel: BaseLlm | undefined;
   private cachedToolbox:
     { parent: BaseAgent | undefined; tools: ReadonlyMap<string, BaseTool>; targets: readonly BaseAgent[] } | undefined;
@@ -181,6 +190,8 @@ export class LlmAgent extends BaseAgent {
       else if (entry instanceof Workflow) tools.push(new AgentTool({ agent: entry }));
       else tools.push(entry);
     }
+    const memoryTool = workingMemoryTool(name, options.workingMemory);
+    if (memoryTool) tools.push(memoryTool);
     const toolNames = new Set<string>();
     for (const tool of tools) {
       if (!(tool instanceof BaseTool)) {
@@ -229,6 +240,7 @@ export class LlmAgent extends BaseAgent {
       );
     }
     this.allowCodeExecution = options.allowCodeExecution ?? false;
+    this.workingMemory = options.workingMemory;
     transferCapable.set(this, this);
   }
 
