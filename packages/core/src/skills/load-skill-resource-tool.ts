@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { FunctionTool } from '../tools/function-tool.js';
-import { findSkill, type SkillSource } from './skill-catalog.js';
+import type { FunctionDeclaration } from '../models/llm-request.js';
+import { findSkill, withSkillNames, type SkillSource } from './skill-catalog.js';
 import { readSkillResource, resolveSkillFile } from './skill-files.js';
 
 /**
@@ -10,7 +11,7 @@ import { readSkillResource, resolveSkillFile } from './skill-files.js';
  * are refused with an error naming the path.
  */
 export class LoadSkillResourceTool extends FunctionTool<z.ZodObject<{ name: z.ZodString; path: z.ZodString }>> {
-  constructor(source: SkillSource) {
+  constructor(private readonly source: SkillSource) {
     super({
       name: 'load_skill_resource',
       description:
@@ -24,5 +25,10 @@ export class LoadSkillResourceTool extends FunctionTool<z.ZodObject<{ name: z.Zo
         return readSkillResource(await resolveSkillFile(skill, path), path);
       },
     });
+  }
+
+  /** The declaration, its `name` limited to the toolset's skills. */
+  override getDeclaration(): Promise<FunctionDeclaration> {
+    return withSkillNames(super.getDeclaration(), this.source);
   }
 }

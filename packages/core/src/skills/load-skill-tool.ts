@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { FunctionTool } from '../tools/function-tool.js';
-import { findSkill, type SkillSource } from './skill-catalog.js';
+import type { FunctionDeclaration } from '../models/llm-request.js';
+import { findSkill, withSkillNames, type SkillSource } from './skill-catalog.js';
 import { listSkillFiles, MAX_LISTED_FILES } from './skill-files.js';
 
 /**
@@ -9,7 +10,7 @@ import { listSkillFiles, MAX_LISTED_FILES } from './skill-files.js';
  * request and stay in the history for the rest of the invocation (and the session).
  */
 export class LoadSkillTool extends FunctionTool<z.ZodObject<{ name: z.ZodString }>> {
-  constructor(source: SkillSource) {
+  constructor(private readonly source: SkillSource) {
     super({
       name: 'load_skill',
       description:
@@ -26,5 +27,10 @@ export class LoadSkillTool extends FunctionTool<z.ZodObject<{ name: z.ZodString 
         };
       },
     });
+  }
+
+  /** The declaration, its `name` limited to the toolset's skills. */
+  override getDeclaration(): Promise<FunctionDeclaration> {
+    return withSkillNames(super.getDeclaration(), this.source);
   }
 }

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { CodeExecutor } from '../code-execution/code-executor.js';
 import { runCodeWithApproval } from '../code-execution/run-code-with-approval.js';
 import { FunctionTool } from '../tools/function-tool.js';
-import { findSkill, type SkillSource } from './skill-catalog.js';
+import type { FunctionDeclaration } from '../models/llm-request.js';
+import { findSkill, withSkillNames, type SkillSource } from './skill-catalog.js';
 import { prepareScript, SKILLS_IN_WORKSPACE } from './skill-script.js';
 
 const parameters = z.object({
@@ -25,7 +26,10 @@ const parameters = z.object({
  * unless the agent has `allowCodeExecution: true`; a rejected script never runs.
  */
 export class RunSkillScriptTool extends FunctionTool<typeof parameters> {
-  constructor(source: SkillSource, executor: CodeExecutor) {
+  constructor(
+    private readonly source: SkillSource,
+    executor: CodeExecutor,
+  ) {
     super({
       name: 'run_skill_script',
       description: `Runs a script of a skill (a file in its scripts/ folder) with arguments and returns its exit code, output and the files it wrote. It runs in the session's working folder, where the skill's files are at ${SKILLS_IN_WORKSPACE}/<skill name>/.`,
@@ -48,5 +52,10 @@ export class RunSkillScriptTool extends FunctionTool<typeof parameters> {
         );
       },
     });
+  }
+
+  /** The declaration, its `name` limited to the toolset's skills. */
+  override getDeclaration(): Promise<FunctionDeclaration> {
+    return withSkillNames(super.getDeclaration(), this.source);
   }
 }

@@ -1,3 +1,4 @@
+import type { FunctionDeclaration } from '../models/llm-request.js';
 import { ToolArgumentsError } from '../tools/function-tool.js';
 import type { AgentSkill } from './agent-skill.js';
 
@@ -27,4 +28,25 @@ export function skillCatalogText(skills: Iterable<AgentSkill>, canRunScripts: bo
     'Available skills:',
     ...lines,
   ].join('\n');
+}
+
+/**
+ * A tool's declaration with its `name` parameter limited to the skills there are (an `enum`), so a
+ * model picks a real skill instead of guessing one (providers with constrained decoding enforce it).
+ */
+export async function withSkillNames(
+  declaration: Promise<FunctionDeclaration>,
+  source: SkillSource,
+): Promise<FunctionDeclaration> {
+  const [declared, skills] = await Promise.all([declaration, source()]);
+  const parameters = declared.parameters as { properties?: Record<string, Record<string, unknown>> } | undefined;
+  const name = parameters?.properties?.name;
+  if (!name) return declared;
+  return {
+    ...declared,
+    parameters: {
+      ...parameters,
+      properties: { ...parameters.properties, name: { ...name, enum: [...skills.keys()] } },
+    },
+  };
 }

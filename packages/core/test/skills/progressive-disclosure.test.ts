@@ -40,6 +40,13 @@ describe('SkillToolset: progressive disclosure', () => {
         '\nAvailable skills:\n- csv-summary: Summarizes a CSV file: counts its rows and columns. Use it when the user asks what a CSV file contains.\n- haiku: Writes a haiku (5-7-5 syllables) about a topic the user gives.',
       );
       expect(first.config.tools?.map((t) => t.name)).toEqual(['list_skills', 'load_skill', 'load_skill_resource']);
+      // A skill's name is one of the skills there are: a model cannot ask for one that does not exist.
+      for (const tool of first.config.tools!.slice(1)) {
+        expect((tool.parameters as { properties: Record<string, { enum?: string[] }> }).properties.name!.enum).toEqual([
+          'csv-summary',
+          'haiku',
+        ]);
+      }
 
       expect(seen(first)).not.toContain(BODY);
       expect(seen(second)).toContain(BODY);
