@@ -51,6 +51,7 @@ const AGENT_KEYS = {
     'outputGuardrails',
     'streamBeforeOutputGuardrails',
     'allowCodeExecution',
+    'workingMemory',
   ],
   sequential: [...COMMON_KEYS, 'subAgents'],
   parallel: [...COMMON_KEYS, 'subAgents', 'maxConcurrency'],

@@ -1,6 +1,7 @@
 import { LlmAgent } from '../agents/llm-agent.js';
 import type { IncludeContents } from '../agents/llm/history.js';
 import type { GenerateContentConfig } from '../models/llm-request.js';
+import type { WorkingMemoryOptions } from '../working-memory/working-memory-options.js';
 import type { AgentPlan, Compiler, Scope } from './agent-plan.js';
 import { commonOptions, readAgentList, readModel, readSchema, type DefinitionCommon } from './build-common.js';
 import { readGuardrails } from './build-guardrails.js';
@@ -45,6 +46,7 @@ export async function compileLlm(
     outputGuardrails: await readGuardrails(r, 'outputGuardrails', scope),
     streamBeforeOutputGuardrails: r.boolean('streamBeforeOutputGuardrails'),
     allowCodeExecution: r.boolean('allowCodeExecution'),
+    workingMemory: await readWorkingMemory(compiler, r),
   };
   const childScope: Scope = { ...scope, inheritsModel: scope.inheritsModel || model !== undefined };
   const subAgents = await readAgentList(compiler, r, 'subAgents', childScope);
@@ -64,6 +66,30 @@ export async function compileLlm(
         tools: tools.map((tool) => tool.create(build)),
       }),
   };
+}
+
+/**
+ * `working_memory: { scope: user | session, schema?: <JSON Schema> | template?: <markdown>, key? }`;
+ * `schema` may also be the markdown template itself, as in TypeScript.
+ */
+async function readWorkingMemory(compiler: Compiler, r: MapReader): Promise<WorkingMemoryOptions | undefined> {
+  const w = r.map('workingMemory', '{ scope: user }');
+  if (!w) return undefined;
+  w.checkKeys(['scope', 'schema', 'template', 'key'], 'workingMemory');
+  w.require('scope', "whose record it is, 'user' (across their sessions) or 'session'", 'user');
+  const options: WorkingMemoryOptions = { scope: w.oneOf('scope', ['user', 'session'] as const)! };
+  const key = w.word('key', 'profile');
+  if (key !== undefined) options.key = key;
+  if (w.has('schema') && w.has('template'))
+    w.fail('template', `'${w.shown('schema')}' and '${w.shown('template')}' are both set; keep one of them.`);
+  const template = w.string('template', '"# User\\n- Name:"');
+  if (template !== undefined) options.schema = template;
+  else if (w.value('schema')?.kind === 'scalar') options.schema = w.string('schema', '"# User\\n- Name:"')!;
+  else {
+    const schema = w.plainObject('schema', '{ type: object, properties: { name: { type: string } } }');
+    if (schema) options.schema = await compiler.ctx.checkSchema(schema, w.at('schema'), `'${w.shown('schema')}'`);
+  }
+  return options;
 }
 
 /** `include_contents`: `default`, `none`, or a window `{ last_turns?, max_tokens? }`. */
