@@ -6,6 +6,7 @@ import { BaseTool, isPlainObject } from '../tools/base-tool.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import { isZodSchema, toJsonSchema, validate, type JsonSchema, type Schema } from '../utils/schema.js';
 import { mergeRecord } from './merge-record.js';
+import { afterEarlierUpdates } from './turn-updates.js';
 import { workingMemoryInstruction } from './working-memory-instruction.js';
 import { checkWorkingMemory, type WorkingMemoryConfig } from './working-memory-options.js';
 
@@ -75,15 +76,21 @@ export class WorkingMemoryTool extends BaseTool {
       };
     }
     const stored = ctx.state.get(config.stateKey);
-    const merged = mergeRecord(isPlainObject(stored) ? structuredClone(stored) : {}, update);
-    const checked = await validate(await this.partialSchema(), merged);
-    if (!checked.ok) {
+    let refusal: string | undefined;
+    const record = await afterEarlierUpdates(ctx.session.state, config.stateKey, stored, async (base) => {
+      const start = base ?? (isPlainObject(stored) ? structuredClone(stored) : {});
+      const checked = await validate(await this.partialSchema(), mergeRecord(start, update));
+      if (checked.ok) return checked.value as Record<string, unknown>;
+      refusal = checked.message;
+      return undefined;
+    });
+    if (!record) {
       return {
-        error: `The update does not fit the working memory's schema (${checked.message}). The working memory is unchanged; call ${this.name} again with valid fields.`,
+        error: `The update does not fit the working memory's schema (${refusal}). The working memory is unchanged; call ${this.name} again with valid fields.`,
       };
     }
-    ctx.state.set(config.stateKey, checked.value);
-    return { memory: checked.value };
+    ctx.state.set(config.stateKey, record);
+    return { memory: record };
   }
 
   private async partialSchema(): Promise<Schema> {

@@ -75,6 +75,25 @@ describe('working memory with a schema', () => {
     });
   });
 
+  it('several updates in one model turn build on each other in call order; a refused one in between changes nothing', async () => {
+    const { turn } = setUp({ scope: 'user', schema: profile }, [
+      {
+        functionCalls: [
+          { name: 'update_working_memory', args: { memory: { name: 'Ana' } } },
+          { name: 'update_working_memory', args: { memory: { city: 7 } } },
+          { name: 'update_working_memory', args: { memory: { city: 'Lisbon' } } },
+          { name: 'update_working_memory', args: { memory: { likes: ['fado'] } } },
+        ],
+      },
+      'Noted.',
+    ]);
+    const result = await turn('ana', 's1', 'I am Ana from Lisbon and I like fado.');
+    const responses = result.events.flatMap(getFunctionResponses).map((r) => r.response);
+    expect(responses[1]?.error).toMatch(/city/);
+    expect(responses[3]).toEqual({ memory: { name: 'Ana', city: 'Lisbon', likes: ['fado'] } });
+    expect(result.state['user:working_memory:assistant']).toEqual({ name: 'Ana', city: 'Lisbon', likes: ['fado'] });
+  });
+
   it('an update that does not fit the schema is answered with an error naming the field and changes nothing', async () => {
     const { model, turn } = setUp({ scope: 'user', schema: profile }, [
       update({ name: 'Ana' }),
