@@ -180,10 +180,7 @@ export {
   type CodeApprovalPayload,
 } from './code-execution/run-code-with-approval.js';
 export type { ReportedFile } from './code-execution/save-written-files.js';
-export {
-  LocalProcessExecutor,
-  type LocalProcessExecutorOptions,
-} from './code-execution/local-process-executor.js';
+export { LocalProcessExecutor, type LocalProcessExecutorOptions } from './code-execution/local-process-executor.js';
 export type { CodeExecutorOptions } from './code-execution/executor-options.js';
 export {
   ContainerExecutor,

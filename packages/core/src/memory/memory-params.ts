@@ -1,6 +1,7 @@
 import { ConfigurationError } from '../errors.js';
 import type { Session } from '../sessions/session.js';
-import type { SearchMemoryParams } from './memory-service.js';
+import type { EmbeddingModel } from './embedding-model.js';
+import type { MemorySearchMode, SearchMemoryParams } from './memory-service.js';
 import { memoryWords } from './memory-words.js';
 
 /**
@@ -76,4 +77,59 @@ function describe(value: unknown): string {
     : typeof value === 'string'
       ? JSON.stringify(value)
       : `${typeof value} ${JSON.stringify(value) ?? String(value)}`;
+}
+
+/** How a search runs, once its parameters are checked: see {@link resolveSearchMode}. */
+export interface ResolvedSearch {
+  mode: MemorySearchMode;
+  /** The most memories to return. */
+  limit: number;
+}
+
+/**
+ * Checks `searchMemory`'s `mode` and `limit` for a service with or without an embedder: the mode
+ * defaults to `hybrid` with one and `keyword` without; `vector` or `hybrid` without an embedder is
+ * a `ConfigurationError` saying how to give the service one. `limit` defaults to `maxResults`.
+ */
+export function resolveSearchMode(
+  params: SearchMemoryParams,
+  options: { service: string; embedder: EmbeddingModel | undefined; maxResults: number },
+): ResolvedSearch {
+  const { service, embedder, maxResults } = options;
+  const mode = params.mode ?? (embedder ? 'hybrid' : 'keyword');
+  if (mode !== 'keyword' && mode !== 'vector' && mode !== 'hybrid') {
+    throw new ConfigurationError(
+      `${service}.searchMemory: 'mode' must be 'keyword', 'vector' or 'hybrid'; got ${describe(mode)}. Omit it for ${embedder ? "'hybrid'" : "'keyword'"}.`,
+    );
+  }
+  if (mode !== 'keyword' && !embedder) {
+    throw new ConfigurationError(
+      `${service}.searchMemory: mode '${mode}' searches by meaning, which needs an embedder, and this service has none. Give it one (new ${service}({ ..., embedder: openaiEmbedder({ model: 'text-embedding-3-small' }) }), see docs/memory.md), or search with mode 'keyword'.`,
+    );
+  }
+  const limit = params.limit ?? maxResults;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
+    throw new ConfigurationError(
+      `${service}.searchMemory: 'limit' must be a whole number ≥ 1; got ${describe(limit)}. Omit it for the service's maxResults (${maxResults}).`,
+    );
+  }
+  return { mode, limit };
+}
+
+/** Checks a memory service's `embedder` option: undefined, or an object with `dimensions` and `embed`. */
+export function checkEmbedder(value: unknown, service: string): EmbeddingModel | undefined {
+  if (value === undefined) return undefined;
+  const embedder = (typeof value === 'object' && value !== null ? value : {}) as Partial<EmbeddingModel>;
+  if (
+    typeof value !== 'object' ||
+    typeof embedder.embed !== 'function' ||
+    typeof embedder.dimensions !== 'number' ||
+    !Number.isInteger(embedder.dimensions) ||
+    embedder.dimensions < 1
+  ) {
+    throw new ConfigurationError(
+      `${service} option 'embedder' must be an EmbeddingModel ({ dimensions, embed(texts) }), such as openaiEmbedder({ model: 'text-embedding-3-small' }) from @troupe/models; got ${describe(value)}.`,
+    );
+  }
+  return embedder as EmbeddingModel;
 }

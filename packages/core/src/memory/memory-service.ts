@@ -42,4 +42,10 @@ export interface MemoryService {
   /** Remembers a session's conversation; adding the same session again replaces what it added before. */
   addSessionToMemory(session: Session): Promise<void>;
   searchMemory(params: SearchMemoryParams): Promise<SearchMemoryResponse>;
+  /**
+   * Embeds every stored memory again with the service's embedder, after a switch of embedding
+   * model (a store refuses vectors it cannot compare until then), and answers how many there were.
+   * Services with an `embedder` option have it.
+   */
+  reindex?(): Promise<{ memories: number }>;
 }

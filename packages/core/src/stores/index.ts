@@ -88,4 +88,14 @@ export {
 export { memoryWords } from '../memory/memory-words.js';
 export { sessionMemories, type SessionMemory } from '../memory/session-memories.js';
 export { planMemoryUpdate, type MemoryProgress, type MemoryUpdate } from '../memory/memory-progress.js';
-export { searchWords, checkMemorySession, resolveMaxResults } from '../memory/memory-params.js';
+export {
+  searchWords,
+  checkMemorySession,
+  resolveMaxResults,
+  resolveSearchMode,
+  checkEmbedder,
+  type ResolvedSearch,
+} from '../memory/memory-params.js';
+export { embedTexts, checkStoredVectors, type StoredVectorsInfo } from '../memory/embed-texts.js';
+export { reciprocalRankFusion } from '../memory/rank-fusion.js';
+export { cosineSimilarity, unitVector, dotProduct } from '../memory/vector-math.js';

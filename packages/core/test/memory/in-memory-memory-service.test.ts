@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError, InMemoryMemoryService, createEvent, type Session } from '@troupe/core';
-import { memoryServiceContract } from '@troupe/core/testing/contracts';
+import { FakeEmbedder } from '@troupe/core/testing';
+import { memoryServiceContract, semanticMemoryContract } from '@troupe/core/testing/contracts';
 
 // In-memory storage belongs to one instance, so there is no second instance over the same storage.
 memoryServiceContract('InMemoryMemoryService', async () => ({ service: new InMemoryMemoryService() }), {
   incremental: true,
 });
+semanticMemoryContract('InMemoryMemoryService', async ({ embedder, onError }) => ({
+  service: new InMemoryMemoryService({ embedder, ...(onError ? { onError } : {}) }),
+}));
 
 describe('InMemoryMemoryService options', () => {
   const session = (texts: string[]): Session => ({
@@ -38,5 +42,22 @@ describe('InMemoryMemoryService options', () => {
     found!.content.parts.length = 0;
     const [again] = (await service.searchMemory({ appName: 'app', userId: 'u1', query: 'pear' })).memories;
     expect(again!.content.parts).toEqual([{ text: 'the pear tree' }]);
+  });
+
+  it('an embedder is checked when the service is made; reindex() needs one', async () => {
+    expect(() => new InMemoryMemoryService({ embedder: {} as never })).toThrow(
+      /option 'embedder' must be an EmbeddingModel/,
+    );
+    await expect(new InMemoryMemoryService().reindex()).rejects.toThrow(
+      /reindex\(\) re-embeds memories, which needs an embedder/,
+    );
+  });
+
+  it('reindex() re-embeds every stored memory with the embedder', async () => {
+    const embedder = new FakeEmbedder();
+    const service = new InMemoryMemoryService({ embedder });
+    await service.addSessionToMemory(session(['the pear tree', 'my favourite town']));
+    expect(await service.reindex()).toEqual({ memories: 2 });
+    expect(embedder.embedded).toEqual(['the pear tree', 'my favourite town', 'the pear tree', 'my favourite town']);
   });
 });

@@ -32,6 +32,12 @@ export {
   type MemoryServiceContractOptions,
   type MemoryServiceFixture,
 } from './memory-service.contract.js';
+export {
+  semanticMemoryContract,
+  type ReindexableMemoryService,
+  type SemanticMemorySetup,
+  type SemanticMemoryContractOptions,
+} from './semantic-memory.contract.js';
 export { fullEvent, richState } from './round-trip-data.js';
 export {
   modelAdapterContract,

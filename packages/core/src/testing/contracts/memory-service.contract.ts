@@ -414,6 +414,19 @@ export function memoryServiceContract<F extends MemoryServiceFixture>(
       ).rejects.toThrow(/events/);
     });
 
+    it("searches by words without an embedder: mode 'vector' is a ConfigurationError naming the fix, 'keyword' is the default", async () => {
+      await service.addSessionToMemory(session('s1', [user('My favourite city is Lisbon.')]));
+      expect(
+        texts((await service.searchMemory({ appName: APP, userId: ALICE, query: 'Lisbon', mode: 'keyword' })).memories),
+      ).toEqual(['My favourite city is Lisbon.']);
+      await expect(
+        service.searchMemory({ appName: APP, userId: ALICE, query: 'Lisbon', mode: 'vector' }),
+      ).rejects.toThrow(/mode 'vector' searches by meaning, which needs an embedder/);
+      await expect(service.searchMemory({ appName: APP, userId: ALICE, query: 'Lisbon', limit: 0 })).rejects.toThrow(
+        /'limit' must be a whole number ≥ 1; got number 0/,
+      );
+    });
+
     if (options.openSecond) {
       const openSecond = options.openSecond;
       it('a second service over the same storage finds what the first added, and its re-adds replace them', async () => {
