@@ -7,21 +7,26 @@ import {
   getFunctionResponses,
   type BaseAgent,
 } from '@troupe/core';
-import { ScriptedModel, type ScriptedReply } from '@troupe/core/testing';
-import { preloadingAssistant, rootAgent } from './agent.js';
+import { FakeEmbedder, ScriptedModel, type ScriptedReply } from '@troupe/core/testing';
+import { preloadingAssistant, rootAgent, semanticAssistant } from './agent.js';
 
 /**
  * Two sessions of one user, as an app runs them: the first session is added to memory when it
  * ends, the second (a new session, so its history is empty) asks about it.
  */
-async function twoSessions(agent: BaseAgent, replies: ScriptedReply[], second = 'Which city do I like best?') {
+async function twoSessions(
+  agent: BaseAgent,
+  replies: ScriptedReply[],
+  second = 'Which city do I like best?',
+  memoryService = new InMemoryMemoryService(),
+) {
   const model = new ScriptedModel(replies);
   const sessionService = new InMemorySessionService();
   const runner = new Runner({
     appName: 'memory',
     agent,
     sessionService,
-    memoryService: new InMemoryMemoryService(),
+    memoryService,
     defaultModel: model,
   });
 
@@ -104,5 +109,27 @@ describe('memory example', () => {
     const result = await runner.run({ userId: 'ben', sessionId: ben.id, newMessage: 'What is my favourite city?' });
     expect(result.events.flatMap(getFunctionResponses)[0]!.response).toEqual({ memories: [] });
     expect(JSON.stringify(model.requests[2])).not.toContain('Lisbon');
+  });
+
+  it('SemanticAssistant: "which town do I like?" recalls the favourite city by meaning (an embedder), which keyword search misses', async () => {
+    const replies = (): ScriptedReply[] => [
+      'Noted.',
+      { functionCalls: [{ name: 'load_memory', args: { query: 'which town do I like' } }] },
+      'You like Lisbon.',
+    ];
+    const semantic = await twoSessions(
+      semanticAssistant,
+      replies(),
+      'Which town do I like?',
+      new InMemoryMemoryService({ embedder: new FakeEmbedder() }),
+    );
+    const [found] = semantic.result.events.flatMap(getFunctionResponses);
+    expect((found!.response.memories as { content: string }[]).map((m) => m.content)).toContain(
+      'Remember this: my favourite city is Lisbon.',
+    );
+
+    // The keyword assistant's search shares no word with the memory: it finds nothing.
+    const keyword = await twoSessions(rootAgent, replies(), 'Which town do I like?');
+    expect(keyword.result.events.flatMap(getFunctionResponses)[0]!.response).toEqual({ memories: [] });
   });
 });

@@ -14,7 +14,7 @@
  * Try: npx troupe run examples/memory --input "Remember this: my favourite city is Lisbon."
  *      npx troupe run examples/memory --input "Check your memory: what is my favourite city?"
  */
-import { LlmAgent, loadMemoryTool, preloadMemoryTool } from '@troupe/core';
+import { LlmAgent, LoadMemoryTool, loadMemoryTool, preloadMemoryTool } from '@troupe/core';
 
 export const rootAgent = new LlmAgent({
   name: 'Assistant',
@@ -30,4 +30,18 @@ export const preloadingAssistant = new LlmAgent({
   instruction:
     'You are a personal assistant. Use what you know from earlier conversations with the user when it helps.',
   tools: [preloadMemoryTool],
+});
+
+/**
+ * The same assistant searching by meaning: "which town do I like?" finds "my favourite city is
+ * Lisbon" although they share no word. It needs a memory service with an embedder, e.g.
+ * `new InMemoryMemoryService({ embedder: openaiEmbedder({ model: 'text-embedding-3-small' }) })`
+ * (`@troupe/models`); the test uses `FakeEmbedder`. See docs/memory.md, "Semantic memory".
+ */
+export const semanticAssistant = new LlmAgent({
+  name: 'SemanticAssistant',
+  description: 'A personal assistant that recalls earlier conversations by meaning, not only by words.',
+  instruction:
+    'You are a personal assistant. When the user asks about something they told you before, look it up in your memory in their words before you answer, and say when you found nothing.',
+  tools: [new LoadMemoryTool({ mode: 'hybrid' })],
 });

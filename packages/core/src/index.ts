@@ -128,8 +128,9 @@ export type {
 } from './memory/memory-service.js';
 export type { EmbeddingModel, EmbedOptions } from './memory/embedding-model.js';
 export { InMemoryMemoryService, type InMemoryMemoryServiceOptions } from './memory/in-memory-memory-service.js';
-export { loadMemoryTool } from './tools/load-memory-tool.js';
-export { preloadMemoryTool } from './tools/preload-memory-tool.js';
+export { loadMemoryTool, LoadMemoryTool } from './tools/load-memory-tool.js';
+export { preloadMemoryTool, PreloadMemoryTool } from './tools/preload-memory-tool.js';
+export type { MemorySearchOptions } from './memory/search-memory.js';
 export {
   AddSessionToMemoryPlugin,
   type AddSessionToMemoryPluginOptions,

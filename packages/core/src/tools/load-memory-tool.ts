@@ -1,6 +1,6 @@
 import type { CallbackContext } from '../agents/callback-context.js';
 import { memoryText, memoryTime } from '../memory/memory-text.js';
-import { requireMemoryService } from '../memory/search-memory.js';
+import { checkMemorySearchOptions, requireMemoryService, type MemorySearchOptions } from '../memory/search-memory.js';
 import type { FunctionDeclaration, LlmRequest } from '../models/llm-request.js';
 import { appendInstruction } from './append-instruction.js';
 import { BaseTool } from './base-tool.js';
@@ -16,12 +16,21 @@ const INSTRUCTION =
  * it has memory. Needs `Runner({ memoryService })`; without one the agent's first model request
  * fails with a `ConfigurationError` that says so.
  */
-class LoadMemoryTool extends BaseTool {
-  constructor() {
+export class LoadMemoryTool extends BaseTool {
+  private readonly search: MemorySearchOptions;
+
+  /**
+   * @param options how the tool searches: `mode` (`'keyword'`, `'vector'` or `'hybrid'`; default:
+   * the memory service's, hybrid with an embedder) and `limit` (default: the service's `maxResults`).
+   * @example
+   * const recall = new LoadMemoryTool({ mode: 'vector', limit: 5 });
+   */
+  constructor(options: MemorySearchOptions = {}) {
     super({
       name: 'load_memory',
       description: 'Loads memories of earlier conversations with the current user that match a query.',
     });
+    this.search = checkMemorySearchOptions(options, 'LoadMemoryTool');
   }
 
   override async getDeclaration(): Promise<FunctionDeclaration> {
@@ -43,7 +52,7 @@ class LoadMemoryTool extends BaseTool {
         error: `load_memory takes { query: string }; got query ${JSON.stringify(query) ?? 'undefined'}. Call it again with a few key words as the query.`,
       };
     }
-    const { memories } = await ctx.searchMemory(query);
+    const { memories } = await ctx.searchMemory(query, this.search);
     return {
       memories: memories.map((entry) => {
         const time = memoryTime(entry);

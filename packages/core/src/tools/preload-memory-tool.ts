@@ -1,7 +1,7 @@
 import type { CallbackContext } from '../agents/callback-context.js';
 import { contentText } from '../events/content.js';
 import { memoryText, memoryTime } from '../memory/memory-text.js';
-import { requireMemoryService } from '../memory/search-memory.js';
+import { checkMemorySearchOptions, requireMemoryService, type MemorySearchOptions } from '../memory/search-memory.js';
 import type { LlmRequest } from '../models/llm-request.js';
 import { appendInstruction } from './append-instruction.js';
 import { BaseTool } from './base-tool.js';
@@ -14,12 +14,21 @@ import { BaseTool } from './base-tool.js';
  * Needs `Runner({ memoryService })`; without one the agent's first model request fails with a
  * `ConfigurationError` that says so.
  */
-class PreloadMemoryTool extends BaseTool {
-  constructor() {
+export class PreloadMemoryTool extends BaseTool {
+  private readonly search: MemorySearchOptions;
+
+  /**
+   * @param options how the user's message is searched: `mode` (`'keyword'`, `'vector'` or
+   * `'hybrid'`; default: the memory service's) and `limit` (default: the service's `maxResults`).
+   * @example
+   * const remember = new PreloadMemoryTool({ mode: 'hybrid', limit: 3 });
+   */
+  constructor(options: MemorySearchOptions = {}) {
     super({
       name: 'preload_memory',
       description: 'Adds memories that match the user message to the system instruction; not called by the model.',
     });
+    this.search = checkMemorySearchOptions(options, 'PreloadMemoryTool');
   }
 
   override async getDeclaration(): Promise<undefined> {
@@ -48,6 +57,7 @@ class PreloadMemoryTool extends BaseTool {
       appName: ctx.session.appName,
       userId: ctx.session.userId,
       query,
+      ...this.search,
     });
     const lines: string[] = [];
     for (const entry of memories) {

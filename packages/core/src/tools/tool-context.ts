@@ -4,7 +4,7 @@ import type { Event } from '../events/event.js';
 import { customEventOf } from '../events/custom-event.js';
 import { ToolInterrupt, ToolRejected } from '../interrupts/signals.js';
 import type { SearchMemoryResponse } from '../memory/memory-service.js';
-import { searchSessionMemory } from '../memory/search-memory.js';
+import { searchSessionMemory, type MemorySearchOptions } from '../memory/search-memory.js';
 
 /** The answer to a confirmation request. */
 export interface ToolConfirmation {
@@ -68,12 +68,14 @@ export class ToolContext extends CallbackContext {
    * they said in earlier sessions that were added to memory. Needs `Runner({ memoryService })`.
    * @example
    * const { memories } = await ctx.searchMemory('favourite city');
+   * const near = await ctx.searchMemory('which town do I like?', { mode: 'vector', limit: 3 });
    */
-  searchMemory(query: string): Promise<SearchMemoryResponse> {
+  searchMemory(query: string, options: MemorySearchOptions = {}): Promise<SearchMemoryResponse> {
     return searchSessionMemory(
       this.invocationContext,
       query,
       `ctx.searchMemory() in a tool of agent '${this.agentName}'`,
+      options,
     );
   }
 
