@@ -1,91 +1,54 @@
-import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import {
   ConfigurationError,
-  type Content,
-  type MemoryEntry,
   type MemoryService,
   type SearchMemoryParams,
   type SearchMemoryResponse,
   type Session,
 } from '@troupe/core';
-import { checkMemorySession, memoryWords, planMemoryUpdate, resolveMaxResults, searchWords } from '@troupe/core/stores';
-import { resolveOptions, type SqliteSessionServiceOptions } from './options.js';
+import {
+  checkEmbedder,
+  checkMemorySession,
+  memoryWords,
+  planMemoryUpdate,
+  reciprocalRankFusion,
+  resolveMaxResults,
+  resolveSearchMode,
+  searchWords,
+} from '@troupe/core/stores';
+import { checkVectorOptions, type SqliteMemoryServiceOptions } from './memory-options.js';
+import { resolveOptions } from './options.js';
 import { openSqliteFile, siteOf } from './open-database.js';
 import { guarded, type StorageSite } from './storage-errors.js';
+import { CREATE_TABLES, hasTable, prepareMemoryStatements, prepareProgress, toEntry } from './memory-tables.js';
+import { scopeToken } from './memory-scope.js';
+import { addVectorColumns } from './memory-vector-schema.js';
+import { MemoryVectors } from './memory-vectors.js';
+import type { SqliteVectorSearch } from './vector-extension.js';
 
-/** Options of {@link SqliteMemoryService}: the file options of `SqliteSessionService`, and `maxResults`. */
-export interface SqliteMemoryServiceOptions extends SqliteSessionServiceOptions {
-  /** The most memories one search returns, best first. @default 10 */
-  maxResults?: number;
-}
-
-/**
- * The memory tables, created when missing. They are separate from the session schema (and its
- * version), so memory can share a file with `SqliteSessionService` or have one of its own. The FTS5
- * table indexes each memory's words (lowercased by the service, see `memoryWords`) under the rowid
- * of its `memories` row; `unicode61` with diacritics removed, so `cafe` also finds `café`. Its
- * `scope` column holds one token naming the app and user (see {@link scopeToken}), so a search
- * intersects the query's words with that user's entries inside the index instead of matching every
- * user's entries and filtering them afterwards. `memory_progress` records how far each session is
- * indexed (see `planMemoryUpdate`), so adding a session after a turn writes only that turn's
- * memories; a file made before it had this table gets it on open, and its sessions are indexed
- * whole once more on their next add.
- */
-const CREATE_TABLES = `
-  CREATE TABLE IF NOT EXISTS memories (
-    id INTEGER PRIMARY KEY,
-    app_name TEXT NOT NULL,
-    user_id TEXT NOT NULL,
-    session_id TEXT NOT NULL,
-    author TEXT,
-    timestamp REAL,
-    content TEXT NOT NULL
-  );
-  CREATE INDEX IF NOT EXISTS memories_session ON memories (app_name, user_id, session_id);
-  CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(words, scope, tokenize = 'unicode61 remove_diacritics 2');
-  CREATE TABLE IF NOT EXISTS memory_progress (
-    app_name TEXT NOT NULL,
-    user_id TEXT NOT NULL,
-    session_id TEXT NOT NULL,
-    event_count INTEGER NOT NULL,
-    last_event_id TEXT,
-    memory_count INTEGER NOT NULL,
-    last_memory_id INTEGER,
-    PRIMARY KEY (app_name, user_id, session_id)
-  ) WITHOUT ROWID;
-`;
-
-interface ProgressRow {
-  event_count: number;
-  last_event_id: string | null;
-  memory_count: number;
-  last_memory_id: number | null;
-  /** The id of the session's last stored memory: a writer that keeps no progress changes it. */
-  stored_last_id: number | null;
-}
-
-interface MemoryRow {
-  author: string | null;
-  timestamp: number | null;
-  content: string;
-}
+/** How many memories one pass of embedding reads from the file at a time. */
+const EMBED_PAGE = 256;
 
 /**
- * Long-term memory (SPEC §15) kept in an SQLite file and searched with SQLite's full-text index
- * (FTS5), alone or beside the sessions of a `SqliteSessionService` on the same file. A search finds
- * the user's memories sharing a word with the query, ranked by BM25 (entries sharing more, and
- * rarer, words first), at most `maxResults`. The query is split into words by the service and each
- * word is quoted, so text such as `"a" OR b*` or `NEAR(` is searched as words, never run as FTS5
- * syntax. Adding a session replaces its earlier memories (writing only the new turns' when it
- * grew since the last add) in one write transaction, so several services and processes may share
- * the file.
+ * Long-term memory (SPEC §15, §19) kept in an SQLite file, alone or beside the sessions of a
+ * `SqliteSessionService` on the same file. Words are searched with SQLite's full-text index (FTS5,
+ * BM25 ranking); with an `embedder`, meaning is searched too: each memory gets a vector, and a
+ * search finds the user's memories nearest the query's vector (`mode: 'vector'`), or merges both
+ * rankings by reciprocal rank fusion (`'hybrid'`, the default with an embedder). Vectors are
+ * searched with the sqlite-vec extension when it loads, else exactly (see `vectorExtension`).
+ *
+ * The query is split into words by the service and each word is quoted, so text such as
+ * `"a" OR b*` or `NEAR(` is searched as words, never run as FTS5 syntax. Adding a session replaces
+ * its earlier memories (writing only the new turns' when it grew since the last add) in one write
+ * transaction, so several services and processes may share the file; the new memories are then
+ * embedded, outside the transaction, and their vectors written.
  *
  * @example
  * import { SqliteMemoryService, SqliteSessionService } from '@troupe/sqlite';
+ * import { openaiEmbedder } from '@troupe/models';
  *
  * const sessionService = new SqliteSessionService({ path: '.troupe/troupe.db' });
- * const memoryService = new SqliteMemoryService({ path: '.troupe/troupe.db' });
+ * const memoryService = new SqliteMemoryService({ path: '.troupe/troupe.db', embedder: openaiEmbedder() });
  * const runner = new Runner({ appName: 'assistant', agent, sessionService, memoryService });
  * // after a conversation:
  * await memoryService.addSessionToMemory((await sessionService.getSession({ appName: 'assistant', userId, sessionId }))!);
@@ -96,8 +59,10 @@ export class SqliteMemoryService implements MemoryService {
   private readonly site: StorageSite;
   private readonly db: Database.Database;
   private readonly maxResults: number;
-  private readonly sql: ReturnType<typeof prepare>;
+  private readonly sql: ReturnType<typeof prepareMemoryStatements>;
   private readonly add: Database.Transaction<(session: Session) => void>;
+  private readonly vectors: MemoryVectors | undefined;
+  private readonly onError: ((error: unknown) => void) | undefined;
   private closed = false;
 
   /**
@@ -107,13 +72,19 @@ export class SqliteMemoryService implements MemoryService {
   constructor(options: SqliteMemoryServiceOptions) {
     const resolved = resolveOptions(options, 'SqliteMemoryService');
     this.maxResults = resolveMaxResults(options.maxResults, 'SqliteMemoryService');
+    const { vectorExtension = true, onWarning, onError } = options;
+    const embedder = checkEmbedder(options.embedder, 'SqliteMemoryService');
+    checkVectorOptions(options);
+    this.onError = onError;
     this.path = resolved.path;
     this.site = siteOf(resolved, 'memory store');
     this.db = openSqliteFile(
       resolved,
       (db) => {
         // A read-only connection cannot create them; without the tables there is nothing to read.
-        if (!resolved.readonly) db.exec(CREATE_TABLES);
+        if (resolved.readonly) return;
+        db.exec(CREATE_TABLES);
+        if (embedder) addVectorColumns(db);
       },
       'memory store',
     );
@@ -126,7 +97,20 @@ export class SqliteMemoryService implements MemoryService {
         `The SQLite file '${resolved.path}' has no memory tables yet, and SqliteMemoryService was opened with readonly: true. Open it once without readonly to create them.`,
       );
     }
-    this.sql = prepare(this.db);
+    this.sql = prepareMemoryStatements(this.db);
+    try {
+      this.vectors =
+        embedder &&
+        guarded(
+          this.site,
+          !resolved.readonly,
+          () => 'prepare its memory vectors',
+          () => new MemoryVectors(this.db, embedder, { path: resolved.path, vectorExtension, onWarning }),
+        );
+    } catch (error) {
+      this.db.close();
+      throw error;
+    }
     // A readonly service over a file from before `memory_progress` cannot add anyway.
     const progress = hasTable(this.db, 'memory_progress') ? prepareProgress(this.db) : undefined;
     this.add = this.db.transaction((session: Session) => {
@@ -139,6 +123,7 @@ export class SqliteMemoryService implements MemoryService {
           : undefined;
       const update = planMemoryUpdate(session, indexed);
       if (update.kind === 'replace') {
+        this.vectors?.index.forgetSession(...key);
         this.sql.deleteWords.run(...key);
         this.sql.deleteMemories.run(...key);
       }
@@ -162,30 +147,87 @@ export class SqliteMemoryService implements MemoryService {
     });
   }
 
+  /**
+   * How this service searches by meaning: `'sqlite-vec'` (the extension's KNN index), `'exact'`
+   * (every stored vector of the user compared with the query: sqlite-vec was turned off or could
+   * not be loaded, see `onWarning`), or `'none'` (no embedder: words only).
+   */
+  get vectorSearch(): SqliteVectorSearch {
+    return this.vectors?.search ?? 'none';
+  }
+
   async addSessionToMemory(session: Session): Promise<void> {
     checkMemorySession(session, 'SqliteMemoryService');
     this.assertOpen();
+    this.vectors?.assertUsable();
     guarded(
       this.site,
       true,
       () => `add session '${session.id}' to memory`,
       () => this.add.immediate(session),
     );
+    // The text is stored; a provider failure leaves the vectors for the next add.
+    if (!this.vectors) return;
+    try {
+      await this.embedPending(this.vectors);
+    } catch (error) {
+      if (!this.onError) throw error;
+      this.onError(error);
+    }
   }
 
   async searchMemory(params: SearchMemoryParams): Promise<SearchMemoryResponse> {
     const words = searchWords(params, 'SqliteMemoryService');
+    const { mode, limit } = resolveSearchMode(params, {
+      service: 'SqliteMemoryService',
+      embedder: this.vectors?.embedder,
+      maxResults: this.maxResults,
+    });
     this.assertOpen();
+    // A query without a word (blank, punctuation only) asks nothing, by meaning either.
     if (words.length === 0) return { memories: [] };
-    // Each word a quoted FTS5 string (quotes doubled, though words never hold one): never syntax.
-    const match = `scope: ${scopeToken(params.appName, params.userId)} AND words: (${words.map((word) => `"${word.replaceAll('"', '""')}"`).join(' OR ')})`;
-    const rows = guarded(
+    const { appName, userId } = params;
+    // Hybrid fuses two longer lists, so a memory ranked well by one and not found by the other still makes it.
+    const candidates = mode === 'hybrid' ? Math.max(limit * 3, 30) : limit;
+    const byWords = mode === 'vector' ? [] : this.keywordIds(params, words, candidates);
+    const byMeaning =
+      mode === 'keyword' ? [] : await this.vectors!.nearestIds(appName, userId, params.query, candidates);
+    const ids =
+      mode === 'keyword'
+        ? byWords
+        : mode === 'vector'
+          ? byMeaning
+          : reciprocalRankFusion([byWords, byMeaning]).slice(0, limit);
+    const memories = [];
+    for (const id of ids.slice(0, limit)) {
+      const row = this.sql.entry.get(id);
+      if (row) memories.push(toEntry(row));
+    }
+    return { memories };
+  }
+
+  /**
+   * Embeds every memory of the file again with the service's embedder, after a switch of model (a
+   * file holding vectors of another model is refused until then). Drops the old vectors first;
+   * memories stay searchable by words meanwhile. A provider failure rejects, and the memories not
+   * embedded yet are embedded by the next add or reindex.
+   * @returns how many memories were embedded.
+   * @throws ConfigurationError without an embedder.
+   */
+  async reindex(): Promise<{ memories: number }> {
+    this.assertOpen();
+    if (!this.vectors)
+      throw new ConfigurationError(
+        `SqliteMemoryService.reindex() for '${this.path}' needs an embedder: new SqliteMemoryService({ path, embedder }).`,
+      );
+    const vectors = this.vectors;
+    guarded(
       this.site,
-      false,
-      () => `search the memory of user '${params.userId}'`,
-      () => this.sql.search.all(match, params.appName, params.userId, this.maxResults),
+      true,
+      () => 'drop its memory vectors for a re-index',
+      () => vectors.reset(),
     );
-    return { memories: rows.map(toEntry) };
+    return { memories: await this.embedPending(vectors) };
   }
 
   /** Closes the file. Later calls fail; closing twice is harmless. */
@@ -195,72 +237,47 @@ export class SqliteMemoryService implements MemoryService {
     this.db.close();
   }
 
+  /** Embeds the memories without a vector, page by page; rejects on the first failure (what was written stays). Answers how many. */
+  private async embedPending(vectors: MemoryVectors): Promise<number> {
+    let count = 0;
+    for (let after = 0; ;) {
+      const page = guarded(
+        this.site,
+        false,
+        () => 'read the memories to embed',
+        () => vectors.index.unembedded(after, EMBED_PAGE),
+      );
+      if (page.length === 0 || this.closed) return count;
+      after = page.at(-1)!.id;
+      const embedded = await vectors.embed(page);
+      // Closed while the provider answered: the next service embeds them.
+      if (this.closed) return count;
+      guarded(
+        this.site,
+        true,
+        () => 'store memory vectors',
+        () => vectors.index.write(page, embedded),
+      );
+      count += page.length;
+    }
+  }
+
+  private keywordIds(params: SearchMemoryParams, words: string[], limit: number): number[] {
+    // Each word a quoted FTS5 string (quotes doubled, though words never hold one): never syntax.
+    const match = `scope: ${scopeToken(params.appName, params.userId)} AND words: (${words.map((word) => `"${word.replaceAll('"', '""')}"`).join(' OR ')})`;
+    const rows = guarded(
+      this.site,
+      false,
+      () => `search the memory of user '${params.userId}'`,
+      () => this.sql.search.all(match, params.appName, params.userId, limit),
+    );
+    return rows.map((row) => row.id);
+  }
+
   private assertOpen(): void {
     if (this.closed)
       throw new ConfigurationError(
         `The SqliteMemoryService for '${this.path}' is closed. Create a new SqliteMemoryService to use the file again.`,
       );
   }
-}
-
-function hasTable(db: Database.Database, name: string): boolean {
-  return db.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(name) !== undefined;
-}
-
-function prepareProgress(db: Database.Database) {
-  return {
-    read: db.prepare<[string, string, string], ProgressRow>(
-      `SELECT p.event_count, p.last_event_id, p.memory_count, p.last_memory_id,
-         (SELECT MAX(m.id) FROM memories m
-          WHERE m.app_name = p.app_name AND m.user_id = p.user_id AND m.session_id = p.session_id) AS stored_last_id
-       FROM memory_progress p WHERE p.app_name = ? AND p.user_id = ? AND p.session_id = ?`,
-    ),
-    write: db.prepare<[string, string, string, number, string | null, number, number | null]>(
-      `INSERT INTO memory_progress (app_name, user_id, session_id, event_count, last_event_id, memory_count, last_memory_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (app_name, user_id, session_id) DO UPDATE SET
-         event_count = excluded.event_count, last_event_id = excluded.last_event_id,
-         memory_count = excluded.memory_count, last_memory_id = excluded.last_memory_id`,
-    ),
-  };
-}
-
-function prepare(db: Database.Database) {
-  return {
-    deleteWords: db.prepare<[string, string, string]>(
-      'DELETE FROM memories_fts WHERE rowid IN (SELECT id FROM memories WHERE app_name = ? AND user_id = ? AND session_id = ?)',
-    ),
-    deleteMemories: db.prepare<[string, string, string]>(
-      'DELETE FROM memories WHERE app_name = ? AND user_id = ? AND session_id = ?',
-    ),
-    insertMemory: db.prepare<[string, string, string, string | null, number | null, string]>(
-      'INSERT INTO memories (app_name, user_id, session_id, author, timestamp, content) VALUES (?, ?, ?, ?, ?, ?)',
-    ),
-    insertWords: db.prepare<[number | bigint, string, string]>(
-      'INSERT INTO memories_fts (rowid, words, scope) VALUES (?, ?, ?)',
-    ),
-    search: db.prepare<[string, string, string, number], MemoryRow>(
-      `SELECT m.author, m.timestamp, m.content FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
-       WHERE memories_fts MATCH ? AND m.app_name = ? AND m.user_id = ?
-       ORDER BY bm25(memories_fts, 1.0, 0.0), m.timestamp DESC, m.id DESC LIMIT ?`,
-    ),
-  };
-}
-
-/**
- * One FTS5 token for an app and user: `s` and 32 hex digits of the SHA-256 of both names (letters
- * and digits only, so the tokenizer keeps it whole). The exact names are checked too, on the join.
- */
-function scopeToken(appName: string, userId: string): string {
-  return `s${createHash('sha256')
-    .update(JSON.stringify([appName, userId]))
-    .digest('hex')
-    .slice(0, 32)}`;
-}
-
-function toEntry(row: MemoryRow): MemoryEntry {
-  const entry: MemoryEntry = { content: JSON.parse(row.content) as Content };
-  if (row.author !== null) entry.author = row.author;
-  if (row.timestamp !== null) entry.timestamp = row.timestamp;
-  return entry;
 }
