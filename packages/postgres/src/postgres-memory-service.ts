@@ -1,22 +1,28 @@
 import {
-  type Content,
-  type MemoryEntry,
+  ConfigurationError,
   type MemoryService,
   type SearchMemoryParams,
   type SearchMemoryResponse,
   type Session,
 } from '@troupe/core';
-import { checkMemorySession, memoryWords, planMemoryUpdate, resolveMaxResults, searchWords } from '@troupe/core/stores';
-import { resolveOptions, type PostgresSessionServiceOptions } from './options.js';
+import {
+  checkEmbedder,
+  checkMemorySession,
+  memoryWords,
+  planMemoryUpdate,
+  reciprocalRankFusion,
+  resolveMaxResults,
+  resolveSearchMode,
+  searchWords,
+} from '@troupe/core/stores';
+import type { PostgresVectorSearch } from './memory-vector-columns.js';
+import { keywordRows, toEntry, type RankedRow } from './memory-queries.js';
+import { MemoryVectors } from './memory-vectors.js';
+import { checkVectorOptions, type PostgresMemoryServiceOptions } from './memory-options.js';
+import { resolveOptions } from './options.js';
 import { asStorageError } from './pool.js';
 import { SideTable } from './side-table.js';
 import { inTransaction } from './transaction.js';
-
-/** Options of {@link PostgresMemoryService}: those of `PostgresSessionService`, and `maxResults`. */
-export interface PostgresMemoryServiceOptions extends PostgresSessionServiceOptions {
-  /** The most memories one search returns, best first. @default 10 */
-  maxResults?: number;
-}
 
 interface ProgressRow {
   event_count: number;
@@ -24,12 +30,6 @@ interface ProgressRow {
   memory_count: number;
   /** One past the session's highest memory seq: differs from memory_count after a writer that keeps no progress. */
   stored: number;
-}
-
-interface MemoryRow {
-  author: string | null;
-  timestamp: number | null;
-  content: string;
 }
 
 /**
@@ -59,10 +59,16 @@ interface MemoryRow {
 export class PostgresMemoryService implements MemoryService {
   private readonly table: SideTable;
   private readonly maxResults: number;
+  private readonly vectors: MemoryVectors | undefined;
+  private readonly onError: ((error: unknown) => void) | undefined;
 
   constructor(options: PostgresMemoryServiceOptions) {
+    const { vectorExtension = true, onWarning, onError } = options;
     const resolved = resolveOptions(options, 'PostgresMemoryService');
+    const embedder = checkEmbedder(options.embedder, 'PostgresMemoryService');
     this.maxResults = resolveMaxResults(options.maxResults, 'PostgresMemoryService');
+    checkVectorOptions(options);
+    this.onError = onError;
     // content is JSON as text: JSONB cannot hold the \u0000 a message may contain.
     this.table = new SideTable(resolved, 'PostgresMemoryService', 'memories', async (client, name) => {
       await client.query(`
@@ -89,7 +95,19 @@ export class PostgresMemoryService implements MemoryService {
           memory_count INTEGER NOT NULL,
           PRIMARY KEY (app_name, user_id, session_id)
         )`);
+      await this.vectors?.prepare(client);
     });
+    this.vectors =
+      embedder && new MemoryVectors(embedder, this.table.name, this.table.schema, vectorExtension, onWarning);
+  }
+
+  /**
+   * How this service searches by meaning: `'pgvector'`, `'exact'` (in SQL over `real[]`: pgvector
+   * is missing or turned off, see `onWarning`), or `'none'` (no embedder: words only). Known once
+   * the table is ready (after the first call); `'exact'` until then with an embedder.
+   */
+  get vectorSearch(): PostgresVectorSearch {
+    return this.vectors ? (this.vectors.search ?? 'exact') : 'none';
   }
 
   /** The PostgreSQL schema holding the table. */
@@ -100,6 +118,7 @@ export class PostgresMemoryService implements MemoryService {
   async addSessionToMemory(session: Session): Promise<void> {
     checkMemorySession(session, 'PostgresMemoryService');
     await this.table.ensureReady();
+    this.vectors?.assertUsable();
     const key = [session.appName, session.userId, session.id];
     const table = this.table.name;
     await inTransaction(
@@ -160,25 +179,79 @@ export class PostgresMemoryService implements MemoryService {
         ifCommitLost: 'Adding the session again is safe: it never adds a turn twice.',
       },
     );
+    // The text is stored; a provider failure leaves the vectors for the next add.
+    if (!this.vectors) return;
+    try {
+      await this.vectors.embedPending(this.table.pool);
+    } catch (error) {
+      const reported = asStorageError('embedding memories', error);
+      if (!this.onError) throw reported;
+      this.onError(reported);
+    }
   }
 
   async searchMemory(params: SearchMemoryParams): Promise<SearchMemoryResponse> {
     const words = searchWords(params, 'PostgresMemoryService');
+    const { mode, limit } = resolveSearchMode(params, {
+      service: 'PostgresMemoryService',
+      embedder: this.vectors?.embedder,
+      maxResults: this.maxResults,
+    });
+    // A query without a word (blank, punctuation only) asks nothing, by meaning either.
     if (words.length === 0) {
       this.table.assertOpen();
       return { memories: [] };
     }
     await this.table.ensureReady();
-    // Words hold only letters, digits and marks; quoted as lexemes besides, they cannot be tsquery syntax.
-    const query = words.map((word) => `'${word}'`).join(' | ');
-    try {
-      const { rows } = await this.table.pool.query<MemoryRow>(
-        `SELECT author, timestamp, content FROM ${this.table.name}, to_tsquery('simple', $3) AS query
-         WHERE app_name = $1 AND user_id = $2 AND words @@ query
-         ORDER BY ts_rank(words, query) DESC, timestamp DESC NULLS LAST, session_id, seq LIMIT $4`,
-        [params.appName, params.userId, query, this.maxResults],
+    // Hybrid fuses two longer lists, so a memory ranked well by one and not found by the other still makes it.
+    const candidates = mode === 'hybrid' ? Math.max(limit * 3, 30) : limit;
+    const [byWords, byMeaning] = await Promise.all([
+      mode === 'vector' ? [] : this.keywordRowsOf(params, words, candidates),
+      mode === 'keyword'
+        ? []
+        : this.vectors!.nearest(this.table.pool, params.appName, params.userId, params.query, candidates).catch(
+            (error: unknown) => {
+              throw asStorageError(`searching the memory of user '${params.userId}' by meaning`, error);
+            },
+          ),
+    ]);
+    if (mode !== 'hybrid') return { memories: (mode === 'keyword' ? byWords : byMeaning).slice(0, limit).map(toEntry) };
+    const rows = new Map<string, RankedRow>();
+    const keyed = (list: RankedRow[]) =>
+      list.map((row) => {
+        const key = JSON.stringify([row.session_id, row.seq]);
+        rows.set(key, row);
+        return key;
+      });
+    const fused = reciprocalRankFusion([keyed(byWords), keyed(byMeaning)]).slice(0, limit);
+    return { memories: fused.map((key) => toEntry(rows.get(key)!)) };
+  }
+
+  /**
+   * Embeds every memory of the table again with the service's embedder, after a switch of model (a
+   * table holding vectors of another model is refused until then). Drops the old vectors first;
+   * memories stay searchable by words meanwhile. A provider failure rejects; the memories not
+   * embedded yet are embedded by the next add or reindex.
+   * @returns how many memories were embedded.
+   * @throws ConfigurationError without an embedder.
+   */
+  async reindex(): Promise<{ memories: number }> {
+    if (!this.vectors)
+      throw new ConfigurationError(
+        `PostgresMemoryService.reindex() (schema '${this.table.schema}') needs an embedder: new PostgresMemoryService({ connectionString, embedder }).`,
       );
-      return { memories: rows.map(toEntry) };
+    const vectors = this.vectors;
+    await this.table.ensureReady();
+    await inTransaction(this.table.pool, (client) => vectors.reset(client), {
+      action: 'dropping memory vectors for a re-index',
+      ifCommitLost: 'Call reindex() again.',
+    });
+    return { memories: await vectors.embedPending(this.table.pool) };
+  }
+
+  private async keywordRowsOf(params: SearchMemoryParams, words: string[], limit: number): Promise<RankedRow[]> {
+    try {
+      return await keywordRows(this.table.pool, this.table.name, params, words, limit);
     } catch (error) {
       throw asStorageError(`searching the memory of user '${params.userId}'`, error);
     }
@@ -188,11 +261,4 @@ export class PostgresMemoryService implements MemoryService {
   close(): Promise<void> {
     return this.table.close();
   }
-}
-
-function toEntry(row: MemoryRow): MemoryEntry {
-  const entry: MemoryEntry = { content: JSON.parse(row.content) as Content };
-  if (row.author !== null) entry.author = row.author;
-  if (row.timestamp !== null) entry.timestamp = row.timestamp;
-  return entry;
 }
