@@ -223,7 +223,7 @@ export class PostgresMemoryService implements MemoryService {
         rows.set(key, row);
         return key;
       });
-    const fused = reciprocalRankFusion([keyed(byWords), keyed(byMeaning)]).slice(0, limit);
+    const fused = reciprocalRankFusion([keyed(byMeaning), keyed(byWords)]).slice(0, limit);
     return { memories: fused.map((key) => toEntry(rows.get(key)!)) };
   }
 

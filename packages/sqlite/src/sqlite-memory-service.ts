@@ -197,7 +197,7 @@ export class SqliteMemoryService implements MemoryService {
         ? byWords
         : mode === 'vector'
           ? byMeaning
-          : reciprocalRankFusion([byWords, byMeaning]).slice(0, limit);
+          : reciprocalRankFusion([byMeaning, byWords]).slice(0, limit);
     const memories = [];
     for (const id of ids.slice(0, limit)) {
       const row = this.sql.entry.get(id);

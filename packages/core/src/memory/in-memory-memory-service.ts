@@ -132,7 +132,7 @@ export class InMemoryMemoryService implements MemoryService {
     const byMeaning =
       mode === 'keyword' || params.query.trim() === '' ? [] : await this.vectorRanking(all, params.query);
     const ranked =
-      mode === 'hybrid' ? reciprocalRankFusion([byWords, byMeaning]) : mode === 'vector' ? byMeaning : byWords;
+      mode === 'hybrid' ? reciprocalRankFusion([byMeaning, byWords]) : mode === 'vector' ? byMeaning : byWords;
     return { memories: ranked.slice(0, limit).map((memory) => structuredClone(memory.entry)) };
   }
 

@@ -3,7 +3,9 @@
  * each list it is in (rank from 1), and the items are ordered by their summed score. Items high in
  * either list, and items in both, come first; the lists' own scores (BM25, cosine) need not be
  * comparable. `k` (60, as in the paper by Cormack et al.) damps the weight of the very first ranks.
- * Ties keep the order of first appearance.
+ * Ties keep the order of first appearance: list first the ranking that should win a tie (memory
+ * search lists meaning first, so a memory sharing only a common word such as "I" with the query
+ * never outranks the one nearest in meaning).
  */
 export function reciprocalRankFusion<T>(lists: readonly (readonly T[])[], k = 60): T[] {
   const scores = new Map<T, number>();

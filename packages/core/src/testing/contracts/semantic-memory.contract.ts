@@ -110,6 +110,9 @@ export function semanticMemoryContract<F extends MemoryServiceFixture & { servic
       expect(await search(service, APP, QUESTION, 'keyword')).toEqual([]);
       // Words still count in hybrid search.
       expect((await search(service, APP, 'dog', 'hybrid'))[0]).toBe('My dog is called Rex.');
+      // A memory sharing only a common word ("I") with the question does not outrank the nearest in meaning.
+      await service.addSessionToMemory(session(APP, 's2', ['I own a red kayak.']));
+      expect((await search(service, APP, QUESTION, 'hybrid'))[0]).toBe(LISBON);
     });
 
     it("never recalls another user's memories, in any mode", async () => {
