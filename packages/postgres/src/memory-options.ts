@@ -1,5 +1,6 @@
 import type { EmbeddingModel } from '@troupe/core';
 import { ConfigurationError } from '@troupe/core';
+import { checkListener } from '@troupe/core/stores';
 import type { PostgresSessionServiceOptions } from './options.js';
 
 /** Options of `PostgresMemoryService`: those of `PostgresSessionService`, and memory's own. */
@@ -41,12 +42,6 @@ export function checkVectorOptions({ vectorExtension, onWarning, onError }: Post
     throw new ConfigurationError(
       `PostgresMemoryService option 'vectorExtension' must be true or false; got ${JSON.stringify(vectorExtension)}. Omit it to use pgvector when the server has it.`,
     );
-  for (const [name, value] of [
-    ['onWarning', onWarning],
-    ['onError', onError],
-  ] as const)
-    if (value !== undefined && typeof value !== 'function')
-      throw new ConfigurationError(
-        `PostgresMemoryService option '${name}' must be a function; got ${typeof value}. Pass e.g. { ${name}: (x) => console.warn(x) }.`,
-      );
+  checkListener(onWarning, 'onWarning', 'PostgresMemoryService');
+  checkListener(onError, 'onError', 'PostgresMemoryService');
 }

@@ -1,5 +1,6 @@
 import type { EmbeddingModel } from '@troupe/core';
 import { ConfigurationError } from '@troupe/core';
+import { checkListener } from '@troupe/core/stores';
 import type { SqliteSessionServiceOptions } from './options.js';
 
 /** Options of `SqliteMemoryService`: the file options of `SqliteSessionService`, and memory's own. */
@@ -47,12 +48,6 @@ export function checkVectorOptions({ vectorExtension, onWarning, onError }: Sqli
     throw new ConfigurationError(
       `SqliteMemoryService option 'vectorExtension' must be true, false or the path of a sqlite-vec loadable file; got ${JSON.stringify(vectorExtension)}. Omit it to load the sqlite-vec package's binary.`,
     );
-  for (const [name, value] of [
-    ['onWarning', onWarning],
-    ['onError', onError],
-  ] as const)
-    if (value !== undefined && typeof value !== 'function')
-      throw new ConfigurationError(
-        `SqliteMemoryService option '${name}' must be a function; got ${typeof value}. Pass e.g. { ${name}: (x) => console.warn(x) }.`,
-      );
+  checkListener(onWarning, 'onWarning', 'SqliteMemoryService');
+  checkListener(onError, 'onError', 'SqliteMemoryService');
 }

@@ -4,6 +4,7 @@ import { embedTexts } from './embed-texts.js';
 import type { EmbeddingModel } from './embedding-model.js';
 import {
   checkEmbedder,
+  checkListener,
   checkMemorySession,
   resolveMaxResults,
   resolveSearchMode,
@@ -84,12 +85,7 @@ export class InMemoryMemoryService implements MemoryService {
   constructor(options: InMemoryMemoryServiceOptions = {}) {
     this.maxResults = resolveMaxResults(options.maxResults, 'InMemoryMemoryService');
     this.embedder = checkEmbedder(options.embedder, 'InMemoryMemoryService');
-    if (options.onError !== undefined && typeof options.onError !== 'function') {
-      throw new ConfigurationError(
-        `InMemoryMemoryService option 'onError' must be a function (error) => void; got ${typeof options.onError}.`,
-      );
-    }
-    this.onError = options.onError;
+    this.onError = checkListener(options.onError, 'onError', 'InMemoryMemoryService');
   }
 
   async addSessionToMemory(session: Session): Promise<void> {

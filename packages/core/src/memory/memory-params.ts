@@ -133,3 +133,20 @@ export function checkEmbedder(value: unknown, service: string): EmbeddingModel |
   }
   return embedder as EmbeddingModel;
 }
+
+/**
+ * Checks a memory service's listener option (`onError`, `onWarning`): undefined or a function.
+ * @returns the listener.
+ */
+export function checkListener<F extends (value: never) => void>(
+  value: F | undefined,
+  option: string,
+  service: string,
+): F | undefined {
+  if (value !== undefined && typeof value !== 'function') {
+    throw new ConfigurationError(
+      `${service} option '${option}' must be a function; got ${typeof value}. Pass e.g. { ${option}: (x) => console.warn(x) }.`,
+    );
+  }
+  return value;
+}

@@ -94,6 +94,7 @@ export {
   resolveMaxResults,
   resolveSearchMode,
   checkEmbedder,
+  checkListener,
   type ResolvedSearch,
 } from '../memory/memory-params.js';
 export { embedTexts, checkStoredVectors, type StoredVectorsInfo } from '../memory/embed-texts.js';
