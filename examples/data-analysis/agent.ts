@@ -10,9 +10,11 @@
  * on your Runner) and placed in the working folder by `input_files`; the files the script writes
  * (`summary.json`, `chart.svg`) come back as artifacts.
  *
- * Try (without --model the offline demo model, not an LLM, can only list the skills; with a model
- * the analyst loads the skill and asks you to approve running its script):
+ * Try (without --model the offline demo model, not an LLM, calls one tool picked by keyword: it
+ * lists the skills, or loads one; with a model the analyst loads the skill and asks you to approve
+ * running its script, showing its code):
  *   npx troupe run examples/data-analysis --input "Which skills do you have?"
+ *   npx troupe run examples/data-analysis --attach examples/data-analysis/sales.csv --input "Load the skill for this file"
  *   npx troupe run examples/data-analysis --model openai/gpt-4o-mini --attach examples/data-analysis/sales.csv \
  *     --input "Summarise sales.csv and chart revenue by region"
  *
