@@ -36,6 +36,7 @@ export const ERROR_CODES = {
   PLAN_INVALID: 'PlanValidationError',
   GROUP_CHAT_SELECTOR: 'GroupChatSelectorError',
   COMPACTION_FAILED: 'TroupeError',
+  EMBEDDING_FAILED: 'EmbeddingError',
   // @troupe/core: graph workflows
   NODE_SCHEMA: 'NodeSchemaValidationError',
   STATE_SCHEMA: 'StateSchemaError',

@@ -127,6 +127,7 @@ export type {
   SearchMemoryResponse,
 } from './memory/memory-service.js';
 export type { EmbeddingModel, EmbedOptions } from './memory/embedding-model.js';
+export { EmbeddingError } from './memory/embedding-error.js';
 export { InMemoryMemoryService, type InMemoryMemoryServiceOptions } from './memory/in-memory-memory-service.js';
 export { loadMemoryTool, LoadMemoryTool } from './tools/load-memory-tool.js';
 export { preloadMemoryTool, PreloadMemoryTool } from './tools/preload-memory-tool.js';

@@ -29,7 +29,7 @@ const TOOL_FORMS = `a path to a .js/.ts module (its default export is a tool, an
   .map((name) => `'${name}'`)
   .join(
     ', ',
-  )}, { agent: <path or inline definition>, skip_summarization: true|false }, { skills: <folder or list of folders> }, or { <kind>: ... } for a registered entry kind such as { mcp: { command: ..., args: [...] } }`;
+  )}, { load_memory: { mode: vector, limit: 5 } } (or preload_memory), { agent: <path or inline definition>, skip_summarization: true|false }, { skills: <folder or list of folders> }, or { <kind>: ... } for a registered entry kind such as { mcp: { command: ..., args: [...] } }`;
 
 /** The keys of an agent tool entry; any other single key names a registered entry kind. */
 const AGENT_ENTRY_KEYS = ['agent', 'skipSummarization'];

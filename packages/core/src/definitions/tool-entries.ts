@@ -3,6 +3,7 @@ import type { BaseTool } from '../tools/base-tool.js';
 import type { BaseToolset } from '../tools/base-toolset.js';
 import { skillsToolEntry } from '../skills/skills-tool-entry.js';
 import { codeExecutionToolEntry } from '../code-execution/code-execution-tool-entry.js';
+import { loadMemoryToolEntry, preloadMemoryToolEntry } from '../memory/memory-tool-entries.js';
 import type { DefinitionLocation } from './definition-error.js';
 
 /** What a {@link ToolEntryFactory} gets besides the entry's value. */
@@ -28,10 +29,15 @@ export type ToolEntryFactory = (spec: unknown, ctx: ToolEntryContext) => BaseToo
 
 const factories = new Map<string, ToolEntryFactory>();
 
-/** Entry kinds core makes itself: `{ skills: ./skills }` is a SkillToolset, `{ code_execution: ... }` the execute_code tool. */
+/**
+ * Entry kinds core makes itself: `{ skills: ./skills }` is a SkillToolset, `{ code_execution: ... }`
+ * the execute_code tool, `{ load_memory: { mode, limit } }` and `{ preload_memory: ... }` the memory tools.
+ */
 const BUILT_IN: Readonly<Record<string, ToolEntryFactory>> = {
   skills: skillsToolEntry,
   codeExecution: codeExecutionToolEntry,
+  loadMemory: loadMemoryToolEntry,
+  preloadMemory: preloadMemoryToolEntry,
 };
 
 /** The packages that register well-known entry kinds, for the message when none is registered. */

@@ -1,10 +1,13 @@
 import { ConfigurationError } from '../errors.js';
+import { EmbeddingError } from './embedding-error.js';
 import type { EmbeddingModel } from './embedding-model.js';
 
 /**
  * The embedder's vectors for `texts`, asked in batches of its `maxBatchSize`. Checks what comes
  * back: one vector per text, each of `embedder.dimensions` finite numbers; a vector of another
  * length is a `ConfigurationError` naming both lengths (a model that does not make what it says).
+ * A rejected `embed` call is an {@link EmbeddingError} whose `cause` is the embedder's error (an
+ * abort by `signal` is rethrown as it is).
  */
 export async function embedTexts(
   embedder: EmbeddingModel,
@@ -15,7 +18,7 @@ export async function embedTexts(
   const vectors: number[][] = [];
   for (let start = 0; start < texts.length; start += size) {
     const batch = texts.slice(start, start + size);
-    const answer = await embedder.embed(batch, options.signal ? { signal: options.signal } : {});
+    const answer = await callEmbed(embedder, batch, options.signal);
     if (!Array.isArray(answer) || answer.length !== batch.length) {
       throw new ConfigurationError(
         `Embedding model ${name(embedder)} returned ${Array.isArray(answer) ? answer.length : typeof answer} vectors for ${batch.length} texts; an embedder must return one vector per text, in order.`,
@@ -58,6 +61,20 @@ export function checkStoredVectors(
   throw new ConfigurationError(
     `${where} holds memory vectors of ${was}, but its embedder makes ${now}: they cannot be compared. Re-embed the stored memories with the new model once (await memoryService.reindex()), or go back to the old embedder.`,
   );
+}
+
+async function callEmbed(embedder: EmbeddingModel, batch: string[], signal: AbortSignal | undefined) {
+  try {
+    return await embedder.embed(batch, signal ? { signal } : {});
+  } catch (error) {
+    // A cancelled caller wants its own abort back, not a provider failure.
+    if (signal?.aborted) throw error;
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new EmbeddingError(
+      `Embedding model ${name(embedder)} failed to embed ${batch.length} text${batch.length === 1 ? '' : 's'}: ${detail}`,
+      { cause: error, modelId: embedder.modelId, texts: batch.length },
+    );
+  }
 }
 
 function name(embedder: EmbeddingModel): string {

@@ -19,6 +19,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   ConfigurationError,
   createEvent,
+  EmbeddingError,
   type EmbeddingModel,
   type MemoryEntry,
   type MemorySearchMode,
@@ -177,6 +178,7 @@ export function semanticMemoryContract<F extends MemoryServiceFixture & { servic
       embedder.failNext(1);
       await service.addSessionToMemory(session(APP, 's1', [LISBON]));
       expect(errors).toHaveLength(1);
+      expect(errors[0]).toBeInstanceOf(EmbeddingError);
       expect(String(errors[0])).toMatch(/unavailable/);
       expect(await search(service, APP, 'Lisbon', 'keyword')).toEqual([LISBON]);
       expect(await search(service, APP, QUESTION, 'vector')).toEqual([]);
@@ -186,12 +188,14 @@ export function semanticMemoryContract<F extends MemoryServiceFixture & { servic
       expect((await search(service, APP, QUESTION, 'vector'))[0]).toBe(LISBON);
     });
 
-    it('without onError a provider failure rejects the add, after its text is stored', async () => {
+    it('without onError a provider failure rejects the add with an EmbeddingError, after its text is stored', async () => {
       const embedder = new FakeEmbedder();
       const { service } = await open({ embedder });
       const APP = app();
       embedder.failNext(1);
-      await expect(service.addSessionToMemory(session(APP, 's1', [LISBON]))).rejects.toThrow(/unavailable/);
+      const failed = service.addSessionToMemory(session(APP, 's1', [LISBON]));
+      await expect(failed).rejects.toThrow(EmbeddingError);
+      await expect(failed).rejects.toThrow(/unavailable/);
       expect(await search(service, APP, 'Lisbon', 'keyword')).toEqual([LISBON]);
     });
 
