@@ -72,6 +72,13 @@ export { RoutedAgent, type RoutedAgentOptions, type AgentRouter } from './agents
 // Graph workflows (SPEC §17)
 export * from './workflow/index.js';
 export { RoutedLlm, type RoutedLlmOptions, type LlmRouter } from './models/routed-llm.js';
+export {
+  checkContextCache,
+  type ContextCache,
+  type ContextCacheOptions,
+  type ContextCacheTtl,
+  type RequestCache,
+} from './models/context-cache.js';
 export type { RoutingErrorContext } from './utils/routing.js';
 export { BaseTool, type BaseToolOptions } from './tools/base-tool.js';
 export { BaseToolset } from './tools/base-toolset.js';
@@ -94,7 +101,7 @@ export { OfflineModel } from './models/offline-model.js';
 export { Runner, InMemoryRunner, type RunnerOptions, type RunParams, type ResumeParams } from './runner/runner.js';
 export { InterruptResponseError } from './interrupts/open-interrupts.js';
 export type { RunConfig } from './runner/run-config.js';
-export type { RunResult, RunStatus, UsageTotals } from './runner/run-result.js';
+export type { RunResult, RunStatus, UsageSums, UsageTotals } from './runner/run-result.js';
 export { BasePlugin, type AgentOutcome } from './runner/base-plugin.js';
 export type { Schema, JsonSchema, Infer } from './utils/schema.js';
 export { describeSchemaShape, takesTextMessage } from './utils/schema-shape.js';

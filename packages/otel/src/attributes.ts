@@ -51,6 +51,8 @@ export const ATTR = {
   runUsageInputTokens: 'troupe.usage.input_tokens',
   runUsageOutputTokens: 'troupe.usage.output_tokens',
   usageCachedTokens: 'troupe.usage.cached_tokens',
+  usageCacheReadTokens: 'gen_ai.usage.cache_read.input_tokens',
+  usageCacheCreationTokens: 'gen_ai.usage.cache_creation.input_tokens',
   usageThoughtTokens: 'troupe.usage.thought_tokens',
   nodeName: 'troupe.node.name',
   nodePath: 'troupe.node.path',
@@ -111,7 +113,11 @@ export function responseAttributes(response: LlmResponse, requestModel: string):
 function usageAttributes(usage: Usage, attributes: Attributes): void {
   attributes[ATTR.usageInputTokens] = usage.inputTokens;
   attributes[ATTR.usageOutputTokens] = usage.outputTokens;
-  if (usage.cachedTokens !== undefined) attributes[ATTR.usageCachedTokens] = usage.cachedTokens;
+  if (usage.cachedTokens !== undefined) {
+    attributes[ATTR.usageCachedTokens] = usage.cachedTokens;
+    attributes[ATTR.usageCacheReadTokens] = usage.cachedTokens;
+  }
+  if (usage.cacheWriteTokens !== undefined) attributes[ATTR.usageCacheCreationTokens] = usage.cacheWriteTokens;
   if (usage.thoughtTokens !== undefined) attributes[ATTR.usageThoughtTokens] = usage.thoughtTokens;
 }
 

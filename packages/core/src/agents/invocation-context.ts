@@ -1,4 +1,5 @@
 import type { ArtifactService } from '../artifacts/artifact-service.js';
+import type { ContextCacheOptions } from '../models/context-cache.js';
 import type { MemoryService } from '../memory/memory-service.js';
 import type { Content } from '../events/content.js';
 import type { Event } from '../events/event.js';
@@ -36,6 +37,8 @@ export interface InvocationShared {
   readonly artifactService: ArtifactService | undefined;
   /** The runner's memory, when it has one. */
   readonly memoryService: MemoryService | undefined;
+  /** The runner's `contextCache` (checked), which an agent's own option overrides. */
+  readonly contextCache?: Required<ContextCacheOptions> | false | undefined;
 }
 
 /**

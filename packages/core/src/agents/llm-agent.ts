@@ -1,3 +1,4 @@
+import { checkContextCache, type ContextCache, type ContextCacheOptions } from '../models/context-cache.js';
 import type { Content, FunctionCall } from '../events/content.js';
 import { contentText } from '../events/content.js';
 import type { Event, EventActions, Usage } from '../events/event.js';
@@ -95,6 +96,12 @@ export interface LlmAgentOptions extends BaseAgentOptions {
   disallowTransferToPeers?: boolean;
   /** Temperature, maxOutputTokens and other generation settings. */
   generateContentConfig?: GenerateContentConfig;
+  /**
+   * Prompt caching for this agent's model calls; overrides the Runner's `contextCache` (false
+   * turns it off here). See "Prompt caching" in docs/models.md.
+   * @default the Runner's
+   */
+  contextCache?: ContextCache;
   beforeModelCallback?: OneOrMany<BeforeModelCallback>;
   afterModelCallback?: OneOrMany<AfterModelCallback>;
   beforeToolCallback?: OneOrMany<BeforeToolCallback>;
@@ -156,6 +163,8 @@ export class LlmAgent extends BaseAgent {
   override readonly inputSchema: Schema | undefined;
   readonly inputKey: string | undefined;
   readonly includeContents: IncludeContents;
+  /** The agent's own prompt caching (checked); undefined: the Runner's. */
+  readonly contextCache: Required<ContextCacheOptions> | false | undefined;
   readonly disallowTransferToParent: boolean;
   readonly disallowTransferToPeers: boolean;
   readonly generateContentConfig: GenerateContentConfig | undefined;
@@ -224,6 +233,7 @@ export class LlmAgent extends BaseAgent {
     this.inputSchema = options.inputSchema;
     this.inputKey = options.inputKey;
     this.includeContents = checkIncludeContents(name, options.includeContents);
+    this.contextCache = checkContextCache(`Agent '${name}'`, options.contextCache);
     this.disallowTransferToParent = options.disallowTransferToParent ?? false;
     this.disallowTransferToPeers = options.disallowTransferToPeers ?? false;
     this.generateContentConfig = options.generateContentConfig;
@@ -341,6 +351,7 @@ export class LlmAgent extends BaseAgent {
       includeContents: this.includeContents,
       generateContentConfig: this.generateContentConfig,
       outputSchema: this.outputSchema,
+      contextCache: this.contextCache,
     };
     let outputRetried = false;
     let correction: Content[] = [];

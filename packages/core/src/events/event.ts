@@ -6,7 +6,10 @@ import { newId } from '../utils/ids.js';
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
+  /** Prompt tokens read from the provider's cache (part of inputTokens). */
   cachedTokens?: number;
+  /** Prompt tokens written to the provider's cache by this call (part of inputTokens; Anthropic, Gemini). */
+  cacheWriteTokens?: number;
   thoughtTokens?: number;
 }
 

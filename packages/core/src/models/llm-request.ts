@@ -1,5 +1,6 @@
 import type { Content } from '../events/content.js';
 import type { Usage } from '../events/event.js';
+import type { RequestCache } from './context-cache.js';
 
 /** A tool as the model sees it. `parameters` is JSON Schema. */
 export interface FunctionDeclaration {
@@ -32,6 +33,11 @@ export interface LlmRequest {
   model: string;
   contents: Content[];
   config: LlmRequestConfig;
+  /**
+   * Set when prompt caching is on for this agent (`contextCache`): adapters mark or create the
+   * provider's cache from it. Absent, a request is sent exactly as without caching.
+   */
+  cache?: RequestCache;
 }
 
 /** One response (or one streamed chunk, with `partial`) from a model. */

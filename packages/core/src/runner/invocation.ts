@@ -1,3 +1,4 @@
+import type { ContextCacheOptions } from '../models/context-cache.js';
 import type { ArtifactService } from '../artifacts/artifact-service.js';
 import type { MemoryService } from '../memory/memory-service.js';
 import type { BaseAgent } from '../agents/base-agent.js';
@@ -58,6 +59,8 @@ export interface InvocationSetup {
   memoryService: MemoryService | undefined;
   /** Summarise older events after a completed run (Runner's `compaction`). */
   compaction: Readonly<CompactionOptions> | undefined;
+  /** The runner's prompt caching (Runner's `contextCache`, checked). */
+  contextCache?: Required<ContextCacheOptions> | false | undefined;
 }
 
 /** How a caller iterating the run takes part in it. */
@@ -112,6 +115,7 @@ export async function runInvocation(setup: InvocationSetup, stream?: InvocationS
     redact: setup.redact,
     artifactService: setup.artifactService,
     memoryService: setup.memoryService,
+    contextCache: setup.contextCache,
   };
   let ctx = new InvocationContext({
     shared,

@@ -4,13 +4,19 @@ import type { RunLimit } from '../errors.js';
 /** How a run ended. `'blocked'`: a guardrail's tripwire fired (`error` is the `GuardrailTrippedError`). */
 export type RunStatus = 'completed' | 'interrupted' | 'failed' | 'cancelled' | 'limit' | 'blocked';
 
-/** Token totals of a run, overall and per agent. */
-export interface UsageTotals {
+/** Token counts summed over model calls. */
+export interface UsageSums {
   inputTokens: number;
   outputTokens: number;
   cachedTokens: number;
   thoughtTokens: number;
-  byAgent: Record<string, { inputTokens: number; outputTokens: number; cachedTokens: number; thoughtTokens: number }>;
+  /** Prompt tokens written to a provider's cache; present once a call reported some. */
+  cacheWriteTokens?: number;
+}
+
+/** Token totals of a run, overall and per agent. */
+export interface UsageTotals extends UsageSums {
+  byAgent: Record<string, UsageSums>;
 }
 
 /** What `runner.run` resolves with. */
@@ -49,6 +55,11 @@ export function addUsage(totals: UsageTotals, author: string, usage: Usage): voi
   agent.outputTokens += usage.outputTokens;
   agent.cachedTokens += cached;
   agent.thoughtTokens += thought;
+  const written = usage.cacheWriteTokens;
+  if (written !== undefined) {
+    totals.cacheWriteTokens = (totals.cacheWriteTokens ?? 0) + written;
+    agent.cacheWriteTokens = (agent.cacheWriteTokens ?? 0) + written;
+  }
 }
 
 export function emptyUsage(): UsageTotals {

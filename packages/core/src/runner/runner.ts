@@ -43,6 +43,7 @@ import { resolveRunConfig, type RunConfig } from './run-config.js';
 import type { RunResult } from './run-result.js';
 import { claimSession, type SessionClaim } from './session-claim.js';
 import { SessionCache } from './session-cache.js';
+import { checkContextCache, type ContextCache, type ContextCacheOptions } from '../models/context-cache.js';
 import { checkCompaction, isCompactionRecord, type CompactionOptions } from './compaction.js';
 import { refuseRewound, rewindSession, type RewindParams } from './rewind.js';
 import { updateSessionState, type UpdateSessionStateParams } from './update-session-state.js';
@@ -91,6 +92,13 @@ export interface RunnerOptions {
   sessionCacheSize?: number;
   /** Summarise older events every few completed invocations (see docs/long-sessions.md). */
   compaction?: CompactionOptions;
+  /**
+   * Prompt caching for every LlmAgent of the app (an agent's own `contextCache` wins): the
+   * provider bills the repeated system prompt, tools and history at its cached price (see
+   * "Prompt caching" in docs/models.md).
+   * @default undefined (off)
+   */
+  contextCache?: ContextCache;
 }
 
 /** What one user turn is made of. */
@@ -155,6 +163,7 @@ export class Runner {
   private readonly redact: Redactor;
   private readonly sessions: SessionCache;
   private readonly compaction: Readonly<CompactionOptions> | undefined;
+  private readonly contextCache: Required<ContextCacheOptions> | false | undefined;
 
   constructor(options: RunnerOptions) {
     if (typeof options?.appName !== 'string' || options.appName.length === 0) {
@@ -197,6 +206,7 @@ export class Runner {
     }
     this.sessions = new SessionCache(cacheSize);
     this.compaction = checkCompaction(options.appName, options.compaction, options.agent, options.defaultModel);
+    this.contextCache = checkContextCache(`Runner '${options.appName}'`, options.contextCache);
   }
 
   /**
@@ -488,6 +498,7 @@ export class Runner {
       artifactService: this.artifactService,
       memoryService: this.memoryService,
       compaction: this.compaction,
+      contextCache: this.contextCache,
     };
   }
 

@@ -1,5 +1,6 @@
-import { ConfigurationError, type LlmRequest, type LlmResponse } from '@troupe/core';
+import { ConfigurationError, type ContextCache, type LlmRequest, type LlmResponse } from '@troupe/core';
 import type Anthropic from '@anthropic-ai/sdk';
+import { callCacheOf, checkModelCache, type ModelCache } from '../shared/context-cache.js';
 import { requireApiKey } from '../shared/env.js';
 import { messageOf, type FailureDetails, type ProviderIdentity } from '../shared/errors.js';
 import {
@@ -12,6 +13,7 @@ import {
 } from '../shared/provider-llm.js';
 import { loadSdk, sdkClientOptions } from '../shared/sdk.js';
 import { isRecord } from '../shared/tool-arguments.js';
+import { withCacheBreakpoints } from './cache-breakpoints.js';
 import { toMessagesRequest } from './request.js';
 import { fromMessage, MessageStreamAccumulator } from './response.js';
 
@@ -38,6 +40,12 @@ export interface AnthropicOptions extends ProviderLlmOptions {
   structuredOutput?: 'native' | 'instruction';
   /** Fields added to every request body, e.g. `{ thinking: { type: 'enabled', budget_tokens: 2048 } }`; `config.providerOptions.anthropic` wins over them. */
   body?: Record<string, unknown>;
+  /**
+   * Prompt caching with this model whatever the agent says (`false`: never); see
+   * "Prompt caching" in docs/models.md. `minTokens` is Gemini's and an error here.
+   * @default the agent's or the Runner's `contextCache`
+   */
+  contextCache?: ContextCache;
 }
 
 const IDENTITY: ProviderIdentity = {
@@ -55,6 +63,7 @@ const IDENTITY: ProviderIdentity = {
  */
 export class AnthropicLlm extends ProviderLlm {
   private readonly options: AnthropicOptions;
+  private readonly cache: ModelCache;
   private readonly client = lazily(() => this.createClient());
 
   protected get identity(): ProviderIdentity {
@@ -70,6 +79,9 @@ export class AnthropicLlm extends ProviderLlm {
     }
     checkOneOf('anthropic', 'structuredOutput', options.structuredOutput, ['native', 'instruction']);
     checkFields('anthropic', 'body', options.body, 'request fields');
+    this.cache = checkModelCache('anthropic', 'Anthropic', options.contextCache, {
+      minTokens: 'Anthropic caches every marked prefix above the model\'s own minimum (1,024 to 4,096 tokens).',
+    });
     this.options = options;
   }
 
@@ -90,11 +102,13 @@ export class AnthropicLlm extends ProviderLlm {
     abortSignal: AbortSignal | undefined,
   ): AsyncGenerator<LlmResponse> {
     const client = await this.client();
-    const body = toMessagesRequest(request, this.model, {
+    const plain = toMessagesRequest(request, this.model, {
       maxTokens: this.options.maxTokens ?? 4096,
       structuredOutput: this.options.structuredOutput ?? 'native',
       body: this.options.body,
     });
+    const cache = callCacheOf(request, this.cache);
+    const body = cache ? withCacheBreakpoints(plain, cache) : plain;
     if (!stream) {
       yield fromMessage(
         await this.send(abortSignal, () => client.messages.create({ ...body, stream: false }, { signal: abortSignal })),

@@ -41,6 +41,7 @@ export function usageOf(usage: Partial<AnthropicUsage> | MessageDeltaUsage): Usa
   };
   if (usage.cache_read_input_tokens !== undefined && usage.cache_read_input_tokens !== null)
     result.cachedTokens = cacheRead;
+  if (cacheWrite > 0) result.cacheWriteTokens = cacheWrite;
   const thinking = usage.output_tokens_details?.thinking_tokens;
   if (typeof thinking === 'number') result.thoughtTokens = thinking;
   return result;

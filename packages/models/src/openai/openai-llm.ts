@@ -1,5 +1,6 @@
-import { ConfigurationError, type LlmRequest, type LlmResponse } from '@troupe/core';
+import { ConfigurationError, type ContextCache, type LlmRequest, type LlmResponse } from '@troupe/core';
 import type OpenAI from 'openai';
+import { callCacheOf, checkModelCache, type ModelCache } from '../shared/context-cache.js';
 import { fromEnv, requireApiKey } from '../shared/env.js';
 import { messageOf, type FailureDetails, type ProviderIdentity } from '../shared/errors.js';
 import {
@@ -44,6 +45,14 @@ export interface OpenAiOptions extends ProviderLlmOptions {
   maxTokensField?: 'max_completion_tokens' | 'max_tokens';
   /** Fields added to every request body, e.g. `{ reasoning_effort: 'low' }`; `config.providerOptions.openai` wins over them. */
   body?: Record<string, unknown>;
+  /**
+   * Prompt caching with this model whatever the agent says (`false`: never). OpenAI caches every
+   * long prompt by itself; caching adds a `prompt_cache_key` per session and agent so a
+   * conversation's turns meet the same cache. `ttl` and `minTokens` are errors here (OpenAI
+   * decides both). See "Prompt caching" in docs/models.md.
+   * @default the agent's or the Runner's `contextCache` (sent to OpenAI itself; a compatible server gets the key only when this is set)
+   */
+  contextCache?: ContextCache;
 }
 
 /** Who the server is; set by the factory functions. */
@@ -76,12 +85,14 @@ export class OpenAiLlm extends ProviderLlm {
   private readonly options: OpenAiOptions;
   private readonly flavor: OpenAiFlavor;
   private readonly settings: ChatRequestSettings;
+  private readonly cache: ModelCache;
   private readonly client = lazily(() => this.createClient());
 
   constructor(model: string, options: OpenAiOptions = {}, flavor: OpenAiFlavor = OPENAI) {
     super(checkModelName(model, flavor.factory, 'gpt-4o-mini'), options.retry);
     checkOneOf(flavor.factory, 'structuredOutput', options.structuredOutput, ['native', 'instruction']);
     checkFields(flavor.factory, 'body', options.body, 'request fields');
+    this.cache = checkOpenAiCache(flavor, options.contextCache);
     this.options = options;
     this.flavor = flavor;
     this.settings = {
@@ -97,6 +108,16 @@ export class OpenAiLlm extends ProviderLlm {
       ? `${this.flavor.keyVariables.join(' or ')} or the apiKey option`
       : undefined;
     return { provider: this.flavor.provider, label: this.flavor.label, keyHint, secrets: [this.options.apiKey] };
+  }
+
+  /**
+   * The `prompt_cache_key` of a call: OpenAI itself takes it when the agent caches; another
+   * server only when its model was told to (`contextCache`), as not all of them accept the field.
+   */
+  private cacheKeyOf(request: LlmRequest): string | undefined {
+    if (this.cache === false) return undefined;
+    if (this.cache === undefined && this.flavor.provider !== 'openai') return undefined;
+    return callCacheOf(request, this.cache)?.key;
   }
 
   private async createClient(): Promise<OpenAI> {
@@ -119,6 +140,9 @@ export class OpenAiLlm extends ProviderLlm {
   ): AsyncGenerator<LlmResponse> {
     const client = await this.client();
     const body = toChatRequest(request, this.model, this.settings);
+    const key = this.cacheKeyOf(request);
+    // The key routes the conversation to its cache; a key the user set in the body wins.
+    if (key !== undefined && !('prompt_cache_key' in body)) Object.assign(body, { prompt_cache_key: key });
     if (!stream) {
       yield fromChatCompletion(
         await this.send(abortSignal, () =>
@@ -175,6 +199,20 @@ export function ollama(model: string, options: OllamaOptions = {}): OpenAiLlm {
     factory: 'ollama',
   };
   return new OpenAiLlm(model, { ...rest, baseURL: ollamaBaseUrl(host ?? fromEnv('OLLAMA_HOST')) }, flavor);
+}
+
+/** A chat model's own `contextCache`: Ollama caches prompts by itself, and no OpenAI-style server takes a ttl. */
+function checkOpenAiCache(flavor: OpenAiFlavor, value: unknown): ModelCache {
+  if (flavor.provider === 'ollama' && value !== undefined) {
+    throw new ConfigurationError(
+      `ollama() option contextCache is not supported by Ollama: it keeps the last prompt's prefix by itself (see OLLAMA_KEEP_ALIVE). Remove the option.`,
+    );
+  }
+  const why = `${flavor.label} caches long prompts automatically and decides how long.`;
+  return checkModelCache(flavor.factory, flavor.label, value, {
+    ttl: why,
+    minTokens: why,
+  });
 }
 
 /** `OLLAMA_HOST` may be `host`, `host:port` or a URL; the OpenAI-compatible API is under `/v1`. */

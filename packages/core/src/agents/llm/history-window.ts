@@ -17,19 +17,34 @@ function hasTokenCounter(model: BaseLlm): model is BaseLlm & TokenCounter {
 /**
  * The part of the history a window keeps: from a user turn (or a point where no function call is
  * cut from its response), never later than the current turn, which is always kept whole.
+ *
+ * `stepped` (prompt caching on): the start moves in steps of about half the window instead of
+ * every turn, so the history the provider cached stays the request's prefix for several turns.
+ * The window still never holds more than its limit; it holds between half of it and all of it.
+ * The steps are counted from the session's first content, so they stay put as history grows.
  */
-export async function applyWindow(view: HistoryView, window: HistoryWindow, model: BaseLlm): Promise<Content[]> {
+export async function applyWindow(
+  view: HistoryView,
+  window: HistoryWindow,
+  model: BaseLlm,
+  stepped = false,
+): Promise<Content[]> {
   const contents = view.contents;
   const userTurns = view.userTurns();
   const current = userTurns.length > 0 ? userTurns[userTurns.length - 1]! : 0;
   let start = 0;
   if (window.lastTurns !== undefined) {
-    const earlier = userTurns.length - 1 - window.lastTurns;
+    let earlier = userTurns.length - 1 - window.lastTurns;
+    if (stepped && earlier > 0) {
+      const step = Math.max(1, Math.ceil(window.lastTurns / 2));
+      earlier = Math.min(Math.ceil(earlier / step) * step, userTurns.length - 1);
+    }
     // With no more turns than asked for, everything stays (also what came before the first turn).
     if (earlier > 0) start = userTurns[earlier]!;
   }
   if (window.maxTokens !== undefined && start < current) {
-    const starts = cutPoints(contents, start, current);
+    let starts = cutPoints(contents, start, current);
+    if (stepped) starts = gridPoints(contents, starts, current, window.maxTokens);
     start = hasTokenCounter(model)
       ? await fittingStartByModel(contents, starts, current, window.maxTokens, model)
       : fittingStartByCharacters(contents, starts, current, window.maxTokens);
@@ -105,6 +120,26 @@ async function fittingStartByModel(
     else lo = mid + 1;
   }
   return hi < candidates.length ? candidates[hi]! : current;
+}
+
+/**
+ * The cut points where a stepped token window may start: the first of each stretch of history
+ * worth half the window (by characters / 4, counted from the first content, so a point stays a
+ * grid point as the session grows), and the current turn.
+ */
+function gridPoints(contents: readonly Content[], starts: readonly number[], current: number, maxTokens: number): number[] {
+  const stretch = Math.max(1, Math.floor(maxTokens / 2));
+  const points: number[] = [];
+  let tokens = 0;
+  let counted = 0;
+  let lastBucket = -1;
+  for (const point of starts) {
+    for (; counted < point; counted++) tokens += estimateTokens(contents[counted]!);
+    const bucket = Math.floor(tokens / stretch);
+    if (point === current || bucket !== lastBucket) points.push(point);
+    lastBucket = bucket;
+  }
+  return points;
 }
 
 /** Characters / 4 of a content as a provider receives it (JSON for calls, results and data). */

@@ -8,6 +8,7 @@ import type { InvocationContext } from '../invocation-context.js';
 import { buildHistory, type IncludeContents } from './history.js';
 import { applyWindow } from './history-window.js';
 import { fillNodeFields, fillTemplate } from './instructions.js';
+import { contextCacheKey, type ContextCacheOptions } from '../../models/context-cache.js';
 import { transferInstruction } from './transfer.js';
 
 /** An instruction: a template string (`{key}` from state) or a function of the context. */
@@ -21,6 +22,8 @@ export interface RequestSource {
   readonly includeContents: IncludeContents;
   readonly generateContentConfig: GenerateContentConfig | undefined;
   readonly outputSchema: Schema | undefined;
+  /** The agent's own `contextCache` (checked): false turns off what the runner turned on. */
+  readonly contextCache: Required<ContextCacheOptions> | false | undefined;
 }
 
 /**
@@ -44,13 +47,18 @@ export async function buildRequest(
   }
   if (targets.length > 0) system.push(transferInstruction(source.agent, targets));
 
+  const cache = source.contextCache ?? ctx.shared.contextCache ?? false;
   const include = source.includeContents;
   const view = buildHistory(ctx, name, include === 'none' ? 'none' : 'default');
-  let contents = typeof include === 'object' ? await applyWindow(view, include, model) : view.contents;
+  let contents = typeof include === 'object' ? await applyWindow(view, include, model, cache !== false) : view.contents;
   if (contents.length === 0) {
     contents = [{ role: 'user', parts: [{ text: 'Handle the request as the system instruction says.' }] }];
   }
   const request: LlmRequest = { model: model.model, contents, config: { ...source.generateContentConfig } };
+  if (cache !== false) {
+    const { appName, userId, id } = ctx.session;
+    request.cache = { key: contextCacheKey(appName, userId, id, ctx.path), ttl: cache.ttl, minTokens: cache.minTokens };
+  }
   const systemInstruction = system.filter(Boolean).join('\n\n');
   if (systemInstruction) request.config.systemInstruction = systemInstruction;
   const declarations: FunctionDeclaration[] = [];
