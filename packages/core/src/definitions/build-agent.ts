@@ -52,6 +52,7 @@ const AGENT_KEYS = {
     'streamBeforeOutputGuardrails',
     'allowCodeExecution',
     'workingMemory',
+    'contextCache',
   ],
   sequential: [...COMMON_KEYS, 'subAgents'],
   parallel: [...COMMON_KEYS, 'subAgents', 'maxConcurrency'],

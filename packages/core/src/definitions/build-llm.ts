@@ -1,5 +1,6 @@
 import { LlmAgent } from '../agents/llm-agent.js';
 import type { IncludeContents } from '../agents/llm/history.js';
+import type { ContextCache } from '../models/context-cache.js';
 import type { GenerateContentConfig } from '../models/llm-request.js';
 import type { WorkingMemoryOptions } from '../working-memory/working-memory-options.js';
 import type { AgentPlan, Compiler, Scope } from './agent-plan.js';
@@ -47,6 +48,7 @@ export async function compileLlm(
     streamBeforeOutputGuardrails: r.boolean('streamBeforeOutputGuardrails'),
     allowCodeExecution: r.boolean('allowCodeExecution'),
     workingMemory: await readWorkingMemory(compiler, r),
+    contextCache: readContextCache(r),
   };
   const childScope: Scope = { ...scope, inheritsModel: scope.inheritsModel || model !== undefined };
   const subAgents = await readAgentList(compiler, r, 'subAgents', childScope);
@@ -90,6 +92,17 @@ async function readWorkingMemory(compiler: Compiler, r: MapReader): Promise<Work
     if (schema) options.schema = await compiler.ctx.checkSchema(schema, w.at('schema'), `'${w.shown('schema')}'`);
   }
   return options;
+}
+
+/** `context_cache`: `true`, `false`, or `{ ttl?: 5m | 1h, min_tokens? }`. */
+function readContextCache(r: MapReader): ContextCache | undefined {
+  const node = r.value('contextCache');
+  if (node === undefined || node.kind !== 'map') return r.boolean('contextCache');
+  const c = r.map('contextCache', '{ ttl: 1h }')!;
+  c.checkKeys(['ttl', 'minTokens'], 'contextCache');
+  const ttl = c.oneOf('ttl', ['5m', '1h'] as const);
+  const minTokens = c.integer('minTokens', 1, 4096);
+  return { ...(ttl !== undefined ? { ttl } : {}), ...(minTokens !== undefined ? { minTokens } : {}) };
 }
 
 /** `include_contents`: `default`, `none`, or a window `{ last_turns?, max_tokens? }`. */

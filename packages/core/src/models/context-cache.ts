@@ -74,7 +74,7 @@ export function checkContextCache(owner: string, value: unknown): Required<Conte
       `${owner}'s contextCache.minTokens is ${JSON.stringify(minTokens)}; it must be a positive whole number of tokens.`,
     );
   }
-  return { ttl: ttl ?? '5m', minTokens: (minTokens as number | undefined) ?? DEFAULT_CACHE_MIN_TOKENS };
+  return { ttl: ttl ?? '5m', minTokens: (minTokens) ?? DEFAULT_CACHE_MIN_TOKENS };
 }
 
 /**
@@ -82,6 +82,8 @@ export function checkContextCache(owner: string, value: unknown): Required<Conte
  * the user or session ids.
  */
 export function contextCacheKey(appName: string, userId: string, sessionId: string, agentPath: string): string {
-  const hash = createHash('sha256').update(JSON.stringify([appName, userId, sessionId, agentPath])).digest('hex');
+  const hash = createHash('sha256')
+    .update(JSON.stringify([appName, userId, sessionId, agentPath]))
+    .digest('hex');
   return `troupe-${hash.slice(0, 40)}`;
 }

@@ -28,7 +28,9 @@ export function withCacheBreakpoints(body: MessagesBody, cache: CallCache): Mess
     marked.system = [{ type: 'text', text: system, cache_control: control }];
   } else if (Array.isArray(system) && system.length > 0) {
     const last = system.length - 1;
-    marked.system = system.map((block, i): TextBlockParam => (i === last ? { ...block, cache_control: control } : block));
+    marked.system = system.map((block, i): TextBlockParam =>
+      i === last ? { ...block, cache_control: control } : block,
+    );
   }
   marked.messages = markMessages(messages, control);
   return Object.assign(marked, rest);
@@ -59,7 +61,7 @@ function markLastBlock(message: MessageParam, control: CacheControl): MessagePar
   for (let i = blocks.length - 1; i >= 0; i--) {
     const block = blocks[i]!;
     if (block.type === 'thinking' || block.type === 'redacted_thinking') continue;
-    blocks[i] = { ...block, cache_control: control } as ContentBlockParam;
+    blocks[i] = { ...block, cache_control: control };
     return { ...message, content: blocks } as MessageParam;
   }
   return message;

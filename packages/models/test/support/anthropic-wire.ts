@@ -9,11 +9,12 @@ const MODEL = 'claude-test';
 function usageBody(usage: Usage | undefined): Record<string, unknown> {
   if (!usage) return { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
   const cached = usage.cachedTokens ?? 0;
+  const written = usage.cacheWriteTokens ?? 0;
   return {
-    // Anthropic counts cache reads apart from input_tokens.
-    input_tokens: usage.inputTokens - cached,
+    // Anthropic counts cache reads and writes apart from input_tokens.
+    input_tokens: usage.inputTokens - cached - written,
     cache_read_input_tokens: cached,
-    cache_creation_input_tokens: 0,
+    cache_creation_input_tokens: written,
     output_tokens: usage.outputTokens,
     ...(usage.thoughtTokens === undefined ? {} : { output_tokens_details: { thinking_tokens: usage.thoughtTokens } }),
   };

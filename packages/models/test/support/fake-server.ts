@@ -8,6 +8,8 @@ export interface RecordedRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: Record<string, unknown>;
+  /** The body's bytes as sent (UTF-8), for tests that compare requests byte for byte. */
+  raw: string;
   /** Resolves when the client closed the connection (e.g. after an abort). */
   closed: Promise<void>;
 }
@@ -52,6 +54,7 @@ export class FakeServer {
           path: req.url ?? '/',
           headers: req.headers,
           body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+          raw: text,
           closed,
         };
         const reply = fake.replies.shift();
