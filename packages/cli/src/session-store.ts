@@ -13,6 +13,13 @@ import { SqliteArtifactService, SqliteMemoryService, SqliteSessionService } from
 /** Where `troupe run` keeps sessions when neither `--db` nor `--memory` is given, relative to the working directory. */
 export const DEFAULT_DB_PATH = '.troupe/troupe.db';
 
+/**
+ * The bound of the in-memory stores (`--memory`), so a long-lived `troupe api --memory` does not
+ * grow without end: at most 10,000 sessions, each dropped after a day unused (least recently used
+ * first; never one that is running or paused), and the memories of the last 10,000 sessions.
+ */
+export const MEMORY_STORE_BOUND = Object.freeze({ maxSessions: 10_000, idleTtlMs: 24 * 60 * 60 * 1000 });
+
 /** Which store to open: the flags of `troupe run` that choose it. */
 export interface SessionStoreOptions {
   /** Relative `db` paths (and the default one) resolve against this directory. */
@@ -44,9 +51,9 @@ export interface SessionStore {
 export function createSessionStore(options: SessionStoreOptions): SessionStore {
   if (options.memory)
     return {
-      service: new InMemorySessionService(),
+      service: new InMemorySessionService(MEMORY_STORE_BOUND),
       artifacts: new InMemoryArtifactService(),
-      memories: new InMemoryMemoryService(),
+      memories: new InMemoryMemoryService({ maxSessions: MEMORY_STORE_BOUND.maxSessions }),
       path: undefined,
       close: async () => {},
     };

@@ -43,7 +43,8 @@ export type {
   SessionKey,
   AppendEventParams,
 } from './sessions/session.js';
-export { InMemorySessionService } from './sessions/in-memory-session-service.js';
+export { InMemorySessionService, type InMemorySessionServiceOptions } from './sessions/in-memory-session-service.js';
+export type { EvictionReason, SessionBound } from './sessions/session-eviction.js';
 export { State } from './sessions/state.js';
 export { APP_PREFIX, USER_PREFIX, TEMP_PREFIX } from './sessions/state-keys.js';
 export { BaseAgent, type BaseAgentOptions, type AgentCallback } from './agents/base-agent.js';

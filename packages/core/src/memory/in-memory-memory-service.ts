@@ -32,6 +32,13 @@ export interface InMemoryMemoryServiceOptions {
    * `addSessionToMemory` rejects with the failure after storing the text.
    */
   onError?: (error: unknown) => void;
+  /**
+   * Keep the memories of at most this many sessions (of all users): adding one more drops the
+   * memories of the session added to least recently. For a long-lived process (`troupe api
+   * --memory`); a store on disk (SQLite, PostgreSQL) needs no bound.
+   * @default no bound
+   */
+  maxSessions?: number;
 }
 
 interface StoredMemory {
@@ -81,11 +88,37 @@ export class InMemoryMemoryService implements MemoryService {
   private readonly onError: ((error: unknown) => void) | undefined;
   /** App and user → that user's sessions and unembedded memories. */
   private readonly users = new Map<string, UserIndex>();
+  private readonly maxSessions: number | undefined;
+  /** With a bound: each indexed session's user and id, least recently added first. */
+  private readonly addOrder = new Map<string, { user: UserIndex; userKey: string; sessionId: string }>();
 
   constructor(options: InMemoryMemoryServiceOptions = {}) {
     this.maxResults = resolveMaxResults(options.maxResults, 'InMemoryMemoryService');
     this.embedder = checkEmbedder(options.embedder, 'InMemoryMemoryService');
     this.onError = checkListener(options.onError, 'onError', 'InMemoryMemoryService');
+    const { maxSessions } = options;
+    if (maxSessions !== undefined && !(Number.isInteger(maxSessions) && maxSessions >= 1)) {
+      throw new ConfigurationError(
+        `InMemoryMemoryService's maxSessions is ${JSON.stringify(maxSessions)}; use a whole number of at least 1, or leave it out for no bound.`,
+      );
+    }
+    this.maxSessions = maxSessions;
+  }
+
+  /** Marks the session as added to now and drops the least recently added beyond `maxSessions`. */
+  private bound(user: UserIndex, key: string, sessionId: string): void {
+    const id = `${key}\u0000${sessionId}`;
+    this.addOrder.delete(id);
+    this.addOrder.set(id, { user, userKey: key, sessionId });
+    for (const [oldestId, oldest] of this.addOrder) {
+      if (this.addOrder.size <= this.maxSessions!) break;
+      this.addOrder.delete(oldestId);
+      for (const memory of oldest.user.sessions.get(oldest.sessionId)?.memories ?? []) {
+        oldest.user.unembedded.delete(memory);
+      }
+      oldest.user.sessions.delete(oldest.sessionId);
+      if (oldest.user.sessions.size === 0) this.users.delete(oldest.userKey);
+    }
   }
 
   async addSessionToMemory(session: Session): Promise<void> {
@@ -109,6 +142,7 @@ export class InMemoryMemoryService implements MemoryService {
       for (const memory of index?.memories ?? []) user.unembedded.delete(memory);
       user.sessions.set(session.id, { progress: update.progress, memories: added });
     }
+    if (this.maxSessions !== undefined) this.bound(user, key, session.id);
     if (!this.embedder) return;
     for (const memory of added) user.unembedded.add(memory);
     await this.embedWaiting(user);

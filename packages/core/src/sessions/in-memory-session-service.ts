@@ -17,6 +17,8 @@ import { newId } from '../utils/ids.js';
 import type { AppendEventParams, CreateSessionParams, GetSessionParams, Session, SessionKey } from './session.js';
 import type { LeaseParams, LeasingSessionService, SessionLease } from './session-lease.js';
 import { InMemoryRuns } from './in-memory-runs.js';
+import { openInterrupts } from '../interrupts/open-interrupts.js';
+import { checkSessionBound, RecencyList, type EvictionReason, type SessionBound } from './session-eviction.js';
 import type { CreateRunParams, RunCondition, RunFilter, RunRecord, RunRecordStore, RunUpdate } from './run-records.js';
 import { APP_PREFIX, TEMP_PREFIX, USER_PREFIX, assertValidDelta } from './state-keys.js';
 
@@ -31,14 +33,28 @@ interface StoredSession extends LeaseState {
   /** Ids of the stored events, indexed once the session is long enough to need it. */
   eventIds: Set<string> | undefined;
   lastUpdateTime: number;
+  /** When it was last read or written (a bounded store drops the least recently used first). */
+  lastUseTime: number;
   version: number;
 }
+
+/** Options of {@link InMemorySessionService}: none by default (no bound). */
+export type InMemorySessionServiceOptions = SessionBound;
+
+/** Statuses of a run that still needs its session: queued, running, or paused for an answer. */
+const ACTIVE_RUNS = ['pending', 'running', 'interrupted'] as const;
+
+/** How many uses between two checks for idle sessions (besides every create). */
+const SWEEP_EVERY = 256;
 
 /**
  * Sessions kept in process memory: the default for tests and quick starts. It behaves like a
  * persistent store: it keeps its own copy of what is appended and hands out copies, so changing a
  * returned session or an appended event never changes what is stored. It keeps run records
  * (`RunRecordStore`) for the background-run queue, within this process.
+ *
+ * In a long-lived process, bound it (`{ maxSessions, idleTtlMs }`): the least recently used idle
+ * sessions are dropped, never one that is running or paused (see {@link SessionBound}).
  */
 export class InMemorySessionService implements LeasingSessionService, RunRecordStore {
   // app → user → session id: no long composite key string kept per session.
@@ -46,12 +62,34 @@ export class InMemorySessionService implements LeasingSessionService, RunRecordS
   private readonly appState = new Map<string, Record<string, unknown>>();
   private readonly userState = new Map<string, Record<string, unknown>>();
   private readonly runs = new InMemoryRuns();
+  private readonly bound: SessionBound | undefined;
+  /** Sessions by last use; kept only when bounded. */
+  private readonly recency: RecencyList<StoredSession> | undefined;
+  private usesSinceSweep = 0;
+
+  constructor(options: InMemorySessionServiceOptions = {}) {
+    checkSessionBound(options);
+    if (options.maxSessions !== undefined || options.idleTtlMs !== undefined) {
+      this.bound = { ...options };
+      this.recency = new RecencyList();
+    }
+  }
+
+  /** How many sessions are stored. */
+  get sessionCount(): number {
+    let count = 0;
+    for (const users of this.sessions.values()) for (const byId of users.values()) count += byId.size;
+    return count;
+  }
 
   async createSession(params: CreateSessionParams): Promise<Session> {
     const sessionId = params.sessionId ?? newId();
     if (this.find(params.appName, params.userId, sessionId)) {
       throw sessionExistsError(params.appName, params.userId, sessionId);
     }
+    // Make room before the new one counts.
+    if (this.recency) this.sweep(1);
+    const now = Date.now();
     const stored: StoredSession = {
       id: sessionId,
       appName: params.appName,
@@ -59,7 +97,8 @@ export class InMemorySessionService implements LeasingSessionService, RunRecordS
       state: {},
       events: [],
       eventIds: undefined,
-      lastUpdateTime: Date.now(),
+      lastUpdateTime: now,
+      lastUseTime: now,
       version: 0,
       ...NO_LEASE,
     };
@@ -68,6 +107,7 @@ export class InMemorySessionService implements LeasingSessionService, RunRecordS
       this.applyDelta(stored, cloneData(params.state));
     }
     this.userSessions(params.appName, params.userId).set(sessionId, stored);
+    this.recency?.touch(stored);
     return this.toSession(stored, stored.events.slice());
   }
 
@@ -75,6 +115,7 @@ export class InMemorySessionService implements LeasingSessionService, RunRecordS
     const after = checkAfterVersion(params);
     const stored = this.find(params.appName, params.userId, params.sessionId);
     if (!stored) return undefined;
+    if (this.recency) this.used(stored);
     let events = stored.events;
     // Every append adds one event and one version, so the event of version v is events[v - 1].
     if (after !== undefined) events = events.slice(after);
@@ -106,12 +147,19 @@ export class InMemorySessionService implements LeasingSessionService, RunRecordS
   }
 
   async deleteSession(params: SessionKey): Promise<void> {
+    this.remove(params);
+  }
+
+  private remove(params: SessionKey): void {
     this.runs.deleteSession(params);
     const users = this.sessions.get(params.appName);
     const byId = users?.get(params.userId);
-    if (!byId?.delete(params.sessionId)) return;
-    if (byId.size === 0) users!.delete(params.userId);
-    if (users!.size === 0) this.sessions.delete(params.appName);
+    const stored = byId?.get(params.sessionId);
+    if (!users || !byId || !stored) return;
+    byId.delete(params.sessionId);
+    this.recency?.delete(stored);
+    if (byId.size === 0) users.delete(params.userId);
+    if (users.size === 0) this.sessions.delete(params.appName);
   }
 
   async appendEvent(params: AppendEventParams): Promise<Event> {
@@ -139,6 +187,7 @@ export class InMemorySessionService implements LeasingSessionService, RunRecordS
     });
     // `stored` is set whenever there is a plan: planAppend throws for a missing session.
     if (plan.kind === 'write' && stored) {
+      if (this.recency) this.used(stored);
       const copy = copyEvent(plan.persisted, true);
       this.applyDelta(stored, copy.actions.stateDelta);
       stored.events.push(copy);
@@ -156,6 +205,7 @@ export class InMemorySessionService implements LeasingSessionService, RunRecordS
     const taken = planLeaseTake(stored, params, Date.now());
     // `stored` is set whenever there is a lease: planLeaseTake throws for a missing session.
     if (!taken || !stored) return undefined;
+    if (this.recency) this.used(stored);
     setLease(stored, taken);
     return toSessionLease(params, taken);
   }
@@ -191,6 +241,48 @@ export class InMemorySessionService implements LeasingSessionService, RunRecordS
 
   /** Always healthy: the sessions are in this process's memory. */
   async checkHealth(): Promise<void> {}
+
+  /** Marks a session used now; every so often, drops the idle sessions past their time. */
+  private used(stored: StoredSession): void {
+    stored.lastUseTime = Date.now();
+    this.recency!.touch(stored);
+    if (++this.usesSinceSweep >= SWEEP_EVERY) this.sweep(0);
+  }
+
+  /**
+   * Drops idle sessions, least recently used first: those idle past `idleTtlMs`, then as many as
+   * needed for `room` more to fit in `maxSessions`. A busy session met on the way counts as used
+   * now (it moves to the end), so the next sweep does not look at it again first.
+   */
+  private sweep(room: number): void {
+    this.usesSinceSweep = 0;
+    const { maxSessions, idleTtlMs, onEvict } = this.bound!;
+    const recency = this.recency!;
+    const now = Date.now();
+    let seen = 0;
+    const total = recency.size;
+    for (const stored of recency.oldest()) {
+      if (seen++ >= total) break;
+      const over = maxSessions !== undefined && recency.size + room > maxSessions;
+      const expired = idleTtlMs !== undefined && now - stored.lastUseTime > idleTtlMs;
+      if (!over && !expired) break;
+      if (this.isBusy(stored, now)) {
+        recency.touch(stored);
+        continue;
+      }
+      const key = { appName: stored.appName, userId: stored.userId, sessionId: stored.id };
+      this.remove(key);
+      onEvict?.(key, over ? 'maxSessions' : ('idleTtl' satisfies EvictionReason));
+    }
+  }
+
+  /** Running (its lease is held), paused (open interrupts) or with a queued, running or paused run. */
+  private isBusy(stored: StoredSession, now: number): boolean {
+    if (stored.leaseExpiresAt > now) return true;
+    if (openInterrupts(stored.events).length > 0) return true;
+    const session = { appName: stored.appName, userId: stored.userId, sessionId: stored.id };
+    return this.runs.list({ session, statuses: ACTIVE_RUNS, limit: 1 }).length > 0;
+  }
 
   private find(appName: string, userId: string, sessionId: string): StoredSession | undefined {
     return this.sessions.get(appName)?.get(userId)?.get(sessionId);
