@@ -127,7 +127,12 @@ async function fittingStartByModel(
  * worth half the window (by characters / 4, counted from the first content, so a point stays a
  * grid point as the session grows), and the current turn.
  */
-function gridPoints(contents: readonly Content[], starts: readonly number[], current: number, maxTokens: number): number[] {
+function gridPoints(
+  contents: readonly Content[],
+  starts: readonly number[],
+  current: number,
+  maxTokens: number,
+): number[] {
   const stretch = Math.max(1, Math.floor(maxTokens / 2));
   const points: number[] = [];
   let tokens = 0;
