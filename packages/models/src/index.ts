@@ -1,16 +1,19 @@
 /**
  * Troupe model providers. Importing this module registers the model strings `openai/<model>`,
- * `gemini/<model>` (and bare `gemini-*`), `anthropic/<model>`, `ollama/<model>` and
- * `openai-compatible/<model>` (base URL from `OPENAI_COMPATIBLE_BASE_URL`), so agents can name
- * their model as a string. Each provider's SDK is an optional peer dependency, loaded on first use.
+ * `openai-responses/<model>` (OpenAI's Responses API), `gemini/<model>` (and bare `gemini-*`),
+ * `anthropic/<model>`, `ollama/<model>` and `openai-compatible/<model>` (base URL from
+ * `OPENAI_COMPATIBLE_BASE_URL`), so agents can name their model as a string. Each provider's SDK
+ * is an optional peer dependency, loaded on first use.
  * @packageDocumentation
  */
 import { registerModel } from '@troupe/core';
 import { anthropic } from './anthropic/anthropic-llm.js';
 import { gemini } from './gemini/gemini-llm.js';
 import { ollama, openai, openaiCompatible } from './openai/openai-llm.js';
+import { openaiResponses } from './openai/responses/responses-llm.js';
 
 registerModel('openai/', (model) => openai(model));
+registerModel('openai-responses/', (model) => openaiResponses(model));
 registerModel('gemini/', (model) => gemini(model));
 registerModel(/^gemini-/, (model) => gemini(model));
 registerModel('anthropic/', (model) => anthropic(model));
@@ -28,6 +31,8 @@ export {
   type OpenAiCompatibleOptions,
   type OpenAiFlavor,
 } from './openai/openai-llm.js';
+export { OpenAiResponsesLlm, openaiResponses, type OpenAiResponsesOptions } from './openai/responses/responses-llm.js';
+export type { ResponsesBuiltinTool } from './openai/responses/request.js';
 export { GeminiLlm, gemini, type GeminiOptions } from './gemini/gemini-llm.js';
 export type { GeminiStructuredOutput } from './gemini/request.js';
 export { AnthropicLlm, anthropic, type AnthropicOptions } from './anthropic/anthropic-llm.js';

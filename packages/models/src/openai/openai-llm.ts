@@ -15,6 +15,7 @@ import { loadSdk, sdkClientOptions } from '../shared/sdk.js';
 import { isRecord } from '../shared/tool-arguments.js';
 import { toChatRequest, type ChatRequestSettings } from './request.js';
 import { ChatStreamAccumulator, fromChatCompletion } from './response.js';
+import { openaiResponses } from './responses/responses-llm.js';
 
 /** Options of {@link openai} and {@link OpenAiLlm}. */
 export interface OpenAiOptions extends ProviderLlmOptions {
@@ -174,10 +175,14 @@ export class OpenAiLlm extends ProviderLlm {
 /**
  * An OpenAI model through the Chat Completions API, e.g. `openai('gpt-4o-mini')`. The key comes
  * from `OPENAI_API_KEY` unless given; `baseURL` points it at any OpenAI-compatible server.
+ * `openai.responses('gpt-5-mini')` is a model on the Responses API instead.
  */
 export function openai(model: string, options: OpenAiOptions = {}): OpenAiLlm {
   return new OpenAiLlm(model, options);
 }
+
+/** The same model through the Responses API: `openai.responses('gpt-5-mini', options)` (see {@link openaiResponses}). */
+openai.responses = openaiResponses;
 
 /** Options of {@link ollama}. */
 export interface OllamaOptions extends Omit<OpenAiOptions, 'baseURL'> {
