@@ -8,9 +8,13 @@
 // Targets: Troupe (`troupe api <apps> --memory | --db <file> | --pg <url>`) on /run and /run_sse;
 // with --peers also ADK JS's `adk api_server` (@google/adk-devtools in bench/peers, in-memory sessions).
 // PostgreSQL: --pg URL or TROUPE_TEST_PG_URL; the run gets a fresh database, dropped afterwards.
+// `--pg` alone measures PostgreSQL only: Troupe and its floor (server-load/pg-floor.mjs: plain
+// node:http + pg doing the same durable writes in the fewest round trips), both through a proxy
+// (server-load/pg-proxy.mjs) that counts round trips and statements per request and, with
+// `--pg-delays 0,1,5`, adds that many milliseconds to each round trip (a database on another host).
 //
 // Usage: npm run bench:server [-- --clients 50 --seconds 10 --warmup 2 --stores memory,sqlite,pg
-//        --routes run,run_sse --pg URL --peers --only troupe,adk]
+//        --routes run,run_sse --pg [URL] --pg-delays 0,1,5 --peers --only troupe,adk,floor]
 import { execFile, spawn } from 'node:child_process';
 import http from 'node:http';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +27,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { clearInterval, setInterval } from 'node:timers';
 import { URL, fileURLToPath } from 'node:url';
 import { ensurePeersInstalled, peersDir } from './peers/install.mjs';
+import { startPgProxy } from './server-load/pg-proxy.mjs';
 import { requester } from './server-load/requests.mjs';
 import { round } from './stats.mjs';
 
@@ -71,6 +76,43 @@ if (report.results.some((r) => r.error || r.errors > 0)) process.exitCode = 1;
 
 // ---- targets ---------------------------------------------------------------------------------
 
+/**
+ * A server on PostgreSQL, reached through a counting (and, with `delayMs`, delaying) proxy, on a
+ * fresh database per measurement (`troupe api --pg` uses its fixed schema), dropped afterwards.
+ */
+function pgTarget(name, framework, delayMs, argvOf) {
+  const databases = [];
+  const target = {
+    name,
+    framework,
+    store: 'pg',
+    delayMs,
+    prepare: async (port) => {
+      const database = `troupe_bench_load_${Date.now().toString(36)}_${databases.length}`;
+      databases.push(database);
+      await pgQuery(`CREATE DATABASE "${database}"`);
+      const upstream = new URL(args.pg);
+      target.proxy = await startPgProxy({ host: upstream.hostname, port: Number(upstream.port || 5432), delayMs });
+      return argvOf(port, proxiedUrl(database, target.proxy.port));
+    },
+    afterStop: async () => {
+      await target.proxy?.close();
+      target.proxy = undefined;
+    },
+    cleanup: async () => {
+      for (const database of databases) await pgQuery(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    },
+  };
+  return target;
+}
+
+function proxiedUrl(database, port) {
+  const url = new URL(withDatabase(args.pg, database));
+  url.hostname = '127.0.0.1';
+  url.port = String(port);
+  return url.href;
+}
+
 /** The servers to measure: { name, framework, store, start(port) → argv, cleanup? }. */
 async function planTargets() {
   const targets = [];
@@ -89,24 +131,34 @@ async function planTargets() {
       let n = 0;
       targets.push(troupe('sqlite', () => ['--db', join(work, `sessions-${++n}.db`)]));
     }
-    if (args.stores.includes('pg')) {
-      if (!args.pg) {
-        const reason = 'PostgreSQL: no --pg URL and TROUPE_TEST_PG_URL is not set';
-        report.skipped.push({ target: 'troupe pg', reason });
-        log(`skipping troupe pg: ${reason}`);
-      } else {
-        const databases = [];
-        const target = troupe('pg', () => {
-          // A fresh database per measurement (`troupe api --pg` uses its fixed schema), dropped afterwards.
-          const name = `troupe_bench_load_${Date.now().toString(36)}_${databases.length}`;
-          databases.push(name);
-          target.beforeStart = () => pgQuery(`CREATE DATABASE "${name}"`);
-          return ['--pg', withDatabase(args.pg, name)];
-        });
-        target.cleanup = async () => {
-          for (const name of databases) await pgQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-        };
-        targets.push(target);
+  }
+  if (args.stores.includes('pg') && (args.only.includes('troupe') || args.only.includes('floor'))) {
+    if (!args.pg) {
+      const reason = 'PostgreSQL: no --pg URL and TROUPE_TEST_PG_URL is not set';
+      report.skipped.push({ target: 'troupe pg', reason });
+      log(`skipping troupe pg: ${reason}`);
+    } else {
+      const apps = appsFolder('troupe', 'agent.mjs', join(benchDir, 'server-load', 'troupe-agent.mjs'));
+      const cli = join(root, 'packages', 'cli', 'dist', 'main.js');
+      const floor = join(benchDir, 'server-load', 'pg-floor.mjs');
+      for (const delayMs of args.pgDelays) {
+        const suffix = delayMs > 0 ? ` +${delayMs}ms` : '';
+        if (args.only.includes('troupe'))
+          targets.push(
+            pgTarget(`troupe pg${suffix}`, 'troupe', delayMs, (port, url) => [
+              cli,
+              'api',
+              apps,
+              '--host',
+              '127.0.0.1',
+              '--port',
+              String(port),
+              '--pg',
+              url,
+            ]),
+          );
+        if (args.only.includes('floor'))
+          targets.push(pgTarget(`floor pg${suffix}`, 'floor', delayMs, (port, url) => [floor, String(port), url]));
       }
     }
   }
@@ -149,8 +201,7 @@ function appsFolder(framework, entry, source) {
 async function measure(target, route) {
   const result = { target: target.name, framework: target.framework, store: target.store, route };
   const port = await freePort();
-  const argv = target.argv(port);
-  await target.beforeStart?.();
+  const argv = target.prepare ? await target.prepare(port) : target.argv(port);
   const server = spawn(process.execPath, argv, {
     cwd: target.cwd ?? work,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -170,6 +221,7 @@ async function measure(target, route) {
     // Ready also means loaded: Troupe loads an app on its first run, ADK on /list-apps. One checked
     // request (session + run) before the clients start keeps that out of the warm-up.
     await requester({ url, app: APP, route, agent: new http.Agent() })('primer');
+    if (target.proxy) Object.assign(result, await countRoundTrips(target.proxy, url, route));
     let peakRssKb = readStatusKb(server.pid, 'VmRSS');
     sampler = setInterval(() => {
       const rss = readStatusKb(server.pid, 'VmRSS');
@@ -194,8 +246,22 @@ async function measure(target, route) {
   } finally {
     clearInterval(sampler);
     await stop(server, exited);
+    await target.afterStop?.();
   }
   return result;
+}
+
+/** Round trips and statements to PostgreSQL per request: 20 requests one after another, counted at the proxy. */
+async function countRoundTrips(proxy, url, route) {
+  const oneRequest = requester({ url, app: APP, route, agent: new http.Agent({ keepAlive: true }) });
+  const n = 20;
+  proxy.reset();
+  for (let i = 0; i < n; i++) await oneRequest('counted');
+  return {
+    roundTripsPerRequest: round(proxy.counts.roundTrips / n, 2),
+    statementsPerRequest: round(proxy.counts.statements / n, 2),
+    delayMs: proxy.delayMs,
+  };
 }
 
 /** Polls GET /list-apps until it answers 200 with the app, the server exits, or the time is up. */
@@ -305,8 +371,8 @@ async function pgQuery(sql) {
 // ---- output ----------------------------------------------------------------------------------
 
 function printTable() {
-  const header = ['target', 'route', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'peak RSS MB', 'VmHWM MB'];
-  const widths = [14, 8, 9, 9, 9, 9, 7, 12, 9];
+  const header = ['target', 'route', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'peak RSS MB', 'VmHWM MB', 'pg rt/req'];
+  const widths = [18, 8, 9, 9, 9, 9, 7, 12, 9, 9];
   const pad = (v, w) => String(v).padStart(w);
   console.log(
     `HTTP load: ${args.clients} keep-alive clients, ${args.seconds} s after a ${args.warmup} s warm-up; one request = new session + one run (2 model calls, 1 tool call, 4 events); 127.0.0.1`,
@@ -315,8 +381,19 @@ function printTable() {
   console.log(widths.map((w) => '-'.repeat(w)).join(' '));
   for (const r of report.results) {
     const cells = r.error
-      ? [r.target, r.route, 'FAILED', '', '', '', '', '', '']
-      : [r.target, r.route, r.reqPerSec, r.p50Ms, r.p99Ms, r.maxMs, r.errors, r.peakRssMb, r.hwmRssMb];
+      ? [r.target, r.route, 'FAILED', '', '', '', '', '', '', '']
+      : [
+          r.target,
+          r.route,
+          r.reqPerSec,
+          r.p50Ms,
+          r.p99Ms,
+          r.maxMs,
+          r.errors,
+          r.peakRssMb,
+          r.hwmRssMb,
+          r.roundTripsPerRequest ?? '',
+        ];
     console.log(cells.map((c, i) => pad(c, widths[i])).join(' '));
   }
   for (const [troupe, adk] of args.routes.map((route) => [
@@ -326,6 +403,15 @@ function printTable() {
     if (troupe && adk)
       console.log(
         `${troupe.route}: Troupe/ADK (in-memory) throughput ${round(troupe.reqPerSec / adk.reqPerSec, 2)}×, p50 ${round(adk.p50Ms / troupe.p50Ms, 2)}× faster, peak RSS ${round(troupe.peakRssMb / adk.peakRssMb, 2)}× of ADK's`,
+      );
+  }
+  for (const troupe of report.results.filter((r) => r.framework === 'troupe' && r.store === 'pg' && !r.error)) {
+    const floor = report.results.find(
+      (r) => r.framework === 'floor' && r.route === troupe.route && r.delayMs === troupe.delayMs && !r.error,
+    );
+    if (floor)
+      console.log(
+        `${troupe.route}, PostgreSQL +${troupe.delayMs ?? 0} ms: Troupe/floor throughput ${round(troupe.reqPerSec / floor.reqPerSec, 2)}×, p50 ${round(troupe.p50Ms / floor.p50Ms, 2)}× the floor's; round trips per request ${troupe.roundTripsPerRequest} vs ${floor.roundTripsPerRequest}, statements ${troupe.statementsPerRequest} vs ${floor.statementsPerRequest}`,
       );
   }
   for (const r of report.results.filter((x) => x.error)) console.log(`FAILED ${r.target} ${r.route}: ${r.error}`);
@@ -345,8 +431,9 @@ function parseArgs(argv) {
     stores: ['memory', 'sqlite', 'pg'],
     routes: ['run', 'run_sse'],
     pg: process.env.TROUPE_TEST_PG_URL || undefined,
+    pgDelays: [0],
     peers: false,
-    only: ['troupe', 'adk'],
+    only: ['troupe', 'adk', 'floor'],
   };
   const list = (value, allowed, flag) => {
     const items = value.split(',');
@@ -363,13 +450,19 @@ function parseArgs(argv) {
     else if (a === '--stores') out.stores = list(argv[++i], ['memory', 'sqlite', 'pg'], '--stores');
     else if (a === '--routes') out.routes = list(argv[++i], ['run', 'run_sse'], '--routes');
     else if (a === '--only') {
-      out.only = list(argv[++i], ['troupe', 'adk'], '--only');
+      out.only = list(argv[++i], ['troupe', 'adk', 'floor'], '--only');
       if (out.only.includes('adk')) out.peers = true; // naming the peer asks for it
-    } else if (a === '--pg') out.pg = argv[++i];
-    else if (a === '--peers') out.peers = true;
+    } else if (a === '--pg') {
+      // `--pg` alone: PostgreSQL only (Troupe and the floor), on TROUPE_TEST_PG_URL.
+      if (argv[i + 1] !== undefined && !argv[i + 1].startsWith('--')) out.pg = argv[++i];
+      out.stores = ['pg'];
+    } else if (a === '--pg-delays') {
+      out.pgDelays = argv[++i].split(',').map(Number);
+      if (out.pgDelays.some((d) => !(d >= 0))) throw new Error('--pg-delays takes milliseconds ≥ 0, e.g. 0,1,5');
+    } else if (a === '--peers') out.peers = true;
     else
       throw new Error(
-        `unknown argument ${a}; use --clients N, --seconds S, --warmup S, --stores memory,sqlite,pg, --routes run,run_sse, --only troupe,adk, --pg URL, --peers`,
+        `unknown argument ${a}; use --clients N, --seconds S, --warmup S, --stores memory,sqlite,pg, --routes run,run_sse, --only troupe,adk,floor, --pg [URL], --pg-delays 0,1,5, --peers`,
       );
   }
   if (!(Number.isInteger(out.clients) && out.clients >= 1)) throw new Error('--clients must be a whole number ≥ 1');
