@@ -369,6 +369,26 @@ describe('openai responses answers', () => {
     },
   );
 
+  it('builds the turn from the streamed items, arguments from their deltas, when response.completed has no output', async () => {
+    const frames = wire
+      .streamFrames([
+        wire.message('Checking.'),
+        wire.functionCall({ id: 'call_1', name: 'get_weather', json: '{"city":"Rome"}' }, 1),
+      ])
+      // No output_item.done for the call: its arguments exist only as deltas.
+      .filter((frame) => !frame.includes('"type":"response.output_item.done","output_index":1'));
+    const last = frames[frames.length - 1]!;
+    const data = JSON.parse(last.slice(last.indexOf('data: ') + 6)) as { response: { output: unknown[] } };
+    data.response.output = [];
+    frames[frames.length - 1] = `event: response.completed\ndata: ${JSON.stringify(data)}`;
+    server.reply(sse(frames));
+    const final = finalOf(await collect(kit.model(server), ask(), true));
+    expect(final.content?.parts).toEqual([
+      { text: 'Checking.' },
+      { functionCall: { id: 'call_1', name: 'get_weather', args: { city: 'Rome' } } },
+    ]);
+  });
+
   it('returns a generated image as an inline PNG part', async () => {
     server.reply(
       wire.respond([
