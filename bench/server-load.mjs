@@ -371,7 +371,18 @@ async function pgQuery(sql) {
 // ---- output ----------------------------------------------------------------------------------
 
 function printTable() {
-  const header = ['target', 'route', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'peak RSS MB', 'VmHWM MB', 'pg rt/req'];
+  const header = [
+    'target',
+    'route',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'max ms',
+    'errors',
+    'peak RSS MB',
+    'VmHWM MB',
+    'pg rt/req',
+  ];
   const widths = [18, 8, 9, 9, 9, 9, 7, 12, 9, 9];
   const pad = (v, w) => String(v).padStart(w);
   console.log(

@@ -123,8 +123,7 @@ function frontendReader(counts, sql) {
         const portalEnd = pending.indexOf(0, offset + 5);
         const name = pending.toString('utf8', portalEnd + 1, pending.indexOf(0, portalEnd + 1));
         sql.push(prepared.get(name) ?? `<statement ${name}>`);
-      }
-      else if (type === 0x45 /* E */) counts.statements++;
+      } else if (type === 0x45 /* E */) counts.statements++;
       offset += length + 1;
     }
     pending = offset === pending.length ? Buffer.alloc(0) : pending.subarray(offset);

@@ -120,6 +120,7 @@ export class PostgresSessionService implements LeasingSessionService, RunRecordS
     const scoped = splitDelta(initial);
     const state = encodeValue(scoped.session.set, () => `The initial state of session '${sessionId}'`);
     await this.ensureReady();
+    if (!scoped.app.any && !scoped.user.any) return this.createPlainSession(params, sessionId, state);
     return inTransaction(
       this.pool,
       async (client) => {
@@ -160,28 +161,64 @@ export class PostgresSessionService implements LeasingSessionService, RunRecordS
     );
   }
 
+  /** The usual create (no app: or user: keys to write): one statement instead of a transaction of four. */
+  private async createPlainSession(
+    params: CreateSessionParams,
+    sessionId: string,
+    state: ReturnType<typeof encodeValue>,
+  ): Promise<Session> {
+    const now = Date.now();
+    const [created] = await this.guard(
+      `creating session '${sessionId}'`,
+      () =>
+        run<{ pk: string; app: ScopedRows; usr: ScopedRows }>(this.pool, this.sql.createSession, [
+          params.appName,
+          params.userId,
+          sessionId,
+          state.format,
+          state.text,
+          now,
+        ]),
+      'It may or may not have been created: read it back with getSession before creating it again.',
+    );
+    if (!created) throw sessionExistsError(params.appName, params.userId, sessionId);
+    const row: SessionRow = {
+      pk: created.pk,
+      id: sessionId,
+      state_format: state.format,
+      // A copy, as if read back: the caller's objects never end up inside the returned session.
+      state: JSON.parse(state.text) as Record<string, unknown>,
+      version: 0,
+      last_update_time: now,
+      app: created.app,
+      usr: created.usr,
+    };
+    return toSession(params.appName, params.userId, row, []);
+  }
+
   async getSession(params: GetSessionParams): Promise<Session | undefined> {
     const after = checkAfterVersion(params);
     await this.ensureReady();
     return this.guard(`reading session '${params.sessionId}'`, async () => {
-      const key = [params.appName, params.userId, params.sessionId];
-      const [row] =
-        after === undefined
-          ? await run<SessionRow>(this.pool, this.sql.selectSession, key)
-          : await run<SessionRow>(this.pool, this.sql.selectSessionAfter, [...key, after]);
-      if (!row) return undefined;
       const limit = params.numRecentEvents;
-      let events: Event[] = [];
-      if ((limit === undefined || limit > 0) && (after === undefined || after < row.version)) {
-        const rows = await run<ValueRow>(this.pool, this.sql.selectEventsNewestFirst, [
-          row.pk,
-          row.version,
-          params.afterTimestamp ?? -Infinity,
-          limit === undefined ? null : Math.floor(limit),
-          after ?? 0,
-        ]);
-        events = new Array<Event>(rows.length);
-        for (let i = 0; i < rows.length; i++) events[rows.length - 1 - i] = decodeEvent(rows[i]!, row.id);
+      const values = [
+        params.appName,
+        params.userId,
+        params.sessionId,
+        after ?? 0,
+        params.afterTimestamp ?? -Infinity,
+        limit === undefined ? null : Math.max(0, Math.floor(limit)),
+      ];
+      const [row] = await run<SessionRow & { events: [number, unknown][] }>(
+        this.pool,
+        after === undefined ? this.sql.selectSession : this.sql.selectSessionAfter,
+        values,
+      );
+      if (!row) return undefined;
+      const events = new Array<Event>(row.events.length);
+      for (let i = 0; i < row.events.length; i++) {
+        const [format, data] = row.events[i]!;
+        events[i] = decodeEvent({ format, data }, row.id);
       }
       const session = toSession(params.appName, params.userId, row, events);
       if (after !== undefined) session.increment = { afterVersion: after, baseEventId: row.base_event_id ?? undefined };

@@ -62,33 +62,46 @@ export function buildQueries(schema: string) {
     (SELECT COALESCE(jsonb_agg(jsonb_build_array(key, format, value)), '[]'::jsonb) FROM ${s}.app_state WHERE app_name = $1) AS app,
     (SELECT COALESCE(jsonb_agg(jsonb_build_array(key, format, value)), '[]'::jsonb) FROM ${s}.user_state WHERE app_name = $1 AND user_id = $2) AS usr`;
   const sessionColumns = 'pk, id, state_format, state, version, last_update_time';
+  // The session's events as [[format, data], ...], oldest first; an event's seq is the version its
+  // append made, so `seq > $4` is what came after a version.
+  const eventsColumn = `(SELECT COALESCE(jsonb_agg(jsonb_build_array(x.format, x.data) ORDER BY x.seq), '[]'::jsonb)
+      FROM (SELECT e.seq, e.format, e.data FROM ${s}.events e
+            WHERE e.session_pk = sessions.pk AND e.seq > $4 AND e.timestamp >= $5
+            ORDER BY e.seq DESC LIMIT $6) x) AS events`;
   return {
+    // A session, its app and user state and its events, in one statement (one snapshot, so the
+    // events always match the state and version read): the events after version $4 (0: all), at or
+    // after timestamp $5, the newest $6 of them (NULL: all), oldest first.
     selectSession: query(
       'select_session',
-      `SELECT ${sessionColumns}, ${scopedColumns} FROM ${s}.sessions WHERE app_name = $1 AND user_id = $2 AND id = $3`,
+      `SELECT ${sessionColumns}, ${scopedColumns}, ${eventsColumn} FROM ${s}.sessions
+       WHERE app_name = $1 AND user_id = $2 AND id = $3`,
     ),
     listSessions: query(
       'list_sessions',
       `SELECT ${sessionColumns}, ${scopedColumns} FROM ${s}.sessions WHERE app_name = $1 AND user_id = $2 ORDER BY pk`,
     ),
-    // An incremental read: the session, and the id of its last event at or before version $4 (what
-    // the caller must hold last), in one statement.
+    // An incremental read: the same, and the id of the last event at or before version $4 (what the
+    // caller must hold last).
     selectSessionAfter: query(
       'select_session_after',
-      `SELECT ${sessionColumns}, ${scopedColumns},
+      `SELECT ${sessionColumns}, ${scopedColumns}, ${eventsColumn},
          (SELECT e.id FROM ${s}.events e WHERE e.session_pk = sessions.pk AND e.seq <= $4 ORDER BY e.seq DESC LIMIT 1) AS base_event_id
        FROM ${s}.sessions WHERE app_name = $1 AND user_id = $2 AND id = $3`,
-    ),
-    // Only events up to the version read with the session, so events and state always match; an
-    // event's seq is the version its append made, so `seq > $5` is what came after a version (0: all).
-    selectEventsNewestFirst: query(
-      'select_events_after',
-      `SELECT format, data FROM ${s}.events WHERE session_pk = $1 AND seq <= $2 AND seq > $5 AND timestamp >= $3 ORDER BY seq DESC LIMIT $4`,
     ),
     insertSession: query(
       'insert_session',
       `INSERT INTO ${s}.sessions (app_name, user_id, id, state_format, state, version, last_update_time)
        VALUES ($1, $2, $3, $4, $5::jsonb, 0, $6) ON CONFLICT (app_name, user_id, id) DO NOTHING RETURNING pk`,
+    ),
+    // A new session without app: or user: keys, and the app and user state it starts with: one
+    // statement (no transaction round trips); no row when the id is taken.
+    createSession: query(
+      'create_session',
+      `WITH inserted AS (
+         INSERT INTO ${s}.sessions (app_name, user_id, id, state_format, state, version, last_update_time)
+         VALUES ($1, $2, $3, $4, $5::jsonb, 0, $6) ON CONFLICT (app_name, user_id, id) DO NOTHING RETURNING pk)
+       SELECT inserted.pk, ${scopedColumns} FROM inserted`,
     ),
     selectScoped: query('select_scoped', `SELECT ${scopedColumns}`),
     deleteSession: query(

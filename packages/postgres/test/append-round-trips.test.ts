@@ -6,7 +6,7 @@ import { PG_URL, describePostgres, dropSchema, requirePostgres, uniqueSchema } f
 
 // An append to a current session is one statement (no BEGIN, locked read, write, COMMIT); every
 // other case still gets the locked transaction's exact answer.
-describePostgres('PostgresSessionService appends in one round trip', () => {
+describePostgres('PostgresSessionService round trips: creates, reads and appends in one statement each', () => {
   const schema = uniqueSchema('append_trips');
   let pool: pg.Pool;
   let service: PostgresSessionService;
@@ -33,6 +33,41 @@ describePostgres('PostgresSessionService appends in one round trip', () => {
     await service?.close();
     await pool?.end();
     if (PG_URL !== '') await dropSchema(schema);
+  });
+
+  it('creates a session in one statement, and reads one (state, app and user state, events) in one', async () => {
+    // The first call migrates the schema.
+    await service.createSession({ appName: 'a', userId: 'warm-up' });
+    statements.length = 0;
+    const session = await service.createSession({ appName: 'created', userId: 'c', state: { n: 0 } });
+    expect(statements).toEqual(['create_session']);
+    await service.appendEvent({ session, event: createEvent({ actions: { stateDelta: { n: 1 } } }) });
+    await service.appendEvent({ session, event: createEvent({ actions: { stateDelta: { 'user:theme': 'dark' } } }) });
+    statements.length = 0;
+    const read = await service.getSession({ appName: 'created', userId: 'c', sessionId: session.id });
+    expect(statements).toEqual(['select_session']);
+    expect(read!.state).toEqual({ n: 1, 'user:theme': 'dark' });
+    expect(read!.events.map((e) => e.id)).toEqual(session.events.map((e) => e.id));
+    statements.length = 0;
+    const recent = await service.getSession({
+      appName: 'created',
+      userId: 'c',
+      sessionId: session.id,
+      numRecentEvents: 1,
+    });
+    const after = await service.getSession({ appName: 'created', userId: 'c', sessionId: session.id, afterVersion: 1 });
+    expect(statements).toEqual(['select_session', 'select_session_after']);
+    expect(recent!.events.map((e) => e.id)).toEqual([session.events[1]!.id]);
+    expect(after!.events.map((e) => e.id)).toEqual([session.events[1]!.id]);
+    expect(after!.increment).toEqual({ afterVersion: 1, baseEventId: session.events[0]!.id });
+    // A taken id is still refused, and app: or user: keys at creation still go through a transaction.
+    await expect(service.createSession({ appName: 'created', userId: 'c', sessionId: session.id })).rejects.toThrow(
+      /already exists/,
+    );
+    statements.length = 0;
+    const scoped = await service.createSession({ appName: 'created', userId: 'c', state: { 'app:mode': 'x' } });
+    expect(statements[0]).toBe('BEGIN');
+    expect(scoped.state).toEqual({ 'app:mode': 'x', 'user:theme': 'dark' });
   });
 
   it('stores an event of a current session with one statement, state and all', async () => {
