@@ -11,13 +11,16 @@ import {
   type LlmRequest,
   type LlmResponse,
 } from '@troupe/core';
-import { OpenAiLlm, OpenAiResponsesLlm, openai, openaiResponses } from '@troupe/models';
+import { anthropic, gemini, OpenAiLlm, OpenAiResponsesLlm, openai, openaiResponses } from '@troupe/models';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { asker, collect } from './support/collect.js';
 import { describeAdapterContract } from './support/contract.js';
 import { json, sse, type FakeServer } from './support/fake-server.js';
 import type { WireKit } from './support/kit.js';
+import * as anthropicWire from './support/anthropic-wire.js';
+import * as geminiWire from './support/gemini-wire.js';
+import * as chatWire from './support/openai-wire.js';
 import * as wire from './support/openai-responses-wire.js';
 import { publishedAdapterContract } from './support/published-contract.js';
 import { serverPerTest } from './support/server-per-test.js';
@@ -34,6 +37,11 @@ describeAdapterContract('openai responses', kit, { sendsCallIds: true, malformed
 publishedAdapterContract('OpenAiResponsesLlm', kit, wire.lastUserText);
 
 const ask = asker('gpt-test');
+const WEATHER = {
+  name: 'get_weather',
+  description: 'The weather in a city.',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
 const FAST_RETRY = { retry: { initialDelayMs: 1, maxDelayMs: 50, jitter: false } } as const;
 
 function finalOf(responses: LlmResponse[]): LlmResponse {
@@ -528,6 +536,38 @@ describe('openai responses reasoning between turns', () => {
       'assistant',
       'user',
     ]);
+  });
+
+  it('never sends the reasoning to another provider: Chat Completions, Anthropic and Gemini requests leave it out', async () => {
+    server.reply(reasoningCall('1', 'enc_switch'));
+    const [turn] = await collect(model('gpt-test'), ask({ tools: [WEATHER] }));
+    expect(JSON.stringify(turn!.content)).toContain('enc_switch');
+    const history = [
+      { role: 'user' as const, parts: [{ text: 'Weather in Paris?' }] },
+      turn!.content!,
+      {
+        role: 'user' as const,
+        parts: [{ functionResponse: { id: 'call_1', name: 'get_weather', response: { forecast: 'sunny' } } }],
+      },
+    ];
+    server.reply(chatWire.text('Sunny.'), anthropicWire.text('Sunny.'), geminiWire.text('Sunny.'));
+    await collect(
+      openai('gpt-test', { apiKey: 'sk-test', baseURL: `${server.url}/v1` }),
+      ask({ tools: [WEATHER] }, history),
+    );
+    await collect(
+      anthropic('claude-test', { apiKey: 'sk-ant-test', baseURL: server.url }),
+      ask({ tools: [WEATHER] }, history),
+    );
+    await collect(
+      gemini('gemini-2.5-flash', { apiKey: 'gm-test', baseURL: server.url }),
+      ask({ tools: [WEATHER] }, history),
+    );
+    for (const request of server.requests.slice(1)) {
+      expect(request.raw).toContain('get_weather');
+      expect(request.raw).not.toContain('enc_switch');
+      expect(request.raw).not.toContain('openaiReasoning');
+    }
   });
 
   it("never shows one agent's reasoning to another agent in the same session", async () => {
