@@ -38,7 +38,7 @@ export function modelUsageError(flag: string, name: string, error: unknown): Cli
     return new CliUsageError(`${flag} ${JSON.stringify(name)} cannot be used: ${reason}`);
   const suggestion = suggestModel(name);
   return new CliUsageError(
-    `${flag} ${JSON.stringify(name)} is not a model name troupe knows${suggestion ? `: did you mean \`${suggestion}\`?` : '.'} Model names start with their provider: openai/<model>, gemini-<version> (or gemini/<model>), anthropic/<model>, ollama/<model>, openai-compatible/<model>; or 'offline' for the demo model.`,
+    `${flag} ${JSON.stringify(name)} is not a model name troupe knows${suggestion ? `: did you mean \`${suggestion}\`?` : '.'} Model names start with their provider: openai/<model>, openai-responses/<model>, gemini-<version> (or gemini/<model>), anthropic/<model>, ollama/<model>, openai-compatible/<model>; or 'offline' for the demo model.`,
   );
 }
 

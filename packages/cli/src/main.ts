@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Registers the model providers (openai/…, gemini-…, anthropic/…, ollama/…) for --model and agent files.
+// Registers the model providers (openai/…, openai-responses/…, gemini-…, anthropic/…, ollama/…) for --model and agent files.
 import '@troupe/models';
 import { registerToolEntry } from '@troupe/core';
 // Registers `mcp:` entries in the tools of agent files; registered again below with a logger.

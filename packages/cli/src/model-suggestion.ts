@@ -20,7 +20,14 @@ export const KNOWN_MODELS: readonly string[] = [
 ];
 
 /** The provider prefixes of `@troupe/models`. */
-const PROVIDER_PREFIXES: readonly string[] = ['openai/', 'gemini/', 'anthropic/', 'ollama/', 'openai-compatible/'];
+const PROVIDER_PREFIXES: readonly string[] = [
+  'openai/',
+  'openai-responses/',
+  'gemini/',
+  'anthropic/',
+  'ollama/',
+  'openai-compatible/',
+];
 
 /**
  * The model string closest to a name that resolved to no provider: the known model the name is

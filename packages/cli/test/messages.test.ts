@@ -11,6 +11,7 @@ describe('troupe: messages that tell the user what to do', () => {
     ['opnai/gpt-4o', 'openai/gpt-4o'],
     ['anthropc/claude-sonnet-4-5', 'anthropic/claude-sonnet-4-5'],
     ['gemini-2.5-flsh', 'gemini-2.5-flash'],
+    ['openai-respones/gpt-5-mini', 'openai-responses/gpt-5-mini'],
   ])('--model %s: did you mean `%s`?', async (typed, meant) => {
     const result = await troupe(tempDir('troupe-msg-'), 'run', hello, '--model', typed, '--input', 'hi');
     expect(result.code).toBe(ExitCode.usage);
