@@ -8,12 +8,12 @@ import {
 import {
   checkEmbedder,
   checkMemorySession,
-  memoryWords,
   planMemoryUpdate,
   reciprocalRankFusion,
   resolveMaxResults,
   resolveSearchMode,
   searchWords,
+  type MemoryProgress,
 } from '@troupe/core/stores';
 import type { PostgresVectorSearch } from './memory-vector-columns.js';
 import { keywordRows, toEntry, type RankedRow } from './memory-queries.js';
@@ -23,6 +23,7 @@ import { resolveOptions } from './options.js';
 import { asStorageError } from './pool.js';
 import { SideTable } from './side-table.js';
 import { inTransaction } from './transaction.js';
+import { addIfUnchanged, KnownProgress, memoryColumns } from './memory-add.js';
 
 interface ProgressRow {
   event_count: number;
@@ -56,8 +57,15 @@ interface ProgressRow {
  * await memoryService.addSessionToMemory((await sessionService.getSession({ appName: 'assistant', userId, sessionId }))!);
  * await memoryService.close();
  */
+/** Sessions of at most this many events are added in one statement the first time this service sees them. */
+const FIRST_SIGHT_EVENTS = 16;
+const UNIQUE_VIOLATION = '23505';
+const SAFE_TO_REPEAT = 'Adding the session again is safe: it never adds a turn twice.';
+
 export class PostgresMemoryService implements MemoryService {
   private readonly table: SideTable;
+  /** The progress this service last wrote per session, so its next add is one statement. */
+  private readonly progress = new KnownProgress();
   private readonly maxResults: number;
   private readonly vectors: MemoryVectors | undefined;
   private readonly onError: ((error: unknown) => void) | undefined;
@@ -120,8 +128,48 @@ export class PostgresMemoryService implements MemoryService {
     await this.table.ensureReady();
     this.vectors?.assertUsable();
     const key = [session.appName, session.userId, session.id];
+    const action = `adding session '${session.id}' to memory`;
+    if ((await this.addInOneStatement(key, session, action)) === undefined) await this.addLocked(key, session, action);
+    // The text is stored; a provider failure leaves the vectors for the next add.
+    if (!this.vectors) return;
+    try {
+      await this.vectors.embedPending(this.table.pool);
+    } catch (error) {
+      const reported = asStorageError('embedding memories', error);
+      if (!this.onError) throw reported;
+      this.onError(reported);
+    }
+  }
+
+  /**
+   * The usual add, in one statement: after this service's own last add of the session (it knows
+   * the progress), or the first add of a short session. Undefined when the stored progress was not
+   * the expected one (another process added it, a rewind): then the locked transaction does it.
+   */
+  private async addInOneStatement(
+    key: readonly string[],
+    session: Session,
+    action: string,
+  ): Promise<MemoryProgress | undefined> {
+    const known = this.progress.get(key);
+    // A long session seen the first time was probably indexed elsewhere: planning it whole to find out would be wasted.
+    if (known === undefined && session.events.length > FIRST_SIGHT_EVENTS) return undefined;
+    let written: MemoryProgress | undefined;
+    try {
+      written = await addIfUnchanged(this.table.pool, this.table.name, key, session, known);
+    } catch (error) {
+      // Two first adds of one session racing: the loser takes the locked path.
+      if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) return undefined;
+      throw asStorageError(action, error, SAFE_TO_REPEAT);
+    }
+    if (written) this.progress.set(key, written);
+    return written;
+  }
+
+  /** Adds under the session's advisory lock: reads the stored progress, then writes what is new (or replaces). */
+  private async addLocked(key: string[], session: Session, action: string): Promise<void> {
     const table = this.table.name;
-    await inTransaction(
+    const written = await inTransaction(
       this.table.pool,
       async (client) => {
         // Adds of one session take turns (each reads how far the session is indexed, then writes); other sessions are not blocked.
@@ -148,9 +196,7 @@ export class PostgresMemoryService implements MemoryService {
         const update = planMemoryUpdate(session, indexed);
         if (update.kind === 'replace')
           await client.query(`DELETE FROM ${table} WHERE app_name = $1 AND user_id = $2 AND session_id = $3`, key);
-        const { memories, progress } = update;
-        // Appended memories number on from those kept.
-        const firstSeq = progress.memoryCount - memories.length;
+        const { progress } = update;
         await client.query(
           `WITH added AS (
              INSERT INTO ${table} (app_name, user_id, session_id, seq, author, timestamp, content, words)
@@ -161,33 +207,13 @@ export class PostgresMemoryService implements MemoryService {
            VALUES ($1, $2, $3, $9, $10, $11)
            ON CONFLICT (app_name, user_id, session_id) DO UPDATE SET
              event_count = EXCLUDED.event_count, last_event_id = EXCLUDED.last_event_id, memory_count = EXCLUDED.memory_count`,
-          [
-            ...key,
-            memories.map((_, i) => firstSeq + i),
-            memories.map(({ entry }) => entry.author ?? null),
-            memories.map(({ entry }) => entry.timestamp ?? null),
-            memories.map(({ entry }) => JSON.stringify(entry.content)),
-            memories.map(({ text }) => memoryWords(text).join(' ')),
-            progress.eventCount,
-            progress.lastEventId ?? null,
-            progress.memoryCount,
-          ],
+          [...key, ...memoryColumns(update), progress.eventCount, progress.lastEventId ?? null, progress.memoryCount],
         );
+        return progress;
       },
-      {
-        action: `adding session '${session.id}' to memory`,
-        ifCommitLost: 'Adding the session again is safe: it never adds a turn twice.',
-      },
+      { action, ifCommitLost: SAFE_TO_REPEAT },
     );
-    // The text is stored; a provider failure leaves the vectors for the next add.
-    if (!this.vectors) return;
-    try {
-      await this.vectors.embedPending(this.table.pool);
-    } catch (error) {
-      const reported = asStorageError('embedding memories', error);
-      if (!this.onError) throw reported;
-      this.onError(reported);
-    }
+    this.progress.set(key, written);
   }
 
   async searchMemory(params: SearchMemoryParams): Promise<SearchMemoryResponse> {

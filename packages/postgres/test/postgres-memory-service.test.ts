@@ -57,6 +57,47 @@ describePostgres('PostgresMemoryService on a real server', () => {
       }
     });
 
+    it('adds a turn in one statement after its own last add; after another writer it reads the truth first', async () => {
+      const pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
+      let statements = 0;
+      pool.on('connect', (client) => {
+        const clientQuery = client.query.bind(client);
+        client.query = ((...args: unknown[]) => {
+          statements++;
+          return (clientQuery as (...a: unknown[]) => unknown)(...args);
+        }) as typeof client.query;
+      });
+      const a = new PostgresMemoryService({ pool, schema });
+      const b = new PostgresMemoryService({ connectionString: PG_URL, schema });
+      const texts = ['The otter eats clams.', 'The otter sleeps in kelp.', 'The otter has a den.', 'The otter swims.'];
+      const grown = session('one-statement', texts, 'otters');
+      const prefix = (n: number) => ({ ...grown, events: grown.events.slice(0, n) });
+      const otters = async () =>
+        (await a.searchMemory({ appName: 'pg-memory-app', userId: 'otters', query: 'otter' })).memories.length;
+      try {
+        await a.searchMemory({ appName: 'pg-memory-app', userId: 'otters', query: 'warm-up' });
+        statements = 0;
+        await a.addSessionToMemory(prefix(1));
+        expect(statements).toBe(1);
+        statements = 0;
+        await a.addSessionToMemory(prefix(2));
+        expect(statements).toBe(1);
+        // Another service adds the third turn: a's next add finds the progress moved and locks.
+        await b.addSessionToMemory(prefix(3));
+        statements = 0;
+        await a.addSessionToMemory(grown);
+        expect(statements).toBeGreaterThan(1);
+        expect(await otters()).toBe(4);
+        // Adding the same session again writes nothing new.
+        await a.addSessionToMemory(grown);
+        expect(await otters()).toBe(4);
+      } finally {
+        await a.close();
+        await b.close();
+        await pool.end();
+      }
+    });
+
     it('two services adding the same session at once leave one copy of its memories', async () => {
       const a = new PostgresMemoryService({ connectionString: PG_URL, schema });
       const b = new PostgresMemoryService({ connectionString: PG_URL, schema });
