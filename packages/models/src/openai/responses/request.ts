@@ -12,8 +12,18 @@ import { isStrictCompatible, joinInstructions, schemaInstruction, schemaName } f
 import { isRecord } from '../../shared/tool-arguments.js';
 import { carriedReasoning, REASONING_FIELD } from './reasoning.js';
 
-/** A built-in tool of the Responses API, sent as it is (`{ type: 'web_search' }`, `{ type: 'file_search', vector_store_ids: [...] }`, ...). */
-export type ResponsesBuiltinTool = Exclude<Tool, { type: 'function' }>;
+/**
+ * A built-in tool of the Responses API, sent as it is: `{ type: 'web_search' }`,
+ * `{ type: 'file_search', vector_store_ids: ['vs_...'] }`, `{ type: 'code_interpreter', container: { type: 'auto' } }`,
+ * `{ type: 'image_generation' }`, `{ type: 'mcp', server_label, server_url }`, ... (see OpenAI's
+ * Responses API reference for each tool's fields). Function tools are the agent's `tools`, not these.
+ */
+export interface ResponsesBuiltinTool {
+  /** The tool, e.g. `'web_search'`, `'file_search'`, `'code_interpreter'`, `'image_generation'`, `'mcp'`. */
+  type: string;
+  /** The tool's own fields, under OpenAI's names. */
+  [field: string]: unknown;
+}
 
 /** How the Responses request is shaped. */
 export interface ResponsesRequestSettings {
@@ -65,7 +75,7 @@ export function toResponsesRequest(
     };
   });
   if (tools.length > 0) body.parallel_tool_calls = settings.parallelToolCalls;
-  tools.push(...settings.builtinTools);
+  tools.push(...(settings.builtinTools as unknown as Tool[]));
   if (native && schema) {
     body.text = {
       format: { type: 'json_schema', name: schemaName(schema), schema, strict: isStrictCompatible(schema) },
