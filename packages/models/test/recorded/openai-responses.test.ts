@@ -224,6 +224,27 @@ describe('recorded OpenAI Responses API traffic', () => {
     expect(final!.usage).toEqual({ inputTokens: 34, outputTokens: 28, cachedTokens: 0, thoughtTokens: 0 });
   });
 
+  it('lmstudio-tool-call (stream, LM Studio): raw reasoning text as thought, the answer, the call, usage', async () => {
+    const [events] = streams('lmstudio-tool-call.1.chunks.txt');
+    const output = completedOutput(events!);
+    const reasoningText = (output[0]!.content as { text: string }[])[0]!.text;
+    server.reply(replay(events!));
+    const responses = await collect(
+      model('mistralai/ministral-3-14b-reasoning'),
+      ask({}, [{ role: 'user', parts: [{ text: 'What is the weather in San Francisco?' }] }]),
+      true,
+    );
+    const final = responses[responses.length - 1]!;
+    expect(partialText(responses, true)).toBe(reasoningText);
+    expect(partialText(responses, false)).toBe("I'll get the current weather information for San Francisco for you.");
+    expect(final.content!.parts).toEqual([
+      { text: reasoningText, thought: true },
+      { text: "I'll get the current weather information for San Francisco for you." },
+      { functionCall: { id: 'call_2025306790300011', name: 'weather', args: { location: 'San Francisco' } } },
+    ]);
+    expect(final.usage).toEqual({ inputTokens: 182, outputTokens: 61, cachedTokens: 2, thoughtTokens: 48 });
+  });
+
   it('openai-error (JSON, HTTP 429) and reasoning-model-temperature-error (JSON, HTTP 400): ModelErrors with OpenAI message', async () => {
     server.reply(
       json(429, fixture('openai-error.1.json')),
