@@ -214,7 +214,7 @@ describe('openai responses request format', () => {
 
   it('rejects bad options with the option, the value and the fix', () => {
     expect(() => openai.responses('')).toThrow(/openai\.responses\(\) needs a model name/);
-    expect(() => openai.responses('m', { builtinTools: [{ type: 'function' } as never] })).toThrow(
+    expect(() => openai.responses('m', { builtinTools: [{ type: 'function' }] })).toThrow(
       /builtinTools must list Responses API built-in tools.*"type":"function".*agent \(tools\)/,
     );
     expect(() => openai.responses('m', { parallelToolCalls: 'yes' as never })).toThrow(
