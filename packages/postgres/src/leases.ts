@@ -6,7 +6,10 @@ import {
   renewalLostError,
   toSessionLease,
 } from '@troupe/core/stores';
-import { queryNamer, run, runCount, type Db } from './queries.js';
+import { queryNamer, run, runCount, type Db, type SessionRow } from './queries.js';
+
+/** A session row read with its lease: its events after the version asked for, as [format, data]. */
+export type LeasedSessionRow = SessionRow & { events: [number, unknown][] };
 import { quoteIdentifier } from './schema.js';
 
 /**
@@ -40,6 +43,31 @@ export class Leases {
     if (!row?.found) throw missingLeaseSessionError(params);
     if (row.epoch === null || row.expires_at === null) return undefined;
     return toSessionLease(params, { leaseOwner: params.owner, leaseEpoch: row.epoch, leaseExpiresAt: row.expires_at });
+  }
+
+  /**
+   * Takes the lease and reads the session in the same statement; the row is undefined when the
+   * lease is held by another owner.
+   */
+  async takeAndRead(
+    db: Db,
+    params: LeaseParams,
+    afterVersion: number,
+  ): Promise<{ lease: SessionLease; row: LeasedSessionRow } | undefined> {
+    checkLeaseParams(params);
+    const [row] = await run<LeasedSessionRow & { found: boolean; epoch: number | null; expires_at: number | null }>(
+      db,
+      this.sql.takeAndRead,
+      [params.appName, params.userId, params.sessionId, params.owner, params.ttlMs, afterVersion],
+    );
+    if (!row?.found) throw missingLeaseSessionError(params);
+    if (row.epoch === null || row.expires_at === null) return undefined;
+    const lease = toSessionLease(params, {
+      leaseOwner: params.owner,
+      leaseEpoch: row.epoch,
+      leaseExpiresAt: row.expires_at,
+    });
+    return { lease, row };
   }
 
   /** Extends a lease still at its epoch; throws `LeaseLostError` otherwise. */
@@ -80,6 +108,26 @@ function buildLeaseQueries(schema: string) {
          WHERE ${key} AND (lease_expires_at <= clock_timestamp() OR lease_owner = $4)
          RETURNING lease_epoch, ${expiresAtMs} AS expires_at)
        SELECT EXISTS (SELECT 1 FROM ${s}.sessions WHERE ${key}) AS found, taken.lease_epoch AS epoch, taken.expires_at
+       FROM (VALUES (1)) AS one (x) LEFT JOIN taken ON true`,
+    ),
+    // The same, and the session as the lease left it: its row, app and user state, and the events
+    // after version $6 (0: all) with the id of the last one at or before it. The events are read in
+    // the statement's snapshot, which may predate a write the UPDATE waited for: the caller checks
+    // that they are one per version and reads again otherwise.
+    takeAndRead: query(
+      'lease_take_read',
+      `WITH taken AS (
+         UPDATE ${s}.sessions SET lease_owner = $4, lease_epoch = lease_epoch + 1,
+           lease_expires_at = clock_timestamp() + $5::float8 * interval '1 millisecond'
+         WHERE ${key} AND (lease_expires_at <= clock_timestamp() OR lease_owner = $4)
+         RETURNING pk, id, state_format, state, version, last_update_time, lease_epoch, ${expiresAtMs} AS expires_at)
+       SELECT EXISTS (SELECT 1 FROM ${s}.sessions WHERE ${key}) AS found, taken.lease_epoch AS epoch, taken.expires_at,
+         taken.pk, taken.id, taken.state_format, taken.state, taken.version, taken.last_update_time,
+         (SELECT COALESCE(jsonb_agg(jsonb_build_array(key, format, value)), '[]'::jsonb) FROM ${s}.app_state WHERE app_name = $1) AS app,
+         (SELECT COALESCE(jsonb_agg(jsonb_build_array(key, format, value)), '[]'::jsonb) FROM ${s}.user_state WHERE app_name = $1 AND user_id = $2) AS usr,
+         (SELECT COALESCE(jsonb_agg(jsonb_build_array(e.format, e.data) ORDER BY e.seq), '[]'::jsonb)
+            FROM ${s}.events e WHERE e.session_pk = taken.pk AND e.seq > $6) AS events,
+         (SELECT e.id FROM ${s}.events e WHERE e.session_pk = taken.pk AND e.seq <= $6 ORDER BY e.seq DESC LIMIT 1) AS base_event_id
        FROM (VALUES (1)) AS one (x) LEFT JOIN taken ON true`,
     ),
     // $4 epoch, $5 ttl in ms. An expired lease nobody took is still at its epoch, so it renews.

@@ -12,6 +12,7 @@ import {
 import {
   type CreateRunParams,
   type LeaseParams,
+  type LeaseTaken,
   type LeasingSessionService,
   type RunCondition,
   type RunFilter,
@@ -215,11 +216,7 @@ export class PostgresSessionService implements LeasingSessionService, RunRecordS
         values,
       );
       if (!row) return undefined;
-      const events = new Array<Event>(row.events.length);
-      for (let i = 0; i < row.events.length; i++) {
-        const [format, data] = row.events[i]!;
-        events[i] = decodeEvent({ format, data }, row.id);
-      }
+      const events = decodeEvents(row.events, row.id);
       const session = toSession(params.appName, params.userId, row, events);
       if (after !== undefined) session.increment = { afterVersion: after, baseEventId: row.base_event_id ?? undefined };
       return session;
@@ -309,13 +306,19 @@ export class PostgresSessionService implements LeasingSessionService, RunRecordS
     return { ...plan, lastUpdateTime: rows[0]!.last_update_time };
   }
 
-  async leaseSession(params: LeaseParams): Promise<SessionLease | undefined> {
+  async leaseSession(params: LeaseParams): Promise<LeaseTaken | undefined> {
     await this.ensureReady();
-    return this.guard(
-      `leasing session '${params.sessionId}' for '${params.owner}'`,
-      () => this.leases.take(this.pool, params),
-      MAYBE_DONE,
-    );
+    const action = `leasing session '${params.sessionId}' for '${params.owner}'`;
+    if (!params.read) return this.guard(action, () => this.leases.take(this.pool, params), MAYBE_DONE);
+    const after = params.read.afterVersion;
+    const taken = await this.guard(action, () => this.leases.takeAndRead(this.pool, params, after ?? 0), MAYBE_DONE);
+    if (!taken) return undefined;
+    const { lease, row } = taken;
+    // One event per version since: otherwise the snapshot missed a write, and the runner reads again.
+    if (row.events.length !== row.version - (after ?? 0)) return lease;
+    const session = toSession(params.appName, params.userId, row, decodeEvents(row.events, row.id));
+    if (after !== undefined) session.increment = { afterVersion: after, baseEventId: row.base_event_id ?? undefined };
+    return { ...lease, session };
   }
 
   async renewLease(lease: SessionLease, ttlMs: number): Promise<SessionLease> {
@@ -515,6 +518,16 @@ function addScoped(state: Record<string, unknown>, rows: ScopedRows, scope: stri
     const key = decodeKey(stored);
     state[key] = decodeValue(format, value, () => `State key '${key}' of ${scope}`);
   }
+}
+
+/** Events read as `[format, data]` pairs (aggregated in the statement that read their session). */
+function decodeEvents(rows: readonly [number, unknown][], sessionId: string): Event[] {
+  const events = new Array<Event>(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const [format, data] = rows[i]!;
+    events[i] = decodeEvent({ format, data }, sessionId);
+  }
+  return events;
 }
 
 function decodeEvent(row: ValueRow, sessionId: string): Event {

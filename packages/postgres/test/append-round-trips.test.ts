@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import pg from 'pg';
-import { createEvent, StaleSessionError, LeaseLostError } from '@troupe/core';
+import { createEvent, StaleSessionError, LeaseLostError, LlmAgent, Runner } from '@troupe/core';
+import { ScriptedModel } from '@troupe/core/testing';
 import { PostgresSessionService } from '../src/index.js';
 import { PG_URL, describePostgres, dropSchema, requirePostgres, uniqueSchema } from './pg-test-env.js';
 
@@ -68,6 +69,26 @@ describePostgres('PostgresSessionService round trips: creates, reads and appends
     const scoped = await service.createSession({ appName: 'created', userId: 'c', state: { 'app:mode': 'x' } });
     expect(statements[0]).toBe('BEGIN');
     expect(scoped.state).toEqual({ 'app:mode': 'x', 'user:theme': 'dark' });
+  });
+
+  it("a runner's turn takes the lease and reads the session in one statement, also incrementally", async () => {
+    const model = new ScriptedModel(Array.from({ length: 40 }, (_, i) => `Answer ${i}.`));
+    const runner = new Runner({ appName: 'turns', agent: new LlmAgent({ name: 'A', model }), sessionService: service });
+    const session = await service.createSession({ appName: 'turns', userId: 'u' });
+    statements.length = 0;
+    await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'Hello.' });
+    expect(statements).toEqual(['lease_take_read', 'append_direct', 'append_direct', 'lease_release']);
+    // A long session is kept between turns and read after its last version, with the lease too.
+    for (let turn = 1; turn < 20; turn++)
+      await runner.run({ userId: 'u', sessionId: session.id, newMessage: `Turn ${turn}.` });
+    statements.length = 0;
+    const result = await runner.run({ userId: 'u', sessionId: session.id, newMessage: 'Last turn.' });
+    expect(statements).toEqual(['lease_take_read', 'append_direct', 'append_direct', 'lease_release']);
+    expect(result.status).toBe('completed');
+    const stored = await service.getSession({ appName: 'turns', userId: 'u', sessionId: session.id });
+    expect(stored!.events).toHaveLength(42);
+    // The model saw every earlier turn (the kept copy plus what the lease read).
+    expect(model.requests.at(-1)!.contents).toHaveLength(41);
   });
 
   it('stores an event of a current session with one statement, state and all', async () => {

@@ -508,18 +508,21 @@ export class Runner {
    */
   private async claim(userId: string, sessionId: string): Promise<{ session: Session; claim: SessionClaim }> {
     const key = { appName: this.appName, userId, sessionId };
+    // Stores that can read the session with the lease (one round trip instead of two) are asked to.
+    const read = this.sessions.readPlan(key);
     let claim: SessionClaim;
     try {
-      claim = await claimSession(this.sessionService, key, this.leaseTtlMs);
+      claim = await claimSession(this.sessionService, key, this.leaseTtlMs, read);
     } catch (error) {
       if (!(error instanceof SessionNotFoundError)) throw error;
       await this.createMissing(userId, sessionId);
-      claim = await claimSession(this.sessionService, key, this.leaseTtlMs);
+      claim = await claimSession(this.sessionService, key, this.leaseTtlMs, read);
     }
     try {
       // Incrementally after the copy the previous turn left, when there is one (see SessionCache).
       const session =
-        (await this.sessions.read(this.sessionService, key)) ?? (await this.createMissing(userId, sessionId));
+        (await this.sessions.read(this.sessionService, key, claim.session)) ??
+        (await this.createMissing(userId, sessionId));
       return { session, claim };
     } catch (error) {
       await claim.release();

@@ -38,13 +38,16 @@ export class SessionCache {
    * The session as stored now, for a turn that holds the session's claim (so nothing else of this
    * process changes it until the turn ends). Undefined when the store has no such session.
    */
-  async read(service: SessionService, key: SessionKey): Promise<Session | undefined> {
+  async read(service: SessionService, key: SessionKey, prefetched?: Session): Promise<Session | undefined> {
     const id = entryKey(key);
     const entry = this.entries.get(id);
     this.entries.delete(id);
     if (entry && isConsistent(entry)) {
       const held = entry.session;
-      const answer = await service.getSession({ ...key, afterVersion: held.version });
+      const answer =
+        prefetched?.increment?.afterVersion === held.version
+          ? prefetched
+          : await service.getSession({ ...key, afterVersion: held.version });
       if (!answer) return undefined;
       // A store that ignores afterVersion, or a wrapper that dropped `increment` from the answer
       // (its events may be only the new ones): from now on every read is whole, nothing is kept.
@@ -65,8 +68,18 @@ export class SessionCache {
         });
       }
     }
-    const session = await service.getSession(key);
+    // A whole read the store made along with the lease serves as well (not an incremental one).
+    const session = prefetched && !prefetched.increment ? prefetched : await service.getSession(key);
     return session ? this.keep(id, session) : undefined;
+  }
+
+  /**
+   * What to ask the store to read along with the session's lease: after the kept copy's version
+   * when a consistent copy is kept (as {@link read} will ask), else the whole session.
+   */
+  readPlan(key: SessionKey): { afterVersion?: number } {
+    const entry = this.entries.get(entryKey(key));
+    return entry && isConsistent(entry) ? { afterVersion: entry.session.version } : {};
   }
 
   private keep(id: string, session: Session): Session {

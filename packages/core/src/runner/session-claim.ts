@@ -1,7 +1,13 @@
 import { hostname } from 'node:os';
 import { LeaseLostError, SessionBusyError, StorageError } from '../errors.js';
-import type { SessionKey, SessionService } from '../sessions/session.js';
-import { supportsLeases, type LeasingSessionService, type SessionLease } from '../sessions/session-lease.js';
+import type { Session, SessionKey, SessionService } from '../sessions/session.js';
+import {
+  supportsLeases,
+  type LeaseParams,
+  type LeaseTaken,
+  type LeasingSessionService,
+  type SessionLease,
+} from '../sessions/session-lease.js';
 import { acquireSession } from './session-lock.js';
 import { rememberMaybeLeased, rememberUnreleased, takeOverOwner } from './unreleased-leases.js';
 
@@ -13,6 +19,8 @@ import { rememberMaybeLeased, rememberUnreleased, takeOverOwner } from './unrele
 export interface SessionClaim {
   /** The store's lease, kept current by renewals; undefined when the store does not lease. */
   readonly lease: SessionLease | undefined;
+  /** The session the store read along with the lease (`read`), if it did: the caller need not read it again. */
+  readonly session: Session | undefined;
   /**
    * Renews the lease every third of its time to live until the claim is released; `onLost` hears
    * when another owner took the session over (the run must stop: its writes would be refused).
@@ -31,10 +39,15 @@ let claims = 0;
  * another one is running an invocation on it. Leasing a missing session throws the store's
  * `SessionNotFoundError`, after the in-process lock is given back.
  */
-export async function claimSession(service: SessionService, key: SessionKey, ttlMs: number): Promise<SessionClaim> {
+export async function claimSession(
+  service: SessionService,
+  key: SessionKey,
+  ttlMs: number,
+  read?: LeaseParams['read'],
+): Promise<SessionClaim> {
   const unlock = acquireSession(service, key.appName, key.userId, key.sessionId);
   if (!supportsLeases(service)) return new LocalClaim(unlock);
-  let lease: SessionLease | undefined;
+  let lease: LeaseTaken | undefined;
   const leasedAt = Date.now();
   // A lease an earlier run of this process could not give back is taken again by its owner name.
   const owner = takeOverOwner(service, key) ?? `${PROCESS_OWNER}:${++claims}`;
@@ -45,6 +58,7 @@ export async function claimSession(service: SessionService, key: SessionKey, ttl
       sessionId: key.sessionId,
       owner,
       ttlMs,
+      ...(read ? { read } : {}),
     });
   } catch (error) {
     unlock();
@@ -65,12 +79,16 @@ export async function claimSession(service: SessionService, key: SessionKey, ttl
       },
     );
   }
-  return new LeasedClaim(service, lease, ttlMs, unlock, leasedAt);
+  const { session, ...held } = lease;
+  const claim = new LeasedClaim(service, held, ttlMs, unlock, leasedAt);
+  claim.session = session;
+  return claim;
 }
 
 /** A store without leases: only this process's lock. */
 class LocalClaim implements SessionClaim {
   readonly lease = undefined;
+  readonly session = undefined;
   constructor(private unlock: (() => void) | undefined) {}
   keepAlive(): void {}
   async release(): Promise<void> {
@@ -82,6 +100,7 @@ class LocalClaim implements SessionClaim {
 class LeasedClaim implements SessionClaim {
   /** When the next renewal is due (ms); renewals are driven by the shared {@link renewals} ticker. */
   renewAt = Infinity;
+  session: Session | undefined;
   private onLost: ((error: LeaseLostError) => void) | undefined;
   private renewing = false;
   private released: Promise<void> | undefined;

@@ -1,4 +1,4 @@
-import type { SessionKey, SessionService } from './session.js';
+import type { Session, SessionKey, SessionService } from './session.js';
 
 /**
  * The right of one owner (one running invocation) to write to a session, for a while. Stores that
@@ -19,7 +19,16 @@ export interface LeaseParams extends SessionKey {
   owner: string;
   /** How long the lease holds unless renewed. */
   ttlMs: number;
+  /**
+   * Asks for the session with the lease, where the store can read it in the same round trip:
+   * as `getSession({ ...key, afterVersion })` would answer once the lease is taken. A store may
+   * ignore it (the runner then reads the session itself).
+   */
+  read?: { afterVersion?: number };
 }
+
+/** A lease taken, and the session when {@link LeaseParams.read} asked for it and the store read it along. */
+export type LeaseTaken = SessionLease & { readonly session?: Session };
 
 /**
  * A {@link SessionService} that can lease sessions: an optional capability the runner checks for
@@ -33,7 +42,7 @@ export interface LeasingSessionService extends SessionService {
    * a lease that expired (its owner crashed or froze) is taken over, with a higher epoch.
    * Throws `SessionNotFoundError` for a session that does not exist.
    */
-  leaseSession(params: LeaseParams): Promise<SessionLease | undefined>;
+  leaseSession(params: LeaseParams): Promise<LeaseTaken | undefined>;
   /**
    * Extends a held lease to `ttlMs` from now and returns it. Throws `LeaseLostError` when another
    * owner took the session over (an expired lease nobody took is renewed).

@@ -39,6 +39,7 @@ export {
   supportsLeases,
   type SessionLease,
   type LeaseParams,
+  type LeaseTaken,
   type LeasingSessionService,
 } from '../sessions/session-lease.js';
 export {
