@@ -4,6 +4,9 @@
 // and Redis memory before, after the runs, and after the live streams' TTL.
 // Usage: npm run build && node bench/queue.mjs [--runs 200] [--workers 2] [--concurrency 10]
 //   TROUPE_TEST_PG_URL=postgres://postgres@127.0.0.1:5432/test node bench/queue.mjs --pg   (PostgreSQL instead of SQLite)
+//   [--delay-ms 1]: PostgreSQL and Redis behind a proxy adding that much to each round trip.
+// With --pg, every connection to PostgreSQL goes through a proxy that counts round trips
+// (server-load/pg-proxy.mjs); Redis commands are counted from INFO stats. Both per run.
 // It starts its own redis-server on a free loopback port (killed by pid at the end) and measures
 // the BUILT packages (dist/). Prints one JSON line per measurement on stdout; progress on stderr.
 import { spawn } from 'node:child_process';
@@ -17,6 +20,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { URL, fileURLToPath } from 'node:url';
 import { threeStepAgent } from './queue-agent.mjs';
+import { startPgProxy, startTcpProxy } from './server-load/pg-proxy.mjs';
 import { quantile, round } from './stats.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -31,6 +35,7 @@ const args = parseArgs(process.argv.slice(2));
 const log = (...parts) => console.error('[queue]', ...parts);
 const emit = (line) => console.log(JSON.stringify({ bench: 'queue', ...line }));
 const STREAM_TTL_MS = 2_000;
+let pgWaitReads = 0;
 
 const core = await import(dist('core'));
 const { RunQueue } = await import(dist('queue'));
@@ -39,9 +44,20 @@ const { Redis } = await import('ioredis');
 const dir = mkdtempSync(join(tmpdir(), 'troupe-bench-queue-'));
 const children = [];
 const pgSchemas = [];
+let redisProxy;
+let pgProxy;
 let redisServer;
 try {
   redisServer = await startRedis();
+  redisProxy = await startTcpProxy({ host: '127.0.0.1', port: redisServer.port, delayMs: args.delayMs });
+  if (args.pg) {
+    const upstream = new URL(process.env.TROUPE_TEST_PG_URL ?? 'postgres://127.0.0.1:5432/');
+    pgProxy = await startPgProxy({
+      host: upstream.hostname,
+      port: Number(upstream.port || 5432),
+      delayMs: args.delayMs,
+    });
+  }
   const inRequest = await measureInRequest();
   emit({ measure: 'in_request', runs: args.runs, concurrency: args.workers * args.concurrency, ...inRequest });
   const queued = await measureQueued();
@@ -54,6 +70,8 @@ try {
   emit({ measure: 'redis_memory', ...queued.memory });
 } finally {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  await redisProxy?.close();
+  await pgProxy?.close();
   if (redisServer && redisServer.exitCode === null) redisServer.kill('SIGKILL');
   rmSync(dir, { recursive: true, force: true });
   await dropSchemas();
@@ -80,6 +98,7 @@ async function measureInRequest() {
   for (let i = 0; i < args.runs; i++)
     sessions.push((await sessionService.createSession({ appName: 'bench', userId: 'u' })).id);
   const starts = [];
+  pgProxy?.reset();
   const began = performance.now();
   await pool(sessions, args.workers * args.concurrency, async (sessionId) => {
     const asked = performance.now();
@@ -92,11 +111,13 @@ async function measureInRequest() {
     }
   });
   const seconds = (performance.now() - began) / 1_000;
+  const pgRoundTrips = pgProxy?.counts.roundTrips;
   await sessionService.close?.();
   return {
     start_p50_ms: round(quantile(starts, 0.5), 2),
     start_p95_ms: round(quantile(starts, 0.95), 2),
     runs_per_s: round(args.runs / seconds, 1),
+    ...(pgRoundTrips === undefined ? {} : { pg_round_trips_per_run: round(pgRoundTrips / args.runs, 1) }),
   };
 }
 
@@ -104,7 +125,7 @@ async function measureInRequest() {
 async function measureQueued() {
   const store = await openStore('queued');
   const prefix = 'bench';
-  const redisUrl = `redis://127.0.0.1:${redisServer.port}`;
+  const redisUrl = `redis://127.0.0.1:${redisProxy.port}`;
   const queue = new RunQueue({ redis: redisUrl, sessionService: store, prefix });
   const admin = new Redis(redisUrl);
   const sessions = [];
@@ -120,6 +141,9 @@ async function measureQueued() {
     Array.from({ length: args.workers }, () => startChild(join(root, 'bench', 'queue-worker.mjs'), workerOptions)),
   );
   const baseline = await usedMemory(admin);
+  // Counted from here: what the runs cost, not the workers' start (their polling is in it, as in production).
+  const commandsBefore = await processedCommands(admin);
+  pgProxy?.reset();
 
   const enqueuedAt = new Map();
   const began = Date.now();
@@ -134,8 +158,13 @@ async function measureQueued() {
     if (Date.now() > deadline) throw new Error(`only ${finished.length} of ${args.runs} runs finished within 120 s`);
     await sleep(20);
     finished = await store.listRuns({ statuses: core.FINAL_RUN_STATUSES });
+    pgWaitReads++;
   }
   const seconds = (Math.max(...finished.map((r) => r.updatedAt)) - began) / 1_000;
+  // The admin's own INFO and the waiting loop's reads are not the runs': counted apart below.
+  const redisCommands = (await processedCommands(admin)) - commandsBefore - 2;
+  const pgRoundTrips = pgProxy?.counts.roundTrips;
+  const waitReads = pgWaitReads;
   const notCompleted = finished.filter((r) => r.status !== 'completed');
   if (notCompleted.length > 0)
     throw new Error(`${notCompleted.length} runs did not complete: ${JSON.stringify(notCompleted[0])}`);
@@ -160,6 +189,10 @@ async function measureQueued() {
       start_p95_ms: round(quantile(starts, 0.95), 1),
       runs_per_s: round(args.runs / seconds, 1),
       completed: finished.length,
+      redis_commands_per_run: round(redisCommands / args.runs, 1),
+      ...(pgRoundTrips === undefined
+        ? {}
+        : { pg_round_trips_per_run: round((pgRoundTrips - waitReads) / args.runs, 1) }),
     },
     memory: {
       baseline_kb: round(baseline / 1024, 0),
@@ -178,8 +211,12 @@ async function openStore(label) {
     if (!url) throw new Error('--pg needs TROUPE_TEST_PG_URL, e.g. postgres://postgres@127.0.0.1:5432/test');
     const schema = `troupe_bench_queue_${label}_${Date.now().toString(36)}`;
     pgSchemas.push(schema);
-    const store = new PostgresSessionService({ connectionString: url, schema });
-    store.location = { pg: url, schema };
+    // Through the counting proxy, for this process and the workers alike.
+    const proxied = new URL(url);
+    proxied.hostname = '127.0.0.1';
+    proxied.port = String(pgProxy.port);
+    const store = new PostgresSessionService({ connectionString: proxied.href, schema });
+    store.location = { pg: proxied.href, schema };
     return store;
   }
   const { SqliteSessionService } = await import(dist('sqlite'));
@@ -187,6 +224,11 @@ async function openStore(label) {
   const store = new SqliteSessionService({ path: db });
   store.location = { db };
   return store;
+}
+
+async function processedCommands(client) {
+  const info = await client.info('stats');
+  return Number(/total_commands_processed:(\d+)/.exec(info)[1]);
 }
 
 async function usedMemory(client) {
@@ -263,12 +305,13 @@ async function pool(items, size, work) {
 }
 
 function parseArgs(argv) {
-  const parsed = { runs: 200, workers: 2, concurrency: 10, pg: false };
+  const parsed = { runs: 200, workers: 2, concurrency: 10, pg: false, delayMs: 0 };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     if (flag === '--pg') parsed.pg = true;
     else if (['--runs', '--workers', '--concurrency'].includes(flag)) parsed[flag.slice(2)] = Number(argv[++i]);
-    else throw new Error(`Unknown option ${flag}. Use --runs n, --workers n, --concurrency n, --pg.`);
+    else if (flag === '--delay-ms') parsed.delayMs = Number(argv[++i]);
+    else throw new Error(`Unknown option ${flag}. Use --runs n, --workers n, --concurrency n, --pg, --delay-ms n.`);
   }
   return parsed;
 }

@@ -15,6 +15,15 @@ import { performance } from 'node:perf_hooks';
  * `reset()`: { roundTrips, statements, connections }.
  */
 export async function startPgProxy({ host, port, delayMs = 0, trace = false }) {
+  return startProxy({ host, port, delayMs, trace, postgres: true });
+}
+
+/** The same for any TCP service (Redis): latency only, nothing counted. */
+export async function startTcpProxy({ host, port, delayMs = 0 }) {
+  return startProxy({ host, port, delayMs, trace: false, postgres: false });
+}
+
+async function startProxy({ host, port, delayMs, trace, postgres }) {
   const counts = { roundTrips: 0, statements: 0, connections: 0 };
   /** With `trace`: the SQL of each simple query and each parsed statement, in order (for finding what to cut). */
   const sql = [];
@@ -34,8 +43,8 @@ export async function startPgProxy({ host, port, delayMs = 0, trace = false }) {
     upstream.on('error', close);
     client.on('close', close);
     upstream.on('close', close);
-    const reader = frontendReader(counts, trace ? sql : undefined);
-    relay(client, upstream, delayMs / 2, (chunk) => reader(chunk));
+    const reader = postgres ? frontendReader(counts, trace ? sql : undefined) : undefined;
+    relay(client, upstream, delayMs / 2, reader);
     relay(upstream, client, delayMs / 2);
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
