@@ -6,8 +6,10 @@ import {
   Runner,
   type BaseLlm,
   type ContextCache,
+  type CompactionOptions,
   type IncludeContents,
 } from '@troupe/core';
+import { ScriptedModel } from '@troupe/core/testing';
 import { anthropic, ollama, openai, openaiCompatible } from '@troupe/models';
 import { describe, expect, it } from 'vitest';
 import type { FakeServer, RecordedRequest } from './support/fake-server.js';
@@ -30,6 +32,7 @@ interface Conversation {
   turns: number;
   sessionId?: string;
   agentName?: string;
+  compaction?: CompactionOptions;
 }
 
 /** Runs `turns` user turns of one session through a Runner and an LlmAgent on `model`. */
@@ -49,6 +52,7 @@ async function converse(options: Conversation) {
     agent,
     sessionService,
     ...(options.runnerCache === undefined ? {} : { contextCache: options.runnerCache }),
+    ...(options.compaction ? { compaction: options.compaction } : {}),
   });
   const session = await sessionService.createSession({
     appName: 'glossary',
@@ -155,6 +159,20 @@ describe('contextCache with Anthropic: cache_control breakpoints', () => {
       cacheWriteTokens: 500,
       thoughtTokens: 0,
     });
+  });
+
+  it('after a compaction the prefix changes once, then each turn reads what the one before wrote', async () => {
+    for (let turn = 1; turn <= 9; turn++) server.reply(anthropicWire.text(`Word ${turn} is a knot.`));
+    const summarizer = new ScriptedModel(['Summary of turns 1 to 3.', 'Summary of turns 1 to 6.', 'Summary of all.']);
+    await converse({ model: claude(), runnerCache: true, turns: 9, compaction: { everyInvocations: 3, summarizer } });
+    const bodies = server.requests.map((req) => withoutMarkers(req.raw));
+    const moves: number[] = [];
+    for (let i = 1; i < bodies.length; i++) {
+      const written = bodies[i - 1]!.text.slice(0, bodies[i - 1]!.breakpoints.at(-1));
+      if (!bodies[i]!.text.startsWith(written)) moves.push(i + 1);
+    }
+    expect(moves).toEqual([4, 7]);
+    expect(server.requests[3]!.raw).toContain('Summary of turns 1 to 3.');
   });
 
   it("marks with the '1h' ttl, and an agent's own contextCache wins over the runner's", async () => {
