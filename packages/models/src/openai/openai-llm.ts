@@ -11,8 +11,8 @@ import {
   ProviderLlm,
   type ProviderLlmOptions,
 } from '../shared/provider-llm.js';
-import { loadSdk, sdkClientOptions } from '../shared/sdk.js';
 import { isRecord } from '../shared/tool-arguments.js';
+import { openOpenAiClient, withPromptCacheKey } from './openai-client.js';
 import { toChatRequest, type ChatRequestSettings } from './request.js';
 import { ChatStreamAccumulator, fromChatCompletion } from './response.js';
 import { openaiResponses } from './responses/responses-llm.js';
@@ -126,12 +126,7 @@ export class OpenAiLlm extends ProviderLlm {
     const apiKey = flavor.keyRequired
       ? requireApiKey(options.apiKey, flavor.keyVariables, flavor.label, flavor.factory)
       : (options.apiKey ?? fromEnv(...flavor.keyVariables) ?? 'not-needed');
-    const { default: OpenAIClient } = await loadSdk('openai', flavor.label, () => import('openai'));
-    return new OpenAIClient({
-      ...sdkClientOptions(apiKey, options),
-      ...(options.organization === undefined ? {} : { organization: options.organization }),
-      ...(options.project === undefined ? {} : { project: options.project }),
-    });
+    return openOpenAiClient(apiKey, options, flavor.label);
   }
 
   protected async *generateOnce(
@@ -141,9 +136,7 @@ export class OpenAiLlm extends ProviderLlm {
   ): AsyncGenerator<LlmResponse> {
     const client = await this.client();
     const body = toChatRequest(request, this.model, this.settings);
-    const key = this.cacheKeyOf(request);
-    // The key routes the conversation to its cache; a key the user set in the body wins.
-    if (key !== undefined && !('prompt_cache_key' in body)) Object.assign(body, { prompt_cache_key: key });
+    withPromptCacheKey(body, this.cacheKeyOf(request));
     if (!stream) {
       yield fromChatCompletion(
         await this.send(abortSignal, () =>

@@ -4,8 +4,8 @@ import { callCacheOf, checkModelCache, type ModelCache } from '../../shared/cont
 import { requireApiKey } from '../../shared/env.js';
 import { messageOf, type FailureDetails, type ProviderIdentity } from '../../shared/errors.js';
 import { checkFields, checkModelName, checkOneOf, lazily, ProviderLlm } from '../../shared/provider-llm.js';
-import { loadSdk, sdkClientOptions } from '../../shared/sdk.js';
 import { isRecord } from '../../shared/tool-arguments.js';
+import { openOpenAiClient, withPromptCacheKey } from '../openai-client.js';
 import type { OpenAiOptions } from '../openai-llm.js';
 import { toResponsesRequest, type ResponsesBuiltinTool, type ResponsesRequestSettings } from './request.js';
 import { failureOf, fromResponse } from './response.js';
@@ -87,12 +87,7 @@ export class OpenAiResponsesLlm extends ProviderLlm {
   private async createClient(): Promise<OpenAI> {
     const { options } = this;
     const apiKey = requireApiKey(options.apiKey, ['OPENAI_API_KEY'], 'OpenAI', FACTORY);
-    const { default: OpenAIClient } = await loadSdk('openai', 'OpenAI', () => import('openai'));
-    return new OpenAIClient({
-      ...sdkClientOptions(apiKey, options),
-      ...(options.organization === undefined ? {} : { organization: options.organization }),
-      ...(options.project === undefined ? {} : { project: options.project }),
-    });
+    return openOpenAiClient(apiKey, options, 'OpenAI');
   }
 
   protected async *generateOnce(
@@ -102,9 +97,7 @@ export class OpenAiResponsesLlm extends ProviderLlm {
   ): AsyncGenerator<LlmResponse> {
     const client = await this.client();
     const body = toResponsesRequest(request, this.model, this.settings);
-    const key = callCacheOf(request, this.cache)?.key;
-    // The key routes the conversation to its cache; a key the user set in the body wins.
-    if (key !== undefined && !('prompt_cache_key' in body)) body.prompt_cache_key = key;
+    withPromptCacheKey(body, callCacheOf(request, this.cache)?.key);
     if (!stream) {
       const response = await this.send(abortSignal, () =>
         client.responses.create({ ...body, stream: false }, { signal: abortSignal }),
