@@ -62,12 +62,10 @@ function toMessage(content: Content): MessageParam[] {
 }
 
 function toBlocks(part: Part, role: Content['role']): ContentBlockParam[] {
-  if ('text' in part) return part.text ? [{ type: 'text', text: part.text }] : [];
+  if ('text' in part) return [...thinkingOf(part), ...(part.text ? [{ type: 'text' as const, text: part.text }] : [])];
   if ('functionCall' in part) {
     const { id, name, args } = part.functionCall;
-    const thinking = extraField(part, THINKING_FIELD);
-    const kept = Array.isArray(thinking) ? (thinking.filter(isRecord) as unknown as ContentBlockParam[]) : [];
-    return [...kept, { type: 'tool_use', id: safeId(id), name, input: args ?? {} }];
+    return [...thinkingOf(part), { type: 'tool_use', id: safeId(id), name, input: args ?? {} }];
   }
   if ('functionResponse' in part) {
     const { id, response } = part.functionResponse;
@@ -96,6 +94,12 @@ function toBlocks(part: Part, role: Content['role']): ContentBlockParam[] {
       },
     ];
   return [];
+}
+
+/** The thinking blocks a model turn carries (on its first call, or on its text without calls), to send back as they came. */
+function thinkingOf(part: Part): ContentBlockParam[] {
+  const thinking = extraField(part, THINKING_FIELD);
+  return Array.isArray(thinking) ? (thinking.filter(isRecord) as unknown as ContentBlockParam[]) : [];
 }
 
 /** Tool-use ids must match `^[a-zA-Z0-9_-]+$`; ids another provider made are mapped the same way for call and result. */

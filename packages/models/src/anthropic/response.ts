@@ -64,10 +64,20 @@ export function fromMessage(message: Message): LlmResponse {
       builder.addCall({ id: block.id, name: block.name, args: block.input as Record<string, unknown> });
     }
   }
-  if (thinking.length > 0) builder.attachToFirstCall({ [THINKING_FIELD]: thinking });
+  if (thinking.length > 0) attachThinking(builder, thinking);
   builder.usage = usageOf(message.usage);
   builder.finishReason = finishReasonOf(message.stop_reason);
   return builder.build();
+}
+
+/**
+ * The thinking blocks go back to Anthropic with the turn: before its first call (required there
+ * with tool use), else with its text (Claude Opus 4.5 and later keep earlier turns' thinking in
+ * context, and the prompt cache matches only if the blocks come back as they were).
+ */
+function attachThinking(builder: ResponseBuilder, thinking: ThinkingBlock[]): void {
+  if (builder.hasCalls) builder.attachToFirstCall({ [THINKING_FIELD]: thinking });
+  else builder.addText('', { [THINKING_FIELD]: thinking });
 }
 
 /** Folds the Messages API stream events into partial responses and the complete response. */
@@ -150,7 +160,7 @@ export class MessageStreamAccumulator {
 
   final(): LlmResponse {
     this.calls.flushInto(this.builder);
-    if (this.thinking.size > 0) this.builder.attachToFirstCall({ [THINKING_FIELD]: [...this.thinking.values()] });
+    if (this.thinking.size > 0) attachThinking(this.builder, [...this.thinking.values()]);
     return this.builder.build();
   }
 }
