@@ -7,6 +7,7 @@ import type {
   Usage as AnthropicUsage,
 } from '@anthropic-ai/sdk/resources/messages';
 import { ResponseBuilder, ToolCallAssembler } from '../shared/response-builder.js';
+import { isRecord } from '../shared/tool-arguments.js';
 import { THINKING_FIELD } from './request.js';
 
 type ThinkingBlock =
@@ -67,6 +68,7 @@ export function fromMessage(message: Message): LlmResponse {
   if (thinking.length > 0) attachThinking(builder, thinking);
   builder.usage = usageOf(message.usage);
   builder.finishReason = finishReasonOf(message.stop_reason);
+  builder.finishMessage = explanationOf(message);
   return builder.build();
 }
 
@@ -78,6 +80,12 @@ export function fromMessage(message: Message): LlmResponse {
 function attachThinking(builder: ResponseBuilder, thinking: ThinkingBlock[]): void {
   if (builder.hasCalls) builder.attachToFirstCall({ [THINKING_FIELD]: thinking });
   else builder.addText('', { [THINKING_FIELD]: thinking });
+}
+
+/** Why the model stopped, in Anthropic's words: `stop_details.explanation` of a refusal. */
+function explanationOf(carrier: object): string | undefined {
+  const details = (carrier as { stop_details?: unknown }).stop_details;
+  return isRecord(details) && typeof details.explanation === 'string' ? details.explanation : undefined;
 }
 
 /** Folds the Messages API stream events into partial responses and the complete response. */
@@ -110,6 +118,7 @@ export class MessageStreamAccumulator {
         return this.addDelta(event);
       case 'message_delta': {
         builder.finishReason = finishReasonOf(event.delta.stop_reason);
+        builder.finishMessage = explanationOf(event.delta) ?? builder.finishMessage;
         // message_delta usage is cumulative; input counts may be absent there.
         const delta = usageOf(event.usage);
         const start = this.startUsage;
