@@ -90,33 +90,43 @@ function explanationOf(carrier: object): string | undefined {
 
 /** Folds the Messages API stream events into partial responses and the complete response. */
 export class MessageStreamAccumulator {
-  private readonly builder = new ResponseBuilder();
-  private readonly calls = new ToolCallAssembler<number>();
-  private readonly thinking = new Map<number, ThinkingBlock>();
+  private builder = new ResponseBuilder();
+  private calls = new ToolCallAssembler<number>();
+  private thinking = new Map<number, ThinkingBlock>();
   private startUsage: Usage | undefined;
   /** Whether `message_stop` arrived; a stream without it was cut off. */
   finished = false;
 
   add(event: RawMessageStreamEvent): LlmResponse[] {
-    const builder = this.builder;
     switch (event.type) {
       case 'message_start':
+        // A second message_start (a gateway splicing a retried generation into the stream) starts
+        // the turn over: the final response holds only the last message, not both run together.
+        this.builder = new ResponseBuilder();
+        this.calls = new ToolCallAssembler<number>();
+        this.thinking = new Map<number, ThinkingBlock>();
         this.startUsage = usageOf(event.message.usage);
-        builder.usage = this.startUsage;
+        this.builder.usage = this.startUsage;
         return [];
       case 'content_block_start': {
         const block = event.content_block;
         if (block.type === 'tool_use') this.calls.add(event.index, { id: block.id, name: block.name });
         else if (block.type === 'thinking')
-          this.thinking.set(event.index, { type: 'thinking', thinking: block.thinking, signature: block.signature });
+          this.thinking.set(event.index, {
+            type: 'thinking',
+            thinking: block.thinking,
+            // Not every server sends the empty signature the block starts with.
+            signature: (block.signature as string | undefined) ?? '',
+          });
         else if (block.type === 'redacted_thinking')
           this.thinking.set(event.index, { type: 'redacted_thinking', data: block.data });
-        else if (block.type === 'text' && block.text) return compact([builder.addText(block.text)]);
+        else if (block.type === 'text' && block.text) return compact([this.builder.addText(block.text)]);
         return [];
       }
       case 'content_block_delta':
         return this.addDelta(event);
       case 'message_delta': {
+        const builder = this.builder;
         builder.finishReason = finishReasonOf(event.delta.stop_reason);
         builder.finishMessage = explanationOf(event.delta) ?? builder.finishMessage;
         // message_delta usage is cumulative; input counts may be absent there.
