@@ -160,7 +160,8 @@ export class MessageStreamAccumulator {
       case 'text_delta':
         return compact([this.builder.addText(delta.text)]);
       case 'input_json_delta':
-        this.calls.add(event.index, { args: delta.partial_json });
+        // Only a tool_use block is a call; a server tool's input (server_tool_use) streams the same way.
+        if (this.calls.has(event.index)) this.calls.add(event.index, { args: delta.partial_json });
         return [];
       case 'thinking_delta': {
         const block = this.thinking.get(event.index);

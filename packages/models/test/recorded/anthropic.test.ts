@@ -214,6 +214,25 @@ describe('recorded Anthropic Messages API traffic', () => {
     expect(last(duplicate).usage).toEqual({ inputTokens: 17, outputTokens: 227 });
   });
 
+  it("anthropic-web-fetch-tool (JSON and stream): server tool blocks (web_fetch and its result) stay the provider's; no call reaches the agent", async () => {
+    server.reply(json('anthropic-web-fetch-tool.1.json'), stream('anthropic-web-fetch-tool.1.chunks.txt'));
+    const [whole] = await collect(model(), ask());
+    const texts = (body('anthropic', 'anthropic-web-fetch-tool.1.json').content as Recorded[])
+      .filter((block) => block.type === 'text')
+      .map((block) => block.text as string);
+    expect(texts[0]).toBe("I'll fetch the Wikipedia page about Maglemosian culture to tell you what it's about.");
+    expect(whole!.content!.parts).toEqual([{ text: texts.join('') }]);
+    expect(whole!.usage).toEqual({ inputTokens: 4234, outputTokens: 462, cachedTokens: 0 });
+
+    const responses = await collect(model(), ask(), true);
+    const text = streamedText(responses);
+    expect(text).toHaveLength(1664);
+    expect(text.startsWith("I'll fetch the content from that Wikipedia page to tell you what it's about.")).toBe(true);
+    expect(last(responses).content!.parts).toEqual([{ text }]);
+    expect(last(responses).finishReason).toBe('STOP');
+    expect(last(responses).usage).toEqual({ inputTokens: 4230, outputTokens: 446, cachedTokens: 0 });
+  });
+
   it('an error body that is not JSON still gives a ModelError with the HTTP status', async () => {
     server.reply((res) => {
       res.writeHead(502, { 'content-type': 'text/html' }).end('<html><body>502 Bad Gateway</body></html>');
