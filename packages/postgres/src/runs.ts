@@ -21,6 +21,9 @@ import { queryNamer, run, type Db } from './queries.js';
 import { quoteIdentifier } from './schema.js';
 import { inTransaction } from './transaction.js';
 
+/** What a create reads back: the checks, and the run's columns (all null when it was not inserted). */
+type CreateRow = { taken: boolean; found: boolean; active: string | null } & (RunRow | { [K in keyof RunRow]: null });
+
 /**
  * Run records in PostgreSQL, in the `runs` table (schema version 3). Times are the database's clock
  * (`clock_timestamp()`), as for leases, so replicas whose clocks disagree still order runs alike.
@@ -45,32 +48,35 @@ export class Runs {
     return inTransaction(
       pool,
       async (client) => {
-        await run(client, this.sql.lockSession, [lockKey]);
-        // A statement of its own, after the lock: its snapshot sees the runs the previous holder committed.
-        const [check] = await run<{ taken: boolean; found: boolean; active: string | null }>(client, this.sql.check, [
-          runId,
-          appName,
-          userId,
-          sessionId,
-        ]);
-        if (check?.taken) throw runExistsError(runId);
-        if (!check?.found) throw missingRunSessionError(runId, params);
-        if (params.exclusive && check.active !== null) throw sessionBusyError(runId, params, check.active);
-        let rows: RunRow[];
+        // After the lock, in a statement of its own: its snapshot sees the runs the previous holder
+        // committed. The checks and the insert are one statement; the insert happens only if they pass.
+        let row: CreateRow | undefined;
         try {
-          rows = await run<RunRow>(client, this.sql.insert, [runId, appName, userId, sessionId, request]);
+          [row] = await run<CreateRow>(client, this.sql.checkAndInsert, [
+            runId,
+            appName,
+            userId,
+            sessionId,
+            request,
+            params.exclusive === true,
+          ]);
         } catch (error) {
           // 23503: the session was deleted after the check (deletes do not take the lock).
           if ((error as { code?: unknown }).code === '23503') throw missingRunSessionError(runId, params);
           throw error;
         }
+        if (row?.taken) throw runExistsError(runId);
+        if (!row?.found) throw missingRunSessionError(runId, params);
+        if (params.exclusive && row.active !== null) throw sessionBusyError(runId, params, row.active);
         // No row: a create for another session (not under this lock) took the id after the check.
-        if (!rows[0]) throw runExistsError(runId);
-        return runFromRow(rows[0]);
+        if (row.run_id === null) throw runExistsError(runId);
+        return runFromRow(row);
       },
       {
         action: `creating run '${runId}' for session '${sessionId}'`,
         ifCommitLost: 'Read it back with getRun before creating it again.',
+        // The transaction and the session's lock in one round trip.
+        begin: (client) => `BEGIN; SELECT pg_advisory_xact_lock(hashtextextended(${client.escapeLiteral(lockKey)}, 0))`,
       },
     );
   }
@@ -126,20 +132,20 @@ function buildRunQueries(schema: string) {
   // The statuses are constants of core, so they can be written into the SQL, where the planner sees them.
   const active = ACTIVE_RUN_STATUSES.map((status) => `'${status}'`).join(', ');
   return {
-    lockSession: query('runs_lock', 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))'),
-    // $1 run id, $2 app, $3 user, $4 session.
-    check: query(
-      'runs_check',
-      `SELECT EXISTS (SELECT 1 FROM ${s}.runs WHERE run_id = $1) AS taken,
-         EXISTS (SELECT 1 FROM ${s}.sessions WHERE app_name = $2 AND user_id = $3 AND id = $4) AS found,
-         (SELECT run_id FROM ${s}.runs WHERE app_name = $2 AND user_id = $3 AND session_id = $4 AND status IN (${active}) ORDER BY seq LIMIT 1) AS active`,
-    ),
-    // $1 run id, $2 app, $3 user, $4 session, $5 request. One clock reading for both times.
-    insert: query(
-      'runs_insert',
-      `INSERT INTO ${s}.runs (run_id, app_name, user_id, session_id, status, attempts, cancel_requested, request, error, created_at, updated_at)
-       SELECT $1, $2, $3, $4, 'pending', 0, false, $5, NULL, t, t FROM clock_timestamp() AS t
-       ON CONFLICT (run_id) DO NOTHING RETURNING ${columns}`,
+    // $1 run id, $2 app, $3 user, $4 session, $5 request, $6 exclusive: the checks, and the insert
+    // when they pass (the id is free, the session exists, and, when exclusive, no run is active).
+    checkAndInsert: query(
+      'runs_check_insert',
+      `WITH checked AS (
+         SELECT EXISTS (SELECT 1 FROM ${s}.runs WHERE run_id = $1) AS taken,
+           EXISTS (SELECT 1 FROM ${s}.sessions WHERE app_name = $2 AND user_id = $3 AND id = $4) AS found,
+           (SELECT run_id FROM ${s}.runs WHERE app_name = $2 AND user_id = $3 AND session_id = $4 AND status IN (${active}) ORDER BY seq LIMIT 1) AS active),
+       inserted AS (
+         INSERT INTO ${s}.runs (run_id, app_name, user_id, session_id, status, attempts, cancel_requested, request, error, created_at, updated_at)
+         SELECT $1, $2, $3, $4, 'pending', 0, false, $5, NULL, t, t FROM clock_timestamp() AS t, checked
+         WHERE NOT checked.taken AND checked.found AND (NOT $6::boolean OR checked.active IS NULL)
+         ON CONFLICT (run_id) DO NOTHING RETURNING ${columns})
+       SELECT checked.taken, checked.found, checked.active AS active, inserted.* FROM checked LEFT JOIN inserted ON true`,
     ),
     select: query('runs_select', `SELECT ${columns} FROM ${s}.runs WHERE run_id = $1`),
     // One statement per shape of filter, so each plan can use its index. A NULL limit is no limit.

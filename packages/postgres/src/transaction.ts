@@ -7,6 +7,12 @@ export interface TransactionReport {
   action: string;
   /** What the caller should do when the connection broke during COMMIT, so the outcome is unknown. */
   ifCommitLost: string;
+  /**
+   * The simple query that opens the transaction, when it does more than BEGIN in the same round
+   * trip (e.g. `BEGIN; SELECT pg_advisory_xact_lock(...)`, with its values as escaped literals).
+   * @default 'BEGIN'
+   */
+  begin?: (client: pg.PoolClient) => string;
 }
 
 /**
@@ -40,7 +46,7 @@ export async function inTransaction<T>(
   };
   client.on('error', onError);
   try {
-    await client.query('BEGIN');
+    await client.query(report.begin ? report.begin(client) : 'BEGIN');
     const result = await work(client);
     // Broken already: COMMIT would not be sent, so the server rolls back, and that is certain.
     if (broken) throw connectionLost(action, broken, NOTHING_STORED);

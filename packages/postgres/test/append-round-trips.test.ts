@@ -91,6 +91,34 @@ describePostgres('PostgresSessionService round trips: creates, reads and appends
     expect(model.requests.at(-1)!.contents).toHaveLength(41);
   });
 
+  it('creates a run in three round trips: BEGIN with the session lock, the checks with the insert, COMMIT', async () => {
+    const session = await service.createSession({ appName: 'queued', userId: 'u' });
+    statements.length = 0;
+    await service.createRun({
+      appName: 'queued',
+      userId: 'u',
+      sessionId: session.id,
+      runId: 'r1',
+      request: {},
+      exclusive: true,
+    });
+    expect(statements.map((s) => s.replace(/\(hashtextextended\(.*$/, '(...)'))).toEqual([
+      'BEGIN; SELECT pg_advisory_xact_lock(...)',
+      'runs_check_insert',
+      'COMMIT',
+    ]);
+    // The checks still refuse: an active run, a taken id, a missing session; nothing is stored.
+    const create = (runId: string, sessionId = session.id) =>
+      service.createRun({ appName: 'queued', userId: 'u', sessionId, runId, request: {}, exclusive: true });
+    await expect(create('r2')).rejects.toThrow(/already has the active run 'r1'/);
+    await expect(create('r1')).rejects.toThrow(/r1/);
+    await expect(create('r3', 'no-such-session')).rejects.toThrow(/no-such-session/);
+    const runs = await service.listRuns({ session: { appName: 'queued', userId: 'u', sessionId: session.id } });
+    expect(runs.map((r) => r.runId)).toEqual(['r1']);
+    await service.updateRun('r1', { status: 'completed' });
+    expect((await create('r2')).status).toBe('pending');
+  });
+
   it('stores an event of a current session with one statement, state and all', async () => {
     const session = await service.createSession({ appName: 'a', userId: 'u', state: { n: 0 } });
     statements.length = 0;
