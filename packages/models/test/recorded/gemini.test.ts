@@ -162,6 +162,52 @@ describe('recorded Gemini API traffic', () => {
     expect(last(responses).usage).toEqual({ inputTokens: 249, outputTokens: 58 + 183, thoughtTokens: 183 });
   });
 
+  it('Vertex streams with streamed call arguments: two calls, array items by index, a nested object, a last fragment ending the call', async () => {
+    server.reply(
+      stream('google-stream-tool-call-arguments.chunks.txt'),
+      stream('google-stream-tool-call-array-arguments-missing-terminal-function-call.chunks.txt'),
+      stream('google-vertex-stream-tool-call-arguments-nested.1.chunks.txt'),
+    );
+    const callsOf = (parts: Part[]) =>
+      parts.flatMap((p) => ('functionCall' in p ? [[p.functionCall.name, p.functionCall.args]] : []));
+
+    const weather = last(await collect(model('gemini-3-pro-preview'), ask(), true));
+    expect(callsOf(weather.content!.parts)).toEqual([
+      ['getWeather', { location: 'Boston' }],
+      ['getWeather', { location: 'San Francisco' }],
+    ]);
+    expect(weather.content!.parts[0]).toMatchObject({
+      thoughtSignature: signatureIn(events('gemini', 'google-stream-tool-call-arguments.chunks.txt')),
+    });
+    expect(weather.usage).toEqual({ inputTokens: 26, outputTokens: 23 + 132, thoughtTokens: 132 });
+
+    const items = last(await collect(model(), ask(), true));
+    expect(callsOf(items.content!.parts)).toEqual([
+      [
+        'writeItems',
+        {
+          operations: [
+            { action: 'add', description: 'Fresh red apple', itemid: 'apple_001', price: 0.5 },
+            { action: 'add', description: 'Ripe yellow banana', itemid: 'banana_001', price: 0.3 },
+          ],
+        },
+      ],
+    ]);
+
+    const recipe = last(await collect(model(), ask(), true));
+    const [[name, args]] = callsOf(recipe.content!.parts) as [[string, { recipe: Record<string, unknown> }]];
+    expect(name).toBe('cookRecipe');
+    const { ingredients, steps } = args.recipe as { ingredients: unknown[]; steps: string[] };
+    expect(args.recipe.name).toBe('Lasagna');
+    expect(ingredients).toHaveLength(10);
+    expect(ingredients[0]).toEqual({ amount: '16 oz', name: 'Lasagna noodles' });
+    expect(ingredients[9]).toEqual({ amount: '1/2 tsp', name: 'Pepper' });
+    expect(steps).toHaveLength(10);
+    expect(steps[1]).toBe('Cook lasagna noodles according to package directions, drain and set aside.');
+    expect(steps[4]).toBe('In a 9x13 baking dish, spread a thin layer of meat sauce.');
+    expect(recipe.usage).toEqual({ inputTokens: 31, outputTokens: 684 + 1026, thoughtTokens: 1026 });
+  });
+
   it("google-429-retry-info (HTTP 429): a ModelError with the status, Gemini's message and the asked wait", async () => {
     server.reply(json('google-429-retry-info.json', 429));
     const error: unknown = await collect(model(), ask()).catch((e: unknown) => e);
