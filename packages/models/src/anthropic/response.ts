@@ -115,8 +115,8 @@ export class MessageStreamAccumulator {
           this.thinking.set(event.index, {
             type: 'thinking',
             thinking: block.thinking,
-            // Not every server sends the empty signature the block starts with.
-            signature: (block.signature as string | undefined) ?? '',
+            // Not every server sends the empty signature the block starts with (the SDK's type says it does).
+            signature: typeof block.signature === 'string' ? block.signature : '',
           });
         else if (block.type === 'redacted_thinking')
           this.thinking.set(event.index, { type: 'redacted_thinking', data: block.data });
