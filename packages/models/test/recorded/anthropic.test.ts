@@ -3,9 +3,9 @@ import { anthropic } from '@troupe/models';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { asker, collect } from '../support/collect.js';
-import type { FakeServer, Reply } from '../support/fake-server.js';
+import { sse, type FakeServer, type Reply } from '../support/fake-server.js';
 import { serverPerTest } from '../support/server-per-test.js';
-import { body, last, replayAnthropicStream, replayJson, streamedText, type Recorded } from './replay.js';
+import { body, events, last, replayAnthropicStream, replayJson, streamedText, type Recorded } from './replay.js';
 
 /** Real Anthropic Messages API traffic recorded by the Vercel AI SDK (see README.md), replayed through anthropic(). */
 
@@ -231,6 +231,28 @@ describe('recorded Anthropic Messages API traffic', () => {
     expect(last(responses).content!.parts).toEqual([{ text }]);
     expect(last(responses).finishReason).toBe('STOP');
     expect(last(responses).usage).toEqual({ inputTokens: 4230, outputTokens: 446, cachedTokens: 0 });
+  });
+
+  it("overloaded-error (HTTP 529, and as an error event inside a stream): a retryable ModelError with Anthropic's message", async () => {
+    const overloaded = body('anthropic', 'overloaded-error.json');
+    const [start] = events('anthropic', 'anthropic-text.chunks.txt');
+    server.reply(
+      replayJson('anthropic', 'overloaded-error.json', 529),
+      sse([
+        `event: message_start\ndata: ${JSON.stringify(start)}`,
+        `event: error\ndata: ${JSON.stringify(overloaded)}`,
+      ]),
+    );
+    const error: unknown = await collect(model(), ask()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ModelError);
+    expect(error).toMatchObject({ status: 529, provider: 'anthropic', retryable: true });
+    expect((error as Error).message).toBe(
+      "Anthropic request for model 'claude-sonnet-4-5' failed with HTTP 529: Overloaded",
+    );
+    const streamError: unknown = await collect(model(), ask(), true).catch((e: unknown) => e);
+    expect(streamError).toBeInstanceOf(ModelError);
+    expect(streamError).toMatchObject({ provider: 'anthropic', retryable: true });
+    expect((streamError as Error).message).toBe("Anthropic stream for model 'claude-sonnet-4-5' broke off: Overloaded");
   });
 
   it('an error body that is not JSON still gives a ModelError with the HTTP status', async () => {

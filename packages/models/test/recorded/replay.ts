@@ -70,6 +70,7 @@ export function streamedText(responses: readonly LlmResponse[], thought = false)
 /** The last (complete) response of a call. */
 export function last(responses: readonly LlmResponse[]): LlmResponse {
   const final = responses[responses.length - 1];
-  if (!final || final.partial) throw new Error(`The call ended without a complete response (${responses.length} responses).`);
+  if (!final || final.partial)
+    throw new Error(`The call ended without a complete response (${responses.length} responses).`);
   return final;
 }
