@@ -214,6 +214,37 @@ describe('recorded Anthropic Messages API traffic', () => {
     expect(last(duplicate).usage).toEqual({ inputTokens: 17, outputTokens: 227 });
   });
 
+  it('spliced-message-start (stream) through an agent: the kept thinking block goes back before the call it preceded', async () => {
+    server.reply(stream('spliced-message-start.chunks.txt'), stream('anthropic-text.chunks.txt'));
+    const values: string[] = [];
+    const tool = new FunctionTool({
+      name: 'test-tool',
+      description: 'Records a value.',
+      parameters: z.object({ value: z.string() }),
+      execute: ({ value }) => {
+        values.push(value);
+        return { ok: true };
+      },
+    });
+    const runner = new InMemoryRunner({
+      agent: new LlmAgent({ name: 'caller', model: model(), instruction: 'Call the tool.', tools: [tool] }),
+    });
+    const session = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
+    const result = await turn(runner, session.id, 'Name a holiday.', true);
+    expect(result.error?.message).toBeUndefined();
+    expect(values).toEqual(['Sparkle Day']);
+    expect(messages(server.requests[1]!).slice(1)).toEqual([
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'Let me call the tool.', signature: 'sig-second' },
+          { type: 'tool_use', id: 'toolu_second', name: 'test-tool', input: { value: 'Sparkle Day' } },
+        ],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_second', content: '{"ok":true}' }] },
+    ]);
+  });
+
   it("anthropic-web-fetch-tool (JSON and stream): server tool blocks (web_fetch and its result) stay the provider's; no call reaches the agent", async () => {
     server.reply(json('anthropic-web-fetch-tool.1.json'), stream('anthropic-web-fetch-tool.1.chunks.txt'));
     const [whole] = await collect(model(), ask());
