@@ -116,6 +116,16 @@ describe('recorded Chat Completions traffic', () => {
     expect(last(responses).finishReason).toBe('STOP');
   });
 
+  it('openai-node-refusal (gpt-4o stream with structured output): the refusal is the answer text, finish reason SAFETY', async () => {
+    server.reply(replayFramed('openai-chat', 'openai-node-refusal.sse'));
+    const responses = await collect(model('gpt-4o-2024-08-06'), ask(), true);
+    const refusal = "I'm very sorry, but I can't assist with that request.";
+    expect(streamedText(responses)).toBe(refusal);
+    expect(last(responses).content!.parts).toEqual([{ text: refusal }]);
+    expect(last(responses).finishReason).toBe('SAFETY');
+    expect(last(responses).usage).toEqual({ inputTokens: 17, outputTokens: 13 });
+  });
+
   it('groq-tool-call (JSON and stream): a call with {} arguments; usage without token details', async () => {
     server.reply(json('groq-tool-call.json'), replayChatStream('groq-tool-call.chunks.txt'));
     const groq = compatible('llama-3.3-70b-versatile', 'groq');
