@@ -223,10 +223,15 @@ async function measure(target, route) {
     await requester({ url, app: APP, route, agent: new http.Agent() })('primer');
     if (target.proxy) Object.assign(result, await countRoundTrips(target.proxy, url, route));
     let peakRssKb = readStatusKb(server.pid, 'VmRSS');
+    // Besides the peak, the RSS every 30 s: a long run (--seconds 600) shows whether memory stays flat.
+    const rssTimelineMb = [];
+    let samples = 0;
     sampler = setInterval(() => {
       const rss = readStatusKb(server.pid, 'VmRSS');
       if (rss > peakRssKb) peakRssKb = rss;
+      if (samples++ % 300 === 0) rssTimelineMb.push(round(rss / 1024, 1));
     }, 100);
+    result.rssTimelineMb = rssTimelineMb;
     const client = await runClient({
       url,
       app: APP,
