@@ -48,13 +48,23 @@ export interface RunWorkerOptions {
   concurrency?: number;
   /**
    * How long a run is held without a sign of life from its worker; after it, another worker takes
-   * it over (and the session lease, which has the same length, lets it). Work that blocks the event
-   * loop longer than this (synchronous CPU-bound tools) gets its run taken over: make such work
-   * asynchronous or raise this.
-   * @default 30000
+   * it over (and the session lease, which has the same length, lets it). The sign of life comes
+   * from timers (BullMQ renews the lock every half of it, the runner the lease every third), so a
+   * run awaiting a slow step (a tool call of minutes) keeps its worker; only a dead worker, or one
+   * whose event loop stopped, loses it. Work that blocks the event loop longer than this
+   * (synchronous CPU-bound tools, a paused VM) gets its run taken over: make such work asynchronous
+   * or raise this. A shorter lock means a faster takeover after a crash (about the lock's length)
+   * and more renewals: per run, a Redis lock extension every half lock and a store write every
+   * third.
+   * @default 10000
    */
   lockDurationMs?: number;
-  /** How often workers look for runs whose worker stopped. @default half of lockDurationMs, at least 500 */
+  /**
+   * How often workers look for runs whose worker stopped (one small Redis script per worker each
+   * time; the workers share one check per interval). A dead worker's run is taken over at the
+   * first look after its lock expired.
+   * @default a tenth of lockDurationMs, at least 500
+   */
   stalledIntervalMs?: number;
   /** Takeovers after a worker died before the run ends `abandoned` (with a stored `RUN_ABANDONED` event). @default 2 */
   maxStalledCount?: number;
@@ -330,14 +340,14 @@ export class RunWorker {
 }
 
 function settingsOf(options: RunWorkerOptions): RunWorker['settings'] {
-  const lockDurationMs = positive(options.lockDurationMs, 'lockDurationMs', 30_000, 1_000);
+  const lockDurationMs = positive(options.lockDurationMs, 'lockDurationMs', 10_000, 1_000);
   return {
     concurrency: positive(options.concurrency, 'concurrency', 10, 1),
     lockDurationMs,
     stalledIntervalMs: positive(
       options.stalledIntervalMs,
       'stalledIntervalMs',
-      Math.max(500, Math.floor(lockDurationMs / 2)),
+      Math.max(500, Math.floor(lockDurationMs / 10)),
       100,
     ),
     maxStalledCount: positive(options.maxStalledCount, 'maxStalledCount', 2, 0),

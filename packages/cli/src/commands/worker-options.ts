@@ -18,7 +18,7 @@ export interface WorkerCommandOptions {
   db: string | undefined;
   /** `--concurrency`: runs at once. @default 10 */
   concurrency: number | undefined;
-  /** `--lock-duration`: milliseconds a run is held without a sign of life before another worker takes it. @default 30000 */
+  /** `--lock-duration`: milliseconds a run is held without a sign of life before another worker takes it. @default 10000 */
   lockDurationMs: number | undefined;
   /** `--grace-period`: milliseconds runs in progress get to finish on SIGTERM/Ctrl-C before going back on the queue. @default 10000 */
   gracePeriodMs: number;
@@ -133,7 +133,7 @@ Options:
   --db <path>           Sessions in this SQLite file, the API's (default: .troupe/troupe.db)
   --concurrency <n>     Runs at once (default: 10)
   --lock-duration <ms>  How long a run is held without a sign of life before another worker
-                        takes it over (default: 30000). A tool that blocks the event loop longer
+                        takes it over (default: 10000). A tool that blocks the event loop longer
                         than this has its run taken over: raise it, or make the tool async
   --grace-period <ms>   On Ctrl-C or SIGTERM, how long runs in progress may finish before they
                         go back on the queue for another worker (default: ${DEFAULT_GRACE_PERIOD_MS})
