@@ -1,5 +1,6 @@
-import { ConfigurationError, type LlmRequest, type LlmResponse } from '@troupe/core';
+import { ConfigurationError, type ContextCache, type LlmRequest, type LlmResponse } from '@troupe/core';
 import type { GoogleGenAI } from '@google/genai';
+import { callCacheOf, checkModelCache, type ModelCache } from '../shared/context-cache.js';
 import { fromEnv, requireApiKey } from '../shared/env.js';
 import { messageOf, type FailureDetails, type ProviderIdentity } from '../shared/errors.js';
 import {
@@ -12,6 +13,7 @@ import {
 } from '../shared/provider-llm.js';
 import { loadSdk } from '../shared/sdk.js';
 import { isRecord } from '../shared/tool-arguments.js';
+import { GeminiContextCaches } from './context-caches.js';
 import { toGeminiRequest, type GeminiStructuredOutput } from './request.js';
 import { GeminiAccumulator } from './response.js';
 
@@ -42,6 +44,13 @@ export interface GeminiOptions extends ProviderLlmOptions {
   structuredOutput?: GeminiStructuredOutput;
   /** GenerateContentConfig fields for every request, e.g. `{ thinkingConfig: { includeThoughts: true } }`. */
   config?: Record<string, unknown>;
+  /**
+   * Prompt caching with this model whatever the agent says (`false`: never): an explicit
+   * `cachedContents` cache of the system instruction, tools and earlier turns; see "Prompt
+   * caching" in docs/models.md and {@link GeminiLlm.deleteCaches}.
+   * @default the agent's or the Runner's `contextCache`
+   */
+  contextCache?: ContextCache;
 }
 
 const KEY_VARIABLES = ['GEMINI_API_KEY', 'GOOGLE_API_KEY'] as const;
@@ -56,13 +65,17 @@ const KEY_VARIABLES = ['GEMINI_API_KEY', 'GOOGLE_API_KEY'] as const;
 export class GeminiLlm extends ProviderLlm {
   private readonly options: GeminiOptions;
   private readonly vertexai: boolean;
+  private readonly cache: ModelCache;
+  private readonly caches: GeminiContextCaches;
   private readonly client = lazily(() => this.createClient());
 
   constructor(model: string, options: GeminiOptions = {}) {
     super(checkModelName(model, 'gemini', 'gemini-2.5-flash').replace(/^models\//, ''), options.retry);
     checkOneOf('gemini', 'structuredOutput', options.structuredOutput, ['auto', 'native', 'instruction']);
     checkFields('gemini', 'config', options.config, 'GenerateContentConfig fields');
+    this.cache = checkModelCache('gemini', 'Gemini', options.contextCache);
     this.options = options;
+    this.caches = new GeminiContextCaches(this.model);
     this.vertexai = options.vertexai ?? fromEnv('GOOGLE_GENAI_USE_VERTEXAI')?.toLowerCase() === 'true';
   }
 
@@ -113,10 +126,14 @@ export class GeminiLlm extends ProviderLlm {
     abortSignal: AbortSignal | undefined,
   ): AsyncGenerator<LlmResponse> {
     const client = await this.client();
-    const { contents, config } = toGeminiRequest(request, this.model, {
+    const plain = toGeminiRequest(request, this.model, {
       structuredOutput: this.options.structuredOutput ?? 'auto',
       config: this.options.config,
     });
+    const callCache = callCacheOf(request, this.cache);
+    const { contents, config, writeTokens } = callCache
+      ? await this.caches.prepare(client, plain, callCache, abortSignal)
+      : plain;
     // The SDK's errors carry no headers; this keeps the failed response's, for Retry-After.
     const failed: { headers?: Headers } = {};
     const fetchKeepingHeaders: typeof fetch = async (input, init) => {
@@ -156,7 +173,20 @@ export class GeminiLlm extends ProviderLlm {
         'response',
       );
     }
-    yield accumulator.final();
+    const final = accumulator.final();
+    if (writeTokens !== undefined) {
+      final.usage = { ...(final.usage ?? { inputTokens: 0, outputTokens: 0 }), cacheWriteTokens: writeTokens };
+    }
+    yield final;
+  }
+
+  /**
+   * Deletes the `cachedContents` caches this model created (with `contextCache` on), e.g. when the
+   * app shuts down; caches not deleted expire by their ttl. Failures to delete are ignored.
+   */
+  async deleteCaches(): Promise<void> {
+    if (this.caches.size === 0) return;
+    await this.caches.deleteAll(await this.client());
   }
 
   protected override failureDetails(error: unknown, headers?: Headers): FailureDetails {
