@@ -19,6 +19,7 @@ import { loadAgentModule } from '../load-agent.js';
 import type { CliIo } from '../io.js';
 import { stopRequested } from '../stop-requested.js';
 import { consoleBuffer } from './console-buffer.js';
+import { boundHeapGrowth } from './server-heap.js';
 import { logRequests, RunLogPlugin } from './request-log.js';
 import { type MountedA2a, mountA2a } from './serve-a2a.js';
 import { typescriptNeeded } from '../typescript-needed.js';
@@ -243,6 +244,7 @@ function packageRoot(entry: string): string {
 }
 
 async function listen(app: TroupeApp, host: string, port: number): Promise<ServerHandle> {
+  boundHeapGrowth();
   try {
     // The CLI owns its process: the Node adapter's lightweight Request/Response may be its globals.
     return await serve(app, { host, port, gracePeriodMs: GRACE_PERIOD_MS, overrideGlobalObjects: true });
