@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Content as GeminiContent, GenerateContentConfig, GoogleGenAI } from '@google/genai';
+import type { Content as GeminiContent, GenerateContentConfig, GoogleGenAI, Tool } from '@google/genai';
 import type { CallCache } from '../shared/context-cache.js';
 
 /** A cache is not used in its last seconds: the request could reach Gemini after it expired. */
@@ -88,7 +88,8 @@ export class GeminiContextCaches {
         config: {
           contents: prefixContents,
           ...(systemInstruction === undefined ? {} : { systemInstruction }),
-          ...(tools === undefined ? {} : { tools }),
+          // Declarations and provider tools (googleSearch...) as built for the wire: never SDK callables.
+          ...(tools === undefined ? {} : { tools: tools as Tool[] }),
           ...(toolConfig === undefined ? {} : { toolConfig }),
           ttl: `${TTL_SECONDS[cache.ttl]}s`,
           displayName: cache.key ?? `troupe-${base.slice(0, 40)}`,

@@ -13,7 +13,7 @@ import {
 } from '../shared/provider-llm.js';
 import { loadSdk } from '../shared/sdk.js';
 import { isRecord } from '../shared/tool-arguments.js';
-import { GeminiContextCaches } from './context-caches.js';
+import { GeminiContextCaches, type CachedCall } from './context-caches.js';
 import { toGeminiRequest, type GeminiStructuredOutput } from './request.js';
 import { GeminiAccumulator } from './response.js';
 
@@ -126,7 +126,7 @@ export class GeminiLlm extends ProviderLlm {
     abortSignal: AbortSignal | undefined,
   ): AsyncGenerator<LlmResponse> {
     const client = await this.client();
-    const plain = toGeminiRequest(request, this.model, {
+    const plain: CachedCall = toGeminiRequest(request, this.model, {
       structuredOutput: this.options.structuredOutput ?? 'auto',
       config: this.options.config,
     });
