@@ -130,7 +130,13 @@ try {
   emit({ measure: 'integrity', ...(await integrity(store, runs)) });
   const reports = readReports();
   emit({ measure: 'takeover_after_sigkill', ...latencies(kills, reports) });
-  emit({ measure: 'takeover_after_sigstop', ...latencies(stops, reports) });
+  emit({
+    measure: 'takeover_after_sigstop',
+    ...latencies(stops, reports),
+    // A stop that ran into the 180 s bound: nothing was taken over while it was frozen (with SQLite,
+    // a worker frozen inside a write transaction holds the file's lock, and every other process waits on it).
+    frozen_s: stops.map((stop) => round((stop.wokeAt - stop.at) / 1_000, 1)),
+  });
   emit({
     measure: 'reports',
     started: reports.filter((r) => r.kind === 'started' && !r.takeover).length,
