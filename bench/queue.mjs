@@ -38,6 +38,8 @@ const STREAM_TTL_MS = 2_000;
 let pgWaitReads = 0;
 
 const core = await import(dist('core'));
+// The run statuses live in the stores entry point, not the main one.
+const { FINAL_RUN_STATUSES } = await import(join(root, 'packages', 'core', 'dist', 'stores', 'index.js'));
 const { RunQueue } = await import(dist('queue'));
 const { Redis } = await import('ioredis');
 
@@ -157,7 +159,7 @@ async function measureQueued() {
   while (finished.length < args.runs) {
     if (Date.now() > deadline) throw new Error(`only ${finished.length} of ${args.runs} runs finished within 120 s`);
     await sleep(20);
-    finished = await store.listRuns({ statuses: core.FINAL_RUN_STATUSES });
+    finished = await store.listRuns({ statuses: FINAL_RUN_STATUSES });
     pgWaitReads++;
   }
   const seconds = (Math.max(...finished.map((r) => r.updatedAt)) - began) / 1_000;
