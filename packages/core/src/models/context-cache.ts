@@ -74,7 +74,7 @@ export function checkContextCache(owner: string, value: unknown): Required<Conte
       `${owner}'s contextCache.minTokens is ${JSON.stringify(minTokens)}; it must be a positive whole number of tokens.`,
     );
   }
-  return { ttl: ttl ?? '5m', minTokens: (minTokens) ?? DEFAULT_CACHE_MIN_TOKENS };
+  return { ttl: ttl ?? '5m', minTokens: minTokens ?? DEFAULT_CACHE_MIN_TOKENS };
 }
 
 /**

@@ -80,7 +80,7 @@ export class AnthropicLlm extends ProviderLlm {
     checkOneOf('anthropic', 'structuredOutput', options.structuredOutput, ['native', 'instruction']);
     checkFields('anthropic', 'body', options.body, 'request fields');
     this.cache = checkModelCache('anthropic', 'Anthropic', options.contextCache, {
-      minTokens: 'Anthropic caches every marked prefix above the model\'s own minimum (1,024 to 4,096 tokens).',
+      minTokens: "Anthropic caches every marked prefix above the model's own minimum (1,024 to 4,096 tokens).",
     });
     this.options = options;
   }
