@@ -8,7 +8,7 @@ export interface Usage {
   outputTokens: number;
   /** Prompt tokens read from the provider's cache (part of inputTokens). */
   cachedTokens?: number;
-  /** Prompt tokens written to the provider's cache by this call (part of inputTokens; Anthropic, Gemini). */
+  /** Prompt tokens written to the provider's cache for this call (Anthropic: part of inputTokens; Gemini: its explicit cache, billed apart). */
   cacheWriteTokens?: number;
   thoughtTokens?: number;
 }
