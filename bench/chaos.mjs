@@ -14,13 +14,13 @@
 // the BUILT packages (dist/). Prints one JSON line per measurement on stdout; progress on stderr.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
 import console from 'node:console';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { URL, fileURLToPath } from 'node:url';
+import { startRedis } from './local-services.mjs';
 import { quantile, round } from './stats.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -37,7 +37,6 @@ const emit = (line) => console.log(JSON.stringify({ bench: 'chaos', ...line }));
 
 const { FINAL_RUN_STATUSES } = await import(join(root, 'packages', 'core', 'dist', 'stores', 'index.js'));
 const { RunQueue } = await import(dist('queue'));
-const { Redis } = await import('ioredis');
 
 const dir = mkdtempSync(join(tmpdir(), 'troupe-bench-chaos-'));
 const stepLog = join(dir, 'steps.log');
@@ -52,7 +51,7 @@ let redisServer;
 let schema;
 try {
   emit({ measure: 'setup', ...args, pg: args.pg, loadavg_1m: round(loadavg()[0], 2) });
-  redisServer = await startRedis();
+  redisServer = await startRedis(log);
   const redisUrl = `redis://127.0.0.1:${redisServer.port}`;
   const store = await openStore();
   const prefix = 'chaos';
@@ -311,52 +310,6 @@ async function dropSchema() {
   } finally {
     await client.end();
   }
-}
-
-async function startRedis() {
-  const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'],
-    { stdio: 'ignore' },
-  );
-  child.port = port;
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const probe = new Redis({
-      port,
-      host: '127.0.0.1',
-      lazyConnect: true,
-      retryStrategy: () => null,
-      maxRetriesPerRequest: 0,
-    });
-    probe.on('error', () => undefined);
-    try {
-      await probe.connect();
-      await probe.ping();
-      log(`redis-server on port ${port}`);
-      return child;
-    } catch (error) {
-      if (Date.now() > deadline) {
-        child.kill('SIGKILL');
-        throw new Error(`redis-server did not start on port ${port}: ${error.message}`);
-      }
-      await sleep(50);
-    } finally {
-      probe.disconnect();
-    }
-  }
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** A worker process, once it takes jobs. */

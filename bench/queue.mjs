@@ -11,7 +11,6 @@
 // the BUILT packages (dist/). Prints one JSON line per measurement on stdout; progress on stderr.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
@@ -21,6 +20,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { URL, fileURLToPath } from 'node:url';
 import { threeStepAgent } from './queue-agent.mjs';
 import { startPgProxy, startTcpProxy } from './server-load/pg-proxy.mjs';
+import { startRedis } from './local-services.mjs';
 import { quantile, round } from './stats.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -50,7 +50,7 @@ let redisProxy;
 let pgProxy;
 let redisServer;
 try {
-  redisServer = await startRedis();
+  redisServer = await startRedis(log);
   redisProxy = await startTcpProxy({ host: '127.0.0.1', port: redisServer.port, delayMs: args.delayMs });
   if (args.pg) {
     const upstream = new URL(process.env.TROUPE_TEST_PG_URL ?? 'postgres://127.0.0.1:5432/');
@@ -236,52 +236,6 @@ async function processedCommands(client) {
 async function usedMemory(client) {
   const info = await client.info('memory');
   return Number(/used_memory:(\d+)/.exec(info)[1]);
-}
-
-async function startRedis() {
-  const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'],
-    { stdio: 'ignore' },
-  );
-  child.port = port;
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const probe = new Redis({
-      port,
-      host: '127.0.0.1',
-      lazyConnect: true,
-      retryStrategy: () => null,
-      maxRetriesPerRequest: 0,
-    });
-    probe.on('error', () => undefined);
-    try {
-      await probe.connect();
-      await probe.ping();
-      log(`redis-server on port ${port}`);
-      return child;
-    } catch (error) {
-      if (Date.now() > deadline) {
-        child.kill('SIGKILL');
-        throw new Error(`redis-server did not start on port ${port}: ${error.message}`);
-      }
-      await sleep(50);
-    } finally {
-      probe.disconnect();
-    }
-  }
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 async function startChild(script, options) {

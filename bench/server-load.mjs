@@ -18,7 +18,6 @@
 import { execFile, spawn } from 'node:child_process';
 import http from 'node:http';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
@@ -27,6 +26,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { clearInterval, setInterval } from 'node:timers';
 import { URL, fileURLToPath } from 'node:url';
 import { ensurePeersInstalled, peersDir } from './peers/install.mjs';
+import { freePort } from './local-services.mjs';
 import { startPgProxy } from './server-load/pg-proxy.mjs';
 import { requester } from './server-load/requests.mjs';
 import { round } from './stats.mjs';
@@ -340,17 +340,6 @@ function readStatusKb(pid, field) {
   } catch {
     return 0;
   }
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 // ---- PostgreSQL ------------------------------------------------------------------------------
