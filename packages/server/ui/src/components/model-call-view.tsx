@@ -12,18 +12,20 @@ import { Markdown } from './markdown.js';
  * Shown only for events the server kept a model call for.
  */
 export function ModelCallView({ api, event }: { api: ApiClient; event: WireEvent }) {
-  const [call, setCall] = useState<ModelCall | 'none' | 'loading' | { failed: string }>('loading');
+  // Kept with the id of the event it belongs to: when another event is selected, the render before
+  // the effect runs must not show the previous event's model call under the new event.
+  const [loaded, setLoaded] = useState<{ eventId: string; call: ModelCall | 'none' | { failed: string } }>();
   useEffect(() => {
-    if (event.author === 'user' || event.id.startsWith('local-')) return setCall('none');
+    const eventId = event.id;
+    if (event.author === 'user' || eventId.startsWith('local-')) return setLoaded({ eventId, call: 'none' });
     let current = true;
-    setCall('loading');
-    api.eventTrace(event.id).then(
-      (attributes) => current && setCall(modelCallOf(attributes) ?? 'none'),
+    api.eventTrace(eventId).then(
+      (attributes) => current && setLoaded({ eventId, call: modelCallOf(attributes) ?? 'none' }),
       (error: unknown) => {
         // 404: no model call made this event (or it ran before the server started): nothing to show.
         if (!current) return;
-        if (error instanceof ApiError && error.status === 404) setCall('none');
-        else setCall({ failed: error instanceof Error ? error.message : String(error) });
+        if (error instanceof ApiError && error.status === 404) setLoaded({ eventId, call: 'none' });
+        else setLoaded({ eventId, call: { failed: error instanceof Error ? error.message : String(error) } });
       },
     );
     return () => {
@@ -31,6 +33,7 @@ export function ModelCallView({ api, event }: { api: ApiClient; event: WireEvent
     };
   }, [api, event.id, event.author]);
 
+  const call = loaded?.eventId === event.id ? loaded.call : 'loading';
   if (call === 'none' || call === 'loading') return null;
   if ('failed' in call) return <p class="muted">Could not read the model call: {call.failed}</p>;
   return (
