@@ -6,7 +6,7 @@ import {
   renewalLostError,
   toSessionLease,
 } from '@troupe/core/stores';
-import { queryNamer, run, runCount, type Db, type SessionRow } from './queries.js';
+import { queryNamer, run, runCount, scopedStateColumns, type Db, type SessionRow } from './queries.js';
 
 /** A session row read with its lease: its events after the version asked for, as [format, data]. */
 export type LeasedSessionRow = SessionRow & { events: [number, unknown][] };
@@ -33,16 +33,14 @@ export class Leases {
   /** Takes the lease (see `LeasingSessionService.leaseSession`). */
   async take(db: Db, params: LeaseParams): Promise<SessionLease | undefined> {
     checkLeaseParams(params);
-    const [row] = await run<{ found: boolean; epoch: number | null; expires_at: number | null }>(db, this.sql.take, [
+    const [row] = await run<TakeRow>(db, this.sql.take, [
       params.appName,
       params.userId,
       params.sessionId,
       params.owner,
       params.ttlMs,
     ]);
-    if (!row?.found) throw missingLeaseSessionError(params);
-    if (row.epoch === null || row.expires_at === null) return undefined;
-    return toSessionLease(params, { leaseOwner: params.owner, leaseEpoch: row.epoch, leaseExpiresAt: row.expires_at });
+    return leaseTaken(params, row);
   }
 
   /**
@@ -55,19 +53,16 @@ export class Leases {
     afterVersion: number,
   ): Promise<{ lease: SessionLease; row: LeasedSessionRow } | undefined> {
     checkLeaseParams(params);
-    const [row] = await run<LeasedSessionRow & { found: boolean; epoch: number | null; expires_at: number | null }>(
-      db,
-      this.sql.takeAndRead,
-      [params.appName, params.userId, params.sessionId, params.owner, params.ttlMs, afterVersion],
-    );
-    if (!row?.found) throw missingLeaseSessionError(params);
-    if (row.epoch === null || row.expires_at === null) return undefined;
-    const lease = toSessionLease(params, {
-      leaseOwner: params.owner,
-      leaseEpoch: row.epoch,
-      leaseExpiresAt: row.expires_at,
-    });
-    return { lease, row };
+    const [row] = await run<LeasedSessionRow & TakeRow>(db, this.sql.takeAndRead, [
+      params.appName,
+      params.userId,
+      params.sessionId,
+      params.owner,
+      params.ttlMs,
+      afterVersion,
+    ]);
+    const lease = leaseTaken(params, row);
+    return lease && { lease, row: row! };
   }
 
   /** Extends a lease still at its epoch; throws `LeaseLostError` otherwise. */
@@ -92,23 +87,38 @@ export class Leases {
   }
 }
 
+/** What a take reads: whether the session exists, and the lease when it was taken. */
+interface TakeRow {
+  found: boolean;
+  epoch: number | null;
+  expires_at: number | null;
+}
+
+/** The lease a take got; undefined when another owner holds it. Throws for a missing session. */
+function leaseTaken(params: LeaseParams, row: TakeRow | undefined): SessionLease | undefined {
+  if (!row?.found) throw missingLeaseSessionError(params);
+  if (row.epoch === null || row.expires_at === null) return undefined;
+  return toSessionLease(params, { leaseOwner: params.owner, leaseEpoch: row.epoch, leaseExpiresAt: row.expires_at });
+}
+
 function buildLeaseQueries(schema: string) {
   const s = quoteIdentifier(schema);
   const query = queryNamer(schema);
   const key = 'app_name = $1 AND user_id = $2 AND id = $3';
   const expiresAtMs = '(extract(epoch FROM lease_expires_at) * 1000)::float8';
-  return {
-    // $4 owner, $5 ttl in ms. Taken when free or expired, or again by its owner (with a new epoch, as
-    // every acquisition gets one). `found` tells a held lease from a missing session in the same trip.
-    take: query(
-      'lease_take',
-      `WITH taken AS (
-         UPDATE ${s}.sessions SET lease_owner = $4, lease_epoch = lease_epoch + 1,
+  // $4 owner, $5 ttl in ms. Taken when free or expired, or again by its owner (with a new epoch, as
+  // every acquisition gets one); the statement returns the lease and the columns `also` of the row taken.
+  const takeLease = (also = '') => `UPDATE ${s}.sessions SET lease_owner = $4, lease_epoch = lease_epoch + 1,
            lease_expires_at = clock_timestamp() + $5::float8 * interval '1 millisecond'
          WHERE ${key} AND (lease_expires_at <= clock_timestamp() OR lease_owner = $4)
-         RETURNING lease_epoch, ${expiresAtMs} AS expires_at)
-       SELECT EXISTS (SELECT 1 FROM ${s}.sessions WHERE ${key}) AS found, taken.lease_epoch AS epoch, taken.expires_at
-       FROM (VALUES (1)) AS one (x) LEFT JOIN taken ON true`,
+         RETURNING ${also}lease_epoch, ${expiresAtMs} AS expires_at`;
+  // `found` tells a held lease from a missing session in the same trip.
+  const found = `EXISTS (SELECT 1 FROM ${s}.sessions WHERE ${key}) AS found, taken.lease_epoch AS epoch, taken.expires_at`;
+  return {
+    take: query(
+      'lease_take',
+      `WITH taken AS (${takeLease()})
+       SELECT ${found} FROM (VALUES (1)) AS one (x) LEFT JOIN taken ON true`,
     ),
     // The same, and the session as the lease left it: its row, app and user state, and the events
     // after version $6 (0: all) with the id of the last one at or before it. The events are read in
@@ -116,15 +126,9 @@ function buildLeaseQueries(schema: string) {
     // that they are one per version and reads again otherwise.
     takeAndRead: query(
       'lease_take_read',
-      `WITH taken AS (
-         UPDATE ${s}.sessions SET lease_owner = $4, lease_epoch = lease_epoch + 1,
-           lease_expires_at = clock_timestamp() + $5::float8 * interval '1 millisecond'
-         WHERE ${key} AND (lease_expires_at <= clock_timestamp() OR lease_owner = $4)
-         RETURNING pk, id, state_format, state, version, last_update_time, lease_epoch, ${expiresAtMs} AS expires_at)
-       SELECT EXISTS (SELECT 1 FROM ${s}.sessions WHERE ${key}) AS found, taken.lease_epoch AS epoch, taken.expires_at,
-         taken.pk, taken.id, taken.state_format, taken.state, taken.version, taken.last_update_time,
-         (SELECT COALESCE(jsonb_agg(jsonb_build_array(key, format, value)), '[]'::jsonb) FROM ${s}.app_state WHERE app_name = $1) AS app,
-         (SELECT COALESCE(jsonb_agg(jsonb_build_array(key, format, value)), '[]'::jsonb) FROM ${s}.user_state WHERE app_name = $1 AND user_id = $2) AS usr,
+      `WITH taken AS (${takeLease('pk, id, state_format, state, version, last_update_time, ')})
+       SELECT ${found},
+         taken.pk, taken.id, taken.state_format, taken.state, taken.version, taken.last_update_time, ${scopedStateColumns(s)},
          (SELECT COALESCE(jsonb_agg(jsonb_build_array(e.format, e.data) ORDER BY e.seq), '[]'::jsonb)
             FROM ${s}.events e WHERE e.session_pk = taken.pk AND e.seq > $6) AS events,
          (SELECT e.id FROM ${s}.events e WHERE e.session_pk = taken.pk AND e.seq <= $6 ORDER BY e.seq DESC LIMIT 1) AS base_event_id

@@ -54,13 +54,21 @@ export function queryNamer(schema: string): (name: string, text: string) => Quer
   return (name, text) => ({ name: prefix + name, text });
 }
 
+/**
+ * The app and user state a session read returns beside the session's own (`app`, `usr`: rows of
+ * [key, format, value]), for the app in $1 and the user in $2 of the schema `s` (quoted).
+ */
+export function scopedStateColumns(s: string): string {
+  return `
+    (SELECT COALESCE(jsonb_agg(jsonb_build_array(key, format, value)), '[]'::jsonb) FROM ${s}.app_state WHERE app_name = $1) AS app,
+    (SELECT COALESCE(jsonb_agg(jsonb_build_array(key, format, value)), '[]'::jsonb) FROM ${s}.user_state WHERE app_name = $1 AND user_id = $2) AS usr`;
+}
+
 /** The named statements of the session store in `schema` (leases have theirs in `leases.ts`). */
 export function buildQueries(schema: string) {
   const s = quoteIdentifier(schema);
   const query = queryNamer(schema);
-  const scopedColumns = `
-    (SELECT COALESCE(jsonb_agg(jsonb_build_array(key, format, value)), '[]'::jsonb) FROM ${s}.app_state WHERE app_name = $1) AS app,
-    (SELECT COALESCE(jsonb_agg(jsonb_build_array(key, format, value)), '[]'::jsonb) FROM ${s}.user_state WHERE app_name = $1 AND user_id = $2) AS usr`;
+  const scopedColumns = scopedStateColumns(s);
   const sessionColumns = 'pk, id, state_format, state, version, last_update_time';
   // The session's events as [[format, data], ...], oldest first; an event's seq is the version its
   // append made, so `seq > $4` is what came after a version.
