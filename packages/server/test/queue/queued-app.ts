@@ -27,7 +27,9 @@ export async function queuedApp(
         sessionService,
         redis: redisUrl,
         prefix,
-        lockDurationMs: 2_000,
+        // The default lock (10 s), not a short one: these tests do not test takeovers, and under CI
+        // load a 2 s lock renewed every second lapsed now and then, so the stalled check (every 0.5 s)
+        // took a busy run over mid-test (a /run then collected no events).
         sweepIntervalMs: 0,
         ...(streamTtlMs ? { streamTtlMs } : {}),
       })
