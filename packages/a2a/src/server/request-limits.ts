@@ -58,8 +58,11 @@ export function partsProblem(params: unknown): string | undefined {
   if (!Array.isArray(parts))
     return `Invalid request: field 'params.message.parts' is ${describe(parts)}; send a list of parts, e.g. [{ text: 'Hello' }].`;
   for (const [i, part] of parts.entries()) {
-    if (isRecord(part)) continue;
-    return `Invalid request: field 'params.message.parts[${i}]' is ${describe(part)}; each part is an object, e.g. { text: 'Hello' } (v0.3: { kind: 'text', text: 'Hello' }).`;
+    if (!isRecord(part))
+      return `Invalid request: field 'params.message.parts[${i}]' is ${describe(part)}; each part is an object, e.g. { text: 'Hello' } (v0.3: { kind: 'text', text: 'Hello' }).`;
+    // A v0.3 file part carries its file in `file`; without it the SDK's decoder reads a field of nothing.
+    if (part.kind === 'file' && !isRecord(part.file))
+      return `Invalid request: field 'params.message.parts[${i}].file' is ${'file' in part ? describe(part.file) : 'missing'}; a file part needs { kind: 'file', file: { uri | bytes, mimeType? } }.`;
   }
   return undefined;
 }

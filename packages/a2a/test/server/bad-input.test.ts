@@ -93,6 +93,19 @@ describe('bad JSON-RPC requests', () => {
       -32602,
       /^Invalid request: field 'params\.message\.parts\[1\]' is null; each part is an object, e.g\. \{ text: 'Hello' \}/,
     ],
+    // Found by the A2A fuzzer (seed 572142170): a v0.3 file part without its file was an internal error.
+    [
+      'a v0.3 file part without its file',
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'message/send',
+        params: { message: { kind: 'message', messageId: 'm1', role: 'user', parts: [{ kind: 'file' }] } },
+      },
+      200,
+      -32602,
+      /^Invalid request: field 'params\.message\.parts\[0\]\.file' is missing; a file part needs/,
+    ],
     [
       'parts that are not a list',
       send({ parts: 'hi' }),
