@@ -1,6 +1,7 @@
 import type { Event } from '@troupe/core';
 import type { Redis } from 'ioredis';
 import type { StreamEntry } from '@troupe/core/hosting';
+import { FINAL_RUN_STATUSES, type RunRecordStatus } from '@troupe/core/stores';
 
 /** A stream entry id as Redis writes them (`<ms>-<seq>`). */
 export const STREAM_ID = /^\d+-\d+$/;
@@ -14,7 +15,7 @@ export interface FollowOptions {
   signal?: AbortSignal | undefined;
   /**
    * True while the run may still write (pending, running, or paused with a resume queued). Asked
-   * when a read times out and at an end marker with nothing after it.
+   * when a read times out, and at the end marker of a pause with nothing after it.
    */
   stillGoing: () => Promise<boolean>;
 }
@@ -40,7 +41,7 @@ export async function* followStream(reader: Redis, key: string, options: FollowO
       if (!reply) {
         // Nothing new for a while: a run that is over and wrote no end (its stream expired, or it
         // ended while Redis was away) leaves nothing more to wait for.
-        if (!(await options.stillGoing())) return;
+        if (!(await options.stillGoing()) && !(await wroteAfter(reader, key, cursor))) return;
         continue;
       }
       for (const [id, fields] of reply[0]![1]) {
@@ -49,13 +50,28 @@ export async function* followStream(reader: Redis, key: string, options: FollowO
           yield { id, event: JSON.parse(fields[1]!) as Event };
           continue;
         }
-        // An end marker: the run stopped here, unless more follows (a resume, or a takeover that
-        // went on) or is about to (a resume queued but not yet started).
-        const next = await reader.xrange(key, `(${id}`, '+', 'COUNT', 1);
-        if (next.length === 0 && !(await options.stillGoing())) return;
+        // An end marker: the run stopped here. One that says the run is over is the last entry (only
+        // the attempt that recorded the ending writes it); after a pause, more may follow (a resume,
+        // or a takeover that went on) or be about to (a resume queued but not yet started).
+        if (FINAL_RUN_STATUSES.includes(fields[1] as RunRecordStatus)) return;
+        if (
+          !(await wroteAfter(reader, key, id)) &&
+          !(await options.stillGoing()) &&
+          !(await wroteAfter(reader, key, id))
+        )
+          return;
       }
     }
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/**
+ * Whether the stream has an entry after `id`. Asked again once the run's record says it stopped: a
+ * run that went on (a resume, a takeover) and ended between the first look and that answer wrote
+ * its entries before it stored its ending, so the second look finds them.
+ */
+async function wroteAfter(reader: Redis, key: string, id: string): Promise<boolean> {
+  return (await reader.xrange(key, `(${id}`, '+', 'COUNT', 1)).length > 0;
 }
