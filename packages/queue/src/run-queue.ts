@@ -8,8 +8,9 @@ import type { Redis } from 'ioredis';
 import { QueueUnavailableError, RunNotFoundError } from './errors.js';
 import { ensureJob, type QueueJobData, queueOptions } from './jobs.js';
 import { QUEUE_NAME, RedisKeys } from './keys.js';
-import { openRedis, type RedisConnection, streamReader } from './redis-connection.js';
+import { openRedis, type RedisConnection } from './redis-connection.js';
 import { RedisGate, waitUntilReady } from './redis-gate.js';
+import { StreamReaders } from './stream-readers.js';
 import { runInfo } from './run-info.js';
 import { cancelRun } from './cancel-run.js';
 import { findRun, runExists } from './find-run.js';
@@ -69,7 +70,7 @@ export class RunQueue implements BackgroundRuns {
   private readonly keys: RedisKeys;
   private readonly bull: Queue<QueueJobData>;
   private readonly schedules: Schedules;
-  private readonly readers = new Set<Redis>();
+  private readonly readers: StreamReaders;
   private readonly gate: RedisGate;
   private readonly untaken: UntakenWatch | undefined;
 
@@ -83,6 +84,7 @@ export class RunQueue implements BackgroundRuns {
     this.redis = client;
     this.ownsRedis = !shared;
     this.gate = new RedisGate(client, timeoutMs);
+    this.readers = new StreamReaders(client);
     this.keys = new RedisKeys(prefixOf(options.prefix, 'RunQueue'));
     this.bull = new Queue<QueueJobData>(QUEUE_NAME, queueOptions(client, this.keys.prefix));
     // Each call that Redis fails rejects for its caller (QueueUnavailableError), and the gate keeps the
@@ -186,8 +188,8 @@ export class RunQueue implements BackgroundRuns {
       return;
     }
     const from = await this.gate.run(`follow run '${runId}'`, () => this.streamPosition(key, after));
-    const reader = streamReader(this.redis);
-    this.readers.add(reader);
+    const reader = this.readers.take();
+    let finished = false;
     try {
       await this.gate.run(`follow run '${runId}'`, () => waitUntilReady(reader, this.gate.timeoutMs));
       yield* followStream(reader, key, {
@@ -198,9 +200,9 @@ export class RunQueue implements BackgroundRuns {
           return now !== undefined && ACTIVE_RUN_STATUSES.includes(now.status);
         },
       });
+      finished = options.signal?.aborted !== true;
     } finally {
-      this.readers.delete(reader);
-      reader.disconnect();
+      this.readers.give(reader, finished);
     }
   }
 
@@ -279,7 +281,7 @@ export class RunQueue implements BackgroundRuns {
   /** Closes the queue's connections (joins in progress end). */
   async close(): Promise<void> {
     this.untaken?.close();
-    for (const reader of this.readers) reader.disconnect();
+    this.readers.close();
     await this.bull.close();
     this.gate.dispose();
     // Without Redis there is nothing to quit politely.

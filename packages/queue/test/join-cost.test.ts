@@ -1,0 +1,119 @@
+import { FunctionAgent, InMemorySessionService } from '@troupe/core';
+import { RunQueue, type RunWorker, type StreamEntry } from '@troupe/queue';
+import { Redis } from 'ioredis';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { describeRedis, useRedis } from './redis-server.js';
+import { startWorker } from './start-worker.js';
+
+// What following a run costs the API (issue #34): `/run` on a queue joins every run it starts, so a
+// connection per join, or a read of the run's record at its end, is paid by every request.
+
+const APP = 'echo';
+
+const echo = new FunctionAgent({ name: 'Echo', run: async (input) => `echo ${String(input.request)}` });
+
+async function collect(entries: AsyncIterable<StreamEntry>): Promise<StreamEntry[]> {
+  const all: StreamEntry[] = [];
+  for await (const entry of entries) all.push(entry);
+  return all;
+}
+
+describeRedis('RunQueue.join: what following a run costs', () => {
+  const redis = useRedis();
+  let store: InMemorySessionService;
+  let queue: RunQueue;
+  let worker: RunWorker;
+  let admin: Redis;
+  let queuePrefix: string;
+
+  beforeEach(async () => {
+    store = new InMemorySessionService();
+    queuePrefix = `t${Math.random().toString(36).slice(2, 8)}`;
+    queue = new RunQueue({ redis: redis().url, sessionService: store, prefix: queuePrefix });
+    worker = await startWorker({
+      apps: { [APP]: echo },
+      sessionService: store,
+      redis: redis().url,
+      prefix: queuePrefix,
+    });
+    admin = new Redis(redis().url);
+  });
+  afterEach(async () => {
+    admin.disconnect();
+    await worker.close({ gracePeriodMs: 0 });
+    await queue.close();
+  });
+
+  async function connectionsReceived(): Promise<number> {
+    return Number(/total_connections_received:(\d+)/.exec(await admin.info('stats'))![1]);
+  }
+
+  async function runAndJoin(message: string, signal?: AbortSignal): Promise<StreamEntry[]> {
+    const session = await store.createSession({ appName: APP, userId: 'u' });
+    const run = await queue.enqueue({ appName: APP, userId: 'u', sessionId: session.id, newMessage: message });
+    return collect(queue.join(run.runId, signal ? { signal } : {}));
+  }
+
+  it('reuses the connection of a join that read to the end for the next one', async () => {
+    await runAndJoin('warm');
+    const before = await connectionsReceived();
+    for (let i = 0; i < 5; i++) {
+      const entries = await runAndJoin(`m${i}`);
+      expect(entries.map((e) => e.event.content?.parts?.[0]?.text)).toEqual([`echo m${i}`]);
+    }
+    expect(await connectionsReceived()).toBe(before);
+  });
+
+  it('closes the connection of a join stopped mid-read instead of keeping it', async () => {
+    // A run on a queue no worker serves: its join blocks in a read until stopped.
+    const idle = new RunQueue({ redis: redis().url, sessionService: store, prefix: 'noworker' });
+    try {
+      const session = await store.createSession({ appName: APP, userId: 'u' });
+      const run = await idle.enqueue({ appName: APP, userId: 'u', sessionId: session.id, newMessage: 'never' });
+      const stop = new AbortController();
+      const following = collect(idle.join(run.runId, { signal: stop.signal }));
+      await until(async () => (await streamReaders()) === 1, 'the join to block in a read');
+      stop.abort();
+      expect(await following).toEqual([]);
+      await until(async () => (await streamReaders()) === 0, "the stopped join's connection to close");
+    } finally {
+      await idle.close();
+    }
+  });
+
+  it('ends at a final end marker without reading the run again', async () => {
+    const session = await store.createSession({ appName: APP, userId: 'u' });
+    // The API's store, counting its reads of run records; the worker reads through its own handle.
+    const reads: string[] = [];
+    const counted = Object.create(store) as InMemorySessionService;
+    counted.getRun = (key) => {
+      reads.push(key);
+      return store.getRun(key);
+    };
+    const api = new RunQueue({ redis: redis().url, sessionService: counted, prefix: queuePrefix });
+    try {
+      const run = await api.enqueue({ appName: APP, userId: 'u', sessionId: session.id, newMessage: 'once' });
+      reads.length = 0;
+      expect(await collect(api.join(run.runId))).toHaveLength(1);
+      // The record the join starts from, and nothing after the end marker said 'completed'.
+      expect(reads).toEqual([run.runId]);
+    } finally {
+      await api.close();
+    }
+  });
+
+  /** Connections whose last command was a stream read: a join's, blocked in it or kept for the next join. */
+  async function streamReaders(): Promise<number> {
+    return String(await admin.client('LIST'))
+      .split('\n')
+      .filter((line) => line.includes('cmd=xread')).length;
+  }
+});
+
+async function until(check: () => Promise<boolean>, what: string, limitMs = 10_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
