@@ -19,7 +19,8 @@
 // Prints one JSON line per measurement on stdout; progress on stderr.
 //
 // Usage: node bench/capacity.mjs [--replicas 2] [--workers 3] [--concurrency 10] [--clients 50]
-//        [--warmup 5] [--seconds 30] [--pg URL] [--no-proxy]
+//        [--warmup 5] [--seconds 30] [--pg URL] [--no-proxy] [--trace]
+// --trace: instead of the load, the SQL of one request (after three uncounted ones), per role.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -130,12 +131,14 @@ try {
   // The app loads on its first run: one checked request per replica before the clients start.
   for (const url of urls) await requester({ url, app: APP, route: 'run', agent: new http.Agent() })('primer');
 
-  bench = new pg.Client({ connectionString: withDatabase(args.pg, database) });
-  await bench.connect();
-  // To tell the bench's WAL from other databases' (the server may be shared).
-  await bench.query('CREATE EXTENSION IF NOT EXISTS pg_walinspect');
-  const measured = await measureWindow(urls);
-  report(measured);
+  if (args.trace) await traceOneRequest(urls[0]);
+  else {
+    bench = new pg.Client({ connectionString: withDatabase(args.pg, database) });
+    await bench.connect();
+    // To tell the bench's WAL from other databases' (the server may be shared).
+    await bench.query('CREATE EXTENSION IF NOT EXISTS pg_walinspect');
+    report(await measureWindow(urls));
+  }
 } finally {
   await stopAll(children, STOP_GRACE_MS);
   for (const proxy of Object.values(proxies)) await proxy.close();
@@ -438,11 +441,29 @@ async function startOwnRedis() {
   return url;
 }
 
+/**
+ * One request on its own, its statements listed per role as the proxies saw them (one line each,
+ * whitespace folded, cut at 160 characters). Three uncounted requests first; the workers' last
+ * statements may land after the answer, so it waits half a second before reading.
+ */
+async function traceOneRequest(url) {
+  const oneRequest = requester({ url, app: APP, route: 'run', agent: new http.Agent({ keepAlive: true }) });
+  for (let i = 0; i < 3; i++) await oneRequest('traced');
+  await sleep(500);
+  for (const proxy of Object.values(proxies)) proxy.reset();
+  await oneRequest('traced');
+  await sleep(500);
+  const sql = Object.fromEntries(
+    Object.entries(proxies).map(([role, proxy]) => [role, proxy.sql.map((q) => q.replace(/\s+/g, ' ').slice(0, 160))]),
+  );
+  emit({ measure: 'trace', statements: Object.fromEntries(Object.entries(sql).map(([r, q]) => [r, q.length])), sql });
+}
+
 /** The bench database's URL for a role: through a counting proxy of its own, unless --no-proxy. */
 async function storeUrl(role) {
   const url = new URL(withDatabase(args.pg, database));
   if (!args.proxy) return url.href;
-  proxies[role] = await startPgProxy({ host: url.hostname, port: Number(url.port || 5432) });
+  proxies[role] = await startPgProxy({ host: url.hostname, port: Number(url.port || 5432), trace: args.trace });
   url.hostname = '127.0.0.1';
   url.port = String(proxies[role].port);
   return url.href;
@@ -473,9 +494,10 @@ function parseArgs(argv) {
     seconds: 30,
     pg: process.env.TROUPE_TEST_PG_URL || undefined,
     proxy: true,
+    trace: false,
   };
   const usage =
-    'use --replicas n, --workers n (0: runs in the API requests, no Redis), --concurrency n, --clients n, --warmup s, --seconds s, --pg URL, --no-proxy';
+    'use --replicas n, --workers n (0: runs in the API requests, no Redis), --concurrency n, --clients n, --warmup s, --seconds s, --pg URL, --no-proxy, --trace';
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     if (['--replicas', '--workers', '--concurrency', '--clients', '--warmup', '--seconds'].includes(flag)) {
@@ -484,11 +506,13 @@ function parseArgs(argv) {
       out[flag.slice(2)] = value;
     } else if (flag === '--pg') out.pg = argv[++i];
     else if (flag === '--no-proxy') out.proxy = false;
+    else if (flag === '--trace') out.trace = true;
     else throw new Error(`unknown argument ${flag}; ${usage}`);
   }
   for (const name of ['replicas', 'clients', 'concurrency'])
     if (!(Number.isInteger(out[name]) && out[name] >= 1)) throw new Error(`--${name} must be a whole number ≥ 1`);
   if (!Number.isInteger(out.workers)) throw new Error('--workers must be a whole number ≥ 0');
+  if (out.trace && !out.proxy) throw new Error('--trace reads the SQL at the proxies: leave out --no-proxy');
   if (!(out.seconds > 0)) throw new Error('--seconds must be > 0');
   return out;
 }
