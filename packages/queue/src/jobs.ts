@@ -1,10 +1,17 @@
+import type { SessionKey } from '@troupe/core';
 import type { JobsOptions, Queue, QueueOptions } from 'bullmq';
 
 import type { StoredSchedule } from './schedules.js';
 
-/** A job names its run; everything else is in the run record, so a job re-added from the store is the same job. */
+/**
+ * A job names its run and the run's session; everything else is in the run record, so a job
+ * re-added from the store is the same job. With the session, the worker reads the run and the
+ * session's other active runs (to take them in order) in one look; a job queued without it (by an
+ * earlier version) is read in two.
+ */
 export interface RunJobData {
   runId: string;
+  session?: SessionKey;
 }
 
 /** A schedule's tick: the worker that takes it enqueues the tick's run. */
@@ -44,14 +51,15 @@ export type RedisCall = <T>(operation: () => Promise<T>) => Promise<T>;
  */
 export async function ensureJob(
   queue: Queue<QueueJobData>,
-  runId: string,
+  data: RunJobData,
   replaceActive = true,
   call: RedisCall = (operation) => operation(),
 ): Promise<void> {
+  const { runId } = data;
   for (let tries = 0; tries < 100; tries++) {
     const job = await call(() => queue.getJob(runId));
     if (!job) {
-      await call(() => queue.add(RUN_JOB, { runId }, { jobId: runId }));
+      await call(() => queue.add(RUN_JOB, data, { jobId: runId }));
       return;
     }
     const state = await call(() => job.getState());

@@ -61,15 +61,10 @@ const WAIT_FOR_LEASE_MS = 250;
 export async function processRunJob(ctx: RunJobContext, job: Job<RunJobData>, token: string): Promise<void> {
   // The job names the run's key; the run id callers know (the invocation id) is in its record.
   const key = job.data.runId;
-  const record = await ctx.store.getRun(key);
+  const { record, earlier } = await runInTurn(ctx.store, job.data);
   // Deleted with its session, or already over (a duplicate job): nothing to do.
-  if (!record || !ACTIVE_RUN_STATUSES.includes(record.status)) return;
+  if (!record) return;
   const runId = runIdOf(record);
-  const session = { appName: record.appName, userId: record.userId, sessionId: record.sessionId };
-
-  const earlier = (await ctx.store.listRuns({ session, statuses: ACTIVE_RUN_STATUSES })).find(
-    (r) => r.seq < record.seq,
-  );
   if (earlier) return waitAndRetry(job, token, WAIT_FOR_TURN_MS);
 
   const runner = ctx.runnerFor(record.appName);
@@ -152,6 +147,27 @@ export async function processRunJob(ctx: RunJobContext, job: Job<RunJobData>, to
   } finally {
     ctx.active.delete(key);
   }
+}
+
+/**
+ * The job's run if it is still to run (pending, or running when taken over), and whether an earlier
+ * run of its session is too (it goes first). One read of the session's active runs when the job
+ * names the session, else the run's record first.
+ */
+async function runInTurn(
+  store: RunRecordingSessionService,
+  data: RunJobData,
+): Promise<{ record?: RunRecord; earlier: boolean }> {
+  let session = data.session;
+  if (!session) {
+    const record = await store.getRun(data.runId);
+    if (!record || !ACTIVE_RUN_STATUSES.includes(record.status)) return { earlier: false };
+    session = { appName: record.appName, userId: record.userId, sessionId: record.sessionId };
+  }
+  const active = await store.listRuns({ session, statuses: ACTIVE_RUN_STATUSES });
+  const record = active.find((r) => r.runId === data.runId);
+  if (!record) return { earlier: false };
+  return { record, earlier: active.some((r) => r.seq < record.seq) };
 }
 
 interface Started {

@@ -295,7 +295,7 @@ export class RunWorker {
       const runs = await this.store.listRuns({ statuses: ACTIVE_RUN_STATUSES, limit: 1_000 });
       for (const run of runs) {
         if (this.closing) return;
-        await this.queue.restoreJob(run.runId);
+        await this.queue.restoreJob(run);
       }
     } catch (error) {
       this.onError(error, { during: 'sweeping for lost jobs' });
