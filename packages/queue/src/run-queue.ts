@@ -6,11 +6,12 @@ import { type RunRecord, type RunRecordingSessionService } from '@troupe/core/st
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { QueueUnavailableError, RunNotFoundError } from './errors.js';
-import { ensureJob, type QueueJobData, queueOptions } from './jobs.js';
+import { ensureJob, type QueueJobData, queueOptions, type RunJobData } from './jobs.js';
 import { QUEUE_NAME, RedisKeys } from './keys.js';
 import { openRedis, type RedisConnection } from './redis-connection.js';
 import { RedisGate, waitUntilReady } from './redis-gate.js';
 import { StreamReaders } from './stream-readers.js';
+import { JustQueued } from './just-queued.js';
 import { runInfo } from './run-info.js';
 import { cancelRun } from './cancel-run.js';
 import { findRun, runExists } from './find-run.js';
@@ -71,6 +72,7 @@ export class RunQueue implements BackgroundRuns {
   private readonly bull: Queue<QueueJobData>;
   private readonly schedules: Schedules;
   private readonly readers: StreamReaders;
+  private readonly justQueued = new JustQueued();
   private readonly gate: RedisGate;
   private readonly untaken: UntakenWatch | undefined;
 
@@ -135,6 +137,7 @@ export class RunQueue implements BackgroundRuns {
         throw error instanceof InvocationExistsError && chosen !== undefined ? runExists(chosen, key) : error;
       });
     await this.putOnQueue(record);
+    this.justQueued.keep(record);
     this.untaken?.watch(record);
     return runInfo(record);
   }
@@ -170,6 +173,7 @@ export class RunQueue implements BackgroundRuns {
       );
     }
     await this.putOnQueue(record);
+    this.justQueued.keep(record);
     this.untaken?.watch(record);
     return runInfo(record);
   }
@@ -179,7 +183,7 @@ export class RunQueue implements BackgroundRuns {
    * ends when the run ends or pauses. After the live stream expired, the stored events are replayed.
    */
   async *join(runId: string, options: JoinOptions = {}): AsyncGenerator<StreamEntry> {
-    const record = await this.record(runId, options.session);
+    const record = this.justQueued.take(runId, options.session) ?? (await this.record(runId, options.session));
     const key = this.keys.events(record.runId);
     const after = options.lastEventId;
     const live = await this.gate.run(`follow run '${runId}'`, () => this.redis.exists(key));
@@ -293,9 +297,9 @@ export class RunQueue implements BackgroundRuns {
    * it); an active job is left alone.
    * @internal
    */
-  async restoreJob(runId: string): Promise<void> {
-    const what = `restore the job of run '${runId}'`;
-    await ensureJob(this.bull, runId, false, (operation) => this.gate.run(what, operation));
+  async restoreJob(run: RunRecord): Promise<void> {
+    const what = `restore the job of run '${runIdOf(run)}'`;
+    await ensureJob(this.bull, jobDataOf(run), false, (operation) => this.gate.run(what, operation));
   }
 
   /** For the workers: starts a run that waits its turn now, rather than at its next look. @internal */
@@ -339,7 +343,7 @@ export class RunQueue implements BackgroundRuns {
   private async putOnQueue(record: RunRecord): Promise<void> {
     try {
       const what = `queue run '${runIdOf(record)}'`;
-      await ensureJob(this.bull, record.runId, true, (operation) => this.gate.run(what, operation));
+      await ensureJob(this.bull, jobDataOf(record), true, (operation) => this.gate.run(what, operation));
     } catch (error) {
       const failed = { code: 'QUEUE_UNAVAILABLE', message: 'Redis did not take the job.' };
       await this.sessionService
@@ -367,4 +371,8 @@ export class RunQueue implements BackgroundRuns {
     const from = lastEventId === undefined ? 0 : events.findIndex((e) => e.id === lastEventId) + 1;
     for (const event of events.slice(from)) yield { id: event.id, event };
   }
+}
+
+function jobDataOf(run: RunRecord): RunJobData {
+  return { runId: run.runId, session: { appName: run.appName, userId: run.userId, sessionId: run.sessionId } };
 }

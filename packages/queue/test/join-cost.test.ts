@@ -1,5 +1,5 @@
 import { FunctionAgent, InMemorySessionService } from '@troupe/core';
-import { RunQueue, type RunWorker, type StreamEntry } from '@troupe/queue';
+import { RunNotFoundError, RunQueue, type RunWorker, type StreamEntry } from '@troupe/queue';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { describeRedis, useRedis } from './redis-server.js';
@@ -81,8 +81,7 @@ describeRedis('RunQueue.join: what following a run costs', () => {
     }
   });
 
-  it('ends at a final end marker without reading the run again', async () => {
-    const session = await store.createSession({ appName: APP, userId: 'u' });
+  it('reads no record to follow a run it just queued, and one for a run queued elsewhere', async () => {
     // The API's store, counting its reads of run records; the worker reads through its own handle.
     const reads: string[] = [];
     const counted = Object.create(store) as InMemorySessionService;
@@ -92,14 +91,30 @@ describeRedis('RunQueue.join: what following a run costs', () => {
     };
     const api = new RunQueue({ redis: redis().url, sessionService: counted, prefix: queuePrefix });
     try {
-      const run = await api.enqueue({ appName: APP, userId: 'u', sessionId: session.id, newMessage: 'once' });
-      reads.length = 0;
-      expect(await collect(api.join(run.runId))).toHaveLength(1);
-      // The record the join starts from, and nothing after the end marker said 'completed'.
-      expect(reads).toEqual([run.runId]);
+      const session = await store.createSession({ appName: APP, userId: 'u' });
+      const mine = await api.enqueue({ appName: APP, userId: 'u', sessionId: session.id, newMessage: 'mine' });
+      expect(await collect(api.join(mine.runId))).toHaveLength(1);
+      // Started from the record it wrote, ended at the end marker that said 'completed'.
+      expect(reads).toEqual([]);
+
+      const other = await runAndJoin('elsewhere');
+      const [entry] = other;
+      const joined = await collect(api.join(entry!.event.invocationId));
+      expect(joined.map((e) => e.event.id)).toEqual(other.map((e) => e.event.id));
+      // The record the join starts from; nothing after the end marker.
+      expect(reads).toEqual([entry!.event.invocationId]);
     } finally {
       await api.close();
     }
+  });
+
+  it('does not hand a run it just queued to a join naming another session', async () => {
+    const session = await store.createSession({ appName: APP, userId: 'u' });
+    const run = await queue.enqueue({ appName: APP, userId: 'u', sessionId: session.id, newMessage: 'mine' });
+    const stranger = { appName: APP, userId: 'mallory', sessionId: session.id };
+    await expect(collect(queue.join(run.runId, { session: stranger }))).rejects.toBeInstanceOf(RunNotFoundError);
+    // Still there for its own session.
+    expect(await collect(queue.join(run.runId, { session: { ...stranger, userId: 'u' } }))).toHaveLength(1);
   });
 
   /** Connections whose last command was a stream read: a join's, blocked in it or kept for the next join. */
