@@ -199,6 +199,7 @@ export class RunQueue implements BackgroundRuns {
       yield* followStream(reader, key, {
         after: from,
         signal: options.signal,
+        onEnd: options.onEnd,
         stillGoing: async () => {
           const now = await this.sessionService.getRun(record.runId);
           return now !== undefined && ACTIVE_RUN_STATUSES.includes(now.status);

@@ -18,6 +18,8 @@ export interface FollowOptions {
    * when a read times out, and at the end marker of a pause with nothing after it.
    */
   stillGoing: () => Promise<boolean>;
+  /** Told the run's final status when an end marker says it, before the follower returns. */
+  onEnd?: ((status: RunRecordStatus) => void) | undefined;
 }
 
 /**
@@ -53,7 +55,10 @@ export async function* followStream(reader: Redis, key: string, options: FollowO
         // An end marker: the run stopped here. One that says the run is over is the last entry (only
         // the attempt that recorded the ending writes it); after a pause, more may follow (a resume,
         // or a takeover that went on) or be about to (a resume queued but not yet started).
-        if (FINAL_RUN_STATUSES.includes(fields[1] as RunRecordStatus)) return;
+        if (FINAL_RUN_STATUSES.includes(fields[1] as RunRecordStatus)) {
+          options.onEnd?.(fields[1] as RunRecordStatus);
+          return;
+        }
         if (
           !(await wroteAfter(reader, key, id)) &&
           !(await options.stillGoing()) &&

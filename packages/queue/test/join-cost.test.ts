@@ -93,9 +93,11 @@ describeRedis('RunQueue.join: what following a run costs', () => {
     try {
       const session = await store.createSession({ appName: APP, userId: 'u' });
       const mine = await api.enqueue({ appName: APP, userId: 'u', sessionId: session.id, newMessage: 'mine' });
-      expect(await collect(api.join(mine.runId))).toHaveLength(1);
+      const endings: string[] = [];
+      expect(await collect(api.join(mine.runId, { onEnd: (status) => endings.push(status) }))).toHaveLength(1);
       // Started from the record it wrote, ended at the end marker that said 'completed'.
       expect(reads).toEqual([]);
+      expect(endings).toEqual(['completed']);
 
       const other = await runAndJoin('elsewhere');
       const [entry] = other;

@@ -1,3 +1,4 @@
+import type { RunRecordStatus } from '@troupe/core/stores';
 import { type Event, TroupeError, isErrorCode } from '@troupe/core';
 import type { BackgroundRuns, BackgroundStreamEntry } from './background-runs.js';
 import { isRefusalCode, isStoreFailure } from './http-error.js';
@@ -26,11 +27,13 @@ export async function collectQueuedRun(
 ): Promise<Event[]> {
   const collected: Event[] = [];
   let end: Event | undefined;
+  let endedAs: RunRecordStatus | undefined;
+  const onEnd = (status: RunRecordStatus) => (endedAs = status);
   try {
-    for await (const entry of select(queue.join(runId, { signal: tracked.signal, session }))) {
+    for await (const entry of select(queue.join(runId, { signal: tracked.signal, session, onEnd }))) {
       if (!entry.event.partial) collected.push(entry.event);
     }
-    end = await unreportedEnd(queue, runId, session, collected.at(-1));
+    end = await unreportedEnd(queue, runId, session, collected.at(-1), endedAs);
   } catch (error) {
     // Unless the client went away (nobody reads the answer, and the run goes on), a failure to follow the run is its last event.
     if (!tracked.signal.aborted) {

@@ -24,8 +24,11 @@ export async function unreportedEnd(
   runId: string,
   session: SessionPath,
   last: Event | undefined,
+  /** How the run ended, when its stream said so (the join's `onEnd`): a success needs no look at the run. */
+  endedAs?: RunRecordStatus,
 ): Promise<Event | undefined> {
   if (last?.errorCode !== undefined) return undefined;
+  if (endedAs !== undefined && !FAILED.has(endedAs)) return undefined;
   const info = await queue.status(runId, session);
   if (!FAILED.has(info.status)) return undefined;
   const code = info.error?.code ?? CODE_OF_STATUS[info.status] ?? 'INTERNAL';

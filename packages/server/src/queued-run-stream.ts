@@ -1,3 +1,4 @@
+import type { RunRecordStatus } from '@troupe/core/stores';
 import type { Event } from '@troupe/core';
 import type { BackgroundRuns, BackgroundStreamEntry } from './background-runs.js';
 import { unreportedEnd } from './queued-run-end.js';
@@ -42,9 +43,11 @@ const KEEP_ALIVE = ': keep-alive\n\n';
 export function queuedRunStream(params: QueuedStreamParams): Response {
   const { queue, runId, session, tracked, onFailure } = params;
   const encoder = new TextEncoder();
+  let endedAs: RunRecordStatus | undefined;
   const joined = queue.join(runId, {
     signal: tracked.signal,
     session,
+    onEnd: (status) => (endedAs = status),
     ...(params.lastEventId === undefined ? {} : { lastEventId: params.lastEventId }),
   });
   const entries = params.select ? params.select(joined) : joined;
@@ -80,7 +83,10 @@ export function queuedRunStream(params: QueuedStreamParams): Response {
             controller.enqueue(encoder.encode(sseFrame(step.value.event, step.value.id)));
             return;
           }
-          finish(controller, tracked.signal.aborted ? undefined : await unreportedEnd(queue, runId, session, last));
+          finish(
+            controller,
+            tracked.signal.aborted ? undefined : await unreportedEnd(queue, runId, session, last, endedAs),
+          );
         } catch (error) {
           // Stopped on purpose (the client left, the server shuts down): the run goes on, nothing to tell.
           if (tracked.signal.aborted) return finish(controller);

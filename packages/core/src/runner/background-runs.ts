@@ -83,6 +83,13 @@ export interface JoinOptions {
   signal?: AbortSignal;
   /** The run's session: needed for a run id its caller chose (see `EnqueueParams.runId`). */
   session?: SessionKey;
+  /**
+   * Told how the run ended when its stream says so (`completed`, `failed`, `cancelled` or
+   * `abandoned`), just before the join ends, so a caller that needs the ending need not read the run
+   * again. Not called for a pause, nor when the stream does not hold the ending (a replay of the
+   * stored events after it expired).
+   */
+  onEnd?: (status: RunRecordStatus) => void;
 }
 
 /** A run started on a timer, by every worker together: each tick runs once. */

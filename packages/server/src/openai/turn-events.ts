@@ -1,3 +1,4 @@
+import type { RunRecordStatus } from '@troupe/core/stores';
 import { type Event, isErrorCode, type Runner, type Session, type SessionKey, TroupeError } from '@troupe/core';
 import type { BackgroundRuns, BackgroundStreamEntry } from '../background-runs.js';
 import type { ClientGone } from '../client-gone.js';
@@ -131,8 +132,10 @@ async function* queuedEvents(
   let last: Event | undefined;
   let followed = false;
   let refusal: HttpError | undefined;
+  let endedAs: RunRecordStatus | undefined;
+  const onEnd = (status: RunRecordStatus) => (endedAs = status);
   try {
-    for await (const { event } of select(queue.join(runId, { signal: tracked.signal, session: key }))) {
+    for await (const { event } of select(queue.join(runId, { signal: tracked.signal, session: key, onEnd }))) {
       followed = true;
       if (!event.partial) last = event;
       yield event;
@@ -140,7 +143,7 @@ async function* queuedEvents(
     // Stopped following (the client left): the run goes on without us.
     if (tracked.signal.aborted) return;
     // A run that failed without streaming its error event (a worker that died, a refusal) still tells it.
-    const end = await unreportedEnd(queue, runId, key, last);
+    const end = await unreportedEnd(queue, runId, key, last, endedAs);
     const code = end?.errorCode;
     // Refused by the worker's runner before it stored anything (an answer that does not fit): the
     // 4xx it would have been in this process, thrown before the first event.
