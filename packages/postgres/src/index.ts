@@ -5,6 +5,7 @@
 export { PostgresSessionService, type PostgresSessionServiceOptions } from './postgres-session-service.js';
 export { PostgresArtifactService, type PostgresArtifactServiceOptions } from './postgres-artifact-service.js';
 export { PostgresMemoryService } from './postgres-memory-service.js';
+export { createPostgresPool, type PostgresPoolOptions } from './create-pool.js';
 export type { PostgresMemoryServiceOptions } from './memory-options.js';
 export type { PostgresVectorSearch } from './memory-vector-columns.js';
 export { SchemaVersionError } from '@troupe/core';

@@ -89,12 +89,15 @@ export interface OwnPoolSettings {
   applicationName: string;
   connectTimeoutMs: number;
   idleInTransactionTimeoutMs: number;
+  /** @default pg's 10 */
+  max?: number;
 }
 
 /** Opens the service's own pool. */
 export function openPool(settings: OwnPoolSettings): pg.Pool {
   return new pg.Pool({
     connectionString: settings.connectionString,
+    ...(settings.max !== undefined ? { max: settings.max } : {}),
     // Names the service's connections in pg_stat_activity, so an operator (or a test) can tell them apart.
     application_name: settings.applicationName,
     // Without it, connecting to an unreachable host waits for the operating system's TCP timeout (minutes).

@@ -14,11 +14,12 @@ export async function openServeStore(
   cwd: string,
 ): Promise<SessionStore & { description: string }> {
   if (options.pg !== undefined) {
-    const { service, artifacts, memories } = await openPostgres(options.pg);
+    const { service, artifacts, memories, pool } = await openPostgres(options.pg);
     const close = async () => {
       await memories.close();
       await artifacts.close();
       await service.close();
+      await pool.end();
     };
     return {
       service,
@@ -40,6 +41,7 @@ async function openPostgres(connectionString: string): Promise<{
   service: SessionService & { close(): Promise<void> };
   artifacts: ArtifactService & { close(): Promise<void> };
   memories: MemoryService & { close(): Promise<void> };
+  pool: { end(): Promise<void> };
 }> {
   let postgres: typeof Postgres;
   try {
@@ -49,9 +51,12 @@ async function openPostgres(connectionString: string): Promise<{
       `--pg needs the package @troupe/postgres, which could not be loaded (${(error as Error).message}). Install it next to @troupe/cli: npm install @troupe/postgres`,
     );
   }
+  // One pool for the three stores: a process holds at most its size in connections, not three times it.
+  const pool = postgres.createPostgresPool({ connectionString });
   return {
-    service: new postgres.PostgresSessionService({ connectionString }),
-    artifacts: new postgres.PostgresArtifactService({ connectionString }),
-    memories: new postgres.PostgresMemoryService({ connectionString }),
+    service: new postgres.PostgresSessionService({ pool }),
+    artifacts: new postgres.PostgresArtifactService({ pool }),
+    memories: new postgres.PostgresMemoryService({ pool }),
+    pool,
   };
 }
