@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Event } from '@troupe/core';
+import { Redis } from 'ioredis';
 import { describeRedis, useRedis } from '../../queue/test/redis-server.js';
 import { ExitCode, runCli } from '../src/index.js';
 import { fakeIo } from './helpers.js';
@@ -52,6 +53,10 @@ describe('troupe worker and --redis: arguments', () => {
       /--lock-duration "500" is not valid; give a whole number of milliseconds, at least 1000/,
     ],
     [
+      ['worker', apps, '--redis', 'redis://127.0.0.1:1', '--stream-ttl', '10'],
+      /--stream-ttl "10" is not valid; give a whole number of milliseconds, at least 1000/,
+    ],
+    [
       ['worker', apps, '--redis', 'redis://127.0.0.1:1', '--db', 'a.db', '--pg', 'postgres://x'],
       /--db and --pg both choose where sessions live/,
     ],
@@ -66,7 +71,16 @@ describe('troupe worker and --redis: arguments', () => {
   it('prints its usage, and the main usage lists it', async () => {
     const help = await troupe('worker', '--help');
     expect(help.code).toBe(ExitCode.ok);
-    for (const flag of ['--redis', '--pg', '--db', '--concurrency', '--lock-duration', '--grace-period', '--model'])
+    for (const flag of [
+      '--redis',
+      '--pg',
+      '--db',
+      '--concurrency',
+      '--lock-duration',
+      '--grace-period',
+      '--stream-ttl',
+      '--model',
+    ])
       expect(help.out).toContain(flag);
     expect((await troupe('help', 'worker')).out).toBe(help.out);
     expect((await troupe('--help')).out).toContain('worker <agents dir>');
@@ -148,7 +162,16 @@ describeRedis('troupe api --redis and troupe worker (built bin, real processes)'
 
   it('the API hands one turn to the worker over Redis, both sharing .troupe/troupe.db; SIGTERM stops both cleanly', async () => {
     const api = spawnTroupe(['api', apps, '--redis', redis().url, '--port', '0']);
-    const worker = spawnTroupe(['worker', apps, '--redis', redis().url, '--grace-period', '1000']);
+    const worker = spawnTroupe([
+      'worker',
+      apps,
+      '--redis',
+      redis().url,
+      '--grace-period',
+      '1000',
+      '--stream-ttl',
+      '5000',
+    ]);
     try {
       const [, url] = await printed(api, /Troupe API: (http:\/\/[^/\s]+)/);
       await printed(api, /Runs: on workers, through Redis at redis:\/\/127\.0\.0\.1:\d+/);
@@ -173,6 +196,16 @@ describeRedis('troupe api --redis and troupe worker (built bin, real processes)'
       expect(res.status).toBe(200);
       const events = (await res.json()) as Event[];
       expect(events.at(-1)!.content!.parts).toEqual([{ text: `HELLO (pid ${worker.process.pid})` }]);
+      // The run's live stream stays --stream-ttl after the run ended (10 minutes without it).
+      const admin = new Redis(redis().url);
+      try {
+        const [stream] = await admin.keys('*:run:*:events');
+        const ttl = await admin.pttl(stream!);
+        expect(ttl).toBeGreaterThan(0);
+        expect(ttl).toBeLessThanOrEqual(5_000);
+      } finally {
+        admin.disconnect();
+      }
 
       expect(await stop(worker)).toBe(0);
       expect(worker.err()).toContain('Stopping: runs in progress get up to 1000 ms to finish');

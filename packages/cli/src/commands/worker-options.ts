@@ -22,6 +22,8 @@ export interface WorkerCommandOptions {
   lockDurationMs: number | undefined;
   /** `--grace-period`: milliseconds runs in progress get to finish on SIGTERM/Ctrl-C before going back on the queue. @default 10000 */
   gracePeriodMs: number;
+  /** `--stream-ttl`: milliseconds a run's live stream stays in Redis after the run ended or paused. @default 600000 */
+  streamTtlMs: number | undefined;
   /** `--model`: the default model string for LlmAgents that set none. */
   model: string | undefined;
   /** `--compact-every` / `--compact-overlap`: compaction of long sessions (give the API the same). */
@@ -41,6 +43,7 @@ const OPTIONS = {
   concurrency: { type: 'string' },
   'lock-duration': { type: 'string' },
   'grace-period': { type: 'string' },
+  'stream-ttl': { type: 'string' },
   model: { type: 'string' },
   ...COMPACTION_FLAGS,
   help: { type: 'boolean', short: 'h' },
@@ -64,6 +67,7 @@ export function parseWorkerOptions(args: readonly string[]): WorkerCommandOption
     concurrency: undefined,
     lockDurationMs: undefined,
     gracePeriodMs: DEFAULT_GRACE_PERIOD_MS,
+    streamTtlMs: undefined,
     model: undefined,
     compaction: undefined,
   };
@@ -103,6 +107,12 @@ export function parseWorkerOptions(args: readonly string[]): WorkerCommandOption
     gracePeriodMs:
       wholeNumber('grace-period', values['grace-period'], 0, 'milliseconds, e.g. --grace-period 30000') ??
       DEFAULT_GRACE_PERIOD_MS,
+    streamTtlMs: wholeNumber(
+      'stream-ttl',
+      values['stream-ttl'],
+      1_000,
+      'milliseconds, at least 1000, e.g. --stream-ttl 60000',
+    ),
     model: values.model,
     compaction: parseCompactionFlags(values),
     help: false,
@@ -137,6 +147,9 @@ Options:
                         than this has its run taken over: raise it, or make the tool async
   --grace-period <ms>   On Ctrl-C or SIGTERM, how long runs in progress may finish before they
                         go back on the queue for another worker (default: ${DEFAULT_GRACE_PERIOD_MS})
+  --stream-ttl <ms>     How long a run's live stream stays in Redis after the run ended or paused,
+                        for clients that reconnect (default: 600000); later joins replay the
+                        stored events. Redis holds about 5 kB per run for this long
   --model <model>       Default model for agents that set none, e.g. openai/gpt-4o-mini
                         (without it: the offline demo model, which is not an LLM)
 ${compactionUsage(24)}  -h, --help            Show this help

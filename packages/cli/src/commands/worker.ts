@@ -17,7 +17,7 @@ import { parseWorkerOptions, WORKER_USAGE } from './worker-options.js';
 
 /**
  * `troupe worker <agents dir | agent file> --redis <url> [--pg <url> | --db <path>] [--concurrency n]
- * [--lock-duration ms] [--grace-period ms] [--model m]`: runs the background runs of the apps until
+ * [--lock-duration ms] [--grace-period ms] [--stream-ttl ms] [--model m]`: runs the background runs of the apps until
  * Ctrl-C or SIGTERM, then stops taking runs, lets those in progress finish within the grace period
  * and hands the rest back to the queue. Returns the exit code.
  */
@@ -54,6 +54,7 @@ export async function workerCommand(args: readonly string[], io: CliIo): Promise
       ...(options.compaction ? { compaction: options.compaction } : {}),
       ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
       ...(options.lockDurationMs === undefined ? {} : { lockDurationMs: options.lockDurationMs }),
+      ...(options.streamTtlMs === undefined ? {} : { streamTtlMs: options.streamTtlMs }),
       onError: (error, context) =>
         io.stderr.write(
           `troupe worker: ${context.during}${context.runId ? ` (run ${context.runId})` : ''}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
