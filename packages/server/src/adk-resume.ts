@@ -20,6 +20,8 @@ export interface AdkResumeOptions {
    * writes the body's stateDelta first, or puts the run back on a queue.
    */
   textAnswers: boolean;
+  /** Reads the session, when the caller shares one read with its other checks. @default a read of its own */
+  readSession?: () => Promise<Session | undefined>;
 }
 
 /**
@@ -39,7 +41,7 @@ export async function adkResumeOf(
   if (!answers && !maybeText) return undefined;
   if (answers && body.input) refuseInput('requests');
   const { appName, userId, sessionId } = body;
-  const session = await ctx.sessionService.getSession({ appName, userId, sessionId });
+  const session = await (options.readSession?.() ?? ctx.sessionService.getSession({ appName, userId, sessionId }));
   if (!session) {
     throw sessionNotFound({ appName, userId, sessionId });
   }

@@ -61,8 +61,9 @@ export function interruptedInvocation(session: Session): string {
 export async function assertNoOpenInterrupts(
   sessionService: SessionService,
   key: { appName: string; userId: string; sessionId: string },
+  readSession: () => Promise<Session | undefined> = () => sessionService.getSession(key),
 ): Promise<void> {
-  const session = await sessionService.getSession(key);
+  const session = await readSession();
   if (!session) {
     throw sessionNotFound(key);
   }

@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import type { Session } from '@troupe/core';
 import { assertMayAccess } from '../auth.js';
 import { clientGoneOf } from '../client-gone.js';
 import { adkResumeOf, hasStateDelta, type AdkResume } from '../adk-resume.js';
@@ -26,9 +27,13 @@ export function queuedRunRoutes(ctx: ServerContext, queue: BackgroundRuns): Hono
   const routes = new Hono<ServerEnv>();
 
   /** Enqueues; a refusal (busy session, taken id, unknown session) is an HTTP error, nothing followed. */
-  async function enqueue(body: RunBody, tracked: TrackedRun): Promise<string> {
+  async function enqueue(
+    body: RunBody,
+    tracked: TrackedRun,
+    readSession: () => Promise<Session | undefined>,
+  ): Promise<string> {
     try {
-      await assertNoOpenInterrupts(ctx.sessionService, body);
+      await assertNoOpenInterrupts(ctx.sessionService, body, readSession);
       return (await queue.enqueue(enqueueParams(body))).runId;
     } catch (error) {
       tracked.end();
@@ -75,7 +80,8 @@ export function queuedRunRoutes(ctx: ServerContext, queue: BackgroundRuns): Hono
   routes.post('/run', async (c) => {
     const body = await readRunRequest(ctx, c);
     await ctx.registry.runner(body.appName);
-    const resume = await adkResumeOf(ctx, body, { textAnswers: true });
+    const readSession = readOnce(ctx, body);
+    const resume = await adkResumeOf(ctx, body, { textAnswers: true, readSession });
     const session = sessionOf(body);
     const tracked = ctx.runs.begin(sessionKey(body.appName, body.userId, body.sessionId), clientGoneOf(c));
     if (resume) {
@@ -84,21 +90,22 @@ export function queuedRunRoutes(ctx: ServerContext, queue: BackgroundRuns): Hono
         (await collectQueuedRun(queue, runId, session, tracked, reportFailures(ctx, c), select)).map(encodeEvent),
       );
     }
-    const runId = await enqueue(body, tracked);
+    const runId = await enqueue(body, tracked, readSession);
     return c.json((await collectQueuedRun(queue, runId, session, tracked, reportFailures(ctx, c))).map(encodeEvent));
   });
 
   routes.post('/run_sse', async (c) => {
     const body = await readRunRequest(ctx, c);
     await ctx.registry.runner(body.appName);
-    const resume = await adkResumeOf(ctx, body, { textAnswers: true });
+    const readSession = readOnce(ctx, body);
+    const resume = await adkResumeOf(ctx, body, { textAnswers: true, readSession });
     const session = sessionOf(body);
     const tracked = ctx.runs.begin(sessionKey(body.appName, body.userId, body.sessionId), clientGoneOf(c));
     if (resume) {
       const { runId, select } = await resumeForAdk(body, resume, tracked);
       return queuedRunStream({ queue, runId, session, tracked, onFailure: reportFailures(ctx, c), select });
     }
-    const runId = await enqueue(body, tracked);
+    const runId = await enqueue(body, tracked, readSession);
     return queuedRunStream({ queue, runId, session, tracked, onFailure: reportFailures(ctx, c) });
   });
 
@@ -156,4 +163,13 @@ function enqueueParams(body: RunBody): BackgroundRunParams {
     // As in process: a second turn on a busy session is refused (409), not queued behind it.
     multitaskStrategy: 'reject',
   };
+}
+
+/**
+ * The body's session, read at most once per request: the checks before a run is queued (an answer
+ * to a paused run? open interrupts?) share one read of the whole session (issue #34).
+ */
+function readOnce(ctx: ServerContext, body: RunBody): () => Promise<Session | undefined> {
+  let read: Promise<Session | undefined> | undefined;
+  return () => (read ??= ctx.sessionService.getSession(sessionOf(body)));
 }

@@ -6,12 +6,13 @@ import { createApp, type WireEvent } from '../../src/index.js';
 import { call, createSession, runBody } from '../helpers.js';
 import { readIdFrames, scriptedAgent } from './queued-app.js';
 
-// What `/run` and `/run_sse` on a queue read from the store besides the session (issue #34): each read
-// is a round trip on every request. The run's record is written at enqueue and its ending is in the
-// stream's end marker, so a run that completes needs no read of its record; one that failed without
-// streaming its error event still ends with one, read from the record.
+// What `/run` and `/run_sse` on a queue read from the store (issue #34): each read
+// is a round trip on every request. The session is read once for the checks before the run is
+// queued; the run's record is written at enqueue and its ending is in the stream's end marker, so a
+// run that completes needs no read of its record; one that failed without streaming its error event
+// still ends with one, read from the record.
 
-describeRedis('/run on a queue: reads of the run record', () => {
+describeRedis('/run on a queue: reads of the session and the run record', () => {
   const redis = useRedis();
 
   async function setup(workerApps: string[]) {
@@ -22,6 +23,11 @@ describeRedis('/run on a queue: reads of the run record', () => {
     api.getRun = (key) => {
       reads.push(key);
       return store.getRun(key);
+    };
+    const sessionReads: string[] = [];
+    api.getSession = (params) => {
+      sessionReads.push(params.sessionId);
+      return store.getSession(params);
     };
     const prefix = `s${Math.random().toString(36).slice(2, 10)}`;
     const apps = { chat: scriptedAgent(['Hello.', 'Again.']), other: scriptedAgent(['Other.']) };
@@ -38,6 +44,7 @@ describeRedis('/run on a queue: reads of the run record', () => {
     return {
       app,
       reads,
+      sessionReads,
       async close() {
         await worker.close({ gracePeriodMs: 0 });
         await queue.close();
@@ -45,7 +52,7 @@ describeRedis('/run on a queue: reads of the run record', () => {
     };
   }
 
-  it('reads no run record for a run that completed, on /run and on /run_sse', async () => {
+  it('reads the session once and no run record for a run that completed, on /run and on /run_sse', async () => {
     const api = await setup(['chat']);
     try {
       const s = await createSession(api.app, 'chat', 'alice');
@@ -55,6 +62,9 @@ describeRedis('/run on a queue: reads of the run record', () => {
       const streamed = await readIdFrames(await call(api.app, 'POST', '/run_sse', runBody(s, 'again')));
       expect(streamed.frames.map((f) => f.event.content?.parts)).toEqual([[{ text: 'Again.' }]]);
       expect(api.reads).toEqual([]);
+      // One read of the session per request, shared by its checks (does the text answer a paused
+      // run? does the session wait for answers?).
+      expect(api.sessionReads.filter((id) => id === s.id)).toHaveLength(2);
     } finally {
       await api.close();
     }
