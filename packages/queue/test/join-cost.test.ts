@@ -119,6 +119,30 @@ describeRedis('RunQueue.join: what following a run costs', () => {
     expect(await collect(queue.join(run.runId, { session: { ...stranger, userId: 'u' } }))).toHaveLength(1);
   });
 
+  it('replays the stored events of a run it queued and joins only after the live stream expired', async () => {
+    // A worker whose streams expire a second after their run ends.
+    const prefix = `t${Math.random().toString(36).slice(2, 8)}`;
+    const shortLived = await startWorker({
+      apps: { [APP]: echo },
+      sessionService: store,
+      redis: redis().url,
+      prefix,
+      streamTtlMs: 1_000,
+    });
+    const api = new RunQueue({ redis: redis().url, sessionService: store, prefix });
+    try {
+      const session = await store.createSession({ appName: APP, userId: 'u' });
+      const run = await api.enqueue({ appName: APP, userId: 'u', sessionId: session.id, newMessage: 'late' });
+      await until(async () => (await api.status(run.runId)).status === 'completed', 'the run to complete');
+      await until(async () => (await admin.keys(`${prefix}:run:*:events`)).length === 0, 'the stream to expire');
+      const replayed = await collect(api.join(run.runId));
+      expect(replayed.map((e) => e.event.content?.parts?.[0]?.text)).toEqual(['echo late']);
+    } finally {
+      await shortLived.close({ gracePeriodMs: 0 });
+      await api.close();
+    }
+  });
+
   /** Connections whose last command was a stream read: a join's, blocked in it or kept for the next join. */
   async function streamReaders(): Promise<number> {
     return String(await admin.client('LIST'))
