@@ -1,25 +1,7 @@
 // CPU time of processes by pid, from /proc (Linux only): what bench/capacity.mjs divides by runs.
-import { readFileSync } from 'node:fs';
+import { cpuSeconds } from '../proc-cpu.mjs';
 
-/** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ: 100 on every Linux we run on). */
-const TICKS_PER_SECOND = 100;
-
-/**
- * CPU seconds (user + system, all threads) the process has used since it started, or undefined when
- * it is gone or unreadable. The command name in field 2 may hold spaces, so fields are counted
- * after its closing parenthesis.
- */
-export function cpuSeconds(pid) {
-  let stat;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // After the name: state is field 3, so utime (14) and stime (15) are at indexes 11 and 12.
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-}
+export { cpuSeconds };
 
 /**
  * Follows the CPU time of a changing set of processes (PostgreSQL backends come and go with the
