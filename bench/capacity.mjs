@@ -3,7 +3,7 @@
 // workers and `troupe api <apps> --pg --redis` replicas (with --workers 0, replicas running the runs
 // in their requests: `troupe api --pg` without Redis), the weather app of the server benchmark (one
 // LlmAgent with one tool, an instant fake model: 2 model calls, 4 stored events per run), and a load
-// client (capacity/client.mjs: 50 keep-alive clients, each request a new session then one POST
+// client (server-load/client.mjs: 50 keep-alive clients, each request a new session then one POST
 // /run, round-robin over the replicas). Over the measured window (30 s after a 5 s warm-up) it
 // reads, before and after: statements and round trips at a counting proxy in front of PostgreSQL
 // (one for the replicas, one for the workers), WAL bytes (pg_current_wal_lsn), the database's
@@ -174,8 +174,15 @@ async function measureWindow(urls) {
   const client = startNode(
     'client',
     [
-      join(benchDir, 'capacity', 'client.mjs'),
-      JSON.stringify({ urls, app: APP, clients: args.clients, warmup: args.warmup, seconds: args.seconds }),
+      join(benchDir, 'server-load', 'client.mjs'),
+      JSON.stringify({
+        urls,
+        app: APP,
+        route: 'run',
+        clients: args.clients,
+        warmup: args.warmup,
+        seconds: args.seconds,
+      }),
     ],
     work,
   );
