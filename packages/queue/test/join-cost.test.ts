@@ -1,4 +1,4 @@
-import { FunctionAgent, InMemorySessionService } from '@troupe/core';
+import { FunctionAgent, InMemorySessionService, textOf } from '@troupe/core';
 import { RunNotFoundError, RunQueue, type RunWorker, type StreamEntry } from '@troupe/queue';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -59,7 +59,7 @@ describeRedis('RunQueue.join: what following a run costs', () => {
     const before = await connectionsReceived();
     for (let i = 0; i < 5; i++) {
       const entries = await runAndJoin(`m${i}`);
-      expect(entries.map((e) => e.event.content?.parts?.[0]?.text)).toEqual([`echo m${i}`]);
+      expect(entries.map((e) => textOf(e.event))).toEqual([`echo m${i}`]);
     }
     expect(await connectionsReceived()).toBe(before);
   });
@@ -136,7 +136,7 @@ describeRedis('RunQueue.join: what following a run costs', () => {
       await until(async () => (await api.status(run.runId)).status === 'completed', 'the run to complete');
       await until(async () => (await admin.keys(`${prefix}:run:*:events`)).length === 0, 'the stream to expire');
       const replayed = await collect(api.join(run.runId));
-      expect(replayed.map((e) => e.event.content?.parts?.[0]?.text)).toEqual(['echo late']);
+      expect(replayed.map((e) => textOf(e.event))).toEqual(['echo late']);
     } finally {
       await shortLived.close({ gracePeriodMs: 0 });
       await api.close();
