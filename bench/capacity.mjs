@@ -31,7 +31,7 @@ import { performance } from 'node:perf_hooks';
 import { clearInterval, setInterval } from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { URL, fileURLToPath } from 'node:url';
-import { freePort, startRedis } from './local-services.mjs';
+import { freePort, listsApp, startRedis } from './local-services.mjs';
 import { startPgProxy } from './server-load/pg-proxy.mjs';
 import { requester } from './server-load/requests.mjs';
 import { round } from './stats.mjs';
@@ -44,7 +44,7 @@ import {
   walBytesBetween,
 } from './capacity/pg-stats.mjs';
 import { cpuSeconds, cpuTracker } from './capacity/proc.mjs';
-import { listsApp, startNode, stopAll, waitUntil } from './capacity/processes.mjs';
+import { startNode, stopAll, waitUntil } from './capacity/processes.mjs';
 import { redisDiff, redisSnapshot, sampleKeyMemory } from './capacity/redis-stats.mjs';
 
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
@@ -124,7 +124,7 @@ try {
     if (redisUrl) argv.push('--redis', redisUrl);
     const api = startNode('api', argv, work);
     children.push(api);
-    await waitUntil(api, () => listsApp(url, APP), 'listing the app', READY_MS);
+    await waitUntil(api, () => listsApp(url, APP, 10_000), 'listing the app', READY_MS);
     urls.push(url);
   }
   log(`${args.replicas} API replica(s), ${args.workers} worker(s) ready; database ${database}`);

@@ -9,18 +9,14 @@ import { join } from 'node:path';
 import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { URL, fileURLToPath } from 'node:url';
+import { openWorkerStore } from './worker-store.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = (pkg) => join(root, 'packages', pkg, 'dist', 'index.js');
 const options = JSON.parse(process.argv[2]);
 const core = await import(dist('core'));
 const { RunWorker } = await import(dist('queue'));
-const sessionService = options.pg
-  ? new (await import(dist('postgres'))).PostgresSessionService({
-      connectionString: options.pg,
-      schema: options.schema,
-    })
-  : new (await import(dist('sqlite'))).SqliteSessionService({ path: options.db });
+const sessionService = await openWorkerStore(options);
 
 const step = (name) =>
   new core.FunctionAgent({

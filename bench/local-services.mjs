@@ -1,6 +1,7 @@
 // Services the benchmarks start for themselves on 127.0.0.1: a free port, and a redis-server
 // without persistence (the caller kills it by pid when done).
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
@@ -51,4 +52,28 @@ export async function startRedis(log = () => undefined) {
       probe.disconnect();
     }
   }
+}
+
+/**
+ * Whether GET `<url>/list-apps` answers 200 with `app` in it (false while the server is not
+ * listening yet): a started server is ready. ADK's /list-apps loads (bundles) the agents on each
+ * call, seconds on a busy machine, hence the long default.
+ */
+export function listsApp(url, app, timeoutMs = 30_000) {
+  return new Promise((resolve) => {
+    const req = http.get(`${url}/list-apps`, { timeout: timeoutMs }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (body += chunk));
+      res.on('end', () => {
+        try {
+          resolve(res.statusCode === 200 && JSON.parse(body).includes(app));
+        } catch {
+          resolve(false);
+        }
+      });
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+  });
 }

@@ -26,7 +26,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { clearInterval, setInterval } from 'node:timers';
 import { URL, fileURLToPath } from 'node:url';
 import { ensurePeersInstalled, peersDir } from './peers/install.mjs';
-import { freePort } from './local-services.mjs';
+import { freePort, listsApp } from './local-services.mjs';
 import { startPgProxy } from './server-load/pg-proxy.mjs';
 import { requester } from './server-load/requests.mjs';
 import { round } from './stats.mjs';
@@ -276,31 +276,10 @@ async function waitReady(url, exited, output) {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (gone) throw new Error(`the server exited (${JSON.stringify(gone)}): ${output.join('').slice(-800)}`);
-    if (await listsApp(`${url}/list-apps`)) return;
+    if (await listsApp(url, APP)) return;
     await sleep(100);
   }
   throw new Error(`the server did not list the app '${APP}' within ${READY_TIMEOUT_MS / 1000} s`);
-}
-
-/** Whether GET /list-apps answers 200 with the app (false while the server is not listening yet). */
-function listsApp(url) {
-  return new Promise((resolve) => {
-    // ADK's /list-apps loads (bundles) the agents on each call: seconds on a busy machine.
-    const req = http.get(url, { timeout: 30_000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (body += chunk));
-      res.on('end', () => {
-        try {
-          resolve(res.statusCode === 200 && JSON.parse(body).includes(APP));
-        } catch {
-          resolve(false);
-        }
-      });
-    });
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve(false));
-  });
 }
 
 /** Runs the load client in its own process; resolves its JSON line. */

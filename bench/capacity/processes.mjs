@@ -1,7 +1,6 @@
 // The child processes of bench/capacity.mjs: started with their output kept (the last lines, for
 // error messages), waited for with a bound, and stopped by pid (SIGTERM, then SIGKILL).
 import { spawn } from 'node:child_process';
-import http from 'node:http';
 import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -31,26 +30,6 @@ export async function waitUntil(child, ready, what, timeoutMs) {
     await sleep(100);
   }
   throw new Error(`${child.role} was not ${what} within ${timeoutMs / 1000} s: ${child.output().slice(-800)}`);
-}
-
-/** Whether GET `url`/list-apps answers 200 with `app` in it. */
-export function listsApp(url, app) {
-  return new Promise((resolve) => {
-    const req = http.get(`${url}/list-apps`, { timeout: 10_000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (body += chunk));
-      res.on('end', () => {
-        try {
-          resolve(res.statusCode === 200 && JSON.parse(body).includes(app));
-        } catch {
-          resolve(false);
-        }
-      });
-    });
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve(false));
-  });
 }
 
 /**
