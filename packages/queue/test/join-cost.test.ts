@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { describeRedis, useRedis } from './redis-server.js';
 import { startWorker } from './start-worker.js';
+import { until } from './until.js';
 
 // What following a run costs the API (issue #34): `/run` on a queue joins every run it starts, so a
 // connection per join, or a read of the run's record at its end, is paid by every request.
@@ -150,11 +151,3 @@ describeRedis('RunQueue.join: what following a run costs', () => {
       .filter((line) => line.includes('cmd=xread')).length;
   }
 });
-
-async function until(check: () => Promise<boolean>, what: string, limitMs = 10_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

@@ -4,6 +4,7 @@ import { RunQueue, RunWorker, type StreamEntry } from '@troupe/queue';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { describeRedis, useRedis } from './redis-server.js';
 import { startWorker } from './start-worker.js';
+import { until } from './until.js';
 
 // One process, a real redis-server: the queue and a worker share an in-memory store, so these
 // tests cover what one run goes through; the multi-process tests cover crashes and replicas.
@@ -29,14 +30,6 @@ async function collect(entries: AsyncIterable<StreamEntry>): Promise<StreamEntry
   const all: StreamEntry[] = [];
   for await (const entry of entries) all.push(entry);
   return all;
-}
-
-async function until(check: () => Promise<boolean>, what: string, limitMs = 10_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
 }
 
 describeRedis('RunQueue and RunWorker in one process', () => {
