@@ -14,18 +14,22 @@ export type MutableActions = Pick<EventActions, 'escalate' | 'transferToAgent' |
  * step's event), actions, and the invocation.
  */
 export class CallbackContext {
-  /** Current state; `set` records a delta. */
-  readonly state: State;
-  /** Set `escalate`, `transferToAgent` or `skipSummarization`. */
-  readonly actions: MutableActions = {};
+  // Made on first use: most contexts (a node's, a model call's) are never asked for them.
+  private stateOf: State | undefined;
+  private actionsOf: MutableActions | undefined;
   /** Artifacts saved through this context: filename → version, for the event's `artifactDelta`. */
-  private readonly artifactDelta: Record<string, number> = {};
+  private artifactDelta: Record<string, number> | undefined;
 
-  constructor(
-    readonly invocationContext: InvocationContext,
-    delta: Record<string, unknown> = {},
-  ) {
-    this.state = new State(invocationContext.session.state, delta);
+  constructor(readonly invocationContext: InvocationContext) {}
+
+  /** Current state; `set` records a delta. */
+  get state(): State {
+    return (this.stateOf ??= new State(this.invocationContext.session.state));
+  }
+
+  /** Set `escalate`, `transferToAgent` or `skipSummarization`. */
+  get actions(): MutableActions {
+    return (this.actionsOf ??= {});
   }
 
   get agentName(): string {
@@ -76,7 +80,7 @@ export class CallbackContext {
       filename,
       artifact,
     });
-    this.artifactDelta[filename] = version;
+    (this.artifactDelta ??= {})[filename] = version;
     return version;
   }
 
@@ -96,16 +100,23 @@ export class CallbackContext {
 
   /** Merges the recorded state delta and actions into an event's actions. */
   applyTo(actions: EventActions): void {
-    if (this.state.hasDelta()) Object.assign(actions.stateDelta, this.state.delta);
-    if (Object.keys(this.artifactDelta).length > 0) Object.assign(actions.artifactDelta, this.artifactDelta);
-    if (this.actions.escalate !== undefined) actions.escalate = this.actions.escalate;
-    if (this.actions.transferToAgent !== undefined) actions.transferToAgent = this.actions.transferToAgent;
-    if (this.actions.skipSummarization !== undefined) actions.skipSummarization = this.actions.skipSummarization;
+    const state = this.stateOf;
+    if (state?.hasDelta()) Object.assign(actions.stateDelta, state.delta);
+    if (this.artifactDelta) Object.assign(actions.artifactDelta, this.artifactDelta);
+    const own = this.actionsOf;
+    if (!own) return;
+    if (own.escalate !== undefined) actions.escalate = own.escalate;
+    if (own.transferToAgent !== undefined) actions.transferToAgent = own.transferToAgent;
+    if (own.skipSummarization !== undefined) actions.skipSummarization = own.skipSummarization;
   }
 
   /** True when the callback wrote state, saved an artifact or set an action. */
   hasEffects(): boolean {
-    return this.state.hasDelta() || Object.keys(this.actions).length > 0 || Object.keys(this.artifactDelta).length > 0;
+    return (
+      this.stateOf?.hasDelta() === true ||
+      (this.actionsOf !== undefined && Object.keys(this.actionsOf).length > 0) ||
+      this.artifactDelta !== undefined
+    );
   }
 
   private artifactScope(): { appName: string; userId: string; sessionId: string } {

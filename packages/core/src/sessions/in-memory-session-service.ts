@@ -344,7 +344,9 @@ const INDEX_FROM = 16;
 
 function hasEvent(stored: StoredSession, id: string): boolean {
   if (stored.eventIds) return stored.eventIds.has(id);
-  for (const event of stored.events) if (event.id === id) return true;
+  // An indexed loop: for-of makes an iterator result per event until the code is optimized.
+  const events = stored.events;
+  for (let i = 0; i < events.length; i++) if (events[i]!.id === id) return true;
   return false;
 }
 

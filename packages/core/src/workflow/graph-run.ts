@@ -1,100 +1,177 @@
+import type { InvocationContext } from '../agents/invocation-context.js';
 import { ConfigurationError, RunLimitError } from '../errors.js';
 import { linkedAbortController } from '../utils/abort.js';
 import { WorkflowOutputError } from './errors.js';
-import { START, type WorkflowGraph } from './graph.js';
+import type { WorkflowGraph } from './graph.js';
 import type { RunRecord } from './journal.js';
-import { runChild, type RunOutcome, type WorkflowScope } from './node-runner.js';
+import { runChild, type RunEndListener, type RunOutcome, type WorkflowScope } from './node-runner.js';
 
 /** A graph run that ended paused: some node waits for a human. */
 export const WAITING = Symbol('waiting');
 
-type NodeStatus = 'running' | 'completed' | 'waiting' | 'idle';
+// A node's status in a run, by slot.
+const NONE = 0;
+const RUNNING = 1;
+const COMPLETED = 2;
+const WAITS = 3;
+/** Ended without output under `waitForOutput`. */
+const IDLE = 4;
 
 /**
  * The schedule of one graph workflow run. Each change of it — a node run starts (its trigger taken,
  * its run id counted), a node run ends (its outgoing edges fire) — happens in the same turn as the
  * event that records it is handed on, so the stored events are a log of the schedule in order. A
  * resumed run replays that log (nothing runs) and then goes on with the runs that were open.
+ *
+ * Kept in arrays indexed by the nodes' slots (`WorkflowGraph.slots`), not maps by name: a run
+ * of a 50-node graph makes a few arrays instead of a hash table change per node run.
  */
-class Schedule {
-  /** Pending inputs per node, first in first out; a node runs one at a time (ADK). */
-  readonly triggers = new Map<string, unknown[]>();
-  readonly status = new Map<string, NodeStatus>();
-  readonly outputs = new Map<string, unknown>();
-  readonly terminalOutputs = new Map<string, unknown>();
-  private readonly counters = new Map<string, number>();
-  private readonly uses = new Map<number, number>();
+class Schedule implements RunEndListener {
+  /** The first pending input per slot (the next run's), and how many wait. */
+  private readonly firstInput: unknown[];
+  private readonly inputCount: Uint32Array;
+  /** Pending inputs after the first, per slot, first in first out (made when a second comes). */
+  private readonly moreInputs: (unknown[] | undefined)[];
+  /**
+   * The slots with pending inputs, in the order their queues last became non-empty: the order
+   * they start in (what the maps by name this replaced iterated in). A list through `nextReady`
+   * and `previousReady` (-1 ends it), so adding and removing a slot allocates nothing.
+   */
+  readyHead = -1;
+  private readyTail = -1;
+  readonly nextReady: Int32Array;
+  private readonly previousReady: Int32Array;
+  readonly status: Uint8Array;
+  private readonly outputs: unknown[];
+  /** Terminal slots that gave an output, in the order they first did. */
+  readonly terminalsWithOutput: number[] = [];
+  private readonly terminalOutputs: unknown[];
+  /** Runs of each slot so far (the next run id is this + 1). */
+  private readonly counters: Uint32Array;
+  /** Uses of each edge with `maxIterations`, by edge index (only when the graph has one). */
+  private readonly uses: number[] | undefined;
   steps = 0;
 
   constructor(
-    private readonly graph: WorkflowGraph,
+    readonly graph: WorkflowGraph,
     private readonly workflow: string,
     private readonly maxSteps: number,
-  ) {}
-
-  seed(input: unknown): void {
-    for (const edge of this.graph.edgesFrom(START)) this.push(edge.to, input);
+  ) {
+    const n = graph.slots.length;
+    this.firstInput = new Array<unknown>(n);
+    this.inputCount = new Uint32Array(n);
+    this.moreInputs = new Array<unknown[] | undefined>(n);
+    this.nextReady = new Int32Array(n);
+    this.previousReady = new Int32Array(n);
+    this.status = new Uint8Array(n);
+    this.outputs = new Array<unknown>(n);
+    this.terminalOutputs = new Array<unknown>(n);
+    this.counters = new Uint32Array(n);
+    this.uses = graph.countsUses ? [] : undefined;
   }
 
-  /** Takes the next trigger of `name`: its run id and input. */
-  start(name: string): { runId: string; input: unknown } {
-    const queue = this.triggers.get(name)!;
-    const input = queue.shift();
-    if (queue.length === 0) this.triggers.delete(name);
+  seed(input: unknown): void {
+    for (const slot of this.graph.startSlots) this.push(slot, input);
+  }
+
+  hasInput(slot: number): boolean {
+    return this.inputCount[slot]! > 0;
+  }
+
+  /** The last slot on the ready list now (-1 when none): a pump starts the slots up to it. */
+  get lastReady(): number {
+    return this.readyTail;
+  }
+
+  /** Takes the next trigger of `slot`: its run id and input. */
+  start(slot: number): { runId: string; input: unknown } {
+    const input = this.firstInput[slot];
+    const left = --this.inputCount[slot]!;
+    this.firstInput[slot] = left > 0 ? this.moreInputs[slot]!.shift() : undefined;
+    if (left === 0) this.unready(slot);
     this.steps += 1;
     if (this.steps > this.maxSteps)
       throw new RunLimitError(
         'maxSteps',
-        `Workflow '${this.workflow}' ran ${this.maxSteps} nodes (its maxSteps) and was stopped before running '${name}' again. Raise maxSteps, or give the cycle an exit (a route, or maxIterations on its back-edge).`,
+        `Workflow '${this.workflow}' ran ${this.maxSteps} nodes (its maxSteps) and was stopped before running '${this.graph.slots[slot]!.name}' again. Raise maxSteps, or give the cycle an exit (a route, or maxIterations on its back-edge).`,
       );
-    const runId = String((this.counters.get(name) ?? 0) + 1);
-    this.counters.set(name, Number(runId));
-    this.status.set(name, 'running');
-    return { runId, input };
+    const run = ++this.counters[slot]!;
+    this.status[slot] = RUNNING;
+    return { runId: String(run), input };
   }
 
-  end(name: string, outcome: RunOutcome): void {
+  runEnded(slot: number, outcome: RunOutcome): void {
     if (outcome.status === 'waiting') {
-      this.status.set(name, 'waiting');
+      this.status[slot] = WAITS;
       return;
     }
     if (outcome.status === 'no-output') {
-      this.status.set(name, 'idle');
+      this.status[slot] = IDLE;
       return;
     }
-    this.status.set(name, 'completed');
+    this.status[slot] = COMPLETED;
     const { output, route } = outcome;
-    if (output !== undefined) this.outputs.set(name, output);
-    if (this.graph.terminals.has(name) && output !== undefined) this.terminalOutputs.set(name, output);
-    for (const edge of this.graph.next(name, route, this.uses)) {
-      if (edge.maxIterations !== undefined) this.uses.set(edge.index, (this.uses.get(edge.index) ?? 0) + 1);
-      const target = this.graph.nodes.get(edge.to)!;
-      if (!target.requiresAllPredecessors) {
-        this.push(edge.to, output);
+    const graph = this.graph;
+    if (output !== undefined) {
+      this.outputs[slot] = output;
+      if (graph.slots[slot]!.terminal) {
+        if (!(slot in this.terminalOutputs)) this.terminalsWithOutput.push(slot);
+        this.terminalOutputs[slot] = output;
+      }
+    }
+    const targets = graph.fire(slot, route, this.uses);
+    for (let i = 0; i < targets.length; i++) {
+      const to = targets[i]!;
+      const target = graph.slots[to]!;
+      if (!target.join) {
+        this.push(to, output);
         continue;
       }
-      const predecessors = this.graph.predecessors(edge.to);
-      if (predecessors.every((p) => this.status.get(p) === 'completed')) {
+      const predecessors = target.predecessors;
+      if (predecessors.every((p) => this.status[p] === COMPLETED)) {
         const joined: Record<string, unknown> = {};
-        for (const p of predecessors) joined[p] = this.outputs.get(p);
-        this.push(edge.to, joined);
+        for (const p of predecessors) joined[graph.slots[p]!.name] = this.outputs[p];
+        this.push(to, joined);
       }
     }
   }
 
-  private push(name: string, input: unknown): void {
-    const queue = this.triggers.get(name);
-    if (queue) queue.push(input);
-    else this.triggers.set(name, [input]);
+  terminalOutput(slot: number): unknown {
+    return this.terminalOutputs[slot];
+  }
+
+  private push(slot: number, input: unknown): void {
+    const count = this.inputCount[slot]!;
+    this.inputCount[slot] = count + 1;
+    if (count > 0) {
+      (this.moreInputs[slot] ??= []).push(input);
+      return;
+    }
+    this.firstInput[slot] = input;
+    // On the list's end.
+    this.nextReady[slot] = -1;
+    this.previousReady[slot] = this.readyTail;
+    if (this.readyTail === -1) this.readyHead = slot;
+    else this.nextReady[this.readyTail] = slot;
+    this.readyTail = slot;
+  }
+
+  private unready(slot: number): void {
+    const previous = this.previousReady[slot]!;
+    const next = this.nextReady[slot]!;
+    if (previous === -1) this.readyHead = next;
+    else this.nextReady[previous] = next;
+    if (next === -1) this.readyTail = previous;
+    else this.previousReady[next] = previous;
   }
 
   /** Replays one start from the log; the log must fit this graph. */
-  replayStart(record: RunRecord, name: string): unknown {
-    if (!this.triggers.get(name)?.length || String((this.counters.get(name) ?? 0) + 1) !== record.runId)
+  replayStart(record: RunRecord, slot: number): unknown {
+    if (!this.hasInput(slot) || String(this.counters[slot]! + 1) !== record.runId)
       throw new ConfigurationError(
-        `Workflow '${this.workflow}' cannot resume: the session shows node '${name}' run ${record.runId} starting where this workflow's graph would not start it. The workflow's edges changed since the run paused; resume it with the graph it ran with, or start a new turn (runConfig.abandonInterrupts).`,
+        `Workflow '${this.workflow}' cannot resume: the session shows node '${this.graph.slots[slot]!.name}' run ${record.runId} starting where this workflow's graph would not start it. The workflow's edges changed since the run paused; resume it with the graph it ran with, or start a new turn (runConfig.abandonInterrupts).`,
       );
-    return this.start(name).input;
+    return this.start(slot).input;
   }
 }
 
@@ -109,80 +186,135 @@ export async function runGraph(
   schedule.seed(input);
   const prefix = `${scope.path}.`;
   // Runs that were open when the run paused or stopped, with their inputs, in the order they started.
-  const open = new Map<string, { record: RunRecord; input: unknown }>();
+  const open = new Map<number, { record: RunRecord; input: unknown }>();
   for (const step of scope.journal?.schedule ?? []) {
-    const name = step.record.path.slice(prefix.length);
-    if (!graph.nodes.has(name)) continue;
-    if (step.kind === 'start') open.set(name, { record: step.record, input: schedule.replayStart(step.record, name) });
+    const slot = graph.slotOf.get(step.record.path.slice(prefix.length));
+    if (slot === undefined) continue;
+    if (step.kind === 'start') open.set(slot, { record: step.record, input: schedule.replayStart(step.record, slot) });
     else {
-      open.delete(name);
+      open.delete(slot);
       const outcome: RunOutcome = step.record.endedWaiting
         ? { status: 'no-output' }
         : { status: 'completed', output: step.record.output, route: step.record.route };
-      schedule.end(name, outcome);
+      schedule.runEnded(slot, outcome);
     }
   }
-  const controller = linkedAbortController(scope.ctx.abortSignal, { manyListeners: true });
-  const running = new Map<string, Promise<void>>();
-  let failure: { error: unknown } | undefined;
-  let wake: (() => void) | undefined;
-  const launch = (name: string, runId: string, nodeInput: unknown): void => {
-    const task = runChild(scope, {
-      node: graph.nodes.get(name)!,
-      input: nodeInput,
-      path: `${scope.path}.${name}`,
+  const run = new GraphRun(scope, schedule, limits.maxConcurrency);
+  try {
+    for (const [slot, { record, input: nodeInput }] of open) run.launch(slot, record.runId, nodeInput);
+    run.pump();
+    await run.done;
+  } finally {
+    run.controller.dispose();
+  }
+  if (run.failure) throw run.failure.error;
+  if (schedule.status.includes(WAITS)) return WAITING;
+  const terminals = schedule.terminalsWithOutput;
+  if (terminals.length > 1)
+    throw new WorkflowOutputError(
+      scope.workflow,
+      terminals.map((slot) => graph.slots[slot]!.name),
+    );
+  return { output: terminals.length === 1 ? schedule.terminalOutput(terminals[0]!) : undefined };
+}
+
+/** The node runs of one graph run under way: started as their triggers come, stopped on a failure. */
+class GraphRun {
+  readonly controller: AbortController & { dispose(): void };
+  /** The workflow's context with the run's abort signal: one for all its node runs. */
+  private readonly ctx: InvocationContext;
+  readonly done: Promise<void>;
+  failure: { error: unknown } | undefined;
+  private finished!: () => void;
+  private readonly running: Uint8Array;
+  private runningCount = 0;
+  private readonly paths: readonly string[];
+  private readonly after: number;
+
+  constructor(
+    private readonly scope: WorkflowScope,
+    private readonly schedule: Schedule,
+    private readonly maxConcurrency: number | undefined,
+  ) {
+    this.controller = linkedAbortController(scope.ctx.abortSignal, { manyListeners: true });
+    this.ctx = scope.ctx.with({ abortSignal: this.controller.signal });
+    this.done = new Promise<void>((resolve) => (this.finished = resolve));
+    this.running = new Uint8Array(schedule.graph.slots.length);
+    this.paths = schedule.graph.pathsUnder(scope.path);
+    this.after = (scope.ctx.resumeFrom ?? 0) - 1;
+  }
+
+  /**
+   * Starts every node with a trigger that can run now; settles `done` once nothing runs. Called
+   * again as each run ends, so a run's successors start in the turn its end is taken.
+   */
+  pump(): void {
+    const { schedule } = this;
+    if (!this.failure) {
+      try {
+        // Cancellation stops the workflow here, at a node boundary (running nodes get the abort).
+        this.scope.ctx.throwIfAborted();
+        // The slots ready now, up to the list's end as it is: a run that ends while they start adds
+        // its successors after it, for the next pump.
+        const last = schedule.lastReady;
+        let slot = schedule.readyHead;
+        while (slot !== -1) {
+          // Read before the slot starts (which may take it off the list).
+          const next = schedule.nextReady[slot]!;
+          if (this.running[slot] !== 1 && schedule.status[slot] !== WAITS) {
+            if (this.maxConcurrency !== undefined && this.runningCount >= this.maxConcurrency) break;
+            const { runId, input } = schedule.start(slot);
+            this.launch(slot, runId, input);
+          }
+          if (slot === last) break;
+          slot = next;
+        }
+      } catch (error) {
+        this.fail(error);
+      }
+    }
+    if (this.runningCount === 0) this.finished();
+  }
+
+  launch(slot: number, runId: string, input: unknown): void {
+    const task = runChild(this.scope, {
+      node: this.schedule.graph.slots[slot]!.node,
+      input,
+      path: this.paths[slot]!,
       runId,
-      after: (scope.ctx.resumeFrom ?? 0) - 1,
-      signal: controller.signal,
-      forward: scope.sink,
-      onEnd: (outcome) => schedule.end(name, outcome),
-    }).then(
+      after: this.after,
+      signal: this.controller.signal,
+      ctx: this.ctx,
+      forward: this.scope.sink,
+      onEnd: this.schedule,
+      slot,
+    });
+    // Counted once it is under way (a run that throws as it starts never was).
+    this.running[slot] = 1;
+    this.runningCount += 1;
+    task.then(
       (outcome) => {
         // A pause has no end record: the run stays open, and resumes when answered.
-        if (outcome.status === 'waiting') schedule.end(name, outcome);
-        running.delete(name);
-        wake?.();
+        if (outcome.status === 'waiting') this.schedule.runEnded(slot, outcome);
+        this.stopped(slot);
       },
       (error: unknown) => {
-        running.delete(name);
-        if (!failure) {
-          failure = { error };
-          controller.abort(error);
-        }
-        wake?.();
+        this.fail(error);
+        this.stopped(slot);
       },
     );
-    running.set(name, task);
-  };
-  try {
-    for (const [name, { record, input: nodeInput }] of open) launch(name, record.runId, nodeInput);
-    for (;;) {
-      if (!failure) {
-        try {
-          // Cancellation stops the workflow here, at a node boundary (running nodes get the abort).
-          scope.ctx.throwIfAborted();
-          for (const name of [...schedule.triggers.keys()]) {
-            if (running.has(name) || schedule.status.get(name) === 'waiting') continue;
-            if (limits.maxConcurrency !== undefined && running.size >= limits.maxConcurrency) break;
-            const { runId, input: nodeInput } = schedule.start(name);
-            launch(name, runId, nodeInput);
-          }
-        } catch (error) {
-          // Nothing is left running behind the workflow: the others are stopped and awaited.
-          failure = { error };
-          controller.abort(error);
-        }
-      }
-      if (running.size === 0) break;
-      await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
-    }
-  } finally {
-    controller.dispose();
   }
-  if (failure) throw failure.error;
-  for (const status of schedule.status.values()) if (status === 'waiting') return WAITING;
-  const terminals = [...schedule.terminalOutputs.keys()];
-  if (terminals.length > 1) throw new WorkflowOutputError(scope.workflow, terminals);
-  return { output: terminals.length === 1 ? schedule.terminalOutputs.get(terminals[0]!) : undefined };
+
+  private stopped(slot: number): void {
+    this.running[slot] = 0;
+    this.runningCount -= 1;
+    this.pump();
+  }
+
+  private fail(error: unknown): void {
+    if (this.failure) return;
+    // Nothing is left running behind the workflow: the others are stopped and awaited.
+    this.failure = { error };
+    this.controller.abort(error);
+  }
 }

@@ -39,6 +39,22 @@ export interface Edge {
   readonly index: number;
 }
 
+/** One node of a graph by number: what a run reads of it as it schedules. @internal */
+export interface SlotInfo {
+  readonly name: string;
+  readonly node: BaseNode;
+  /** A JoinNode: it waits for all its predecessors. */
+  readonly join: boolean;
+  /** No edges out: its output is the workflow's. */
+  readonly terminal: boolean;
+  /** Every edge out fires on every completion. */
+  readonly alwaysAll: boolean;
+  readonly out: readonly { edge: Edge; to: number }[];
+  readonly predecessors: readonly number[];
+  /** `out`'s targets, made on first use (alwaysAll only). */
+  targets?: number[];
+}
+
 /** A workflow's nodes and edges, checked. */
 export class WorkflowGraph {
   readonly nodes: ReadonlyMap<string, BaseNode>;
@@ -49,6 +65,19 @@ export class WorkflowGraph {
   private readonly incoming = new Map<string, string[]>();
   /** Nodes whose edges out all fire on every completion (no route, no DEFAULT, no maxIterations). */
   private readonly alwaysAll = new Set<string>();
+  /**
+   * The nodes by number (their order in `nodes`): a run keeps its schedule in arrays indexed by
+   * these slots instead of maps keyed by name. @internal
+   */
+  readonly slots: readonly SlotInfo[];
+  /** A node's slot by name. @internal */
+  readonly slotOf: ReadonlyMap<string, number>;
+  /** The slots START triggers. @internal */
+  readonly startSlots: readonly number[];
+  /** True when some edge has `maxIterations` (a run then counts edge uses). @internal */
+  readonly countsUses: boolean;
+  /** The node paths of a run of this graph at the root (`<workflow>.<node>`), made once. */
+  private readonly rootPaths: readonly string[];
 
   constructor(workflow: string, nodes: Map<string, BaseNode>, edges: Edge[]) {
     this.nodes = nodes;
@@ -70,6 +99,45 @@ export class WorkflowGraph {
     const terminals = new Set<string>();
     for (const name of nodes.keys()) if (!this.outgoing.has(name)) terminals.add(name);
     this.terminals = terminals;
+    const slotOf = new Map<string, number>();
+    for (const name of nodes.keys()) slotOf.set(name, slotOf.size);
+    this.slotOf = slotOf;
+    this.slots = [...nodes].map(([name, node]) => ({
+      name,
+      node,
+      join: node.requiresAllPredecessors,
+      terminal: terminals.has(name),
+      alwaysAll: this.alwaysAll.has(name),
+      out: this.edgesFrom(name).map((edge) => ({ edge, to: slotOf.get(edge.to)! })),
+      predecessors: this.predecessors(name).map((from) => slotOf.get(from)!),
+    }));
+    this.startSlots = this.edgesFrom(START).map((edge) => slotOf.get(edge.to)!);
+    this.countsUses = edges.some((edge) => edge.maxIterations !== undefined);
+    this.workflow = workflow;
+    this.rootPaths = this.slots.map((slot) => `${workflow}.${slot.name}`);
+  }
+
+  private readonly workflow: string;
+
+  /** The node paths of a run of this graph under `prefix` (the workflow's path), by slot. @internal */
+  pathsUnder(prefix: string): readonly string[] {
+    return prefix === this.workflow ? this.rootPaths : this.slots.map((slot) => `${prefix}.${slot.name}`);
+  }
+
+  /**
+   * {@link next} by slot: the slots a completion of `from` with `route` triggers, each once per
+   * firing edge, in edge order; `uses` (edge uses by edge index, when the graph counts them) is
+   * updated. @internal
+   */
+  fire(from: number, route: RouteKey | RouteKey[] | undefined, uses: number[] | undefined): number[] {
+    const slot = this.slots[from]!;
+    if (slot.alwaysAll) return slot.targets ?? (slot.targets = slot.out.map((o) => o.to));
+    const targets: number[] = [];
+    for (const edge of this.next(slot.name, route, uses)) {
+      if (uses && edge.maxIterations !== undefined) uses[edge.index] = (uses[edge.index] ?? 0) + 1;
+      targets.push(this.slotOf.get(edge.to)!);
+    }
+    return targets;
   }
 
   /** Edges out of `from` (START included). */
@@ -85,9 +153,9 @@ export class WorkflowGraph {
   /**
    * The edges a completion of `from` with `route` fires: unconditional edges, routed edges whose
    * routes include one emitted, and the DEFAULT_ROUTE edge when no routed edge matched. An edge
-   * used up (`maxIterations`) does not fire; `uses` counts what fired before.
+   * used up (`maxIterations`) does not fire; `uses` counts what fired before, by edge index.
    */
-  next(from: string, route: RouteKey | RouteKey[] | undefined, uses: ReadonlyMap<number, number>): readonly Edge[] {
+  next(from: string, route: RouteKey | RouteKey[] | undefined, uses: readonly number[] | undefined): readonly Edge[] {
     // Most nodes: every edge out, whatever the route (a chain, a fan-out).
     if (this.alwaysAll.has(from)) return this.edgesFrom(from);
     const emitted = route === undefined || route === null ? [] : (Array.isArray(route) ? route : [route]).map(String);
@@ -95,7 +163,7 @@ export class WorkflowGraph {
     let matched = false;
     let fallback: Edge | undefined;
     for (const edge of this.edgesFrom(from)) {
-      const spent = edge.maxIterations !== undefined && (uses.get(edge.index) ?? 0) >= edge.maxIterations;
+      const spent = edge.maxIterations !== undefined && (uses?.[edge.index] ?? 0) >= edge.maxIterations;
       if (edge.isDefault) {
         if (!spent) fallback = edge;
         continue;

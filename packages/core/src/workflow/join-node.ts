@@ -18,6 +18,16 @@ export class JoinNode extends BaseNode {
     return true;
   }
 
+  /**
+   * Its one item straight, without a generator: a join that returns at once stores one record
+   * (its end) instead of a start and an end. @internal
+   */
+  override runTry(ctx: NodeContext, input: unknown): AsyncIterable<NodeYield> | Iterable<NodeYield> {
+    // A subclass with its own runImpl runs that.
+    if (this.runImpl !== JoinNode.prototype.runImpl) return super.runTry(ctx, input);
+    return [input];
+  }
+
   protected *runImpl(_ctx: NodeContext, input: unknown): Generator<NodeYield, void, undefined> {
     yield input;
   }

@@ -14,7 +14,7 @@ import { linkedAbortController } from '../utils/abort.js';
 import { runTasks } from '../utils/run-tasks.js';
 import { toJsonSchema, validate } from '../utils/schema.js';
 import { AgentNode } from './agent-node.js';
-import type { BaseNode } from './base-node.js';
+import type { BaseNode, NodeYield } from './base-node.js';
 import { NodeFailedError, NodeSchemaValidationError, NodeTimeoutError, StateSchemaError } from './errors.js';
 import type { Journal, NodeRecord, RunRecord } from './journal.js';
 import { NodeContext, type NodeHost, type NodeResult, type RunNodeOptions } from './node-context.js';
@@ -53,12 +53,21 @@ export interface ChildRun {
   /** Journal records of this run are those after this index (its parent's start). */
   after: number;
   signal: AbortSignal;
+  /** The invocation context with `signal` as its abort signal, when the caller has one made (shared by its runs). */
+  ctx?: InvocationContext;
   /** Where its events go (its parent's emit, or the workflow's sink). */
   forward: EventSink;
   /** Where its own children's journal records start when it has no record of its own (a dynamic workflow's entry). */
   childrenAfter?: number;
-  /** Called as the run's end is handed on, in the same turn (so the schedule follows stored order). */
-  onEnd?: (outcome: RunOutcome) => void;
+  /** Told as the run's end is handed on, in the same turn (so the schedule follows stored order). */
+  onEnd?: RunEndListener;
+  /** The node's slot in its graph, passed to `onEnd`. */
+  slot?: number;
+}
+
+/** What hears a graph node run end (the run's schedule); an object, not a closure per run. */
+export interface RunEndListener {
+  runEnded(slot: number, outcome: RunOutcome): void;
 }
 
 const NO_ANSWER = Symbol('no answer');
@@ -79,57 +88,106 @@ interface PendingStart {
  * is returned); a paused or interrupted run resumes (an answered RequestInput becomes its output,
  * other nodes run again and find their answers or their agent's progress); a new run stores a start
  * record, tries up to `retryConfig.maxAttempts` times, and stores an end record with its output.
+ *
+ * Not an async function: a new run whose node returns at once (most function nodes) ends in the
+ * turn it starts, its one promise the store's taking of its end record.
  */
-export async function runChild(scope: WorkflowScope, run: ChildRun): Promise<RunOutcome> {
-  const { node, path, runId } = run;
-  const record = scope.journal?.find(path, runId, run.after);
-  if (record?.ended) {
+export function runChild(scope: WorkflowScope, run: ChildRun): Promise<RunOutcome> {
+  const record = scope.journal?.find(run.path, run.runId, run.after);
+  if (record) return resumeChild(scope, run, record);
+  const start: PendingStart = { pending: true };
+  const startIndex = run.childrenAfter ?? Number.MAX_SAFE_INTEGER;
+  let ended: Promise<RunOutcome>;
+  try {
+    ended = new NodeTry(scope, run, 1, undefined, startIndex, NO_INPUTS, start).run();
+  } catch (error) {
+    return retryAfter(scope, run, error, 1, start, startIndex, undefined);
+  }
+  return ended.then(undefined, (error: unknown) => retryAfter(scope, run, error, 1, start, startIndex, undefined));
+}
+
+/** A run the session has a record of: ended (its outcome), paused on its own request, or to run again. */
+async function resumeChild(scope: WorkflowScope, run: ChildRun, record: RunRecord): Promise<RunOutcome> {
+  if (record.ended) {
     const outcome: RunOutcome = record.endedWaiting
       ? { status: 'no-output' }
       : { status: 'completed', output: record.output, route: record.route };
-    run.onEnd?.(outcome);
+    run.onEnd?.runEnded(run.slot!, outcome);
     return outcome;
   }
-  let attempt = 1;
-  let resumeFrom: number | undefined;
-  const start: PendingStart = { pending: !record };
-  if (record) {
-    attempt = record.attempt;
-    resumeFrom = record.startIndex + 1;
-    const answered = await answerOwnRequests(scope, run, record);
-    if (answered) return answered;
+  const start: PendingStart = { pending: false };
+  const answered = await answerOwnRequests(scope, run, record);
+  if (answered) return answered;
+  try {
+    return await new NodeTry(
+      scope,
+      run,
+      record.attempt,
+      record.startIndex + 1,
+      record.startIndex,
+      answersFor(scope, record),
+      start,
+    ).run();
+  } catch (error) {
+    return retryAfter(scope, run, error, record.attempt, start, record.startIndex, record);
   }
-  const startIndex = record?.startIndex ?? run.childrenAfter ?? Number.MAX_SAFE_INTEGER;
+}
+
+/**
+ * After a try failed: the failure passed on as the run's, or recorded and the node tried again
+ * (after its retry delay) until a try succeeds or the retries are spent.
+ */
+async function retryAfter(
+  scope: WorkflowScope,
+  run: ChildRun,
+  error: unknown,
+  attempt: number,
+  start: PendingStart,
+  startIndex: number,
+  record: RunRecord | undefined,
+): Promise<RunOutcome> {
+  const { node, path, runId } = run;
   for (;;) {
+    if (isEventsStopped(error) || run.signal.aborted) throw passOn(error, path, attempt);
+    // A failed run shows where it started (the failure is recorded after it), unless the store refuses.
+    if (start.pending) {
+      start.pending = false;
+      await run.forward(startEvent(node, path, runId, attempt, run.input)).catch(() => undefined);
+    }
+    if (!mayRetry(error)) throw passOn(error, path, attempt);
+    const retry = node.retry;
+    if (!retry || attempt >= retry.maxAttempts || !isRetryable(retry, error))
+      throw retry ? new NodeFailedError(path, attempt, error) : passOn(error, path, attempt);
+    await run.forward(
+      createEvent({
+        author: node.name,
+        nodeInfo: { path, runId, attempt },
+        errorCode: error instanceof TroupeError ? error.code : 'ERROR',
+        errorMessage: `Try ${attempt} of ${retry.maxAttempts} failed: ${error instanceof Error ? error.message : String(error)}`,
+        actions: { agentState: record$({ node: 'failed' }) },
+      }),
+    );
+    await sleep(retryDelay(retry, attempt), run.signal);
+    attempt += 1;
+    await run.forward(startEvent(node, path, runId, attempt, run.input));
     try {
-      return await runTry(scope, run, attempt, resumeFrom, startIndex, record ? answersFor(scope, record) : {}, start);
-    } catch (error) {
-      if (isEventsStopped(error) || run.signal.aborted) throw passOn(error, path, attempt);
-      // A failed run shows where it started (the failure is recorded after it), unless the store refuses.
-      if (start.pending) {
-        start.pending = false;
-        await run.forward(startEvent(node, path, runId, attempt, run.input)).catch(() => undefined);
-      }
-      if (!mayRetry(error)) throw passOn(error, path, attempt);
-      const retry = node.retry;
-      if (!retry || attempt >= retry.maxAttempts || !isRetryable(retry, error))
-        throw retry ? new NodeFailedError(path, attempt, error) : passOn(error, path, attempt);
-      await run.forward(
-        createEvent({
-          author: node.name,
-          nodeInfo: { path, runId, attempt },
-          errorCode: error instanceof TroupeError ? error.code : 'ERROR',
-          errorMessage: `Try ${attempt} of ${retry.maxAttempts} failed: ${error instanceof Error ? error.message : String(error)}`,
-          actions: { agentState: record$({ node: 'failed' }) },
-        }),
-      );
-      await sleep(retryDelay(retry, attempt), run.signal);
-      attempt += 1;
-      resumeFrom = undefined;
-      await run.forward(startEvent(node, path, runId, attempt, run.input));
+      return await new NodeTry(
+        scope,
+        run,
+        attempt,
+        undefined,
+        startIndex,
+        record ? answersFor(scope, record) : {},
+        start,
+      ).run();
+    } catch (next) {
+      error = next;
     }
   }
 }
+
+/** A new run's answers to its own requests: none (shared, never written). */
+const NO_INPUTS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
 
 /**
  * A run paused only on its own RequestInput (and not rerunOnResume): its answer is its output.
@@ -177,19 +235,6 @@ function answersFor(scope: WorkflowScope, record: RunRecord): Record<string, unk
   return inputs;
 }
 
-/** One try of a node run. */
-function runTry(
-  scope: WorkflowScope,
-  run: ChildRun,
-  attempt: number,
-  resumeFrom: number | undefined,
-  startIndex: number,
-  resumeInputs: Record<string, unknown>,
-  start: PendingStart,
-): Promise<RunOutcome> {
-  return new NodeTry(scope, run, attempt, resumeFrom, startIndex, resumeInputs, start).run();
-}
-
 /**
  * One try of a node run, and the engine's side of its context (`NodeHost`). A class rather than
  * closures: most nodes are small, and a try's closures and their context were most of what a
@@ -228,10 +273,13 @@ class NodeTry implements NodeHost {
     // (a controller per try was a third of a small node's cost).
     this.controller = child.node.timeout === undefined ? undefined : linkedAbortController(child.signal);
     this.signal = this.controller?.signal ?? child.signal;
-    this.nodeCtx = new NodeContext(
-      this.signal === scope.ctx.abortSignal ? scope.ctx : scope.ctx.with({ abortSignal: this.signal }),
-      this,
-    );
+    const ctx =
+      this.signal === scope.ctx.abortSignal
+        ? scope.ctx
+        : this.signal === child.signal && child.ctx
+          ? child.ctx
+          : scope.ctx.with({ abortSignal: this.signal });
+    this.nodeCtx = new NodeContext(ctx, this);
   }
 
   /** The history branch an agent run by this node uses; only agent nodes ask. */
@@ -264,23 +312,57 @@ class NodeTry implements NodeHost {
     return starting ? starting.then(child) : child();
   }
 
-  async run(): Promise<RunOutcome> {
+  /**
+   * Runs the try. Throws at once what the node throws at once. A node with no schema, timeout or
+   * workers whose one item is ready (a function that returns, a join) ends here, in this turn.
+   */
+  run(): Promise<RunOutcome> {
     const { node } = this.child;
+    if (node.inputSchema || node.parallelWorker || this.controller || node.outputSchema) return this.runAsync();
+    const items = node.runTry(this.nodeCtx, this.child.input);
+    if (Array.isArray(items) && items.length === 1 && !isPromiseLike(items[0])) {
+      const pending = this.take(items[0]);
+      if (!pending) return this.finish();
+      return this.settle(pending);
+    }
+    return this.settle(this.takeAll(items));
+  }
+
+  private runAsync(): Promise<RunOutcome> {
+    const work = this.body();
+    return this.settle(
+      this.controller ? withTimeout(work, this.child.node.timeout!, this.controller, this.path) : work,
+    );
+  }
+
+  /** Waits for the try's work, then ends it. */
+  private async settle(work: Promise<void>): Promise<RunOutcome> {
     try {
-      await (this.controller ? withTimeout(this.body(), node.timeout!, this.controller, this.path) : this.body());
+      await work;
     } finally {
       this.closed = true;
       this.controller?.dispose();
     }
+    return this.finish();
+  }
+
+  /** The try's work is done: its outcome, and its end record handed on. */
+  private finish(): Promise<RunOutcome> {
+    this.closed = true;
+    const { node } = this.child;
     if (this.child.signal.aborted) throw this.child.signal.reason;
-    if (this.interrupts) return { status: 'waiting', interruptIds: this.interrupts };
-    let output = this.output;
+    if (this.interrupts) return Promise.resolve({ status: 'waiting', interruptIds: this.interrupts });
+    const output = this.output;
     if (node.outputSchema && output !== undefined)
-      output = await checkSchema(node.outputSchema, output, this.path, 'output');
+      return checkSchema(node.outputSchema, output, this.path, 'output').then((checked) => this.ended(checked));
+    return this.ended(output);
+  }
+
+  private ended(output: unknown): Promise<RunOutcome> {
     // A run that never stored its start record ends in one record, which carries its input.
     const alone = this.start.pending;
     this.start.pending = false;
-    if (node.waitForOutput && output === undefined && this.route === undefined)
+    if (this.child.node.waitForOutput && output === undefined && this.route === undefined)
       return end(this.child, this.attempt, { status: 'no-output' }, this.nodeCtx, alone);
     return end(this.child, this.attempt, { status: 'completed', output, route: this.route }, this.nodeCtx, alone);
   }
@@ -302,7 +384,11 @@ class NodeTry implements NodeHost {
       this.output = await runWorkers(this.scope, this, child, this.signal, this.startIndex);
       return;
     }
-    const items = node.runTry(this.nodeCtx, child.input);
+    await this.takeAll(node.runTry(this.nodeCtx, child.input));
+  }
+
+  /** Takes every item the node gives. */
+  private async takeAll(items: AsyncIterable<NodeYield> | Iterable<NodeYield>): Promise<void> {
     // A function node's one result comes as an array: no async iteration for it.
     if (Array.isArray(items)) {
       for (const raw of items as unknown[]) {
@@ -374,7 +460,7 @@ function end(
     if (outcome.route !== undefined) event.route = outcome.route;
   }
   nodeCtx?.applyTo(event.actions);
-  run.onEnd?.(outcome);
+  run.onEnd?.runEnded(run.slot!, outcome);
   return run.forward(event).then(() => outcome);
 }
 

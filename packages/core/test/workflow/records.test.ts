@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   createEvent,
   InMemorySessionService,
+  JoinNode,
   node,
   RequestInput,
   Runner,
@@ -47,6 +48,22 @@ describe('node records: a start record once a run takes time or leaves a trace',
       input: 'HI',
     });
     expect(nodeRuns(events).map((r) => r.path)).toEqual(['w.now', 'w.later']);
+  });
+
+  it('a JoinNode stores one record, its end, alone with the joined input', async () => {
+    const a = node(() => 1, { name: 'a' });
+    const b = node(() => 2, { name: 'b' });
+    const join = new JoinNode({ name: 'join' });
+    const s = await session(new Workflow({ name: 'w', edges: [['START', [a, b], join]] }));
+    const result = await s.send('go');
+    expect(result.output).toEqual({ a: 1, b: 2 });
+    const events = await s.events();
+    expect(records(events)).toEqual(['ended alone w.a', 'ended alone w.b', 'ended alone w.join']);
+    expect(events.find((e) => e.nodeInfo?.path === 'w.join')!.actions.agentState).toEqual({
+      node: 'ended',
+      alone: true,
+      input: { a: 1, b: 2 },
+    });
   });
 
   it('an event emitted without awaiting comes after the start record, in the order emitted', async () => {
