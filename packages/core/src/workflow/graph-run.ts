@@ -9,8 +9,7 @@ import { runChild, type RunEndListener, type RunOutcome, type WorkflowScope } fr
 /** A graph run that ended paused: some node waits for a human. */
 export const WAITING = Symbol('waiting');
 
-// A node's status in a run, by slot.
-const NONE = 0;
+// A node's status in a run, by slot (0: not run yet).
 const RUNNING = 1;
 const COMPLETED = 2;
 const WAITS = 3;

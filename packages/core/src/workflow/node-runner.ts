@@ -187,7 +187,7 @@ async function retryAfter(
 }
 
 /** A new run's answers to its own requests: none (shared, never written). */
-const NO_INPUTS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+const NO_INPUTS: Record<string, unknown> = Object.freeze({});
 
 /**
  * A run paused only on its own RequestInput (and not rerunOnResume): its answer is its output.
