@@ -66,4 +66,30 @@ describe('BranchIndex', () => {
     expect(index.visibleFrom('', new Set(['Fan', 'agent_1']), 0)).toEqual([0, 1, 2, 4]);
     expect(index.visibleFrom('', new Set(['Fan', 'Inner']), 0)).toEqual([0, 1, 2, 3, 4]);
   });
+
+  it('reads events all on one branch without a tree, and agents off it see what the rule says', () => {
+    const fanIn = new Set(['W', 'r1']);
+    const agents = ['W.r1', 'W.r1.sub', 'W', '', 'W.r2', 'W.r10', 'W.r1x'];
+    const events: Event[] = [];
+    const index = new BranchIndex();
+    const read = new Map(agents.map((a) => [a, [] as number[]]));
+    // Two steps on one branch, then one off it: the tree is made on the way, from the same events.
+    for (const branches of [['W.r1', 'W.r1'], ['W.r1'], ['W.r1.sub', 'W.r1']]) {
+      const from = events.length;
+      events.push(...branches.map(event));
+      index.update(events);
+      for (const agent of agents) read.get(agent)!.push(...index.visibleFrom(agent, fanIn, from));
+    }
+    for (const agent of agents) {
+      const expected = events.flatMap((e, i) => (isBranchVisible(e.branch, agent, fanIn) ? [i] : []));
+      expect(read.get(agent), `agent branch '${agent}'`).toEqual(expected);
+    }
+    expect(new BranchIndex().allVisibleTo('W.r1')).toBe(true);
+    const uniform = new BranchIndex();
+    uniform.update(['W.r1', 'W.r1'].map(event));
+    expect(uniform.allVisibleTo('W.r1')).toBe(true);
+    expect(uniform.allVisibleTo('W.r1.sub')).toBe(true);
+    expect(uniform.allVisibleTo('W.r10')).toBe(false);
+    expect(uniform.allVisibleTo('W')).toBe(false);
+  });
 });

@@ -13,30 +13,41 @@ interface BranchNode {
  * event: a fan-out of n branches costs O(visible events) per branch, not O(n × events).
  */
 export class BranchIndex {
-  // Made when the first event off the root branch arrives: until then (most conversations, which
-  // have no workflow branches) every event is visible to every agent and nothing is indexed.
+  // Made when the first event off the first event's branch arrives: until then (most
+  // conversations, which have no workflow branches, and a workflow node's own history) every event
+  // is on that one branch, `base`, and nothing is indexed.
   private root: BranchNode | undefined;
   private byBranch: Map<string, BranchNode> | undefined;
+  private base: string | undefined;
   private indexed = 0;
 
-  /** False while every event is on the root branch: then every event is visible to every agent. */
-  get branched(): boolean {
-    return this.root !== undefined;
+  /**
+   * True when an agent on `agentBranch` sees every event indexed: they are all on one branch, the
+   * agent's own or one of its ancestors.
+   */
+  allVisibleTo(agentBranch: string): boolean {
+    if (this.root) return false;
+    const base = this.base;
+    return (
+      base === undefined ||
+      base === '' ||
+      agentBranch === base ||
+      (agentBranch.startsWith(base) && agentBranch.charCodeAt(base.length) === DOT)
+    );
   }
 
   /** Adds the events appended to `events` since the last call. */
   update(events: readonly Event[]): void {
     let i = this.indexed;
     if (!this.root) {
-      while (i < events.length && !events[i]!.branch) i++;
+      if (this.base === undefined && i < events.length) this.base = events[i]!.branch ?? '';
+      while (i < events.length && (events[i]!.branch ?? '') === this.base) i++;
       if (i === events.length) {
         this.indexed = i;
         return;
       }
-      // The first branched event: index everything so far, all on the root branch.
-      this.root = newNode();
-      for (let j = 0; j < i; j++) this.root.events.push(j);
-      this.byBranch = new Map([['', this.root]]);
+      // The first event off the base branch: index everything so far, all on that branch.
+      this.indexUniform(i);
     }
     for (; i < events.length; i++) this.nodeOf(events[i]!.branch ?? '').events.push(i);
     this.indexed = events.length;
@@ -47,15 +58,18 @@ export class BranchIndex {
    * branch, its ancestors (whole segments), and descendants made only by fan-in agents.
    */
   visibleFrom(agentBranch: string, fanIn: ReadonlySet<string>, from: number): number[] {
-    if (!this.root) {
-      // Only root events so far: all of them are visible to every branch.
-      const all: number[] = [];
-      for (let i = from; i < this.indexed; i++) all.push(i);
-      return all;
+    let root = this.root;
+    if (!root) {
+      if (this.allVisibleTo(agentBranch)) {
+        const all: number[] = [];
+        for (let i = from; i < this.indexed; i++) all.push(i);
+        return all;
+      }
+      // An agent off the one branch there is: the tree says what it sees.
+      root = this.indexUniform(this.indexed);
     }
-    const lists: number[][] = [];
-    let node: BranchNode | undefined = this.root;
-    lists.push(node.events);
+    const lists: number[][] = [root.events];
+    let node: BranchNode | undefined = root;
     if (agentBranch !== '') {
       for (const segment of agentBranch.split('.')) {
         node = node.children.get(segment);
@@ -74,6 +88,15 @@ export class BranchIndex {
     }
     if (lists.length > 1) visible.sort((a, b) => a - b);
     return visible;
+  }
+
+  /** Makes the tree, with the first `count` events (all on the base branch) in it. */
+  private indexUniform(count: number): BranchNode {
+    const root = (this.root = newNode());
+    this.byBranch = new Map([['', root]]);
+    const node = this.nodeOf(this.base ?? '');
+    for (let j = 0; j < count; j++) node.events.push(j);
+    return root;
   }
 
   private nodeOf(branch: string): BranchNode {
@@ -99,6 +122,8 @@ function collectFanIn(node: BranchNode, fanIn: ReadonlySet<string>, into: number
     }
   }
 }
+
+const DOT = '.'.charCodeAt(0);
 
 function newNode(): BranchNode {
   return { events: [], children: new Map() };

@@ -144,12 +144,11 @@ export function buildHistory(
   } else {
     const branches = sourceCache.branches;
     branches.update(source);
-    if (!branches.branched) {
+    if (branches.allVisibleTo(ctx.branch)) {
       for (let i = cache.processed; i < source.length; i++) foldEvent(cache, source[i]!, agentName, sourceCache);
     } else {
-      for (const i of branches.visibleFrom(ctx.branch, fanIn, cache.processed)) {
-        foldEvent(cache, source[i]!, agentName, sourceCache);
-      }
+      const visible = branches.visibleFrom(ctx.branch, fanIn, cache.processed);
+      for (let k = 0; k < visible.length; k++) foldEvent(cache, source[visible[k]!]!, agentName, sourceCache);
     }
   }
   cache.processed = source.length;
