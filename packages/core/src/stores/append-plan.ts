@@ -27,7 +27,7 @@ export interface AppendWrite {
   /** The event to store and return: `temp:` keys dropped from its delta (the same object when it had none). */
   persisted: Event;
   /** The stored delta split by scope (session, `user:`, `app:`), for the store's state writes. */
-  scoped: ScopedDelta;
+  readonly scoped: ScopedDelta;
   /** The session's version after this append (the head's + 1); the event's own version. */
   version: number;
   /** The session's `lastUpdateTime` after this append. */
@@ -95,13 +95,24 @@ function planAfterLookup(
   const persistedDelta = withoutTempKeys(delta);
   const persisted =
     persistedDelta === delta ? event : { ...event, actions: { ...event.actions, stateDelta: persistedDelta } };
-  return {
-    kind: 'write',
-    persisted,
-    scoped: splitDelta(persistedDelta),
-    version: head.version + 1,
-    lastUpdateTime: Math.max(event.timestamp, head.lastUpdateTime),
-  };
+  return new Write(persisted, persistedDelta, head.version + 1, Math.max(event.timestamp, head.lastUpdateTime));
+}
+
+/** An {@link AppendWrite} whose delta is split on first read: a store that keeps events whole never asks. */
+class Write implements AppendWrite {
+  readonly kind = 'write';
+  private split: ScopedDelta | undefined;
+
+  constructor(
+    readonly persisted: Event,
+    private readonly delta: Record<string, unknown>,
+    readonly version: number,
+    readonly lastUpdateTime: number,
+  ) {}
+
+  get scoped(): ScopedDelta {
+    return (this.split ??= splitDelta(this.delta));
+  }
 }
 
 /**
