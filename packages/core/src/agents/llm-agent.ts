@@ -4,7 +4,7 @@ import { contentText } from '../events/content.js';
 import type { Event, EventActions, Usage } from '../events/event.js';
 import { ConfigurationError, OutputValidationError, TransferLimitError, TransferTargetError } from '../errors.js';
 import { isBaseLlm, type BaseLlm } from '../models/base-llm.js';
-import type { GenerateContentConfig, LlmResponse } from '../models/llm-request.js';
+import type { GenerateContentConfig, LlmRequest, LlmResponse } from '../models/llm-request.js';
 import { resolveModel } from '../models/registry.js';
 import { fallbackChain } from '../models/routed-llm.js';
 import type { OneOrMany } from '../runner/plugin-manager.js';
@@ -47,6 +47,14 @@ export type { Instruction } from './llm/request-builder.js';
 interface TurnState {
   /** The agent's most recent text in this run (for outputKey when the turn ends without text). */
   lastText: string | undefined;
+}
+
+/** What a turn keeps between answers that failed the output schema. */
+interface AnswerState {
+  /** The model answered once against the schema already (a second failure ends the run). */
+  outputRetried: boolean;
+  /** The correction sent with the next request. */
+  correction: Content[];
 }
 
 /** The function calls of one model turn to run now. */
@@ -308,34 +316,24 @@ export class LlmAgent extends BaseAgent {
     return this.runTurns(ctx, sink);
   }
 
-  /** The agent's turn: model calls, their tool calls, until an answer, a transfer or a pause. */
+  /**
+   * The agent's turn: model calls, their tool calls, until an answer, a transfer or a pause. Kept
+   * small (what is rare — a resume, guardrails, output schemas — in functions of its own): it is
+   * one of the functions every model call runs, and the optimizing compiler works on it whole.
+   */
   private async runTurns(ctx: InvocationContext, sink: EventSink): Promise<void> {
     const model = this.canonicalModel(ctx);
     const toolbox = this.toolboxFor(ctx);
     const { tools, targets } = toolbox instanceof Promise ? await toolbox : toolbox;
-
     const turn: TurnState = { lastText: undefined };
     let pending: CallStep | undefined;
     let resumed = false;
     if (ctx.resumeFrom !== undefined) {
-      const point = findLlmResumePoint(ctx, this.name);
-      switch (point.kind) {
-        case 'done':
-          return;
-        case 'transferred':
-          await this.transfer(ctx.with({ resumeFrom: point.from }), point.target, sink);
-          return;
-        case 'pendingCalls':
-          pending = { calls: point.calls, resumeFrom: point.from, earlier: point.earlier };
-          turn.lastText = point.lastText;
-          resumed = true;
-          break;
-        case 'continue':
-          turn.lastText = point.lastText;
-          resumed = true;
-          break;
-        case 'fresh':
-          break;
+      const point = await this.resume(ctx, turn, sink);
+      if (point === 'stop') return;
+      if (point !== 'fresh') {
+        resumed = true;
+        if (point !== 'continue') pending = point;
       }
     }
     const freshCtx = ctx.fresh();
@@ -353,24 +351,8 @@ export class LlmAgent extends BaseAgent {
       outputSchema: this.outputSchema,
       contextCache: this.contextCache,
     };
-    let outputRetried = false;
-    let correction: Content[] = [];
-    // With output guardrails, a response's chunks wait until the response is known not to be a blocked
-    // answer: they go out just before its event (after the check, for the final answer), or never.
-    const held: Event[] | undefined =
-      this.outputGuardrails.length > 0 && !this.streamBeforeOutputGuardrails ? [] : undefined;
-    const partial = held
-      ? (chunk: LlmResponse): Promise<void> => {
-          held.push(this.responseEvent(ctx, chunk, model, true));
-          return Promise.resolve();
-        }
-      : (chunk: LlmResponse): Promise<void> => sink(this.responseEvent(ctx, chunk, model, true));
-    const sinkResponse = held
-      ? async (event: Event): Promise<void> => {
-          for (const chunk of held.splice(0)) await sink(chunk);
-          await sink(event);
-        }
-      : sink;
+    const answer: AnswerState = { outputRetried: false, correction: [] };
+    const out = this.responseSinks(ctx, model, sink);
     for (;;) {
       let step: CallStep;
       if (pending) {
@@ -379,21 +361,13 @@ export class LlmAgent extends BaseAgent {
       } else {
         ctx.throwIfAborted();
         const request = await buildRequest(freshCtx, source, model, tools, targets);
-        request.contents.push(...correction);
-        correction = [];
-        let called: ModelCallResult;
-        if (inputCheck) {
-          // The first response (streamed chunks too) is held until the concurrent input guardrails pass.
-          const call = holdUntil(modelCallChunks(freshCtx, model, request, this), inputCheck.startConcurrent());
-          let step = await call.next();
-          while (!step.done) {
-            await partial(step.value);
-            step = await call.next();
-          }
-          called = step.value;
-        } else {
-          called = await callModel(freshCtx, model, request, this, partial);
+        if (answer.correction.length > 0) {
+          request.contents.push(...answer.correction);
+          answer.correction = [];
         }
+        const called = inputCheck
+          ? await this.callAfterInputCheck(freshCtx, model, request, inputCheck, out.partial)
+          : await callModel(freshCtx, model, request, this, out.partial);
         const { response, fromModel, context } = called;
         const event = this.responseEvent(ctx, response, model, false);
         context?.applyTo(event.actions);
@@ -402,50 +376,135 @@ export class LlmAgent extends BaseAgent {
         if (fromModel) event.usage = normalizeUsage(response.usage);
         const text = contentText(event.content);
         if (text) turn.lastText = text;
-
         step = { calls: functionCallsOf(event), resumeFrom: undefined, earlier: undefined };
         if (step.calls.length === 0) {
-          if (this.outputSchema) {
-            const parsed = await parseStructured(this.outputSchema, text);
-            if (!parsed.ok) {
-              if (outputRetried) {
-                throw new OutputValidationError(
-                  `Agent '${this.name}' answered twice with output that does not match its outputSchema: ${parsed.message}. Last answer: ${text.slice(0, 300)}`,
-                );
-              }
-              outputRetried = true;
-              event.errorCode = 'OUTPUT_VALIDATION';
-              event.errorMessage = parsed.message;
-              await sinkResponse(event);
-              correction = [
-                {
-                  role: 'user',
-                  parts: [
-                    {
-                      text: `Your answer did not match the required JSON schema (${parsed.message}). Reply again with only a JSON value that matches the schema.`,
-                    },
-                  ],
-                },
-              ];
-              continue;
-            }
-            const check = checkOutput(freshCtx, this.outputGuardrails, parsed.value, event.actions);
-            if (check) await check;
-            this.setOutput(event, parsed.value);
-          } else {
-            const output = text || turn.lastText || '';
-            const check = checkOutput(freshCtx, this.outputGuardrails, output, event.actions);
-            if (check) await check;
-            this.setOutput(event, output);
-          }
-          await sinkResponse(event);
-          return;
+          if (await this.finalAnswer(freshCtx, event, text, turn, answer, out.sinkResponse)) return;
+          continue;
         }
-        await sinkResponse(event);
+        await out.sinkResponse(event);
       }
       const next = await this.runFunctionCalls(ctx, freshCtx, step, tools, turn, sink);
       if (next === 'stop') return;
     }
+  }
+
+  /**
+   * Where a resumed agent goes on: its paused calls to run, 'continue' (a model call next), 'fresh'
+   * (it had not started) or 'stop' (it had finished, or transferred and the target ran).
+   */
+  private async resume(
+    ctx: InvocationContext,
+    turn: TurnState,
+    sink: EventSink,
+  ): Promise<CallStep | 'continue' | 'fresh' | 'stop'> {
+    const point = findLlmResumePoint(ctx, this.name);
+    switch (point.kind) {
+      case 'done':
+        return 'stop';
+      case 'transferred':
+        await this.transfer(ctx.with({ resumeFrom: point.from }), point.target, sink);
+        return 'stop';
+      case 'pendingCalls':
+        turn.lastText = point.lastText;
+        return { calls: point.calls, resumeFrom: point.from, earlier: point.earlier };
+      case 'continue':
+        turn.lastText = point.lastText;
+        return 'continue';
+      case 'fresh':
+        return 'fresh';
+    }
+  }
+
+  /**
+   * Where a response's streamed chunks and its event go. With output guardrails, chunks wait until
+   * the response is known not to be a blocked answer: they go out just before its event (after the
+   * check, for the final answer), or never.
+   */
+  private responseSinks(
+    ctx: InvocationContext,
+    model: BaseLlm,
+    sink: EventSink,
+  ): { partial: (chunk: LlmResponse) => Promise<void>; sinkResponse: EventSink } {
+    const held: Event[] | undefined =
+      this.outputGuardrails.length > 0 && !this.streamBeforeOutputGuardrails ? [] : undefined;
+    if (!held) return { partial: (chunk) => sink(this.responseEvent(ctx, chunk, model, true)), sinkResponse: sink };
+    return {
+      partial: (chunk) => {
+        held.push(this.responseEvent(ctx, chunk, model, true));
+        return Promise.resolve();
+      },
+      sinkResponse: async (event) => {
+        for (const chunk of held.splice(0)) await sink(chunk);
+        await sink(event);
+      },
+    };
+  }
+
+  /** The first model call of a turn with input guardrails: its response (streamed chunks too) is held until they pass. */
+  private async callAfterInputCheck(
+    ctx: InvocationContext,
+    model: BaseLlm,
+    request: LlmRequest,
+    inputCheck: InputCheck,
+    partial: (chunk: LlmResponse) => Promise<void>,
+  ): Promise<ModelCallResult> {
+    const call = holdUntil(modelCallChunks(ctx, model, request, this), inputCheck.startConcurrent());
+    let step = await call.next();
+    while (!step.done) {
+      await partial(step.value);
+      step = await call.next();
+    }
+    return step.value;
+  }
+
+  /**
+   * A response without calls: the agent's answer, checked against its output schema (one retry
+   * with a correction, then OutputValidationError) and output guardrails, and handed on. False when
+   * the model must answer again (`answer.correction` says why).
+   */
+  private async finalAnswer(
+    freshCtx: InvocationContext,
+    event: Event,
+    text: string,
+    turn: TurnState,
+    answer: AnswerState,
+    sinkResponse: EventSink,
+  ): Promise<boolean> {
+    if (this.outputSchema) {
+      const parsed = await parseStructured(this.outputSchema, text);
+      if (!parsed.ok) {
+        if (answer.outputRetried) {
+          throw new OutputValidationError(
+            `Agent '${this.name}' answered twice with output that does not match its outputSchema: ${parsed.message}. Last answer: ${text.slice(0, 300)}`,
+          );
+        }
+        answer.outputRetried = true;
+        event.errorCode = 'OUTPUT_VALIDATION';
+        event.errorMessage = parsed.message;
+        await sinkResponse(event);
+        answer.correction = [
+          {
+            role: 'user',
+            parts: [
+              {
+                text: `Your answer did not match the required JSON schema (${parsed.message}). Reply again with only a JSON value that matches the schema.`,
+              },
+            ],
+          },
+        ];
+        return false;
+      }
+      const check = checkOutput(freshCtx, this.outputGuardrails, parsed.value, event.actions);
+      if (check) await check;
+      this.setOutput(event, parsed.value);
+    } else {
+      const output = text || turn.lastText || '';
+      const check = checkOutput(freshCtx, this.outputGuardrails, output, event.actions);
+      if (check) await check;
+      this.setOutput(event, output);
+    }
+    await sinkResponse(event);
+    return true;
   }
 
   /** Runs one turn's calls, hands on their results (and pauses), and says whether the agent's turn goes on. */
