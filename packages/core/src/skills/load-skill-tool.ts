@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import { FunctionTool } from '../tools/function-tool.js';
+import type { JsonSchema } from '../utils/schema.js';
 import type { FunctionDeclaration } from '../models/llm-request.js';
 import { findSkill, withSkillNames, type SkillSource } from './skill-catalog.js';
 import { listSkillFiles, MAX_LISTED_FILES } from './skill-files.js';
@@ -9,14 +9,23 @@ import { listSkillFiles, MAX_LISTED_FILES } from './skill-files.js';
  * other files. The answer is the call's function response, so the instructions enter the next model
  * request and stay in the history for the rest of the invocation (and the session).
  */
-export class LoadSkillTool extends FunctionTool<z.ZodObject<{ name: z.ZodString }>> {
+// JSON Schema, not zod: importing @troupe/core does not load zod (a tenth of a second) for these tools.
+const parameters: JsonSchema = {
+  type: 'object',
+  properties: { name: { type: 'string', description: 'The name of the skill, as listed in your instructions.' } },
+  required: ['name'],
+  additionalProperties: false,
+};
+
+export class LoadSkillTool extends FunctionTool<JsonSchema> {
   constructor(private readonly source: SkillSource) {
     super({
       name: 'load_skill',
       description:
         "Loads a skill: returns its instructions and the paths of its files (scripts, references, assets). Call it before doing a task that matches the skill's description.",
-      parameters: z.object({ name: z.string().describe('The name of the skill, as listed in your instructions.') }),
-      execute: async ({ name }) => {
+      parameters,
+      execute: async (args) => {
+        const { name } = args as { name: string };
         const skill = await findSkill(source, name);
         const { paths, more } = await listSkillFiles(skill);
         return {
