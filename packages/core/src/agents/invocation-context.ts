@@ -49,7 +49,7 @@ export interface HistoryScope {
   /** The synthetic user turn built from the call's input, followed by the events of the call. */
   readonly events: Event[];
   /** Values `{key}` in an instruction resolves from before state (a TeamAgent skill's input). */
-  readonly templateInput?: Record<string, unknown>;
+  readonly templateInput?: Record<string, unknown> | undefined;
   /**
    * Set for an agent a graph workflow node runs: the outputs of the workflow's nodes so far (by
    * node name), which `<Class.field from node>` in its instruction reads (ADK).

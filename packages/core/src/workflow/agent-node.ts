@@ -41,9 +41,10 @@ export class AgentNode extends BaseNode {
       events: [createEvent({ invocationId: base.invocationId, author: 'user', branch, content: userContent })],
       fanIn: fanInAgentsOf(this.agent),
       nodeOutputs: () => nodeOutputs(base, host.path),
-      ...(typeof input === 'object' && input !== null && !Array.isArray(input) && !isContent(input)
-        ? { templateInput: input as Record<string, unknown> }
-        : {}),
+      templateInput:
+        typeof input === 'object' && input !== null && !Array.isArray(input) && !isContent(input)
+          ? (input as Record<string, unknown>)
+          : undefined,
     };
     if (host.resumeFrom !== undefined) {
       const events = base.session.events;
@@ -63,11 +64,15 @@ export class AgentNode extends BaseNode {
       workflowNode: { agent: this.agent, input, path: host.path },
     });
     let output: unknown;
-    await this.agent.runInto(agentCtx, async (event) => {
-      await host.emit(event);
-      if (event.partial) return;
-      scope.events.push(event);
-      if (event.output !== undefined) output = event.output;
+    // Not an async function: the event joins the node's history as it is handed on (the agent reads
+    // it only after the returned promise settles, once it is stored).
+    await this.agent.runInto(agentCtx, (event) => {
+      const taken = host.emit(event);
+      if (!event.partial) {
+        scope.events.push(event);
+        if (event.output !== undefined) output = event.output;
+      }
+      return taken;
     });
     return output;
   }

@@ -320,12 +320,33 @@ class NodeTry implements NodeHost {
     const { node } = this.child;
     if (node.inputSchema || node.parallelWorker || this.controller || node.outputSchema) return this.runAsync();
     const items = node.runTry(this.nodeCtx, this.child.input);
-    if (Array.isArray(items) && items.length === 1 && !isPromiseLike(items[0])) {
-      const pending = this.take(items[0]);
+    if (Array.isArray(items) && items.length === 1) {
+      const item: unknown = items[0];
+      // An async function or an agent: one promise, awaited once (its start record stored first).
+      if (isPromiseLike(item)) return this.awaitItem(item);
+      const pending = this.take(item);
       if (!pending) return this.finish();
       return this.settle(pending);
     }
     return this.settle(this.takeAll(items));
+  }
+
+  /** {@link settle} for a node whose one item is a promise. */
+  private async awaitItem(raw: PromiseLike<unknown>): Promise<RunOutcome> {
+    try {
+      const starting = this.started();
+      if (starting) {
+        // Handled now: it may fail while the start record is being stored.
+        raw.then(undefined, ignore);
+        await starting;
+      }
+      const pending = this.take(await raw);
+      if (pending) await pending;
+    } finally {
+      this.closed = true;
+      this.controller?.dispose();
+    }
+    return this.finish();
   }
 
   private runAsync(): Promise<RunOutcome> {
