@@ -37,7 +37,8 @@ import { buildRequest, type Instruction, type RequestSource } from './llm/reques
 import { inCallOrder } from './llm/call-order.js';
 import { findLlmResumePoint, type EarlierResults } from './llm/resume-point.js';
 import { executeFunctionCalls, type AfterToolCallback, type BeforeToolCallback } from './llm/tool-execution.js';
-import { TransferTool, transferCapable, transferTargets, TRANSFER_TOOL_NAME } from './llm/transfer.js';
+import { AgentToolbox } from './llm/agent-toolbox.js';
+import { transferCapable, transferTargets, TRANSFER_TOOL_NAME } from './llm/transfer.js';
 import { inputToText } from './structured-input.js';
 import type { AgentKind, AgentOutline } from './agent-outline.js';
 import { generatorOf, type EventSink } from './event-sink.js';
@@ -188,8 +189,7 @@ export class LlmAgent extends BaseAgent {
   /** The agent's working memory options, when it has one (see {@link LlmAgentOptions.workingMemory}). */
   readonly workingMemory: WorkingMemoryOptions | undefined;
   private resolvedModel: BaseLlm | undefined;
-  private cachedToolbox:
-    { parent: BaseAgent | undefined; tools: ReadonlyMap<string, BaseTool>; targets: readonly BaseAgent[] } | undefined;
+  private readonly toolbox = new AgentToolbox(this);
 
   constructor(options: LlmAgentOptions) {
     super(options);
@@ -323,7 +323,7 @@ export class LlmAgent extends BaseAgent {
    */
   private async runTurns(ctx: InvocationContext, sink: EventSink): Promise<void> {
     const model = this.canonicalModel(ctx);
-    const toolbox = this.toolboxFor(ctx);
+    const toolbox = this.toolbox.forRun(ctx);
     const { tools, targets } = toolbox instanceof Promise ? await toolbox : toolbox;
     const turn: TurnState = { lastText: undefined };
     let pending: CallStep | undefined;
@@ -544,48 +544,6 @@ export class LlmAgent extends BaseAgent {
     return actions.skipSummarization || actions.escalate || earlier?.ended ? 'stop' : 'continue';
   }
 
-  /** The tools of this run: the fixed ones, then each toolset's current tools, then the caller's client tools. */
-  private toolboxFor(ctx: InvocationContext): Toolbox | Promise<Toolbox> {
-    const fixed = this.toolbox();
-    const clientTools = ctx.shared.runConfig.clientTools;
-    // Most agents have neither: their fixed toolbox, with no promise.
-    if (this.toolsets.length === 0 && clientTools.length === 0) return fixed;
-    return this.withRunTools(fixed, clientTools, ctx);
-  }
-
-  private async withRunTools(
-    fixed: Toolbox,
-    clientTools: readonly BaseTool[],
-    ctx: InvocationContext,
-  ): Promise<Toolbox> {
-    const tools = new Map(fixed.tools);
-    for (const toolset of this.toolsets) {
-      for (const tool of await toolset.getTools(ctx)) {
-        if (tools.has(tool.name)) {
-          throw new ConfigurationError(
-            `Agent '${this.name}' gets two tools named '${tool.name}' (one from a toolset). Give the toolset a prefix or filter its tools.`,
-          );
-        }
-        tools.set(tool.name, tool);
-      }
-    }
-    // The caller cannot know every agent's tools, so a clash is not its mistake: the agent's own tool wins.
-    for (const tool of clientTools) if (!tools.has(tool.name)) tools.set(tool.name, tool);
-    return { tools, targets: fixed.targets };
-  }
-
-  /** The tools offered to the model, with the transfer tool; rebuilt only when the tree around the agent changes. */
-  private toolbox(): Toolbox {
-    const parent = this.parentAgent;
-    if (this.cachedToolbox && this.cachedToolbox.parent === parent) return this.cachedToolbox;
-    const tools = new Map<string, BaseTool>();
-    for (const tool of this.tools) tools.set(tool.name, tool);
-    const targets = transferTargets(this, this);
-    if (targets.length > 0) tools.set(TRANSFER_TOOL_NAME, new TransferTool(this, targets));
-    this.cachedToolbox = { parent, tools, targets };
-    return this.cachedToolbox;
-  }
-
   private setOutput(event: Event, output: unknown): void {
     event.output = output;
     if (this.outputKey !== undefined && output !== undefined) event.actions.stateDelta[this.outputKey] = output;
@@ -619,12 +577,6 @@ export class LlmAgent extends BaseAgent {
     if (partial) event.partial = true;
     return event;
   }
-}
-
-/** The tools an agent offers its model in a run, and the agents it may transfer to. */
-interface Toolbox {
-  tools: ReadonlyMap<string, BaseTool>;
-  targets: readonly BaseAgent[];
 }
 
 /** ADK's name for {@link LlmAgent}. */
