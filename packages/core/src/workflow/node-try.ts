@@ -94,7 +94,14 @@ export class NodeTry implements NodeHost {
   run(): Promise<RunOutcome> {
     const { node } = this.child;
     if (node.inputSchema || node.parallelWorker || this.controller || node.outputSchema) return this.runAsync();
-    const items = node.runTry(this.nodeCtx, this.child.input);
+    let items: AsyncIterable<NodeYield> | Iterable<NodeYield>;
+    try {
+      items = node.runTry(this.nodeCtx, this.child.input);
+    } catch (error) {
+      // Ended by its throw: what it set going and emits later is refused, as after any try.
+      this.closed = true;
+      throw error;
+    }
     if (Array.isArray(items) && items.length === 1) {
       const item: unknown = items[0];
       // An async function or an agent: one promise, awaited once (its start record stored first).

@@ -139,6 +139,28 @@ describe('node records: a start record once a run takes time or leaves a trace',
   });
 });
 
+describe('a try that ended', () => {
+  it('refuses what a node that threw at once emits later, and stores nothing of it', async () => {
+    let late: Promise<void> | undefined;
+    const hasty = node(
+      (ctx) => {
+        late = Promise.resolve().then(() =>
+          ctx.emit(createEvent({ content: { role: 'model', parts: [{ text: 'late' }] } })),
+        );
+        throw new Error('gave up');
+      },
+      { name: 'hasty' },
+    );
+    const s = await session(new Workflow({ name: 'w', edges: [['START', hasty]] }));
+    const result = await s.send('go');
+    expect(result.status).toBe('failed');
+    await expect(late).rejects.toThrow('no longer taken');
+    const events = await s.events();
+    expect(events.some((e) => e.content?.parts.some((p) => 'text' in p && p.text === 'late'))).toBe(false);
+    expect(records(events)).toEqual(['started w.hasty']);
+  });
+});
+
 describe('a node that fails while its start record is being stored', () => {
   it('fails the run with its error, and no rejection goes unhandled', async () => {
     /** A store whose writes take a while, as a database's do. */
