@@ -47,12 +47,9 @@ export interface SlotInfo {
   readonly join: boolean;
   /** No edges out: its output is the workflow's. */
   readonly terminal: boolean;
-  /** Every edge out fires on every completion. */
-  readonly alwaysAll: boolean;
-  readonly out: readonly { edge: Edge; to: number }[];
+  /** When every edge out fires on every completion (no route, DEFAULT or maxIterations): their targets. */
+  readonly alwaysFires: readonly number[] | undefined;
   readonly predecessors: readonly number[];
-  /** `out`'s targets, made on first use (alwaysAll only). */
-  targets?: number[];
 }
 
 /** A workflow's nodes and edges, checked. */
@@ -107,8 +104,7 @@ export class WorkflowGraph {
       node,
       join: node.requiresAllPredecessors,
       terminal: terminals.has(name),
-      alwaysAll: this.alwaysAll.has(name),
-      out: this.edgesFrom(name).map((edge) => ({ edge, to: slotOf.get(edge.to)! })),
+      alwaysFires: this.alwaysAll.has(name) ? this.edgesFrom(name).map((edge) => slotOf.get(edge.to)!) : undefined,
       predecessors: this.predecessors(name).map((from) => slotOf.get(from)!),
     }));
     this.startSlots = this.edgesFrom(START).map((edge) => slotOf.get(edge.to)!);
@@ -129,9 +125,9 @@ export class WorkflowGraph {
    * firing edge, in edge order; `uses` (edge uses by edge index, when the graph counts them) is
    * updated. @internal
    */
-  fire(from: number, route: RouteKey | RouteKey[] | undefined, uses: number[] | undefined): number[] {
+  fire(from: number, route: RouteKey | RouteKey[] | undefined, uses: number[] | undefined): readonly number[] {
     const slot = this.slots[from]!;
-    if (slot.alwaysAll) return slot.targets ?? (slot.targets = slot.out.map((o) => o.to));
+    if (slot.alwaysFires) return slot.alwaysFires;
     const targets: number[] = [];
     for (const edge of this.next(slot.name, route, uses)) {
       if (uses && edge.maxIterations !== undefined) uses[edge.index] = (uses[edge.index] ?? 0) + 1;
