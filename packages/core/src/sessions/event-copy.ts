@@ -19,8 +19,8 @@ export function copyEvent(event: Event, compact = false): Event {
   };
   if (event.content !== undefined) copy.content = cloneData(event.content);
   if (event.partial !== undefined) copy.partial = event.partial;
-  if (event.output !== undefined) copy.output = cloneData(event.output);
-  if (event.route !== undefined) copy.route = cloneData(event.route);
+  if (event.output !== undefined) copy.output = copyValue(event.output);
+  if (event.route !== undefined) copy.route = copyValue(event.route);
   if (event.nodeInfo !== undefined) copy.nodeInfo = cloneData(event.nodeInfo);
   if (event.usage !== undefined) copy.usage = { ...event.usage };
   if (event.model !== undefined) copy.model = event.model;
@@ -45,6 +45,11 @@ function copyActions(actions: EventActions, compact: boolean): EventActions {
   if (actions.compaction !== undefined) copy.compaction = cloneData(actions.compaction);
   if (actions.rewindBeforeInvocationId !== undefined) copy.rewindBeforeInvocationId = actions.rewindBeforeInvocationId;
   return copy;
+}
+
+/** A value copied deeply; a primitive (most outputs and routes) as it is, with no call. */
+function copyValue<T>(value: T): T {
+  return typeof value === 'object' && value !== null ? cloneData(value) : value;
 }
 
 function isEmpty(value: object): boolean {

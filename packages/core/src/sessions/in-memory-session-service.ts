@@ -1,6 +1,6 @@
 import type { Event } from '../events/event.js';
 import { cloneData } from '../utils/clone.js';
-import { finishAppend, planAppend } from '../stores/append-plan.js';
+import { checkAppendHead, finishAppend, planAfterLookup } from '../stores/append-plan.js';
 import { checkAfterVersion } from '../stores/after-version.js';
 import { sessionExistsError } from '../stores/store-errors.js';
 import {
@@ -178,15 +178,10 @@ export class InMemorySessionService implements LeasingSessionService, RunRecordS
   private appendNow(params: AppendEventParams): Event {
     const { session, event } = params;
     if (event.partial) return event;
-    const stored = this.find(session.appName, session.userId, session.id);
     // A stored session is its own head (version, leaseEpoch, lastUpdateTime).
-    const plan = planAppend(params, stored, (id) => {
-      if (!stored || !hasEvent(stored, id)) return undefined;
-      const existing = stored.events.find((e) => e.id === id);
-      return existing ? copyEvent(existing) : event;
-    });
-    // `stored` is set whenever there is a plan: planAppend throws for a missing session.
-    if (plan.kind === 'write' && stored) {
+    const stored = checkAppendHead(params, this.find(session.appName, session.userId, session.id));
+    const plan = planAfterLookup(params, stored, hasEvent(stored, event.id) ? storedCopy(stored, event) : undefined);
+    if (plan.kind === 'write') {
       if (this.recency) this.used(stored);
       const copy = copyEvent(plan.persisted, true);
       this.applyDelta(stored, copy.actions.stateDelta);
@@ -341,6 +336,12 @@ function setLease(stored: StoredSession, lease: LeaseState): void {
 
 // Short sessions check ids by scanning (a handful of events); long ones get an index.
 const INDEX_FROM = 16;
+
+/** The stored event with `event`'s id, as a copy (the event itself when only the index knows it). */
+function storedCopy(stored: StoredSession, event: Event): Event {
+  const existing = stored.events.find((e) => e.id === event.id);
+  return existing ? copyEvent(existing) : event;
+}
 
 function hasEvent(stored: StoredSession, id: string): boolean {
   if (stored.eventIds) return stored.eventIds.has(id);

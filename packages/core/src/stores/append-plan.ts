@@ -71,18 +71,29 @@ export function planAppend(
   findStored: (eventId: string) => Promise<Event | undefined>,
 ): Promise<AppendPlan>;
 export function planAppend(
-  { session, event, lease }: AppendEventParams,
+  params: AppendEventParams,
   head: AppendHead | undefined,
   findStored: (eventId: string) => Event | undefined | Promise<Event | undefined>,
 ): AppendPlan | Promise<AppendPlan> {
-  if (!head) throw missingSessionError(session);
-  if (lease && lease.epoch !== head.leaseEpoch) throw leaseLostError(lease, head.leaseEpoch);
-  const found = findStored(event.id);
-  if (found instanceof Promise) return found.then((stored) => planAfterLookup({ session, event }, head, stored));
-  return planAfterLookup({ session, event }, head, found);
+  const known = checkAppendHead(params, head);
+  const found = findStored(params.event.id);
+  if (found instanceof Promise) return found.then((stored) => planAfterLookup(params, known, stored));
+  return planAfterLookup(params, known, found);
 }
 
-function planAfterLookup(
+/**
+ * Steps 1 and 2 of {@link planAppend}: the head, checked. For a store that looks the event up
+ * itself at once (the in-memory one), which then calls {@link planAfterLookup}: no callback to make.
+ * @internal
+ */
+export function checkAppendHead<H extends AppendHead>({ session, lease }: AppendEventParams, head: H | undefined): H {
+  if (!head) throw missingSessionError(session);
+  if (lease && lease.epoch !== head.leaseEpoch) throw leaseLostError(lease, head.leaseEpoch);
+  return head;
+}
+
+/** Steps 3 to 5 of {@link planAppend}, once the store has looked the event's id up. @internal */
+export function planAfterLookup(
   { session, event }: AppendEventParams,
   head: AppendHead,
   stored: Event | undefined,
