@@ -189,6 +189,32 @@ export function createEvent(fields: EventInit = {}): Event {
   return event;
 }
 
+/**
+ * A workflow engine's record of a node run (its start or end): `createEvent`'s shape and property
+ * order for these fields, made without reading an init object. Internal.
+ */
+export function createNodeRecordEvent(
+  author: string,
+  nodeInfo: NodeInfo,
+  agentState: Record<string, unknown>,
+  output: unknown,
+  route: Route | undefined,
+): Event {
+  const event: Event = {
+    id: newId(),
+    invocationId: '',
+    timestamp: Date.now(),
+    author,
+    branch: '',
+    path: '',
+    actions: { stateDelta: {}, artifactDelta: {}, agentState },
+  };
+  if (output !== undefined) event.output = output;
+  if (route !== undefined) event.route = route;
+  event.nodeInfo = nodeInfo;
+  return event;
+}
+
 /** The function calls an event asks for. */
 export function getFunctionCalls(event: Event): FunctionCall[] {
   const calls: FunctionCall[] = [];

@@ -1,5 +1,5 @@
 import { EventsStopped } from '../agents/event-sink.js';
-import { createEvent, type Event, type Route } from '../events/event.js';
+import { createEvent, createNodeRecordEvent, type Event, type Route } from '../events/event.js';
 import { linkedAbortController } from '../utils/abort.js';
 import { toJsonSchema, validate } from '../utils/schema.js';
 import type { BaseNode, NodeYield } from './base-node.js';
@@ -253,15 +253,14 @@ export function end(
     record.alone = true;
     if (run.input !== undefined) record.input = run.input;
   }
-  const event = createEvent({
-    author: run.node.name,
-    nodeInfo: { path: run.path, runId: run.runId, attempt },
-    actions: { agentState: record$(record) },
-  });
-  if (outcome.status === 'completed') {
-    if (outcome.output !== undefined) event.output = outcome.output;
-    if (outcome.route !== undefined) event.route = outcome.route;
-  }
+  const completed = outcome.status === 'completed';
+  const event = createNodeRecordEvent(
+    run.node.name,
+    { path: run.path, runId: run.runId, attempt },
+    record$(record),
+    completed ? outcome.output : undefined,
+    completed ? outcome.route : undefined,
+  );
   nodeCtx?.applyTo(event.actions);
   run.onEnd?.runEnded(run.slot!, outcome);
   return run.forward(event).then(() => outcome);
@@ -295,11 +294,8 @@ async function raiseRequest(
 }
 
 export function startEvent(node: BaseNode, path: string, runId: string, attempt: number, input: unknown): Event {
-  return createEvent({
-    author: node.name,
-    nodeInfo: { path, runId, attempt },
-    actions: { agentState: record$(input === undefined ? { node: 'started' } : { node: 'started', input }) },
-  });
+  const record = record$(input === undefined ? { node: 'started' } : { node: 'started', input });
+  return createNodeRecordEvent(node.name, { path, runId, attempt }, record, undefined, undefined);
 }
 
 export function record$(record: NodeRecord): Record<string, unknown> {
