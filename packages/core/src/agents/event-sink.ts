@@ -12,6 +12,13 @@ import { EventChannel } from '../utils/event-channel.js';
 export type EventSink = (event: Event) => Promise<void>;
 
 /**
+ * What the runner's sink returns for an event it took in the turn it was pushed (an append with no
+ * I/O): already settled, so a caller that sees this very promise can go on in the same turn.
+ * @internal
+ */
+export const TAKEN: Promise<void> = Promise.resolve();
+
+/**
  * Thrown into an agent by its sink when whatever consumed its events stopped taking them: the
  * consumer of `runAsync` returned early, the invocation ended (`endInvocation`), or an enclosing
  * workflow agent stops a child (a loop's escalation). It unwinds the agent like a generator's

@@ -24,7 +24,7 @@ import { linkedAbortController } from '../utils/abort.js';
 import type { Redactor } from '../utils/redact.js';
 import type { PluginManager } from './plugin-manager.js';
 import { ChildStop } from '../agents/child-stop.js';
-import type { EventSink } from '../agents/event-sink.js';
+import { TAKEN, type EventSink } from '../agents/event-sink.js';
 import { storeWhenBack } from './late-error-record.js';
 import { recordStoredOutcome, type StoredOutcome, wasStored } from './stored-outcome.js';
 import { compactAfterRun, type CompactionOptions } from './compaction.js';
@@ -369,8 +369,6 @@ export async function runInvocation(setup: InvocationSetup, stream?: InvocationS
     return late;
   }
 }
-
-const TAKEN: Promise<void> = Promise.resolve();
 
 /**
  * Takes pushed events one at a time, in the order they were pushed, whoever pushes them (parallel

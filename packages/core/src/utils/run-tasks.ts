@@ -12,7 +12,7 @@ export async function runTasks<T>(
   limit: number,
   parentSignal: AbortSignal,
   owner: string,
-  start: (index: number, signal: AbortSignal) => Promise<T>,
+  start: (index: number, signal: AbortSignal) => T | Promise<T>,
 ): Promise<T[]> {
   const controller = linkedAbortController(parentSignal, { manyListeners: true });
   const results: T[] = new Array(count);

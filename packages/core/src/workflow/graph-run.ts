@@ -245,29 +245,15 @@ class GraphRun {
 
   /**
    * Starts every node with a trigger that can run now; settles `done` once nothing runs. Called
-   * again as each run ends, so a run's successors start in the turn its end is taken.
+   * again as each run still running ends, so a run's successors start in the turn its end is taken.
    */
   pump(): void {
-    const { schedule } = this;
     if (!this.failure) {
       try {
         // Cancellation stops the workflow here, at a node boundary (running nodes get the abort).
         this.scope.ctx.throwIfAborted();
-        // The slots ready now, up to the list's end as it is: a run that ends while they start adds
-        // its successors after it, for the next pump.
-        const last = schedule.lastReady;
-        let slot = schedule.readyHead;
-        while (slot !== -1) {
-          // Read before the slot starts (which may take it off the list).
-          const next = schedule.nextReady[slot]!;
-          if (this.running[slot] !== 1 && schedule.status[slot] !== WAITS) {
-            if (this.maxConcurrency !== undefined && this.runningCount >= this.maxConcurrency) break;
-            const { runId, input } = schedule.start(slot);
-            this.launch(slot, runId, input);
-          }
-          if (slot === last) break;
-          slot = next;
-        }
+        // A pass that ended runs in its own turn may have made their successors ready: another pass.
+        while (this.startReady()) this.scope.ctx.throwIfAborted();
       } catch (error) {
         this.fail(error);
       }
@@ -275,7 +261,34 @@ class GraphRun {
     if (this.runningCount === 0) this.finished();
   }
 
-  launch(slot: number, runId: string, input: unknown): void {
+  /**
+   * Starts the slots ready now, up to the list's end as it is: a run that ends while they start
+   * adds its successors after it, for the next pass. True when a run ended in this pass.
+   */
+  private startReady(): boolean {
+    const { schedule } = this;
+    let endedNow = false;
+    const last = schedule.lastReady;
+    let slot = schedule.readyHead;
+    while (slot !== -1) {
+      // Read before the slot starts (which may take it off the list).
+      const next = schedule.nextReady[slot]!;
+      if (this.running[slot] !== 1 && schedule.status[slot] !== WAITS) {
+        if (this.maxConcurrency !== undefined && this.runningCount >= this.maxConcurrency) break;
+        const { runId, input } = schedule.start(slot);
+        if (this.launch(slot, runId, input)) endedNow = true;
+      }
+      if (slot === last) break;
+      slot = next;
+    }
+    return endedNow;
+  }
+
+  /**
+   * Starts one run. True when it ended in this turn: its node returned at once and the store took
+   * its end record at once (most function nodes, on the in-memory store), so no promise waits for it.
+   */
+  launch(slot: number, runId: string, input: unknown): boolean {
     const task = runChild(this.scope, {
       node: this.schedule.graph.slots[slot]!.node,
       input,
@@ -288,12 +301,16 @@ class GraphRun {
       onEnd: this.schedule,
       slot,
     });
+    if (!(task instanceof Promise)) {
+      // A pause has no end record: the run stays open, and resumes when answered.
+      if (task.status === 'waiting') this.schedule.runEnded(slot, task);
+      return true;
+    }
     // Counted once it is under way (a run that throws as it starts never was).
     this.running[slot] = 1;
     this.runningCount += 1;
     task.then(
       (outcome) => {
-        // A pause has no end record: the run stays open, and resumes when answered.
         if (outcome.status === 'waiting') this.schedule.runEnded(slot, outcome);
         this.stopped(slot);
       },
@@ -302,6 +319,7 @@ class GraphRun {
         this.stopped(slot);
       },
     );
+    return false;
   }
 
   private stopped(slot: number): void {

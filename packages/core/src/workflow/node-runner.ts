@@ -87,19 +87,21 @@ export interface PendingStart {
  * record, tries up to `retryConfig.maxAttempts` times, and stores an end record with its output.
  *
  * Not an async function: a new run whose node returns at once (most function nodes) ends in the
- * turn it starts, its one promise the store's taking of its end record.
+ * turn it starts, and when the store takes its end record in that turn too (an append with no I/O)
+ * its outcome is returned as a value, with no promise at all.
  */
-export function runChild(scope: WorkflowScope, run: ChildRun): Promise<RunOutcome> {
+export function runChild(scope: WorkflowScope, run: ChildRun): RunOutcome | Promise<RunOutcome> {
   const record = scope.journal?.find(run.path, run.runId, run.after);
   if (record) return resumeChild(scope, run, record);
   const start: PendingStart = { pending: true };
   const startIndex = run.childrenAfter ?? Number.MAX_SAFE_INTEGER;
-  let ended: Promise<RunOutcome>;
+  let ended: RunOutcome | Promise<RunOutcome>;
   try {
     ended = new NodeTry(scope, run, 1, undefined, startIndex, NO_INPUTS, start).run();
   } catch (error) {
     return retryAfter(scope, run, error, 1, start, startIndex, undefined);
   }
+  if (!(ended instanceof Promise)) return ended;
   return ended.then(undefined, (error: unknown) => retryAfter(scope, run, error, 1, start, startIndex, undefined));
 }
 

@@ -1,4 +1,4 @@
-import { EventsStopped } from '../agents/event-sink.js';
+import { EventsStopped, TAKEN } from '../agents/event-sink.js';
 import { createEvent, createNodeRecordEvent, type Event, type Route } from '../events/event.js';
 import { linkedAbortController } from '../utils/abort.js';
 import { toJsonSchema, validate } from '../utils/schema.js';
@@ -89,9 +89,10 @@ export class NodeTry implements NodeHost {
 
   /**
    * Runs the try. Throws at once what the node throws at once. A node with no schema, timeout or
-   * workers whose one item is ready (a function that returns, a join) ends here, in this turn.
+   * workers whose one item is ready (a function that returns, a join) ends here, in this turn, and
+   * when the store took its end record in this turn too, its outcome comes back as a value.
    */
-  run(): Promise<RunOutcome> {
+  run(): RunOutcome | Promise<RunOutcome> {
     const { node } = this.child;
     if (node.inputSchema || node.parallelWorker || this.controller || node.outputSchema) return this.runAsync();
     let items: AsyncIterable<NodeYield> | Iterable<NodeYield>;
@@ -150,18 +151,18 @@ export class NodeTry implements NodeHost {
   }
 
   /** The try's work is done: its outcome, and its end record handed on. */
-  private finish(): Promise<RunOutcome> {
+  private finish(): RunOutcome | Promise<RunOutcome> {
     this.closed = true;
     const { node } = this.child;
     if (this.child.signal.aborted) throw this.child.signal.reason;
-    if (this.interrupts) return Promise.resolve({ status: 'waiting', interruptIds: this.interrupts });
+    if (this.interrupts) return { status: 'waiting', interruptIds: this.interrupts };
     const output = this.output;
     if (node.outputSchema && output !== undefined)
       return checkSchema(node.outputSchema, output, this.path, 'output').then((checked) => this.ended(checked));
     return this.ended(output);
   }
 
-  private ended(output: unknown): Promise<RunOutcome> {
+  private ended(output: unknown): RunOutcome | Promise<RunOutcome> {
     // A run that never stored its start record ends in one record, which carries its input.
     const alone = this.start.pending;
     this.start.pending = false;
@@ -239,14 +240,17 @@ export class NodeTry implements NodeHost {
   }
 }
 
-/** Stores the run's end record (with its last state writes) and tells the schedule, in one turn. */
+/**
+ * Stores the run's end record (with its last state writes) and tells the schedule, in one turn.
+ * The outcome as a value when the record was taken in this turn (see {@link TAKEN}).
+ */
 export function end(
   run: ChildRun,
   attempt: number,
   outcome: RunOutcome,
   nodeCtx: NodeContext | undefined,
   alone = false,
-): Promise<RunOutcome> {
+): RunOutcome | Promise<RunOutcome> {
   const record: NodeRecord & { node: 'ended' } = { node: 'ended' };
   if (outcome.status === 'no-output') record.waiting = true;
   if (alone) {
@@ -263,7 +267,8 @@ export function end(
   );
   nodeCtx?.applyTo(event.actions);
   run.onEnd?.runEnded(run.slot!, outcome);
-  return run.forward(event).then(() => outcome);
+  const taken = run.forward(event);
+  return taken === TAKEN ? outcome : taken.then(() => outcome);
 }
 
 /** Pauses the node for a human: an `input` interrupt, which ADK's clients see as an `adk_request_input` call. */
