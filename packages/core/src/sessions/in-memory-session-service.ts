@@ -108,7 +108,7 @@ export class InMemorySessionService implements LeasingSessionService, RunRecordS
     }
     this.userSessions(params.appName, params.userId).set(sessionId, stored);
     this.recency?.touch(stored);
-    return this.toSession(stored, stored.events.slice());
+    return this.toSession(stored, copyEvents(stored.events));
   }
 
   async getSession(params: GetSessionParams): Promise<Session | undefined> {
@@ -126,10 +126,7 @@ export class InMemorySessionService implements LeasingSessionService, RunRecordS
     if (params.numRecentEvents !== undefined) {
       events = params.numRecentEvents <= 0 ? [] : events.slice(-params.numRecentEvents);
     }
-    const session = this.toSession(
-      stored,
-      events.map((e) => copyEvent(e)),
-    );
+    const session = this.toSession(stored, copyEvents(events));
     if (after !== undefined)
       session.increment = {
         afterVersion: after,
@@ -336,6 +333,17 @@ function setLease(stored: StoredSession, lease: LeaseState): void {
 
 // Short sessions check ids by scanning (a handful of events); long ones get an index.
 const INDEX_FROM = 16;
+
+/**
+ * Copies of `events`, in a list made by one array literal: its allocation site learns that the
+ * list holds objects, so even an empty one (a new session's) starts with that kind, and the
+ * runner's first append to it does not change the array's kind (which deoptimized the append).
+ */
+function copyEvents(events: readonly Event[]): Event[] {
+  const copies: Event[] = [];
+  for (let i = 0; i < events.length; i++) copies.push(copyEvent(events[i]!));
+  return copies;
+}
 
 /** The stored event with `event`'s id, as a copy (the event itself when only the index knows it). */
 function storedCopy(stored: StoredSession, event: Event): Event {
