@@ -126,13 +126,20 @@ class Schedule implements RunEndListener {
         this.push(to, output);
         continue;
       }
-      const predecessors = target.predecessors;
-      if (predecessors.every((p) => this.status[p] === COMPLETED)) {
-        const joined: Record<string, unknown> = {};
-        for (const p of predecessors) joined[graph.slots[p]!.name] = this.outputs[p];
-        this.push(to, joined);
-      }
+      const joined = this.joinedInput(target.predecessors);
+      if (joined) this.push(to, joined);
     }
+  }
+
+  /** A join's input once all its predecessors completed (their outputs by name), else undefined. */
+  private joinedInput(predecessors: readonly number[]): Record<string, unknown> | undefined {
+    for (let i = 0; i < predecessors.length; i++) if (this.status[predecessors[i]!] !== COMPLETED) return undefined;
+    const joined: Record<string, unknown> = {};
+    for (let i = 0; i < predecessors.length; i++) {
+      const p = predecessors[i]!;
+      joined[this.graph.slots[p]!.name] = this.outputs[p];
+    }
+    return joined;
   }
 
   terminalOutput(slot: number): unknown {
