@@ -1,4 +1,5 @@
 import type { BaseAgent } from '../agents/base-agent.js';
+import type { EventSink } from '../agents/event-sink.js';
 import type { HistoryScope, InvocationContext } from '../agents/invocation-context.js';
 import { fanInAgentsOf } from '../agents/llm/branch-visibility.js';
 import { contentText, type Content } from '../events/content.js';
@@ -33,6 +34,15 @@ export class AgentNode extends BaseNode {
 
   /** Runs the agent on the node's input; resolves with its output (undefined when it gave none). */
   private async runAgent(ctx: NodeContext, input: unknown): Promise<unknown> {
+    // Kept to the await: what comes before is a plain function, which the optimizing compiler
+    // compiles for much less than the same code inside an async function.
+    const run = this.prepareRun(ctx, input);
+    await this.agent.runInto(run.ctx, run.sink);
+    return run.output;
+  }
+
+  /** The agent's context (its own conversation, with the node's input as the user's message) and the sink of its events. */
+  private prepareRun(ctx: NodeContext, input: unknown): AgentRun {
     const host = ctx.host;
     const base = ctx.invocationContext;
     const { userContent, structured } = agentInput(this.agent, input, base);
@@ -54,28 +64,37 @@ export class AgentNode extends BaseNode {
           scope.events.push(e);
       }
     }
-    const agentCtx = base.with({
-      branch,
-      input: structured,
-      userContent,
-      historyScope: scope,
-      loopScope: undefined,
-      resumeFrom: host.resumeFrom,
-      workflowNode: { agent: this.agent, input, path: host.path },
-    });
-    let output: unknown;
-    // Not an async function: the event joins the node's history as it is handed on (the agent reads
-    // it only after the returned promise settles, once it is stored).
-    await this.agent.runInto(agentCtx, (event) => {
-      const taken = host.emit(event);
-      if (!event.partial) {
-        scope.events.push(event);
-        if (event.output !== undefined) output = event.output;
-      }
-      return taken;
-    });
-    return output;
+    const run: AgentRun = {
+      ctx: base.with({
+        branch,
+        input: structured,
+        userContent,
+        historyScope: scope,
+        loopScope: undefined,
+        resumeFrom: host.resumeFrom,
+        workflowNode: { agent: this.agent, input, path: host.path },
+      }),
+      // The event joins the node's history as it is handed on (the agent reads it only after the
+      // returned promise settles, once it is stored).
+      sink: (event) => {
+        const taken = host.emit(event);
+        if (!event.partial) {
+          scope.events.push(event);
+          if (event.output !== undefined) run.output = event.output;
+        }
+        return taken;
+      },
+      output: undefined,
+    };
+    return run;
   }
+}
+
+/** One run of an agent node's agent: its context, where its events go, and its output so far. */
+interface AgentRun {
+  readonly ctx: InvocationContext;
+  readonly sink: EventSink;
+  output: unknown;
 }
 
 /** The user message and structured input an agent node's input stands for. */
