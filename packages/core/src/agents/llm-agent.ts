@@ -341,16 +341,7 @@ export class LlmAgent extends BaseAgent {
     let inputCheck =
       this.inputGuardrails.length > 0 && !resumed ? new InputCheck(freshCtx, this.inputGuardrails) : undefined;
     if (inputCheck) await inputCheck.runBlocking();
-    const root = this.rootAgent;
-    const source: RequestSource = {
-      agent: this,
-      globalInstruction: root instanceof LlmAgent ? root.globalInstruction : undefined,
-      instruction: this.instruction,
-      includeContents: this.includeContents,
-      generateContentConfig: this.generateContentConfig,
-      outputSchema: this.outputSchema,
-      contextCache: this.contextCache,
-    };
+    const source = this.requestSource();
     const answer: AnswerState = { outputRetried: false, correction: [] };
     const out = this.responseSinks(ctx, model, sink);
     for (;;) {
@@ -368,12 +359,8 @@ export class LlmAgent extends BaseAgent {
         const called = inputCheck
           ? await this.callAfterInputCheck(freshCtx, model, request, inputCheck, out.partial)
           : await callModel(freshCtx, model, request, this, out.partial);
-        const { response, fromModel, context } = called;
-        const event = this.responseEvent(ctx, response, model, false);
-        context?.applyTo(event.actions);
-        inputCheck?.applyTo(event.actions);
+        const event = this.answerEvent(ctx, called, model, inputCheck);
         inputCheck = undefined;
-        if (fromModel) event.usage = normalizeUsage(response.usage);
         const text = contentText(event.content);
         if (text) turn.lastText = text;
         step = { calls: functionCallsOf(event), resumeFrom: undefined, earlier: undefined };
@@ -386,6 +373,39 @@ export class LlmAgent extends BaseAgent {
       const next = await this.runFunctionCalls(ctx, freshCtx, step, tools, turn, sink);
       if (next === 'stop') return;
     }
+  }
+
+  /** What this agent puts in its model requests (read per turn: the root's global instruction may change with the tree). */
+  private requestSource(): RequestSource {
+    const root = this.rootAgent;
+    return {
+      agent: this,
+      globalInstruction: root instanceof LlmAgent ? root.globalInstruction : undefined,
+      instruction: this.instruction,
+      includeContents: this.includeContents,
+      generateContentConfig: this.generateContentConfig,
+      outputSchema: this.outputSchema,
+      contextCache: this.contextCache,
+    };
+  }
+
+  /**
+   * The event of a model call's final response, with what its callbacks and the input check wrote.
+   * A plain function rather than part of {@link runTurns}: the optimizing compiler compiles it for
+   * much less there than inside the async function.
+   */
+  private answerEvent(
+    ctx: InvocationContext,
+    called: ModelCallResult,
+    model: BaseLlm,
+    inputCheck: InputCheck | undefined,
+  ): Event {
+    const { response, fromModel, context } = called;
+    const event = this.responseEvent(ctx, response, model, false);
+    context?.applyTo(event.actions);
+    inputCheck?.applyTo(event.actions);
+    if (fromModel) event.usage = normalizeUsage(response.usage);
+    return event;
   }
 
   /**
@@ -585,7 +605,13 @@ export type Agent = LlmAgent;
 
 function functionCallsOf(event: Event): FunctionCall[] {
   const calls: FunctionCall[] = [];
-  for (const part of event.content?.parts ?? []) if ('functionCall' in part) calls.push(part.functionCall);
+  const parts = event.content?.parts;
+  if (!parts) return calls;
+  // An indexed loop: every model call runs this, and for-of is much more code for the compiler.
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    if ('functionCall' in part) calls.push(part.functionCall);
+  }
   return calls;
 }
 
