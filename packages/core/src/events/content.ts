@@ -54,8 +54,12 @@ export function modelText(text: string): Content {
 /** The non-thought text of a content, parts joined without separators. */
 export function contentText(content: Content | undefined): string {
   if (!content) return '';
+  const parts = content.parts;
   let text = '';
-  for (const part of content.parts) {
+  // An indexed loop: it runs on every model call and event, and for-of is an iterator per call
+  // until the code is optimized.
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
     if ('text' in part && !part.thought) text += part.text;
   }
   return text;
