@@ -57,6 +57,8 @@ export interface HistoryScope {
   readonly nodeOutputs?: () => Record<string, unknown>;
   /** Fan-in agent names of the called agent's own tree (see `fanInAgentsOf`). */
   readonly fanIn: ReadonlySet<string>;
+  /** What history building cached for `events` (history.ts), made on the first model call. */
+  historyCache?: unknown;
 }
 
 /** Tracks escalation for the nearest enclosing LoopAgent. */

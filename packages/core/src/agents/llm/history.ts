@@ -80,8 +80,8 @@ interface SourceCache {
 }
 
 // History is built incrementally: each agent/branch keeps what it folded so far, keyed by the
-// event list it came from, so a model call costs O(new events), not O(all events). Everything
-// cached hangs off that list and is freed with it.
+// event list it came from (a history scope holds its own), so a model call costs O(new events),
+// not O(all events). Everything cached hangs off that list and is freed with it.
 const caches = new WeakMap<Event[], SourceCache>();
 
 /**
@@ -96,8 +96,9 @@ export function buildHistory(
   agentName: string,
   includeContents: 'default' | 'none',
 ): HistoryView {
-  const source = ctx.historyScope?.events ?? ctx.session.events;
-  let sourceCache = caches.get(source);
+  const scope = ctx.historyScope;
+  const source = scope?.events ?? ctx.session.events;
+  let sourceCache = scope ? (scope.historyCache as SourceCache | undefined) : caches.get(source);
   if (!sourceCache) {
     sourceCache = {
       byAgent: new Map(),
@@ -107,7 +108,9 @@ export function buildHistory(
       plan: undefined,
       branches: new BranchIndex(),
     };
-    caches.set(source, sourceCache);
+    // A scope's conversation keeps its cache itself: no weak map entry per agent node or tool call.
+    if (scope) scope.historyCache = sourceCache;
+    else caches.set(source, sourceCache);
   }
   const fanIn = ctx.historyScope?.fanIn ?? ctx.shared.fanIn;
   // A compaction or rewind record changes what earlier events mean: everything is folded again
