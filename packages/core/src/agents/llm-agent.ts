@@ -58,22 +58,6 @@ interface AnswerState {
   correction: Content[];
 }
 
-/** What the model calls of one turn share (see `LlmAgent.modelStep`). */
-interface ModelRun {
-  readonly ctx: InvocationContext;
-  /** `ctx` for running from scratch (requests and calls are never resumed). */
-  readonly freshCtx: InvocationContext;
-  readonly model: BaseLlm;
-  readonly source: RequestSource;
-  readonly tools: ReadonlyMap<string, BaseTool>;
-  readonly targets: readonly BaseAgent[];
-  readonly turn: TurnState;
-  readonly answer: AnswerState;
-  readonly out: { partial: (chunk: LlmResponse) => Promise<void>; sinkResponse: EventSink };
-  /** The input guardrails' check, until the first model call has taken it. */
-  inputCheck: InputCheck | undefined;
-}
-
 /** The function calls of one model turn to run now. */
 interface CallStep {
   calls: FunctionCall[];
@@ -357,59 +341,38 @@ export class LlmAgent extends BaseAgent {
     let inputCheck =
       this.inputGuardrails.length > 0 && !resumed ? new InputCheck(freshCtx, this.inputGuardrails) : undefined;
     if (inputCheck) await inputCheck.runBlocking();
-    const run: ModelRun = {
-      ctx,
-      freshCtx,
-      model,
-      source: this.requestSource(),
-      tools,
-      targets,
-      turn,
-      answer: { outputRetried: false, correction: [] },
-      out: this.responseSinks(ctx, model, sink),
-      inputCheck,
-    };
+    const source = this.requestSource();
+    const answer: AnswerState = { outputRetried: false, correction: [] };
+    const out = this.responseSinks(ctx, model, sink);
     for (;;) {
-      let step = pending;
-      pending = undefined;
-      if (!step) {
-        const called = await this.modelStep(run);
-        if (called === 'answered') return;
-        if (called === 'again') continue;
-        step = called;
+      let step: CallStep;
+      if (pending) {
+        step = pending;
+        pending = undefined;
+      } else {
+        ctx.throwIfAborted();
+        const request = await buildRequest(freshCtx, source, model, tools, targets);
+        if (answer.correction.length > 0) {
+          request.contents.push(...answer.correction);
+          answer.correction = [];
+        }
+        const called = inputCheck
+          ? await this.callAfterInputCheck(freshCtx, model, request, inputCheck, out.partial)
+          : await callModel(freshCtx, model, request, this, out.partial);
+        const event = this.answerEvent(ctx, called, model, inputCheck);
+        inputCheck = undefined;
+        const text = contentText(event.content);
+        if (text) turn.lastText = text;
+        step = { calls: functionCallsOf(event), resumeFrom: undefined, earlier: undefined };
+        if (step.calls.length === 0) {
+          if (await this.finalAnswer(freshCtx, event, text, turn, answer, out.sinkResponse)) return;
+          continue;
+        }
+        await out.sinkResponse(event);
       }
       const next = await this.runFunctionCalls(ctx, freshCtx, step, tools, turn, sink);
       if (next === 'stop') return;
     }
-  }
-
-  /**
-   * One model call of the turn: the request, the call, and its response handed on. Gives the calls
-   * to run next, `'answered'` when the response was the turn's answer, or `'again'` when the model
-   * must answer again (a correction is waiting). Apart from {@link runTurns}'s loop, so the
-   * optimizing compiler works on two small async functions instead of one large one.
-   */
-  private async modelStep(run: ModelRun): Promise<CallStep | 'answered' | 'again'> {
-    const { ctx, freshCtx, model, answer, out } = run;
-    ctx.throwIfAborted();
-    const request = await buildRequest(freshCtx, run.source, model, run.tools, run.targets);
-    if (answer.correction.length > 0) {
-      request.contents.push(...answer.correction);
-      answer.correction = [];
-    }
-    const inputCheck = run.inputCheck;
-    run.inputCheck = undefined;
-    const called = inputCheck
-      ? await this.callAfterInputCheck(freshCtx, model, request, inputCheck, out.partial)
-      : await callModel(freshCtx, model, request, this, out.partial);
-    const event = this.answerEvent(ctx, called, model, inputCheck);
-    const text = contentText(event.content);
-    if (text) run.turn.lastText = text;
-    const calls = functionCallsOf(event);
-    if (calls.length === 0)
-      return (await this.finalAnswer(freshCtx, event, text, run.turn, answer, out.sinkResponse)) ? 'answered' : 'again';
-    await out.sinkResponse(event);
-    return { calls, resumeFrom: undefined, earlier: undefined };
   }
 
   /** What this agent puts in its model requests (read per turn: the root's global instruction may change with the tree). */
