@@ -38,99 +38,86 @@ export async function callModel(
   callbacks: ModelCallbacks,
   onPartial: (chunk: LlmResponse) => Promise<void>,
 ): Promise<ModelCallResult> {
+  // What is rare (callbacks, plugins, a limit reached) is in functions of their own: the optimizing
+  // compiler compiles this one for every agent, and most model calls have none of it.
+  const cb = callbackContext(ctx, callbacks);
+  const early = cb && (await beforeModel(cb, callbacks, request));
+  if (early) return { response: early, fromModel: false, context: cb };
+  countCall(ctx);
+  let response: LlmResponse | undefined;
+  try {
+    let streamedText = '';
+    let streamed = false;
+    // A routed model reports its failed attempts on its first chunk; the final response keeps them.
+    let failedAttempts: LlmResponse['failedAttempts'];
+    for await (const chunk of model.generateContentAsync(
+      request,
+      ctx.shared.runConfig.streaming === 'sse',
+      ctx.abortSignal,
+    )) {
+      failedAttempts ??= chunk.failedAttempts;
+      if (chunk.partial) {
+        streamed = true;
+        streamedText += textOf(chunk.content);
+        await onPartial(chunk);
+        continue;
+      }
+      response = chunk;
+    }
+    // A stream that ended without a final aggregate: build it from the chunks.
+    response ??= streamed
+      ? { content: { role: 'model', parts: [{ text: streamedText }] }, turnComplete: true }
+      : { content: { role: 'model', parts: [] } };
+    if (failedAttempts && !response.failedAttempts) response = { ...response, failedAttempts };
+    if (response.errorCode) throw errorResponse(response, model, ctx);
+  } catch (error) {
+    if (ctx.abortSignal.aborted) throw ctx.abortSignal.reason;
+    const recovered = cb && (await ctx.shared.plugins.run('onModelError', { context: cb, request, error }));
+    if (!recovered) throw asModelError(error, model, ctx.agent.name);
+    response = recovered;
+  }
+  const replaced = cb && (await afterModel(cb, callbacks, response));
+  return { response: replaced ?? response, fromModel: true, context: cb };
+}
+
+/** The context callbacks and plugins of a model call see; undefined when none will (most calls). */
+function callbackContext(ctx: InvocationContext, callbacks: ModelCallbacks): CallbackContext | undefined {
   const plugins = ctx.shared.plugins;
-  // Most model calls have no callbacks or plugins: they take the short path, which is all the
-  // optimizing compiler has to compile for them.
-  if (
-    callbacks.beforeModelCallback ||
+  return callbacks.beforeModelCallback ||
     callbacks.afterModelCallback ||
     plugins.has('beforeModel') ||
     plugins.has('afterModel') ||
     plugins.has('onModelError')
-  )
-    return callWithCallbacks(ctx, model, request, callbacks, onPartial, new CallbackContext(ctx));
-  countCall(ctx);
-  try {
-    return { response: await streamResponse(ctx, model, request, onPartial), fromModel: true, context: undefined };
-  } catch (error) {
-    if (ctx.abortSignal.aborted) throw ctx.abortSignal.reason;
-    throw asModelError(error, model, ctx.agent.name);
-  }
+    ? new CallbackContext(ctx)
+    : undefined;
 }
 
-/** {@link callModel} with callbacks or plugins around the model: `cb` is what they see. */
-async function callWithCallbacks(
-  ctx: InvocationContext,
-  model: BaseLlm,
-  request: LlmRequest,
-  callbacks: ModelCallbacks,
-  onPartial: (chunk: LlmResponse) => Promise<void>,
+/** The plugins' then the agent's before-model callbacks: a response from one skips the model. */
+async function beforeModel(
   cb: CallbackContext,
-): Promise<ModelCallResult> {
-  const plugins = ctx.shared.plugins;
-  const early =
+  callbacks: ModelCallbacks,
+  request: LlmRequest,
+): Promise<LlmResponse | undefined> {
+  const plugins = cb.invocationContext.shared.plugins;
+  return (
     (await plugins.run('beforeModel', { context: cb, request })) ??
-    (await firstResult(callbacks.beforeModelCallback, { context: cb, request }));
-  if (early) return { response: early, fromModel: false, context: cb };
-  countCall(ctx);
-  let response: LlmResponse;
-  try {
-    response = await streamResponse(ctx, model, request, onPartial);
-  } catch (error) {
-    if (ctx.abortSignal.aborted) throw ctx.abortSignal.reason;
-    const recovered = await plugins.run('onModelError', { context: cb, request, error });
-    if (!recovered) throw asModelError(error, model, ctx.agent.name);
-    response = recovered;
-  }
-  const replaced =
-    (await plugins.run('afterModel', { context: cb, response })) ??
-    (await firstResult(callbacks.afterModelCallback, { context: cb, response }));
-  return { response: replaced ?? response, fromModel: true, context: cb };
+    (await firstResult(callbacks.beforeModelCallback, { context: cb, request })) ??
+    undefined
+  );
 }
 
-/**
- * The model's final response to `request`, within the run's call and token limits; streamed chunks
- * (partial responses) go to `onPartial`, each awaited. A response with an error code throws.
- */
-async function streamResponse(
-  ctx: InvocationContext,
-  model: BaseLlm,
-  request: LlmRequest,
-  onPartial: (chunk: LlmResponse) => Promise<void>,
-): Promise<LlmResponse> {
-  const shared = ctx.shared;
-  let response: LlmResponse | undefined;
-  let streamedText = '';
-  let streamed = false;
-  // A routed model reports its failed attempts on its first chunk; the final response keeps them.
-  let failedAttempts: LlmResponse['failedAttempts'];
-  for await (const chunk of model.generateContentAsync(
-    request,
-    shared.runConfig.streaming === 'sse',
-    ctx.abortSignal,
-  )) {
-    failedAttempts ??= chunk.failedAttempts;
-    if (chunk.partial) {
-      streamed = true;
-      streamedText += textOf(chunk.content);
-      await onPartial(chunk);
-      continue;
-    }
-    response = chunk;
-  }
-  // A stream that ended without a final aggregate: build it from the chunks.
-  response ??= streamed
-    ? { content: { role: 'model', parts: [{ text: streamedText }] }, turnComplete: true }
-    : { content: { role: 'model', parts: [] } };
-  if (failedAttempts && !response.failedAttempts) response = { ...response, failedAttempts };
-  if (response.errorCode) {
-    // Providers' messages usually end with a period already; the sentence gets exactly one.
-    const detail = (response.errorMessage ?? 'no message').replace(/\.+$/, '');
-    throw new ModelError(
-      `Model '${model.model}' answered agent '${ctx.agent.name}' with error ${response.errorCode}: ${detail}.`,
-    );
-  }
-  return response;
+/** The plugins' then the agent's after-model callbacks: a response from one replaces the model's. */
+async function afterModel(
+  cb: CallbackContext,
+  callbacks: ModelCallbacks,
+  response: LlmResponse,
+): Promise<LlmResponse | undefined> {
+  const plugins = cb.invocationContext.shared.plugins;
+  return (
+    (await plugins.run('afterModel', { context: cb, response })) ??
+    (await firstResult(callbacks.afterModelCallback, { context: cb, response })) ??
+    undefined
+  );
 }
 
 /** Counts a model call about to be made; RunLimitError when the run has used up its calls or its tokens. */
@@ -151,6 +138,15 @@ function countCall(ctx: InvocationContext): void {
     );
   }
   shared.llmCalls++;
+}
+
+/** The error a model's response carries, as a ModelError naming the model and the agent. */
+function errorResponse(response: LlmResponse, model: BaseLlm, ctx: InvocationContext): ModelError {
+  // Providers' messages usually end with a period already; the sentence gets exactly one.
+  const detail = (response.errorMessage ?? 'no message').replace(/\.+$/, '');
+  return new ModelError(
+    `Model '${model.model}' answered agent '${ctx.agent.name}' with error ${response.errorCode}: ${detail}.`,
+  );
 }
 
 /**
