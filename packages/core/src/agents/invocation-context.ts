@@ -14,6 +14,7 @@ import { lastCheckpoint } from './replay.js';
 import { ConfigurationError } from '../errors.js';
 import { customEventOf } from '../events/custom-event.js';
 import type { EventSink } from './event-sink.js';
+import type { SourceCache } from './llm/history.js';
 
 /** Everything one invocation shares across the agent tree. Internal. */
 export interface InvocationShared {
@@ -58,7 +59,7 @@ export interface HistoryScope {
   /** Fan-in agent names of the called agent's own tree (see `fanInAgentsOf`). */
   readonly fanIn: ReadonlySet<string>;
   /** What history building cached for `events` (history.ts), made on the first model call. */
-  historyCache?: unknown;
+  historyCache?: SourceCache;
 }
 
 /** Tracks escalation for the nearest enclosing LoopAgent. */

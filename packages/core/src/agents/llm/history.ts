@@ -60,8 +60,8 @@ interface OpenTurn {
   results: number | undefined;
 }
 
-/** What is cached for one event list (a run's session, or an isolated AgentTool/skill conversation). */
-interface SourceCache {
+/** What is cached for one event list (a run's session, or an isolated AgentTool/skill conversation). @internal */
+export interface SourceCache {
   /** Per agent and branch: what it folded so far. */
   readonly byAgent: Map<string, HistoryCache>;
   /**
@@ -98,7 +98,7 @@ export function buildHistory(
 ): HistoryView {
   const scope = ctx.historyScope;
   const source = scope?.events ?? ctx.session.events;
-  let sourceCache = scope ? (scope.historyCache as SourceCache | undefined) : caches.get(source);
+  let sourceCache = scope ? scope.historyCache : caches.get(source);
   if (!sourceCache) {
     sourceCache = {
       byAgent: new Map(),
