@@ -1,10 +1,11 @@
 import type { InvocationContext } from '../agents/invocation-context.js';
-import { ConfigurationError, RunLimitError } from '../errors.js';
+import { ConfigurationError } from '../errors.js';
 import { linkedAbortController } from '../utils/abort.js';
 import { WorkflowOutputError } from './errors.js';
 import type { WorkflowGraph } from './graph.js';
 import type { RunRecord } from './journal.js';
 import { runChild, type RunEndListener, type RunOutcome, type WorkflowScope } from './node-runner.js';
+import type { StepBudget } from './step-budget.js';
 
 /** A graph run that ended paused: some node waits for a human. */
 export const WAITING = Symbol('waiting');
@@ -49,12 +50,10 @@ class Schedule implements RunEndListener {
   private readonly counters: Uint32Array;
   /** Uses of each edge with `maxIterations`, by edge index (only when the graph has one). */
   private readonly uses: number[] | undefined;
-  steps = 0;
-
   constructor(
     readonly graph: WorkflowGraph,
     private readonly workflow: string,
-    private readonly maxSteps: number,
+    private readonly steps: StepBudget,
   ) {
     const n = graph.slots.length;
     this.firstInput = new Array<unknown>(n);
@@ -88,12 +87,7 @@ class Schedule implements RunEndListener {
     const left = --this.inputCount[slot]!;
     this.firstInput[slot] = left > 0 ? this.moreInputs[slot]!.shift() : undefined;
     if (left === 0) this.unready(slot);
-    this.steps += 1;
-    if (this.steps > this.maxSteps)
-      throw new RunLimitError(
-        'maxSteps',
-        `Workflow '${this.workflow}' ran ${this.maxSteps} nodes (its maxSteps) and was stopped before running '${this.graph.slots[slot]!.name}' again. Raise maxSteps, or give the cycle an exit (a route, or maxIterations on its back-edge).`,
-      );
+    this.steps.take(this.graph.slots[slot]!.name);
     const run = ++this.counters[slot]!;
     this.status[slot] = RUNNING;
     return { runId: String(run), input };
@@ -186,9 +180,9 @@ export async function runGraph(
   scope: WorkflowScope,
   graph: WorkflowGraph,
   input: unknown,
-  limits: { maxConcurrency: number | undefined; maxSteps: number },
+  maxConcurrency: number | undefined,
 ): Promise<{ output: unknown } | typeof WAITING> {
-  const schedule = new Schedule(graph, scope.workflow, limits.maxSteps);
+  const schedule = new Schedule(graph, scope.workflow, scope.steps);
   schedule.seed(input);
   const prefix = `${scope.path}.`;
   // Runs that were open when the run paused or stopped, with their inputs, in the order they started.
@@ -205,7 +199,7 @@ export async function runGraph(
       schedule.runEnded(slot, outcome);
     }
   }
-  const run = new GraphRun(scope, schedule, limits.maxConcurrency);
+  const run = new GraphRun(scope, schedule, maxConcurrency);
   try {
     for (const [slot, { record, input: nodeInput }] of open) run.launch(slot, record.runId, nodeInput);
     run.pump();

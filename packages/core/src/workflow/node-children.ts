@@ -50,17 +50,23 @@ function workerOf(original: BaseNode): BaseNode {
   return inner;
 }
 
-/** `ctx.runNode`: a child of the running node, durable like the workflow's own nodes. */
-export async function runDynamic(
+/** What one `ctx.runNode` call runs: the child node and its run id. */
+export interface DynamicChild {
+  node: BaseNode;
+  runId: string;
+}
+
+/**
+ * The child a `ctx.runNode` call names, with its run id: the one given, or the next of the
+ * parent's counter for that child's name. Taken when the call is made, so ids follow call order
+ * (a resumed parent makes the same calls in the same order and gets each its own recorded run).
+ */
+export function dynamicChild(
   scope: WorkflowScope,
-  host: NodeHost,
   nodeLike: unknown,
-  input: unknown,
   options: RunNodeOptions | undefined,
   counters: Map<string, number>,
-  signal: AbortSignal,
-  startIndex: number,
-): Promise<NodeResult> {
+): DynamicChild {
   let child: BaseNode;
   if (typeof nodeLike === 'object' && nodeLike !== null && 'runTry' in nodeLike) child = nodeLike as BaseNode;
   else {
@@ -76,6 +82,20 @@ export async function runDynamic(
   } else if (typeof runId !== 'string' || runId === '') {
     throw new TypeError(`ctx.runNode's runId must be a non-empty string; got ${JSON.stringify(runId)}.`);
   }
+  return { node: child, runId };
+}
+
+/** `ctx.runNode`: a child of the running node, durable like the workflow's own nodes. */
+export async function runDynamic(
+  scope: WorkflowScope,
+  host: NodeHost,
+  { node: child, runId }: DynamicChild,
+  input: unknown,
+  signal: AbortSignal,
+  startIndex: number,
+): Promise<NodeResult> {
+  // A cancelled run starts no child, even from code that ignores the signal.
+  signal.throwIfAborted();
   const outcome = await runChild(scope, {
     node: child,
     input,

@@ -18,6 +18,7 @@ import type { Journal, RunRecord } from './journal.js';
 import { checkSchema, end, NodeTry, record$, startEvent } from './node-try.js';
 import { unwrapAnswer } from './request-input.js';
 import { isRetryable, retryDelay } from './retry-config.js';
+import type { StepBudget } from './step-budget.js';
 
 /** What one workflow run shares with every node run in it. Internal. */
 export interface WorkflowScope {
@@ -32,6 +33,8 @@ export interface WorkflowScope {
   readonly journal: Journal | undefined;
   /** Nodes made by `ctx.runNode` from functions, agents and tools, one per object. */
   readonly dynamicNodes: WeakMap<object, BaseNode>;
+  /** The run's `maxSteps`, spent by the schedule's node runs and by `ctx.runNode` children. */
+  readonly steps: StepBudget;
 }
 
 /** How a node run ended. */

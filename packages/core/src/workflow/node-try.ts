@@ -5,7 +5,7 @@ import { toJsonSchema, validate } from '../utils/schema.js';
 import type { BaseNode, NodeYield } from './base-node.js';
 import { NodeSchemaValidationError, NodeTimeoutError } from './errors.js';
 import type { NodeRecord } from './journal.js';
-import { runDynamic, runWorkers } from './node-children.js';
+import { dynamicChild, runDynamic, runWorkers, type DynamicChild } from './node-children.js';
 import { NodeContext, type NodeHost, type NodeResult, type RunNodeOptions } from './node-context.js';
 import type { ChildRun, PendingStart, RunOutcome, WorkflowScope } from './node-runner.js';
 import { isRequestInput, REQUEST_INPUT_FUNCTION_CALL_NAME, type RequestInput } from './request-input.js';
@@ -26,8 +26,10 @@ export class NodeTry implements NodeHost {
   private requests = 0;
   /** Interrupts raised in this try (by the node or below it); made on the first. */
   private interrupts: string[] | undefined;
-  /** Run ids of `ctx.runNode` children by name; made on the first. */
+  /** The last run id `ctx.runNode` numbered, by child name; made on the first call. */
   private childRuns: Map<string, number> | undefined;
+  /** This try's `ctx.runNode` runs by child name and run id; made on the first call. */
+  private dynamicRuns: Map<string, Promise<NodeResult>> | undefined;
   /** Only with a timeout: the try's own controller, aborted when it expires. */
   private readonly controller: (AbortController & { dispose(): void }) | undefined;
   private readonly signal: AbortSignal;
@@ -79,12 +81,29 @@ export class NodeTry implements NodeHost {
   }
 
   runNode(nodeLike: unknown, input: unknown, options: RunNodeOptions | undefined): Promise<NodeResult> {
-    // The child's records come after this run's start.
-    const starting = this.started();
-    const counters = (this.childRuns ??= new Map());
-    const child = (): Promise<NodeResult> =>
-      runDynamic(this.scope, this, nodeLike, input, options, counters, this.signal, this.startIndex);
-    return starting ? starting.then(child) : child();
+    let target: DynamicChild;
+    try {
+      target = dynamicChild(this.scope, nodeLike, options, (this.childRuns ??= new Map()));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // A run id names one run: a second call with it gets that run, never a second one.
+    const key = `${target.node.name}@${target.runId}`;
+    const runs = (this.dynamicRuns ??= new Map());
+    const known = runs.get(key);
+    if (known) return known;
+    let result: Promise<NodeResult>;
+    try {
+      this.scope.steps.take(target.node.name);
+      // The child's records come after this run's start.
+      const starting = this.started();
+      const run = (): Promise<NodeResult> => runDynamic(this.scope, this, target, input, this.signal, this.startIndex);
+      result = starting ? starting.then(run) : run();
+    } catch (error) {
+      result = Promise.reject(error);
+    }
+    runs.set(key, result);
+    return result;
   }
 
   /**

@@ -17,6 +17,7 @@ import { Journal } from './journal.js';
 import type { NodeContext } from './node-context.js';
 import { runChild, type WorkflowScope } from './node-runner.js';
 import { prepareStateCheck } from './state-check.js';
+import { StepBudget } from './step-budget.js';
 import { ToolNode } from './tool-node.js';
 
 /** A workflow driven by code instead of edges: it runs nodes with `ctx.runNode` and returns the output. */
@@ -170,6 +171,7 @@ export class Workflow extends BaseAgent {
         : sink,
       journal,
       dynamicNodes: new WeakMap(),
+      steps: new StepBudget(this.name, this.maxSteps),
     };
     let output: unknown;
     if (this.entryNode) {
@@ -186,10 +188,7 @@ export class Workflow extends BaseAgent {
       if (outcome.status === 'waiting') return;
       output = outcome.status === 'completed' ? outcome.output : undefined;
     } else {
-      const result = await runGraph(scope, this.graph!, input, {
-        maxConcurrency: this.maxConcurrency,
-        maxSteps: this.maxSteps,
-      });
+      const result = await runGraph(scope, this.graph!, input, this.maxConcurrency);
       if (result === WAITING) return;
       output = result.output;
     }
