@@ -260,7 +260,7 @@ export class NodeTry implements NodeHost {
 }
 
 /**
- * Stores the run's end record (with its last state writes) and tells the schedule, in one turn.
+ * Hands on the run's end record (with its last state writes), then tells the schedule, in one turn.
  * The outcome as a value when the record was taken in this turn (see {@link TAKEN}).
  */
 export function end(
@@ -285,8 +285,10 @@ export function end(
     completed ? outcome.route : undefined,
   );
   nodeCtx?.applyTo(event.actions);
-  run.onEnd?.runEnded(run.slot!, outcome);
+  // Handed on first: a record refused at once (a state write the stateSchema refuses) throws here,
+  // before the schedule hears of an end that was never stored and starts the node's successors.
   const taken = run.forward(event);
+  run.onEnd?.runEnded(run.slot!, outcome);
   return taken === TAKEN ? outcome : taken.then(() => outcome);
 }
 

@@ -144,6 +144,32 @@ describe('Workflow at run time', () => {
     expect((await s.events()).some((e) => 'count' in e.actions.stateDelta)).toBe(false);
   });
 
+  it('a node whose state write stateSchema refuses starts no successor, though a sibling ends in the same turn', async () => {
+    let nextRuns = 0;
+    const bad = node(
+      (ctx: NodeContext) => {
+        ctx.state.set('count', 'many');
+        return 'bad output';
+      },
+      { name: 'bad' },
+    );
+    const next = node(() => (nextRuns += 1), { name: 'next' });
+    const s = await session(
+      new Workflow({
+        name: 'w',
+        stateSchema: z.object({ count: z.number() }),
+        edges: [
+          ['START', [bad, fn('good', () => undefined)]],
+          [bad, next],
+        ],
+      }),
+    );
+    const result = await s.send('go');
+    expect(result.error).toMatchObject({ code: 'STATE_SCHEMA', node: 'w.bad' });
+    expect(nextRuns).toBe(0);
+    expect((await s.events()).some((e) => e.nodeInfo?.path === 'w.next')).toBe(false);
+  });
+
   it('two terminal nodes with outputs fail with WorkflowOutputError naming both', async () => {
     const s = await session(new Workflow({ name: 'w', edges: [['START', [fn('x'), fn('y')]]] }));
     const result = await s.send('go');
