@@ -201,7 +201,7 @@ export async function runGraph(
   }
   const run = new GraphRun(scope, schedule, maxConcurrency);
   try {
-    for (const [slot, { record, input: nodeInput }] of open) run.launch(slot, record.runId, nodeInput);
+    for (const [slot, { record, input: nodeInput }] of open) run.reopen(slot, record.runId, nodeInput);
     run.pump();
     await run.done;
   } finally {
@@ -230,6 +230,8 @@ class GraphRun {
   private runningCount = 0;
   private readonly paths: readonly string[];
   private readonly after: number;
+  /** Runs a resume reopens, in the order they first started; they start before new ones, within maxConcurrency. */
+  private reopened: { slot: number; runId: string; input: unknown }[] | undefined;
 
   constructor(
     private readonly scope: WorkflowScope,
@@ -262,13 +264,25 @@ class GraphRun {
     if (this.runningCount === 0) this.finished();
   }
 
+  /** A run that was open when the run paused or stopped: started again by the next pass. */
+  reopen(slot: number, runId: string, input: unknown): void {
+    (this.reopened ??= []).push({ slot, runId, input });
+  }
+
   /**
-   * Starts the slots ready now, up to the list's end as it is: a run that ends while they start
-   * adds its successors after it, for the next pass. True when a run ended in this pass.
+   * Starts the reopened runs, then the slots ready now, up to the list's end as it is: a run that
+   * ends while they start adds its successors after it, for the next pass. True when a run ended
+   * in this pass.
    */
   private startReady(): boolean {
     const { schedule } = this;
     let endedNow = false;
+    const reopened = this.reopened;
+    while (reopened && reopened.length > 0) {
+      if (this.maxConcurrency !== undefined && this.runningCount >= this.maxConcurrency) return endedNow;
+      const { slot, runId, input } = reopened.shift()!;
+      if (this.launch(slot, runId, input)) endedNow = true;
+    }
     const last = schedule.lastReady;
     let slot = schedule.readyHead;
     while (slot !== -1) {

@@ -170,6 +170,36 @@ describe('Workflow at run time', () => {
     expect((await s.events()).some((e) => e.nodeInfo?.path === 'w.next')).toBe(false);
   });
 
+  it('maxConcurrency holds for the runs a resume reopens too', async () => {
+    let running = 0;
+    let peak = 0;
+    const asker = (name: string) =>
+      node(
+        async (ctx: NodeContext) => {
+          running += 1;
+          peak = Math.max(peak, running);
+          await new Promise((resolve) => setImmediate(resolve));
+          running -= 1;
+          const answer = Object.values(ctx.resumeInputs)[0];
+          return answer === undefined ? new RequestInput({ message: name }) : `${name}:${String(answer)}`;
+        },
+        { name, rerunOnResume: true },
+      );
+    const s = await session(
+      new Workflow({
+        name: 'w',
+        maxConcurrency: 1,
+        edges: [['START', [asker('a'), asker('b'), asker('c')], new JoinNode({ name: 'j' })]],
+      }),
+    );
+    const paused = await s.send('go');
+    expect(paused.interrupts).toHaveLength(3);
+    expect(peak).toBe(1);
+    const resumed = await s.resume(Object.fromEntries(paused.interrupts.map((i) => [i.id, 'ok'])));
+    expect(resumed.output).toEqual({ a: 'a:ok', b: 'b:ok', c: 'c:ok' });
+    expect(peak).toBe(1);
+  });
+
   it('two terminal nodes with outputs fail with WorkflowOutputError naming both', async () => {
     const s = await session(new Workflow({ name: 'w', edges: [['START', [fn('x'), fn('y')]]] }));
     const result = await s.send('go');
