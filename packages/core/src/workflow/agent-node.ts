@@ -81,6 +81,10 @@ export class AgentNode extends BaseNode {
         if (!event.partial) {
           scope.events.push(event);
           if (event.output !== undefined) run.output = event.output;
+          // A workflow agent ends with its own event: its terminal node's output, or none (as the
+          // runner reads a root workflow's), never an earlier inner node's.
+          else if (event.nodeInfo !== undefined && event.author === this.agent.name && event.actions.endOfAgent)
+            run.output = undefined;
         }
         return taken;
       },

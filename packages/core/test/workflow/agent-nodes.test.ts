@@ -140,4 +140,22 @@ describe('agents as workflow nodes', () => {
     expect((await s.send('yes')).output).toBe('gold: yes');
     expect(looked).toBe(1);
   });
+
+  it("a nested workflow's output is its terminal node's: none when that node gave none, not an earlier node's", async () => {
+    const inner = (name: string, last: () => unknown) =>
+      new Workflow({
+        name,
+        edges: [['START', node(() => 'from a', { name: 'a' }), node(last, { name: 'b' })]],
+      });
+    const show = node((_ctx: NodeContext, input: unknown) => `got ${JSON.stringify(input)}`, { name: 'show' });
+    const s = await session(
+      new Workflow({ name: 'outer', edges: [['START', inner('silent', () => undefined), show]] }),
+    );
+    expect((await s.send('go')).output).toBe('got undefined');
+    const show2 = node((_ctx: NodeContext, input: unknown) => `got ${JSON.stringify(input)}`, { name: 'show' });
+    const s2 = await session(
+      new Workflow({ name: 'outer2', edges: [['START', inner('loud', () => 'from b'), show2]] }),
+    );
+    expect((await s2.send('go')).output).toBe('got "from b"');
+  });
 });
