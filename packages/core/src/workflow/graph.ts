@@ -213,6 +213,7 @@ function validate(workflow: string, graph: WorkflowGraph, edges: readonly Edge[]
       defaults.add(edge.from);
     }
   }
+  checkParallelEdges(where, edges);
   // Every node is reachable from START.
   const reached = new Set<string>([START]);
   const queue = [START];
@@ -230,9 +231,17 @@ function validate(workflow: string, graph: WorkflowGraph, edges: readonly Edge[]
         `${where}: node '${name}' cannot be reached from START. Add an edge into it, or remove it.`,
       );
   // A cycle of unconditional edges never ends: it needs a route out, or maxIterations on one of its edges.
+  // A DEFAULT edge is unconditional too when its node has no routed edge that could match instead.
+  const routes = new Set<string>();
+  for (const edge of edges) if (edge.routes !== undefined) routes.add(edge.from);
   const always = new Map<string, string[]>();
   for (const edge of edges)
-    if (edge.routes === undefined && !edge.isDefault && edge.maxIterations === undefined && edge.from !== START) {
+    if (
+      edge.routes === undefined &&
+      (!edge.isDefault || !routes.has(edge.from)) &&
+      edge.maxIterations === undefined &&
+      edge.from !== START
+    ) {
       let out = always.get(edge.from);
       if (!out) always.set(edge.from, (out = []));
       out.push(edge.to);
@@ -242,6 +251,38 @@ function validate(workflow: string, graph: WorkflowGraph, edges: readonly Edge[]
     throw new ConfigurationError(
       `${where} has a cycle with no way out: ${[...cycle, cycle[0]].join(' → ')}. Every edge in it always fires, so it would never end. Route one of its edges (a route map with an exit), or give a back-edge maxIterations: { fromNode, toNode, maxIterations: 3 }.`,
     );
+}
+
+/**
+ * Two edges from one node to another may not both fire on one completion (ADK keeps one edge per
+ * pair): two routed or unrouted edges could, and so could an unrouted one beside a DEFAULT one. A
+ * route and a DEFAULT edge to the same node are allowed: DEFAULT fires only when no route matched.
+ */
+function checkParallelEdges(where: string, edges: readonly Edge[]): void {
+  const byPair = new Map<string, Edge[]>();
+  for (const edge of edges) {
+    const key = `${edge.from}\u0000${edge.to}`;
+    const list = byPair.get(key);
+    if (list) list.push(edge);
+    else byPair.set(key, [edge]);
+  }
+  for (const pair of byPair.values()) {
+    if (pair.length < 2) continue;
+    const plain = pair.filter((e) => !e.isDefault);
+    if (plain.length < 2 && !(pair.some((e) => e.isDefault) && plain.some((e) => e.routes === undefined))) continue;
+    const { from, to } = pair[0]!;
+    const kinds = pair.map((e) =>
+      e.isDefault ? 'DEFAULT_ROUTE' : e.routes ? `route ${e.routes.join(', ')}` : 'always',
+    );
+    const routes = plain.flatMap((e) => e.routes ?? []);
+    const fix =
+      routes.length === plain.length && routes.length > 0
+        ? `Use one edge with a route list: { fromNode: '${from}', toNode: '${to}', route: [${routes.map((r) => `'${r}'`).join(', ')}] }.`
+        : `Keep one of them.`;
+    throw new ConfigurationError(
+      `${where}: node '${from}' has ${pair.length} edges to '${to}' (${kinds.join('; ')}); one completion could fire more than one and run '${to}' twice. ${fix}`,
+    );
+  }
 }
 
 function findCycle(adjacency: Map<string, string[]>): string[] | undefined {

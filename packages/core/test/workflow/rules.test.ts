@@ -88,6 +88,16 @@ describe('Workflow construction refuses mistakes, naming the node or edge and th
       () => new Workflow({ name: 'w', edges: [['START', a, b, a]] }),
       /cycle with no way out: a → b → a.*maxIterations/,
     ],
+    [
+      'a cycle closed by a DEFAULT_ROUTE edge from a node with no routes',
+      () => new Workflow({ name: 'w', edges: [['START', a, b, { [DEFAULT_ROUTE]: a }]] }),
+      /cycle with no way out: a → b → a/,
+    ],
+    [
+      'two routed edges between the same nodes',
+      () => new Workflow({ name: 'w', edges: [['START', a, { x: b, y: b }]] }),
+      /'a' has 2 edges to 'b'.*route: \['x', 'y'\]/,
+    ],
     ['an anonymous function', () => node((_c: NodeContext, x: unknown) => x), /anonymous function needs a name/],
     ['a bad timeout', () => fn('t').constructor && node(() => 1, { name: 't', timeout: -1 }), /'t' has timeout -1/],
     ['a bad retry', () => node(() => 1, { name: 'r', retryConfig: { maxAttempts: 0 } }), /retryConfig.maxAttempts 0/],
@@ -109,6 +119,19 @@ describe('Workflow construction refuses mistakes, naming the node or edge and th
     const d = fn('d');
     expect(
       () => new Workflow({ name: 'w2', edges: [['START', c, d], { fromNode: d, toNode: c, maxIterations: 2 }] }),
+    ).not.toThrow();
+    // A DEFAULT back-edge from a node that can route out; a route and DEFAULT to one node (never both taken).
+    const e = fn('e');
+    const f = fn('f');
+    expect(
+      () =>
+        new Workflow({
+          name: 'w3',
+          edges: [['START', e, f, { done: fn('out'), [DEFAULT_ROUTE]: e }]],
+        }),
+    ).not.toThrow();
+    expect(
+      () => new Workflow({ name: 'w4', edges: [['START', fn('g'), { x: fn('h'), [DEFAULT_ROUTE]: 'h' }]] }),
     ).not.toThrow();
   });
 });
