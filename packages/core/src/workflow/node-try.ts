@@ -28,6 +28,8 @@ export class NodeTry implements NodeHost {
   private interrupts: string[] | undefined;
   /** The last run id `ctx.runNode` numbered, by child name; made on the first call. */
   private childRuns: Map<string, number> | undefined;
+  /** The start record while it is being stored (after {@link started} handed it on). */
+  private startStoring: Promise<void> | undefined;
   /** This try's `ctx.runNode` runs by child name and run id; made on the first call. */
   private dynamicRuns: Map<string, Promise<NodeResult>> | undefined;
   /** Only with a timeout: the try's own controller, aborted when it expires. */
@@ -95,10 +97,11 @@ export class NodeTry implements NodeHost {
     let result: Promise<NodeResult>;
     try {
       this.scope.steps.take(target.node.name);
-      // The child's records come after this run's start.
-      const starting = this.started();
+      // The child's records come after this run's start; calls made while it is being stored run
+      // once it is, in call order.
+      const starting = this.started() ?? this.startStoring;
       const run = (): Promise<NodeResult> => runDynamic(this.scope, this, target, input, this.signal, this.startIndex);
-      result = starting ? starting.then(run) : run();
+      result = starting && starting !== TAKEN ? starting.then(run) : run();
     } catch (error) {
       result = Promise.reject(error);
     }
@@ -195,7 +198,15 @@ export class NodeTry implements NodeHost {
     if (!this.start.pending) return undefined;
     this.start.pending = false;
     const { child } = this;
-    return child.forward(startEvent(child.node, child.path, child.runId, this.attempt, child.input));
+    const storing = child.forward(startEvent(child.node, child.path, child.runId, this.attempt, child.input));
+    if (storing !== TAKEN) {
+      this.startStoring = storing;
+      const done = (): void => {
+        if (this.startStoring === storing) this.startStoring = undefined;
+      };
+      storing.then(done, done);
+    }
+    return storing;
   }
 
   private async body(): Promise<void> {

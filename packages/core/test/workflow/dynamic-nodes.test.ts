@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { InMemoryRunner, node, RequestInput, Workflow, type NodeContext } from '@troupe/core';
+import {
+  InMemoryRunner,
+  InMemorySessionService,
+  node,
+  RequestInput,
+  Workflow,
+  type Event,
+  type NodeContext,
+} from '@troupe/core';
 import { deferred } from '../wait.js';
 import { session } from './harness.js';
 
@@ -12,30 +20,10 @@ const labelled = () => node((ctx: NodeContext, item: unknown) => `${String(item)
 const ask = () => node(() => new RequestInput({ message: 'go on?' }), { name: 'ask' });
 
 describe('ctx.runNode', () => {
-  it('numbers runs in call order, so a resumed parent gets each call its own result', async () => {
-    const child = labelled();
-    const pause = ask();
-    const seen: string[] = [];
-    const parent = node(
-      async (ctx: NodeContext) => {
-        // The first call is made while the parent's start record is still being stored.
-        const results = await Promise.all(['first', 'second', 'third'].map((item) => ctx.runNode(child, item)));
-        const outputs = results.map((r) => r.output).join(' ');
-        seen.push(outputs);
-        const answer = await ctx.runNode(pause);
-        if (answer.interruptIds.length > 0) return undefined;
-        return outputs;
-      },
-      { name: 'parent' },
-    );
-    const s = await session(new Workflow({ name: 'w', edges: [['START', parent]] }));
-    const paused = await s.send('go');
-    expect(paused.status).toBe('interrupted');
-    const resumed = await s.send('yes');
-    expect(resumed.status).toBe('completed');
-    expect(seen).toEqual(['first@1 second@2 third@3', 'first@1 second@2 third@3']);
-    expect(resumed.output).toBe('first@1 second@2 third@3');
-  });
+  for (const store of ['memory', 'async'] as const)
+    it(`numbers runs in call order, so a resumed parent gets each call its own result (${store} appends)`, async () => {
+      await callOrderSurvivesResume(store);
+    });
 
   it('a second call with a run id already used in this run gets that run back: the child runs once', async () => {
     let runs = 0;
@@ -126,3 +114,45 @@ describe('ctx.runNode', () => {
     }
   });
 });
+
+/** Appends that finish a turn later (a store with I/O): the runner takes the asynchronous path. */
+class SlowAppends extends InMemorySessionService {
+  override async appendEvent(params: Parameters<InMemorySessionService['appendEvent']>[0]): Promise<Event> {
+    await new Promise((resolve) => setImmediate(resolve));
+    return super.appendEvent(params);
+  }
+}
+
+async function callOrderSurvivesResume(store: 'memory' | 'async'): Promise<void> {
+  const child = labelled();
+  const pause = ask();
+  const seen: string[] = [];
+  const parent = node(
+    async (ctx: NodeContext) => {
+      // The first call is made while the parent's start record is still being stored.
+      const results = await Promise.all(['first', 'second', 'third'].map((item) => ctx.runNode(child, item)));
+      const outputs = results.map((r) => r.output).join(' ');
+      seen.push(outputs);
+      const answer = await ctx.runNode(pause);
+      if (answer.interruptIds.length > 0) return undefined;
+      return outputs;
+    },
+    { name: 'parent' },
+  );
+  const s = await session(
+    new Workflow({ name: 'w', edges: [['START', parent]] }),
+    store === 'async' ? new SlowAppends() : undefined,
+  );
+  const paused = await s.send('go');
+  expect(paused.status).toBe('interrupted');
+  // The children ran in call order too: their records are stored in run id order.
+  expect((await s.ended()).filter((path) => path.includes('.child@'))).toEqual([
+    'w.parent.child@1@1',
+    'w.parent.child@2@2',
+    'w.parent.child@3@3',
+  ]);
+  const resumed = await s.send('yes');
+  expect(resumed.status).toBe('completed');
+  expect(seen).toEqual(['first@1 second@2 third@3', 'first@1 second@2 third@3']);
+  expect(resumed.output).toBe('first@1 second@2 third@3');
+}

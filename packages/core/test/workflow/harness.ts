@@ -1,8 +1,8 @@
-import { InMemoryRunner, type BaseAgent, type Event, type RunResult } from '@troupe/core';
+import { InMemoryRunner, Runner, type BaseAgent, type Event, type RunResult, type SessionService } from '@troupe/core';
 
-/** One session of a workflow app, driven turn by turn as ADK's sample harness does. */
-export async function session(agent: BaseAgent) {
-  const runner = new InMemoryRunner({ agent });
+/** One session of a workflow app, driven turn by turn as ADK's sample harness does (in memory, or on `sessionService`). */
+export async function session(agent: BaseAgent, sessionService?: SessionService) {
+  const runner = sessionService ? new Runner({ appName: 'app', agent, sessionService }) : new InMemoryRunner({ agent });
   const { id } = await runner.sessionService.createSession({ appName: runner.appName, userId: 'u' });
   const events = async (): Promise<Event[]> =>
     (await runner.sessionService.getSession({ appName: runner.appName, userId: 'u', sessionId: id }))!.events;
