@@ -3,6 +3,7 @@ import type { ArtifactService } from '../artifacts/artifact-service.js';
 import type { MemoryService } from '../memory/memory-service.js';
 import type { BaseAgent } from '../agents/base-agent.js';
 import { failingAgentPath } from '../agents/base-agent.js';
+import { failingNodeOf } from '../workflow/failing-node.js';
 import { InvocationContext, type InvocationShared } from '../agents/invocation-context.js';
 import { fanInAgentsOf } from '../agents/llm/branch-visibility.js';
 import type { Content } from '../events/content.js';
@@ -343,12 +344,15 @@ export async function runInvocation(setup: InvocationSetup, stream?: InvocationS
   /** Stores (and shows) the event recording a failure; returns it when the store is down, to store later. */
   async function storeErrorEvent(error: Error, caught: unknown): Promise<Event | undefined> {
     const path = failingAgentPath(caught);
+    // A workflow node's failure names the node run: its path, run id and tries (ADK's NodeErrorEvent).
+    const node = failingNodeOf(caught);
     let errorEvent = createEvent({
       invocationId: setup.invocationId,
-      author: path ? path.slice(path.lastIndexOf('/') + 1) : setup.agent.name,
+      author: node?.name ?? (path ? path.slice(path.lastIndexOf('/') + 1) : setup.agent.name),
       path: path ?? setup.agent.name,
       errorCode: error instanceof TroupeError ? error.code : 'ERROR',
       errorMessage: setup.redact(error.message),
+      ...(node ? { nodeInfo: { ...node.info } } : {}),
     });
     let late: Event | undefined;
     try {

@@ -17,6 +17,7 @@ import { NodeFailedError, NodeSchemaValidationError, StateSchemaError } from './
 import type { Journal, RunRecord } from './journal.js';
 import { checkSchema, end, NodeTry, record$, startEvent } from './node-try.js';
 import { unwrapAnswer } from './request-input.js';
+import { recordFailingNode } from './failing-node.js';
 import { isRetryable, retryDelay } from './retry-config.js';
 import type { StepBudget } from './step-budget.js';
 
@@ -156,10 +157,10 @@ async function retryAfter(
       start.pending = false;
       await run.forward(startEvent(node, path, runId, attempt, run.input)).catch(() => undefined);
     }
-    if (!mayRetry(error)) throw passOn(error, path, attempt);
+    if (!mayRetry(error)) throw failed(run, attempt, passOn(error, path, attempt));
     const retry = node.retry;
     if (!retry || attempt >= retry.maxAttempts || !isRetryable(retry, error))
-      throw retry ? new NodeFailedError(path, attempt, error) : passOn(error, path, attempt);
+      throw failed(run, attempt, retry ? new NodeFailedError(path, attempt, error) : passOn(error, path, attempt));
     await run.forward(
       createEvent({
         author: node.name,
@@ -235,6 +236,26 @@ function answersFor(scope: WorkflowScope, record: RunRecord): Record<string, unk
   for (const interrupt of record.interrupts)
     if (answers.has(interrupt.id)) inputs[interrupt.id] = unwrapAnswer(answers.get(interrupt.id));
   return inputs;
+}
+
+/**
+ * The error that ends a node run, remembered as that run's failure (see {@link recordFailingNode}):
+ * not for what stops the whole run rather than this node (a limit, cancellation, a drain, the store).
+ */
+function failed(run: ChildRun, attempt: number, error: unknown): unknown {
+  if (!endsRunItself(error))
+    recordFailingNode(error, { name: run.node.name, info: { path: run.path, runId: run.runId, attempt } });
+  return error;
+}
+
+function endsRunItself(error: unknown): boolean {
+  return (
+    error instanceof RunLimitError ||
+    error instanceof RunCancelledError ||
+    error instanceof RunDrainedError ||
+    error instanceof StorageError ||
+    error instanceof LeaseLostError
+  );
 }
 
 /** Errors that end the run as they are: limits, cancellation, storage, guardrails, schemas. */

@@ -157,7 +157,9 @@ describe('a try that ended', () => {
     await expect(late).rejects.toThrow('no longer taken');
     const events = await s.events();
     expect(events.some((e) => e.content?.parts.some((p) => 'text' in p && p.text === 'late'))).toBe(false);
-    expect(records(events)).toEqual(['started w.hasty']);
+    // Its start, then the run's failure, stored as the node's error event.
+    expect(records(events)).toEqual(['started w.hasty', 'event w.hasty']);
+    expect(events.at(-1)).toMatchObject({ errorCode: 'NODE_FAILED', nodeInfo: { path: 'w.hasty', attempt: 1 } });
   });
 });
 

@@ -6,12 +6,14 @@ import {
   DEFAULT_ROUTE,
   InMemoryRunner,
   JoinNode,
+  LlmAgent,
   node,
   NodeSchemaValidationError,
   RequestInput,
   Workflow,
   type NodeContext,
 } from '@troupe/core';
+import { ScriptedModel } from '@troupe/core/testing';
 import { deferred, waitFor } from '../wait.js';
 import { nodeRuns, session } from './harness.js';
 
@@ -312,6 +314,39 @@ describe('Workflow at run time', () => {
     const result = await (await session(new Workflow({ name: 'w', edges: [['START', broken]] }))).send('go');
     expect(result.error).toMatchObject({ code: 'NODE_FAILED' });
     expect(result.error!.message).toContain("'w.broken' failed after 1 try: x is not a function");
+  });
+
+  it("a node's failure is stored as that node's error event: its path, run and tries; Troupe's own errors keep their class", async () => {
+    const writer = new LlmAgent({
+      name: 'writer',
+      instruction: 'Write.',
+      model: new ScriptedModel([{ error: 'model is down', status: 500 }]),
+    });
+    const flaky = node(
+      () => {
+        throw new Error('boom');
+      },
+      { name: 'flaky', retryConfig: { maxAttempts: 2, initialDelayMs: 1, jitter: 0 } },
+    );
+    const refuses = node(
+      () => {
+        throw new ConfigurationError('API key missing');
+      },
+      { name: 'refuses' },
+    );
+    const cases: [Workflow, string, string, number, string][] = [
+      [new Workflow({ name: 'w1', edges: [['START', fn('pre'), writer]] }), 'w1.writer', 'writer', 1, 'MODEL'],
+      [new Workflow({ name: 'w2', edges: [['START', flaky]] }), 'w2.flaky', 'flaky', 2, 'NODE_FAILED'],
+      [new Workflow({ name: 'w3', edges: [['START', refuses]] }), 'w3.refuses', 'refuses', 1, 'CONFIGURATION'],
+    ];
+    for (const [workflow, path, author, attempt, code] of cases) {
+      const s = await session(workflow);
+      const result = await s.send('go');
+      expect(result.status, path).toBe('failed');
+      expect(result.error, path).toMatchObject({ code });
+      const failure = (await s.events()).at(-1)!;
+      expect(failure, path).toMatchObject({ author, errorCode: code, nodeInfo: { path, runId: '1', attempt } });
+    }
   });
 
   it('cancellation stops at the next node boundary and aborts the running node', async () => {
