@@ -16,7 +16,7 @@ export interface RetryConfig {
   maxDelayMs?: number;
   /** Each wait is the previous one times this. @default 2 */
   backoffFactor?: number;
-  /** Randomness: each wait is scaled by a factor between 1 - jitter/2 and 1 + jitter/2, capped at maxDelayMs. @default 1 */
+  /** Randomness (ADK's): each wait moves by a random amount within ± jitter × the wait, never below 0 (1: anywhere from 0 to twice it). @default 1 */
   jitter?: number;
   /** Retry only these errors (class, or the error's `name` or `code`); unset retries every error. */
   errors?: readonly (string | ErrorClass)[];
@@ -83,9 +83,12 @@ export function isRetryable(retry: ResolvedRetry, error: unknown): boolean {
   });
 }
 
-/** How long to wait before try `attempt + 1` (attempt is the 1-based try that just failed). */
+/**
+ * How long to wait before try `attempt + 1` (attempt is the 1-based try that just failed), as ADK
+ * waits: the backed-off delay capped at maxDelayMs, then a uniform offset within ± jitter × it.
+ */
 export function retryDelay(retry: ResolvedRetry, attempt: number, random: () => number = Math.random): number {
-  const base = retry.initialDelayMs * retry.backoffFactor ** (attempt - 1);
-  const scaled = base * (1 + retry.jitter * (random() - 0.5));
-  return Math.max(0, Math.min(retry.maxDelayMs, scaled));
+  const delay = Math.min(retry.maxDelayMs, retry.initialDelayMs * retry.backoffFactor ** (attempt - 1));
+  const span = retry.jitter * delay;
+  return Math.max(0, delay - span + random() * 2 * span);
 }
