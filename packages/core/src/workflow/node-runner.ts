@@ -12,6 +12,7 @@ import {
 } from '../errors.js';
 import { sleep } from '../utils/abort.js';
 import { AgentNode } from './agent-node.js';
+import { ToolNode } from './tool-node.js';
 import type { BaseNode } from './base-node.js';
 import { NodeFailedError, NodeSchemaValidationError, StateSchemaError } from './errors.js';
 import type { Journal, RunRecord } from './journal.js';
@@ -202,7 +203,9 @@ async function answerOwnRequests(
   record: RunRecord,
 ): Promise<RunOutcome | undefined> {
   const { node } = run;
-  if (record.interrupts.length === 0 || node.rerunOnResume || node instanceof AgentNode) return undefined;
+  // An agent or a tool asked through its own context: it runs again and reads its answers there.
+  if (record.interrupts.length === 0 || node.rerunOnResume || node instanceof AgentNode || node instanceof ToolNode)
+    return undefined;
   if (record.ownRequests.length !== record.interrupts.length) return undefined;
   const answers = scope.ctx.shared.answers;
   const values = record.ownRequests.map((id) => (answers.has(id) ? unwrapAnswer(answers.get(id)) : NO_ANSWER));
