@@ -1,8 +1,16 @@
 import { type Event as AgUiEvent, EventType, PROTOCOL_VERSION, type RunFinishedOutcome } from '@ag-ui/core';
-import { type Event, getFunctionCalls, getFunctionResponses, type RunResult, TroupeError } from '@troupe/core';
+import {
+  type Event,
+  type FunctionCall,
+  getFunctionCalls,
+  getFunctionResponses,
+  isClientToolInterrupt,
+  type RunResult,
+  TroupeError,
+} from '@troupe/core';
 import { inputCall, isInputRequest } from '../adk-input.js';
 import { toHttpError } from '../http-error.js';
-import { pausedOutcome, toolCallIdOf } from './interrupts.js';
+import { interruptedCallId, pausedOutcome, toolCallIdOf } from './interrupts.js';
 import { MessageLanes } from './message-lanes.js';
 import { NodeSteps } from './node-steps.js';
 import { StatePatcher } from './state-patch.js';
@@ -21,6 +29,8 @@ export interface RunIdentity {
   state: Record<string, unknown>;
   /** Client tool calls this input answered: their results are the client's, not sent back. */
   clientCalls: ReadonlySet<string>;
+  /** The session's events before this run: the calls the client was shown in earlier runs. */
+  earlierEvents?: readonly Event[];
 }
 
 /**
@@ -47,6 +57,9 @@ export class EventTranslator {
   private readonly usage = new UsageTally();
   /** The run's last non-partial event: what the cancel route answers with. */
   lastEvent: Event | undefined;
+  /** AG-UI ids of the calls shown to the client: this run's, and (once asked for) earlier runs'. */
+  private readonly shownCalls = new Set<string>();
+  private earlierCallsRead = false;
 
   constructor(private readonly run: RunIdentity) {
     this.state = new StatePatcher(run.state);
@@ -70,7 +83,7 @@ export class EventTranslator {
   /** The AG-UI events of one Troupe event. */
   translate(raw: Event): AgUiEvent[] {
     if (raw.partial) return this.lanes.partial(raw);
-    const event = withInputCall(raw);
+    const event = this.withPausedCall(raw);
     this.lastEvent = raw;
     if (event.usage) this.usage.add(event.model, event.usage);
     const out: AgUiEvent[] = [];
@@ -137,6 +150,7 @@ export class EventTranslator {
     const parentMessageId = messageId ?? event.id;
     for (const call of getFunctionCalls(event)) {
       const toolCallId = toolCallIdOf(event.path, call.id);
+      this.shownCalls.add(toolCallId);
       events.push(
         { type: EventType.TOOL_CALL_START, toolCallId, toolCallName: call.name, parentMessageId },
         { type: EventType.TOOL_CALL_ARGS, toolCallId, delta: JSON.stringify(call.args ?? {}) },
@@ -166,12 +180,41 @@ export class EventTranslator {
     const usage = this.usage.entries();
     return usage ? { usage } : {};
   }
+
+  /**
+   * An interrupt event with the call it paused as its content when the client holds no such call:
+   * a workflow's request for input gets ADK's `adk_request_input` call, and a workflow's tool node
+   * (which no model called) the tool's own call. Core stores neither. Without it the thread would
+   * end with the user's turn, and the client's resume would read as a new message.
+   */
+  private withPausedCall(event: Event): Event {
+    const interrupt = event.interrupt;
+    if (!interrupt || isClientToolInterrupt(interrupt)) return event;
+    if (isInputRequest(interrupt)) return withCall(event, interrupt.agentPath, inputCall(interrupt));
+    const callId = interruptedCallId(interrupt);
+    if (this.shownCalls.has(callId) || this.shownEarlier(callId)) return event;
+    return withCall(event, interrupt.agentPath, {
+      id: interrupt.toolCallId,
+      name: interrupt.toolName,
+      args: interrupt.args,
+    });
+  }
+
+  /** Whether an earlier run of the thread showed the client this call (a model's call, or one made for its pause). */
+  private shownEarlier(callId: string): boolean {
+    if (!this.earlierCallsRead) {
+      this.earlierCallsRead = true;
+      for (const e of this.run.earlierEvents ?? []) {
+        for (const call of getFunctionCalls(e)) this.shownCalls.add(toolCallIdOf(e.path, call.id));
+        if (e.interrupt) this.shownCalls.add(interruptedCallId(e.interrupt));
+      }
+    }
+    return this.shownCalls.has(callId);
+  }
 }
 
-/** A workflow's request for input with ADK's `adk_request_input` call as its content (core stores none). */
-function withInputCall(event: Event): Event {
-  const interrupt = event.interrupt;
-  if (!interrupt || !isInputRequest(interrupt)) return event;
-  const parts = [...(event.content?.parts ?? []), { functionCall: inputCall(interrupt) }];
-  return { ...event, content: { role: event.content?.role ?? 'model', parts } };
+/** The event with `call` added to its content, made by the agent at `agentPath` (the call's AG-UI id is under it). */
+function withCall(event: Event, agentPath: string, call: FunctionCall): Event {
+  const parts = [...(event.content?.parts ?? []), { functionCall: call }];
+  return { ...event, path: agentPath, content: { role: event.content?.role ?? 'model', parts } };
 }

@@ -70,6 +70,7 @@ export async function startRun(
         userId,
         state: visibleState({ ...claimed?.state, ...stateDelta }),
         clientCalls: plan.kind === 'resume' ? plan.clientCalls : new Set(),
+        earlierEvents: session.events,
       });
     },
   );

@@ -7,7 +7,8 @@ import {
   type TextMessageStartEvent,
 } from '@ag-ui/client';
 import { describe, expect, it } from 'vitest';
-import { createEvent, LlmAgent, node, RequestInput, Workflow } from '@troupe/core';
+import { z } from 'zod';
+import { createEvent, FunctionTool, LlmAgent, node, RequestInput, Workflow } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import type { WireEvent } from '../../src/index.js';
 import { client, ofType, runOnce, say, serveApps } from './helpers.js';
@@ -132,5 +133,43 @@ describe('AG-UI: a graph workflow', () => {
     ]);
     expect(resumed.finished).toMatchObject({ outcome: { type: 'success' }, result: 'Told Ada.' });
     expect(asked).toEqual(['the launch']);
+  });
+
+  it('a tool node that asks for approval pauses with its call on an assistant message; resume approves it and the tool runs', async () => {
+    const sent: number[] = [];
+    const transfer = new FunctionTool({
+      name: 'transfer_money',
+      description: 'Sends money.',
+      parameters: z.object({ amount: z.number() }),
+      requireConfirmation: true,
+      execute: ({ amount }) => {
+        sent.push(amount);
+        return { status: 'sent', amount };
+      },
+    });
+    const parse = node((_ctx, text: string) => ({ amount: Number(text) }), { name: 'parse' });
+    const served = await serveApps({ pay: new Workflow({ name: 'pay', edges: [['START', parse, transfer]] }) });
+    const agent = client(served, 'pay');
+    say(agent, '500');
+
+    const paused = await runOnce(agent);
+    expect(paused.finished!.outcome).toMatchObject({ type: 'interrupt', interrupts: [{ reason: 'confirmation' }] });
+    // The paused call is on an assistant message the client holds, the call the interrupt names.
+    const interrupt = agent.pendingInterrupts[0]!;
+    const last = agent.messages.at(-1)!;
+    expect(last.role).toBe('assistant');
+    expect(last.role === 'assistant' ? last.toolCalls : undefined).toEqual([
+      {
+        id: interrupt.toolCallId,
+        type: 'function',
+        function: { name: 'transfer_money', arguments: JSON.stringify({ amount: 500 }) },
+      },
+    ]);
+
+    const resumed = await runOnce(agent, {
+      resume: [{ interruptId: interrupt.id, status: 'resolved', payload: true }],
+    });
+    expect(resumed.finished).toMatchObject({ outcome: { type: 'success' }, result: { status: 'sent', amount: 500 } });
+    expect(sent).toEqual([500]);
   });
 });
