@@ -85,11 +85,13 @@ export async function compileNode(compiler: Compiler, entry: NodeEntry, scope: S
   if (r.has('agent')) {
     r.checkKeys(['agent', ...nameKeys, ...NODE_OPTION_KEYS], 'an agent node');
     const agentNode = r.value('agent')!;
+    // An inline agent without `name:` is named after its node: its key, or its `name:` in a list.
+    const name = nodeName(r, entry);
     const agent =
       agentNode.kind === 'map'
-        ? await compiler.definition(new MapReader(agentNode, `${r.keyPrefix}${r.shown('agent')}.`), scope, entry.key)
+        ? await compiler.definition(new MapReader(agentNode, `${r.keyPrefix}${r.shown('agent')}.`), scope, name)
         : await compiler.agentEntry({ node: agentNode, at: r.at('agent') }, scope);
-    return agentNodePlan(nodeName(r, entry) ?? agent.name, agent, await nodeOptions(compiler, r), r.at('agent'));
+    return agentNodePlan(name ?? agent.name, agent, await nodeOptions(compiler, r), r.at('agent'));
   }
   if (r.string('type') === 'join') {
     r.checkKeys(['type', ...nameKeys, ...NODE_OPTION_KEYS], 'a join node');

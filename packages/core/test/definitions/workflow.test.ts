@@ -152,6 +152,22 @@ describe('loadAgent: type workflow', () => {
     expect(ends(events).filter((path) => path === 'drafts.draft')).toHaveLength(3);
     expect(ends(events).filter((path) => path.startsWith('drafts.items.'))).toHaveLength(3);
   });
+
+  it('names an inline agent without name: after its node, in a list of nodes as in a map', async () => {
+    for (const nodes of [
+      'nodes:\n  helper: { agent: { instruction: Help. }, retry_config: { max_attempts: 2 } }\n',
+      'nodes:\n  - { name: helper, agent: { instruction: Help. }, retry_config: { max_attempts: 2 } }\n',
+    ]) {
+      const dir = mkdtempSync(join(tmpdir(), 'troupe-yaml-workflow-'));
+      dirs.push(dir);
+      writeFileSync(join(dir, 'workflow.yaml'), `type: workflow\nname: wf\n${nodes}edges:\n  - [START, helper]\n`);
+      const workflow = (await loadAgent(join(dir, 'workflow.yaml'), {
+        model: new ScriptedModel(['helped']),
+      })) as Workflow;
+      expect((workflow.graph!.nodes.get('helper') as AgentNode).agent.name).toBe('helper');
+      expect((await run(workflow, 'go')).result.output).toBe('helped');
+    }
+  });
 });
 
 describe('loadAgent: type workflow errors name the file, the line and the key', () => {
