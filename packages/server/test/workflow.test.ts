@@ -520,4 +520,39 @@ describe("ADK's graph routes for a workflow app (what ADK's web UI draws)", () =
       await expectError(await http('GET', path.replace(greetEnd.id, 'nope'), undefined, alice), 404, 'NOT_FOUND'),
     ).toMatch(/has no event 'nope'/);
   });
+
+  it("GET …/events/{eventId}/graph lights the root node an item, a runNode child or a nested workflow's node belongs to", async () => {
+    const list = node(() => [1, 2], { name: 'list' });
+    const sq = node(async (_ctx, n: number) => n * n, { name: 'sq', parallelWorker: true });
+    const inner = new Workflow({
+      name: 'inner',
+      edges: [['START', node(async (_ctx, x: unknown) => `in ${String(x)}`, { name: 'echo' })]],
+    });
+    const research = node(async (_ctx, topic: string) => `notes ${topic}`, { name: 'research' });
+    const sup = node(async (ctx: NodeContext, x: unknown) => (await ctx.runNode(research, String(x))).output, {
+      name: 'sup',
+    });
+    const { http } = await listen({ wf: new Workflow({ name: 'wf', edges: [['START', list, sq, inner, sup]] }) });
+    const created = (await (await http('POST', '/apps/wf/users/u/sessions')).json()) as WireSession;
+    const run = await http('POST', '/run', {
+      appName: 'wf',
+      userId: 'u',
+      sessionId: created.id,
+      newMessage: message('go'),
+    });
+    const events = (await run.json()) as WireEvent[];
+    const lit = async (path: string) => {
+      const event = events.find((e) => e.nodeInfo?.path === path && e.actions.agentState?.node === 'ended')!;
+      const res = await http('GET', `/apps/wf/users/u/sessions/${created.id}/events/${event.id}/graph`);
+      const { dotSrc } = (await res.json()) as { dotSrc: string };
+      return dotSrc
+        .split('\n')
+        .filter((line) => line.includes('#0F5223') || line.includes('#69CB87'))
+        .map((line) => line.trim().split(' [')[0]);
+    };
+    expect(await lit('wf.sq.sq@0')).toEqual(['"wf.sq"', '"wf.list" -> "wf.sq"']);
+    expect(await lit('wf.sq')).toEqual(['"wf.sq"', '"wf.list" -> "wf.sq"']);
+    expect(await lit('wf.inner.echo')).toEqual(['"wf.inner"', '"wf.sq" -> "wf.inner"']);
+    expect(await lit('wf.sup.research@1')).toEqual(['"wf.sup"', '"wf.inner" -> "wf.sup"']);
+  });
 });

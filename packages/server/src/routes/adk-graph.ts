@@ -74,19 +74,23 @@ function levelAt(levels: readonly GraphLevel[], node: string, app: string): Grap
 }
 
 /**
- * What an event lights in the root level: its node (a workflow node by its path without run ids,
- * START for the user's message, else its author) and the edge from the node before it in the same
- * invocation; an agent's function calls light the tools it called.
+ * What an event lights in the root level: its node (a workflow node by its path without run ids;
+ * an event deeper down — a parallel worker's item, a `ctx.runNode` child, a nested workflow's node —
+ * lights the level's node it belongs to, as ADK's web UI does; START for the user's message, else
+ * its author) and the edge from the node before it in the same invocation; an agent's function
+ * calls light the tools it called.
  */
 function eventHighlight(level: GraphLevel, events: readonly Event[], index: number): Highlight {
   const idOf = (event: Event): string => {
     if (event.author === 'user') return ADK_START;
     const path = event.nodeInfo?.path;
     if (path === undefined || !level.agent.workflow) return event.author;
-    return path
-      .split('.')
-      .map((segment) => segment.split('@')[0])
-      .join('.');
+    if (!path.startsWith(`${level.path}.`)) return path;
+    const node = path
+      .slice(level.path.length + 1)
+      .split('.')[0]!
+      .split('@')[0]!;
+    return `${level.path}.${node}`;
   };
   const event = events[index]!;
   const id = idOf(event);
