@@ -9,6 +9,7 @@ import {
   node,
   RequestInput,
   Workflow,
+  type NodeContext,
 } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import { z } from 'zod';

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { resolveRetry, retryDelay } from '../../src/workflow/retry-config.js';
+import { resolveRetry as resolve, retryDelay, type RetryConfig } from '../../src/workflow/retry-config.js';
+
+const resolveRetry = (node: string, config: RetryConfig) => resolve(node, config)!;
 
 // ADK's retry delay (google/adk-js workflow/utils/retry_utils.ts): initialDelay × backoffFactor^(try − 1),
 // capped at maxDelay, then moved by a uniform offset within ± jitter × that delay, never below 0.
