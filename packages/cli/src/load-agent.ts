@@ -80,11 +80,27 @@ async function loadDefinition(file: string, model: string | BaseLlm | undefined)
     if (!(error instanceof AgentDefinitionError)) throw error;
     // A module that threw while loading is the user's code failing (exit 1, with its stack); anything else is a definition to fix (exit 2).
     const moduleFailed = error.cause instanceof Error && !(error.cause instanceof TroupeError);
-    throw new AgentLoadError(moduleFailed ? 'import-failed' : 'invalid-definition', error.message, {
-      cause: moduleFailed ? error.cause : error,
-    });
+    throw new AgentLoadError(
+      moduleFailed ? 'import-failed' : 'invalid-definition',
+      error.message + typelessHint(error),
+      {
+        cause: moduleFailed ? error.cause : error,
+      },
+    );
   }
   return { agent, file, exportName: 'definition', appName: appNameFor(file) };
+}
+
+/**
+ * What to do about a `.js` module written with import/export in a folder whose package.json does
+ * not say `"type": "module"` (or that has none): Node alone detects it as ESM, but with the tsx
+ * hooks the CLI registers for TypeScript, Node 20 loads it as CommonJS and fails ("Cannot require()
+ * ES Module … in a cycle").
+ */
+function typelessHint(error: AgentDefinitionError): string {
+  const code = (error.cause as { code?: unknown } | undefined)?.code;
+  if (code !== 'ERR_REQUIRE_CYCLE_MODULE' && code !== 'ERR_REQUIRE_ESM') return '';
+  return ` A .js module written with import/export needs a package.json saying "type": "module" in its folder or above it: add one ({ "type": "module" }), or name the file .mjs.`;
 }
 
 /**
