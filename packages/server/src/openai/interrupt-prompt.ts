@@ -25,6 +25,9 @@ function howToAnswer(interrupt: InterruptInfo): string {
   if (interrupt.kind === 'confirmation') return 'Answer yes or no.';
   const schema = interrupt.responseSchema;
   if (!schema || schema.type === 'string') return '';
-  // A workflow's request takes text as it is, and an object held to its schema.
-  return `(Answer with ${isInputRequest(interrupt) ? 'text, or ' : ''}JSON: ${describeSchemaShape(schema)}.)`;
+  // A workflow's request takes a message's text as it is (SPEC §17.1); an object, held to its
+  // schema, is given by interrupt id on the resume route. A tool's request takes the JSON value.
+  if (isInputRequest(interrupt))
+    return `(Answer with text. To answer with ${describeSchemaShape(schema)}, POST it to .../sessions/{id}/resume under the interrupt id in the X-Troupe-Interrupt-Id header.)`;
+  return `(Answer with JSON: ${describeSchemaShape(schema)}.)`;
 }

@@ -174,6 +174,26 @@ describe('OpenAI-compatible API: a turn that pauses for a person', () => {
     ]);
   });
 
+  it("a workflow's RequestInput with a responseSchema says a message answers with text, and an object goes by the resume route", async () => {
+    const ask = node(
+      () =>
+        new RequestInput({
+          message: 'How many nights?',
+          responseSchema: { type: 'object', properties: { nights: { type: 'integer' } }, required: ['nights'] },
+        }),
+      { name: 'ask' },
+    );
+    const use = node((_ctx, answer: unknown) => `got ${JSON.stringify(answer)}`, { name: 'use' });
+    const served = await serveOpenAi({ book: new Workflow({ name: 'book', edges: [['START', ask, use]] }) });
+    const client = openAiClient(served);
+    const paused = await client.chat.completions.create({ model: 'book', messages: user('book a room') });
+    const prompt = paused.choices[0]!.message.content!;
+    expect(prompt).toContain('How many nights?');
+    expect(prompt).not.toContain('or JSON');
+    expect(prompt).toContain('{ nights: integer }');
+    expect(prompt).toContain('/resume');
+  });
+
   it('with several questions open, a message is refused (409): the resume route answers them by id', async () => {
     const { agent, sent } = bankAgent([
       {
