@@ -7,10 +7,10 @@ import {
   type TextMessageStartEvent,
 } from '@ag-ui/client';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { createEvent, FunctionTool, LlmAgent, node, RequestInput, Workflow } from '@troupe/core';
+import { createEvent, LlmAgent, node, RequestInput, Workflow } from '@troupe/core';
 import { ScriptedModel } from '@troupe/core/testing';
 import type { WireEvent } from '../../src/index.js';
+import { transferTool } from '../helpers.js';
 import { client, ofType, runOnce, say, serveApps } from './helpers.js';
 
 // A graph workflow as the root of an AG-UI app: its nodes' text streams as messages, each node run
@@ -137,16 +137,7 @@ describe('AG-UI: a graph workflow', () => {
 
   it('a tool node that asks for approval pauses with its call on an assistant message; resume approves it and the tool runs', async () => {
     const sent: number[] = [];
-    const transfer = new FunctionTool({
-      name: 'transfer_money',
-      description: 'Sends money.',
-      parameters: z.object({ amount: z.number() }),
-      requireConfirmation: true,
-      execute: ({ amount }) => {
-        sent.push(amount);
-        return { status: 'sent', amount };
-      },
-    });
+    const transfer = transferTool(sent);
     const parse = node((_ctx, text: string) => ({ amount: Number(text) }), { name: 'parse' });
     const served = await serveApps({ pay: new Workflow({ name: 'pay', edges: [['START', parse, transfer]] }) });
     const agent = client(served, 'pay');
