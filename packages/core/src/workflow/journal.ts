@@ -19,7 +19,7 @@ export type NodeRecord =
 export interface RunRecord {
   path: string;
   runId: string;
-  /** Where its first start record is in the session. */
+  /** Where its latest try's start record is in the session. */
   startIndex: number;
   /** The latest try. */
   attempt: number;
@@ -85,7 +85,15 @@ export class Journal {
       if (record.node === 'started') {
         const running = open.get(key);
         if (running) {
-          running.attempt = info.attempt ?? running.attempt;
+          // A new try of the run: a resume works from its start (its children, its agent's
+          // history), never from an earlier, failed try's.
+          const attempt = info.attempt ?? running.attempt;
+          if (attempt !== running.attempt) {
+            running.startIndex = i;
+            running.interrupts = [];
+            running.ownRequests = [];
+          }
+          running.attempt = attempt;
           continue;
         }
         open.set(key, this.begin(key, info.path, info.runId, i, info.attempt, direct));

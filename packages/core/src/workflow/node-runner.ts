@@ -271,8 +271,7 @@ function mayRetry(error: unknown): boolean {
     error instanceof StorageError ||
     error instanceof LeaseLostError ||
     error instanceof NodeSchemaValidationError ||
-    error instanceof StateSchemaError ||
-    error instanceof NodeFailedError
+    error instanceof StateSchemaError
   );
 }
 
