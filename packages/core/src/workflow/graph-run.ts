@@ -87,7 +87,8 @@ class Schedule implements RunEndListener {
     const left = --this.inputCount[slot]!;
     this.firstInput[slot] = left > 0 ? this.moreInputs[slot]!.shift() : undefined;
     if (left === 0) this.unready(slot);
-    this.steps.take(this.graph.slots[slot]!.name);
+    // The node's name only for the error: a start reads nothing more than the count.
+    if (!this.steps.spend()) throw this.steps.exhausted(this.graph.slots[slot]!.name);
     const run = ++this.counters[slot]!;
     this.status[slot] = RUNNING;
     return { runId: String(run), input };

@@ -251,6 +251,7 @@ function failed(run: ChildRun, attempt: number, error: unknown): unknown {
   return error;
 }
 
+/** What stops the whole run rather than one node: a limit, cancellation, a drain, the store. */
 function endsRunItself(error: unknown): boolean {
   return (
     error instanceof RunLimitError ||
@@ -261,15 +262,11 @@ function endsRunItself(error: unknown): boolean {
   );
 }
 
-/** Errors that end the run as they are: limits, cancellation, storage, guardrails, schemas. */
+/** Errors that end the run as they are: the run's own ends (above), guardrails, schemas. */
 function mayRetry(error: unknown): boolean {
   return !(
-    error instanceof RunLimitError ||
-    error instanceof RunCancelledError ||
-    error instanceof RunDrainedError ||
+    endsRunItself(error) ||
     error instanceof GuardrailTrippedError ||
-    error instanceof StorageError ||
-    error instanceof LeaseLostError ||
     error instanceof NodeSchemaValidationError ||
     error instanceof StateSchemaError
   );

@@ -96,7 +96,7 @@ export class NodeTry implements NodeHost {
     if (known) return known;
     let result: Promise<NodeResult>;
     try {
-      this.scope.steps.take(target.node.name);
+      if (!this.scope.steps.spend()) throw this.scope.steps.exhausted(target.node.name);
       // The child's records come after this run's start; calls made while it is being stored run
       // once it is, in call order.
       const starting = this.started() ?? this.startStoring;

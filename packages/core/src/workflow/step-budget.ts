@@ -13,13 +13,17 @@ export class StepBudget {
     private readonly max: number,
   ) {}
 
-  /** Counts one run of `node`; throws a `RunLimitError` (`maxSteps`) when the budget is spent. */
-  take(node: string): void {
+  /** Counts one node run; false when that run is past the budget (then throw {@link exhausted}). */
+  spend(): boolean {
     this.used += 1;
-    if (this.used > this.max)
-      throw new RunLimitError(
-        'maxSteps',
-        `Workflow '${this.workflow}' ran ${this.max} nodes (its maxSteps) and was stopped before running '${node}'. Raise maxSteps, or give the cycle an exit (a route, or maxIterations on its back-edge).`,
-      );
+    return this.used <= this.max;
+  }
+
+  /** The error that stops the run before it runs `node`, past the budget. */
+  exhausted(node: string): RunLimitError {
+    return new RunLimitError(
+      'maxSteps',
+      `Workflow '${this.workflow}' ran ${this.max} nodes (its maxSteps) and was stopped before running '${node}'. Raise maxSteps, or give the cycle an exit (a route, or maxIterations on its back-edge).`,
+    );
   }
 }
